@@ -1,0 +1,319 @@
+/* PAPI glue shared by counterlab's components (see clab_papi.h). */
+#include <stdio.h>
+#include <string.h>
+#include "clab_papi.h"
+#include "papi_preset.h"
+
+static int to_papi(int err)
+{
+	switch (err) {
+	case CLAB_OK: return PAPI_OK;
+	case CLAB_E_NOMEM: return PAPI_ENOMEM;
+	case CLAB_E_NOEVENT: return PAPI_ENOEVNT;
+	case CLAB_E_CONFLICT: return PAPI_ECNFLCT;
+	case CLAB_E_NOSUPP: return PAPI_ENOSUPP;
+	case CLAB_E_STATE: return PAPI_EISRUN;
+	case CLAB_E_NOCOMP: case CLAB_E_PROFILE: case CLAB_E_ACTIVITY:
+		return PAPI_ECMP;
+	case CLAB_E_SYS: return PAPI_ESYS;
+	default: return PAPI_EINVAL;
+	}
+}
+
+/* PAPI has no channel for an error's detail: PAPIERROR prints it when the
+ * program asked for verbose errors (PAPI_set_debug(PAPI_VERB_ECONT)). */
+static int fail(int err)
+{
+	PAPIERROR("counterlab: %s: %s", clab_strerror(err), clab_errmsg());
+	return to_papi(err);
+}
+
+static int is_papi_preset(const char *name)
+{
+	return strncmp(name, "PAPI_", 5) == 0;
+}
+
+/* Hands the component's PAPI_* presets to PAPI's preset table, which only
+ * component 0 may fill. Terms are looked up through PAPI so that they carry
+ * PAPI's event codes. */
+static int load_papi_presets(clab_papi_comp *pc, int cidx)
+{
+	clab_component_info ci;
+	clab_component_get_info(pc->comp, &ci);
+	hwi_search_t *tab = calloc((size_t)ci.npreset + 1, sizeof *tab);
+	if (!tab)
+		return PAPI_ENOMEM;
+	int n = 0;
+	for (int p = 0; p < ci.npreset; p++) {
+		clab_event_info ei;
+		clab_event_get_info(pc->comp, (uint32_t)(ci.nnative + p), &ei);
+		int idx = -1;
+		for (int i = 0; i < PAPI_MAX_PRESET_EVENTS; i++)
+			if (_papi_hwi_presets[i].symbol &&
+			    strcmp(_papi_hwi_presets[i].symbol, ei.name) == 0)
+				idx = i;
+		if (idx < 0)
+			continue; /* not a preset PAPI knows */
+		hwi_search_t *s = &tab[n];
+		s->event_code = (unsigned int)idx | PAPI_PRESET_MASK;
+		s->derived = ei.derived == CLAB_DERIVED_ADD ? DERIVED_ADD
+			   : ei.derived == CLAB_DERIVED_SUB ? DERIVED_SUB
+			   : ei.derived == CLAB_DERIVED_POSTFIX ? DERIVED_POSTFIX
+			   : NOT_DERIVED;
+		for (int k = 0; k < PAPI_EVENTS_IN_DERIVED_EVENT; k++)
+			s->native[k] = PAPI_NULL;
+		int ok = 1;
+		for (int k = 0; k < ei.nterms; k++) {
+			clab_event_info ti;
+			char full[PAPI_HUGE_STR_LEN];
+			int code;
+			clab_event_get_info(pc->comp, ei.terms[k], &ti);
+			snprintf(full, sizeof full, "%s:::%s", pc->unit, ti.name);
+			if (_papi_hwi_native_name_to_code(full, &code) != PAPI_OK)
+				ok = 0;
+			s->native[k] = code;
+		}
+		if (ei.postfix)
+			snprintf(s->operation, sizeof s->operation, "%s", ei.postfix);
+		if (ok)
+			n++;
+		else
+			memset(s, 0, sizeof *s);
+	}
+	int rc = n ? _papi_hwi_setup_all_presets(tab, cidx) : PAPI_OK;
+	free(tab);
+	return rc;
+}
+
+int clab_papi_init_component(clab_papi_comp *pc, int cidx)
+{
+	papi_vector_t *v = pc->vector;
+	v->cmp_info.CmpIdx = cidx;
+	int rc = clab_machine_default(&pc->machine);
+	if (!rc) {
+		pc->comp = clab_machine_component(pc->machine, pc->unit);
+		if (!pc->comp)
+			rc = CLAB_E_NOCOMP;
+	}
+	if (rc) {
+		snprintf(v->cmp_info.disabled_reason, PAPI_HUGE_STR_LEN,
+			 "counterlab: %s", clab_errmsg());
+		v->cmp_info.disabled = PAPI_ECMP;
+		return PAPI_ECMP;
+	}
+	clab_component_info ci;
+	clab_component_get_info(pc->comp, &ci);
+	pc->presets_to_papi = cidx == 0;
+	pc->nenum = ci.nnative;
+	for (int p = 0; p < ci.npreset; p++) {
+		clab_event_info ei;
+		clab_event_get_info(pc->comp, (uint32_t)(ci.nnative + p), &ei);
+		if (!(pc->presets_to_papi && is_papi_preset(ei.name)))
+			pc->nenum = ci.nnative + p + 1;
+	}
+	v->cmp_info.num_native_events = pc->nenum;
+	v->cmp_info.num_cntrs = ci.ncounters;
+	v->cmp_info.num_mpx_cntrs = ci.ncounters;
+	snprintf(v->cmp_info.support_version, PAPI_MIN_STR_LEN, "%s", ci.backend);
+	snprintf(v->cmp_info.description, PAPI_MAX_STR_LEN, "%s (%s)",
+		 ci.description, clab_machine_name(pc->machine));
+	if (pc->presets_to_papi)
+		return load_papi_presets(pc, cidx);
+	return PAPI_OK;
+}
+
+int clab_papi_init_thread(clab_papi_comp *pc, hwd_context_t *ctx)
+{
+	clab_papi_context *c = (clab_papi_context *)ctx;
+	int rc = clab_thread_attach(pc->machine, &c->thread);
+	return rc ? fail(rc) : PAPI_OK;
+}
+
+int clab_papi_shutdown_thread(hwd_context_t *ctx)
+{
+	clab_papi_context *c = (clab_papi_context *)ctx;
+	clab_thread_detach(c->thread);
+	c->thread = NULL;
+	return PAPI_OK;
+}
+
+int clab_papi_init_control_state(hwd_control_state_t *ctl)
+{
+	memset(ctl, 0, sizeof(clab_papi_control));
+	return PAPI_OK;
+}
+
+int clab_papi_update_control_state(clab_papi_comp *pc, hwd_control_state_t *ctl,
+				   NativeInfo_t *native, int count,
+				   hwd_context_t *ctx)
+{
+	clab_papi_control *s = (clab_papi_control *)ctl;
+	clab_papi_context *c = (clab_papi_context *)ctx;
+	uint32_t codes[CLAB_PAPI_MAX];
+	if (count > CLAB_PAPI_MAX)
+		return PAPI_ECNFLCT;
+	if (!s->set) {
+		int rc = clab_evset_create(pc->comp, c->thread, &s->set);
+		if (rc)
+			return fail(rc);
+	}
+	for (int i = 0; i < count; i++)
+		codes[i] = (uint32_t)native[i].ni_event;
+	int rc = clab_evset_program(s->set, codes, count);
+	if (rc)
+		return fail(rc);
+	for (int i = 0; i < count; i++)
+		native[i].ni_position = i;
+	s->n = count;
+	return PAPI_OK;
+}
+
+int clab_papi_cleanup_eventset(hwd_control_state_t *ctl)
+{
+	clab_papi_control *s = (clab_papi_control *)ctl;
+	clab_evset_destroy(s->set);
+	s->set = NULL;
+	s->n = 0;
+	return PAPI_OK;
+}
+
+int clab_papi_start(hwd_context_t *ctx, hwd_control_state_t *ctl)
+{
+	(void)ctx;
+	clab_papi_control *s = (clab_papi_control *)ctl;
+	int rc = clab_evset_start(s->set);
+	return rc ? fail(rc) : PAPI_OK;
+}
+
+int clab_papi_stop(hwd_context_t *ctx, hwd_control_state_t *ctl)
+{
+	(void)ctx;
+	clab_papi_control *s = (clab_papi_control *)ctl;
+	int rc = clab_evset_stop(s->set, NULL);
+	return rc ? fail(rc) : PAPI_OK;
+}
+
+int clab_papi_read(hwd_context_t *ctx, hwd_control_state_t *ctl,
+		   long long **events, int flags)
+{
+	(void)ctx;
+	(void)flags;
+	clab_papi_control *s = (clab_papi_control *)ctl;
+	int rc = clab_evset_read(s->set, (int64_t *)s->vals);
+	if (rc)
+		return fail(rc);
+	*events = s->vals;
+	return PAPI_OK;
+}
+
+int clab_papi_reset(hwd_context_t *ctx, hwd_control_state_t *ctl)
+{
+	(void)ctx;
+	clab_papi_control *s = (clab_papi_control *)ctl;
+	int rc = clab_evset_reset(s->set);
+	return rc ? fail(rc) : PAPI_OK;
+}
+
+int clab_papi_write(hwd_context_t *ctx, hwd_control_state_t *ctl, long long *v)
+{
+	(void)ctx;
+	(void)ctl;
+	(void)v;
+	return PAPI_ENOSUPP; /* BG/Q's UPC counters are not writable */
+}
+
+int clab_papi_ctl(hwd_context_t *ctx, int code, _papi_int_option_t *option)
+{
+	(void)ctx;
+	(void)option;
+	switch (code) {
+	case PAPI_DOMAIN: case PAPI_DEFDOM: case PAPI_GRANUL: case PAPI_DEFGRN:
+		return PAPI_OK;
+	default:
+		return PAPI_ENOSUPP;
+	}
+}
+
+int clab_papi_set_domain(hwd_control_state_t *ctl, int domain)
+{
+	(void)ctl;
+	return (domain & ~(PAPI_DOM_USER | PAPI_DOM_KERNEL)) ? PAPI_EINVAL : PAPI_OK;
+}
+
+int clab_papi_shutdown_component(void)
+{
+	return PAPI_OK; /* the machine lives as long as the process */
+}
+
+int clab_papi_enum(clab_papi_comp *pc, unsigned int *code, int modifier)
+{
+	switch (modifier) {
+	case PAPI_ENUM_FIRST:
+		if (pc->nenum == 0)
+			return PAPI_ENOEVNT;
+		*code = 0;
+		return PAPI_OK;
+	case PAPI_ENUM_EVENTS:
+		if (*code + 1 >= (unsigned int)pc->nenum)
+			return PAPI_ENOEVNT;
+		/* skip the presets handed to PAPI's own table */
+		for (unsigned int c = *code + 1; c < (unsigned int)pc->nenum; c++) {
+			clab_event_info ei;
+			clab_event_get_info(pc->comp, c, &ei);
+			if (!(ei.is_preset && pc->presets_to_papi && is_papi_preset(ei.name))) {
+				*code = c;
+				return PAPI_OK;
+			}
+		}
+		return PAPI_ENOEVNT;
+	default:
+		return PAPI_ENOEVNT; /* qualifiers are listed by counterlab-native-avail */
+	}
+}
+
+int clab_papi_name_to_code(clab_papi_comp *pc, const char *name,
+			   unsigned int *code)
+{
+	uint32_t c;
+	int rc = clab_event_lookup(pc->comp, name, &c);
+	if (rc)
+		return to_papi(rc);
+	clab_event_info ei;
+	clab_event_get_info(pc->comp, c, &ei);
+	if (ei.is_preset && pc->presets_to_papi && is_papi_preset(ei.name))
+		return PAPI_ENOEVNT; /* PAPI resolves its presets itself */
+	*code = c;
+	return PAPI_OK;
+}
+
+int clab_papi_code_to_name(clab_papi_comp *pc, unsigned int code, char *name,
+			   int len)
+{
+	clab_event_info ei;
+	if (clab_event_get_info(pc->comp, code, &ei))
+		return PAPI_ENOEVNT;
+	snprintf(name, (size_t)len, "%s", ei.name);
+	return PAPI_OK;
+}
+
+int clab_papi_code_to_descr(clab_papi_comp *pc, unsigned int code, char *d,
+			    int len)
+{
+	clab_event_info ei;
+	if (clab_event_get_info(pc->comp, code, &ei))
+		return PAPI_ENOEVNT;
+	snprintf(d, (size_t)len, "%s", ei.descr);
+	return PAPI_OK;
+}
+
+int clab_papi_code_to_info(clab_papi_comp *pc, unsigned int code,
+			   PAPI_event_info_t *info)
+{
+	clab_event_info ei;
+	if (clab_event_get_info(pc->comp, code, &ei))
+		return PAPI_ENOEVNT;
+	snprintf(info->symbol, sizeof info->symbol, "%s", ei.name);
+	snprintf(info->short_descr, sizeof info->short_descr, "%s", ei.descr);
+	snprintf(info->long_descr, sizeof info->long_descr, "%s", ei.descr);
+	return PAPI_OK;
+}

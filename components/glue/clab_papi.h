@@ -1,0 +1,119 @@
+/* PAPI glue shared by counterlab's components: thin wrappers from PAPI's
+ * component interface (papi_vector_t) to libcounterlab. The glue never
+ * computes counts. A component file states its name and calls
+ * CLAB_PAPI_COMPONENT, which makes the vector and its wrappers. */
+#ifndef CLAB_PAPI_H
+#define CLAB_PAPI_H
+
+#include "papi.h"
+#include "papi_internal.h"
+#include "papi_vector.h"
+#include "counterlab/counterlab.h"
+
+typedef struct clab_papi_comp {
+	const char *unit;        /* counterlab component name: "core", ... */
+	papi_vector_t *vector;
+	clab_machine *machine;
+	clab_component *comp;
+	int nenum;               /* events PAPI enumerates as native */
+	int presets_to_papi;     /* PAPI_* presets go to PAPI's preset table */
+} clab_papi_comp;
+
+typedef struct clab_papi_context {
+	clab_thread *thread;
+} clab_papi_context;
+
+#define CLAB_PAPI_MAX 64
+typedef struct clab_papi_control {
+	clab_evset *set;
+	int n;
+	long long vals[CLAB_PAPI_MAX];
+} clab_papi_control;
+
+int clab_papi_init_component(clab_papi_comp *pc, int cidx);
+int clab_papi_init_thread(clab_papi_comp *pc, hwd_context_t *ctx);
+int clab_papi_shutdown_thread(hwd_context_t *ctx);
+int clab_papi_init_control_state(hwd_control_state_t *ctl);
+int clab_papi_update_control_state(clab_papi_comp *pc, hwd_control_state_t *ctl,
+				   NativeInfo_t *native, int count,
+				   hwd_context_t *ctx);
+int clab_papi_cleanup_eventset(hwd_control_state_t *ctl);
+int clab_papi_start(hwd_context_t *ctx, hwd_control_state_t *ctl);
+int clab_papi_stop(hwd_context_t *ctx, hwd_control_state_t *ctl);
+int clab_papi_read(hwd_context_t *ctx, hwd_control_state_t *ctl,
+		   long long **events, int flags);
+int clab_papi_reset(hwd_context_t *ctx, hwd_control_state_t *ctl);
+int clab_papi_write(hwd_context_t *ctx, hwd_control_state_t *ctl, long long *v);
+int clab_papi_ctl(hwd_context_t *ctx, int code, _papi_int_option_t *option);
+int clab_papi_set_domain(hwd_control_state_t *ctl, int domain);
+int clab_papi_shutdown_component(void);
+int clab_papi_enum(clab_papi_comp *pc, unsigned int *code, int modifier);
+int clab_papi_name_to_code(clab_papi_comp *pc, const char *name,
+			   unsigned int *code);
+int clab_papi_code_to_name(clab_papi_comp *pc, unsigned int code, char *name,
+			   int len);
+int clab_papi_code_to_descr(clab_papi_comp *pc, unsigned int code, char *d,
+			    int len);
+int clab_papi_code_to_info(clab_papi_comp *pc, unsigned int code,
+			   PAPI_event_info_t *info);
+
+#define CLAB_PAPI_COMPONENT(NAME, UNIT, DESCR)                                  \
+	papi_vector_t _clab_##NAME##_vector;                                     \
+	static clab_papi_comp pc_ = {UNIT, &_clab_##NAME##_vector, 0, 0, 0, 0};  \
+	static int init_component_(int cidx)                                     \
+	{ return clab_papi_init_component(&pc_, cidx); }                         \
+	static int init_thread_(hwd_context_t *c)                                \
+	{ return clab_papi_init_thread(&pc_, c); }                               \
+	static int update_(hwd_control_state_t *s, NativeInfo_t *n, int k,       \
+			   hwd_context_t *c)                                     \
+	{ return clab_papi_update_control_state(&pc_, s, n, k, c); }             \
+	static int enum_(unsigned int *e, int m)                                 \
+	{ return clab_papi_enum(&pc_, e, m); }                                   \
+	static int name_to_code_(const char *n, unsigned int *e)                 \
+	{ return clab_papi_name_to_code(&pc_, n, e); }                           \
+	static int code_to_name_(unsigned int e, char *n, int l)                 \
+	{ return clab_papi_code_to_name(&pc_, e, n, l); }                        \
+	static int code_to_descr_(unsigned int e, char *n, int l)                \
+	{ return clab_papi_code_to_descr(&pc_, e, n, l); }                       \
+	static int code_to_info_(unsigned int e, PAPI_event_info_t *i)           \
+	{ return clab_papi_code_to_info(&pc_, e, i); }                           \
+	papi_vector_t _clab_##NAME##_vector = {                                  \
+		.cmp_info = {                                                    \
+			.name = "clab_" #NAME,                                   \
+			.short_name = UNIT,                                      \
+			.description = DESCR,                                    \
+			.version = "1.0",                                        \
+			.default_domain = PAPI_DOM_USER,                         \
+			.available_domains = PAPI_DOM_USER | PAPI_DOM_KERNEL,    \
+			.default_granularity = PAPI_GRN_THR,                     \
+			.available_granularities = PAPI_GRN_THR,                 \
+			.hardware_intr_sig = PAPI_INT_SIGNAL,                    \
+		},                                                               \
+		.size = {                                                        \
+			.context = sizeof(clab_papi_context),                    \
+			.control_state = sizeof(clab_papi_control),              \
+			.reg_value = sizeof(int),                                \
+			.reg_alloc = sizeof(int),                                \
+		},                                                               \
+		.init_component = init_component_,                               \
+		.init_thread = init_thread_,                                     \
+		.shutdown_thread = clab_papi_shutdown_thread,                    \
+		.shutdown_component = clab_papi_shutdown_component,              \
+		.init_control_state = clab_papi_init_control_state,              \
+		.update_control_state = update_,                                 \
+		.cleanup_eventset = clab_papi_cleanup_eventset,                  \
+		.start = clab_papi_start,                                        \
+		.stop = clab_papi_stop,                                          \
+		.read = clab_papi_read,                                          \
+		.reset = clab_papi_reset,                                        \
+		.write = clab_papi_write,                                        \
+		.ctl = clab_papi_ctl,                                            \
+		.set_domain = clab_papi_set_domain,                              \
+		.ntv_enum_events = enum_,                                        \
+		.ntv_name_to_code = name_to_code_,                               \
+		.ntv_code_to_name = code_to_name_,                               \
+		.ntv_code_to_descr = code_to_descr_,                             \
+		.ntv_code_to_info = code_to_info_,                               \
+	}
+
+#endif

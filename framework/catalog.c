@@ -1,0 +1,479 @@
+/* Event catalog of a component: the backend's native table, presets from
+ * data files, and qualified natives interned under codes of their own.
+ *
+ * Codes: [0, nnative) natives, [nnative, nnative+npreset) presets, then
+ * qualified variants in the order they were first looked up. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "internal.h"
+
+static uint32_t npreset_base(const clab_component *c)
+{
+	return (uint32_t)c->desc.nnative;
+}
+
+/* Qualified natives live in a code range of their own, so that presets
+ * loaded later do not move them. */
+#define QUAL_BASE 0x20000000u
+static uint32_t qual_base(const clab_component *c)
+{
+	(void)c;
+	return QUAL_BASE;
+}
+
+static int find_native(const clab_component *c, const char *name, size_t len)
+{
+	for (int i = 0; i < c->desc.nnative; i++)
+		if (strncasecmp(c->desc.natives[i].name, name, len) == 0 &&
+		    c->desc.natives[i].name[len] == 0)
+			return i;
+	return -1;
+}
+
+static int find_preset(const clab_component *c, const char *name)
+{
+	for (int i = 0; i < c->npreset; i++)
+		if (strcasecmp(c->presets[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+static int find_qual(const clab_component *c, const char *name, size_t len)
+{
+	for (int i = 0; i < c->desc.nquals; i++)
+		if (strncasecmp(c->desc.quals[i].name, name, len) == 0 &&
+		    c->desc.quals[i].name[len] == 0)
+			return i;
+	return -1;
+}
+
+static void list_quals(const clab_component *c, uint32_t mask, char *buf,
+		       size_t len)
+{
+	buf[0] = 0;
+	for (int q = 0; q < c->desc.nquals; q++)
+		if (mask & (1u << q)) {
+			if (buf[0])
+				strncat(buf, ", ", len - strlen(buf) - 1);
+			strncat(buf, c->desc.quals[q].name, len - strlen(buf) - 1);
+		}
+	if (!buf[0])
+		snprintf(buf, len, "none");
+}
+
+/* Parses ":q=v:q=v" after a native name into req. */
+static int parse_quals(const clab_component *c, int native, const char *s,
+		       clab_evreq *req)
+{
+	const clab_native *ev = &c->desc.natives[native];
+	char accepted[128];
+	memset(req, 0, sizeof *req);
+	req->native = (uint32_t)native;
+	while (*s == ':') {
+		s++;
+		size_t klen = strcspn(s, "=:");
+		if (klen == 0 || s[klen] != '=')
+			return clab_seterr(CLAB_E_QUALIFIER,
+					   "%s: qualifier '%.*s' is not name=value",
+					   ev->name, (int)strcspn(s, ":"), s);
+		int q = find_qual(c, s, klen);
+		list_quals(c, ev->quals, accepted, sizeof accepted);
+		if (q < 0 || !(ev->quals & (1u << q)))
+			return clab_seterr(CLAB_E_QUALIFIER,
+					   "%s does not take qualifier '%.*s' (accepts: %s)",
+					   ev->name, (int)klen, s, accepted);
+		if (req->qual_set & (1u << q))
+			return clab_seterr(CLAB_E_QUALIFIER,
+					   "%s: qualifier '%s' given twice", ev->name,
+					   c->desc.quals[q].name);
+		const char *v = s + klen + 1;
+		char *end;
+		errno = 0;
+		unsigned long long x = strtoull(v, &end, 0);
+		const clab_qual_info *qi = &c->desc.quals[q];
+		if (end == v || (*end && *end != ':') || errno || *v == '-')
+			return clab_seterr(CLAB_E_QUALIFIER,
+					   "%s: %s=%.*s is not a number", ev->name,
+					   qi->name, (int)strcspn(v, ":"), v);
+		if (x < qi->min || x > qi->max)
+			return clab_seterr(CLAB_E_QUALIFIER,
+					   "%s: %s=%llu is out of range (%llu..%#llx)",
+					   ev->name, qi->name, x,
+					   (unsigned long long)qi->min,
+					   (unsigned long long)qi->max);
+		req->qual_set |= 1u << q;
+		req->qual[q] = x;
+		s = end;
+	}
+	if (*s)
+		return clab_seterr(CLAB_E_NOEVENT, "%s: junk '%s' after event name",
+				   ev->name, s);
+	return CLAB_OK;
+}
+
+/* Canonical spelling: qualifiers in table order, values in hex. */
+static char *canonical_name(const clab_component *c, const clab_evreq *req)
+{
+	char buf[512];
+	size_t n = (size_t)snprintf(buf, sizeof buf, "%s",
+				    c->desc.natives[req->native].name);
+	for (int q = 0; q < c->desc.nquals && n < sizeof buf; q++)
+		if (req->qual_set & (1u << q))
+			n += (size_t)snprintf(buf + n, sizeof buf - n, ":%s=%#llx",
+					      c->desc.quals[q].name,
+					      (unsigned long long)req->qual[q]);
+	return strdup(buf);
+}
+
+static int intern(clab_component *c, const clab_evreq *req, uint32_t *code)
+{
+	int rc = CLAB_OK;
+	pthread_mutex_lock(&c->lock);
+	for (int i = 0; i < c->nqual; i++)
+		if (memcmp(&c->qual[i].req, req, sizeof *req) == 0) {
+			*code = qual_base(c) + (uint32_t)i;
+			goto out;
+		}
+	if (c->nqual == c->qual_cap) {
+		int cap = c->qual_cap ? 2 * c->qual_cap : 16;
+		clab_qualified *q = realloc(c->qual, (size_t)cap * sizeof *q);
+		if (!q) {
+			rc = CLAB_E_NOMEM;
+			goto out;
+		}
+		c->qual = q;
+		c->qual_cap = cap;
+	}
+	c->qual[c->nqual].req = *req;
+	c->qual[c->nqual].name = canonical_name(c, req);
+	if (!c->qual[c->nqual].name) {
+		rc = CLAB_E_NOMEM;
+		goto out;
+	}
+	*code = qual_base(c) + (uint32_t)c->nqual++;
+out:
+	pthread_mutex_unlock(&c->lock);
+	return rc;
+}
+
+int clab_event_lookup(clab_component *c, const char *name, uint32_t *code)
+{
+	if (!name || !*name)
+		return clab_seterr(CLAB_E_NOEVENT, "empty event name");
+	size_t len = strcspn(name, ":");
+	int i = find_native(c, name, len);
+	if (i < 0) {
+		int p = name[len] ? -1 : find_preset(c, name);
+		if (p >= 0) {
+			*code = npreset_base(c) + (uint32_t)p;
+			return CLAB_OK;
+		}
+		return clab_seterr(CLAB_E_NOEVENT,
+				   "no event '%.*s' in component %s (list them with counterlab-native-avail)",
+				   (int)len, name, c->name);
+	}
+	if (!name[len]) {
+		*code = (uint32_t)i;
+		return CLAB_OK;
+	}
+	clab_evreq req;
+	int rc = parse_quals(c, i, name + len, &req);
+	return rc ? rc : intern(c, &req, code);
+}
+
+int clab_catalog_req(clab_component *c, uint32_t code, clab_evreq *req)
+{
+	if (code < npreset_base(c)) {
+		memset(req, 0, sizeof *req);
+		req->native = code;
+		return CLAB_OK;
+	}
+	if (code < qual_base(c))
+		return clab_seterr(CLAB_E_NOEVENT, "code %u of %s is not a native event",
+				   code, c->name);
+	pthread_mutex_lock(&c->lock);
+	uint32_t i = code - qual_base(c);
+	int ok = i < (uint32_t)c->nqual;
+	if (ok)
+		*req = c->qual[i].req;
+	pthread_mutex_unlock(&c->lock);
+	return ok ? CLAB_OK
+		  : clab_seterr(CLAB_E_NOEVENT, "no event with code %u in %s",
+				code, c->name);
+}
+
+const clab_preset *clab_catalog_preset(const clab_component *c, uint32_t code)
+{
+	if (code >= npreset_base(c) && code < npreset_base(c) + (uint32_t)c->npreset)
+		return &c->presets[code - npreset_base(c)];
+	return NULL;
+}
+
+int clab_event_get_info(clab_component *c, uint32_t code, clab_event_info *info)
+{
+	memset(info, 0, sizeof *info);
+	info->code = code;
+	const clab_preset *p = clab_catalog_preset(c, code);
+	if (p) {
+		info->name = p->name;
+		info->descr = p->descr;
+		info->group = "preset";
+		info->is_preset = 1;
+		info->derived = p->derived;
+		info->postfix = p->postfix;
+		info->nterms = p->nterms;
+		memcpy(info->terms, p->terms, sizeof info->terms);
+		uint32_t mask = ~0u;
+		for (int t = 0; t < p->nterms; t++) {
+			clab_evreq r;
+			if (clab_catalog_req(c, p->terms[t], &r) == CLAB_OK)
+				mask &= c->desc.natives[r.native].ctr_mask;
+		}
+		info->ctr_mask = mask;
+		info->scope = c->desc.scope;
+		return CLAB_OK;
+	}
+	clab_evreq req;
+	int rc = clab_catalog_req(c, code, &req);
+	if (rc)
+		return rc;
+	const clab_native *n = &c->desc.natives[req.native];
+	info->name = code < npreset_base(c) ? n->name : c->qual[code - qual_base(c)].name;
+	info->descr = n->descr;
+	info->group = n->group;
+	info->hw_id = n->hw_id;
+	info->ctr_mask = n->ctr_mask;
+	info->scope = (enum clab_scope)n->scope;
+	info->quals = n->quals;
+	info->nterms = 1;
+	info->terms[0] = code;
+	return CLAB_OK;
+}
+
+int clab_component_nquals(const clab_component *c) { return c->desc.nquals; }
+
+int clab_component_qual(const clab_component *c, int i, clab_qual_info *q)
+{
+	if (i < 0 || i >= c->desc.nquals)
+		return CLAB_E_INVAL;
+	*q = c->desc.quals[i];
+	return CLAB_OK;
+}
+
+/* ---- postfix formulas -------------------------------------------------- */
+
+/* PAPI's postfix syntax: tokens separated by '|', N<i> = term i, numbers,
+ * and + - * /. */
+int clab_postfix_compile(const char *text, int nterms, clab_token *tok,
+			 int *ntok)
+{
+	int n = 0, depth = 0;
+	const char *s = text;
+	while (*s) {
+		size_t len = strcspn(s, "|");
+		if (len == 0) {
+			s++;
+			continue;
+		}
+		if (n == CLAB_MAX_TOKENS)
+			return clab_seterr(CLAB_E_PROFILE, "formula '%s' is too long", text);
+		clab_token *t = &tok[n++];
+		char *end;
+		if (len == 1 && strchr("+-*/", *s)) {
+			t->kind = *s == '+' ? CLAB_TOK_ADD : *s == '-' ? CLAB_TOK_SUB
+				: *s == '*' ? CLAB_TOK_MUL : CLAB_TOK_DIV;
+			if (depth < 2)
+				return clab_seterr(CLAB_E_PROFILE,
+						   "formula '%s': operator '%c' lacks operands",
+						   text, *s);
+			depth--;
+		} else if (*s == 'N') {
+			long i = strtol(s + 1, &end, 10);
+			if (end != s + len || end == s + 1 || i < 0 || i >= nterms)
+				return clab_seterr(CLAB_E_PROFILE,
+						   "formula '%s': bad term '%.*s' (%d terms)",
+						   text, (int)len, s, nterms);
+			t->kind = CLAB_TOK_TERM;
+			t->value = i;
+			depth++;
+		} else {
+			long long v = strtoll(s, &end, 10);
+			if (end != s + len)
+				return clab_seterr(CLAB_E_PROFILE,
+						   "formula '%s': bad token '%.*s'", text,
+						   (int)len, s);
+			t->kind = CLAB_TOK_CONST;
+			t->value = v;
+			depth++;
+		}
+		s += len;
+	}
+	if (depth != 1)
+		return clab_seterr(CLAB_E_PROFILE,
+				   "formula '%s' does not reduce to one value", text);
+	*ntok = n;
+	return CLAB_OK;
+}
+
+int64_t clab_postfix_eval(const clab_token *tok, int ntok, const int64_t *terms)
+{
+	int64_t st[CLAB_MAX_TOKENS];
+	int sp = 0;
+	for (int i = 0; i < ntok; i++) {
+		int64_t b;
+		switch (tok[i].kind) {
+		case CLAB_TOK_TERM: st[sp++] = terms[tok[i].value]; break;
+		case CLAB_TOK_CONST: st[sp++] = tok[i].value; break;
+		default:
+			b = st[--sp];
+			if (tok[i].kind == CLAB_TOK_ADD) st[sp - 1] += b;
+			else if (tok[i].kind == CLAB_TOK_SUB) st[sp - 1] -= b;
+			else if (tok[i].kind == CLAB_TOK_MUL) st[sp - 1] *= b;
+			else st[sp - 1] = b ? st[sp - 1] / b : 0;
+		}
+	}
+	return st[0];
+}
+
+/* ---- preset files ------------------------------------------------------ */
+
+/* One preset per line: name,kind,terms,postfix,description
+ * kind: direct | add | sub | postfix; terms: space-separated event names
+ * (qualifiers allowed); postfix only for kind postfix. '#' starts a comment. */
+static int parse_preset_line(clab_component *c, char *line, const char *where,
+			     clab_preset *p)
+{
+	char *field[5];
+	int nf = 0;
+	for (char *s = line; nf < 5; nf++) {
+		field[nf] = s;
+		char *comma = nf < 4 ? strchr(s, ',') : NULL;
+		if (!comma) {
+			nf++;
+			break;
+		}
+		*comma = 0;
+		s = comma + 1;
+	}
+	if (nf != 5)
+		return clab_seterr(CLAB_E_PROFILE,
+				   "%s: want name,kind,terms,postfix,description",
+				   where);
+	static const struct { const char *kind; enum clab_derived d; } kinds[] = {
+		{"direct", CLAB_NOT_DERIVED}, {"add", CLAB_DERIVED_ADD},
+		{"sub", CLAB_DERIVED_SUB}, {"postfix", CLAB_DERIVED_POSTFIX},
+	};
+	int k;
+	for (k = 0; k < 4; k++)
+		if (strcmp(field[1], kinds[k].kind) == 0)
+			break;
+	if (k == 4)
+		return clab_seterr(CLAB_E_PROFILE,
+				   "%s: kind '%s' (use direct, add, sub or postfix)",
+				   where, field[1]);
+	if (!field[0][0] || find_preset(c, field[0]) >= 0 ||
+	    find_native(c, field[0], strlen(field[0])) >= 0)
+		return clab_seterr(CLAB_E_PROFILE,
+				   "%s: preset name '%s' is empty or taken", where,
+				   field[0]);
+	memset(p, 0, sizeof *p);
+	p->derived = kinds[k].d;
+	char *save = NULL;
+	for (char *t = strtok_r(field[2], " ", &save); t;
+	     t = strtok_r(NULL, " ", &save)) {
+		if (p->nterms == CLAB_MAX_TERMS)
+			return clab_seterr(CLAB_E_PROFILE, "%s: too many terms", where);
+		uint32_t code;
+		if (clab_event_lookup(c, t, &code) || clab_catalog_preset(c, code))
+			return clab_seterr(CLAB_E_PROFILE,
+					   "%s: term '%s' is not a native event of %s (%s)",
+					   where, t, c->name, clab_errmsg());
+		p->terms[p->nterms++] = code;
+	}
+	if (p->nterms == 0 || (p->derived == CLAB_NOT_DERIVED && p->nterms != 1) ||
+	    ((p->derived == CLAB_DERIVED_ADD || p->derived == CLAB_DERIVED_SUB) &&
+	     p->nterms < 2))
+		return clab_seterr(CLAB_E_PROFILE, "%s: %d terms do not fit kind %s",
+				   where, p->nterms, field[1]);
+	if (p->derived == CLAB_DERIVED_POSTFIX) {
+		if (clab_postfix_compile(field[3], p->nterms, p->tok, &p->ntok))
+			return clab_seterr(CLAB_E_PROFILE, "%s: %s", where, clab_errmsg());
+	} else if (field[3][0]) {
+		return clab_seterr(CLAB_E_PROFILE, "%s: a postfix needs kind postfix",
+				   where);
+	}
+	p->name = strdup(field[0]);
+	p->postfix = p->derived == CLAB_DERIVED_POSTFIX ? strdup(field[3]) : NULL;
+	p->descr = strdup(field[4]);
+	return CLAB_OK;
+}
+
+int clab_catalog_load_presets(clab_component *c, const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return clab_seterr(CLAB_E_PROFILE, "presets %s: %s", path,
+				   strerror(errno));
+	char *line = NULL;
+	size_t cap = 0;
+	int lineno = 0, rc = CLAB_OK;
+	while (!rc && getline(&line, &cap, f) > 0) {
+		lineno++;
+		line[strcspn(line, "\r\n")] = 0;
+		if (line[0] == '#' || line[0] == 0)
+			continue;
+		if (lineno == 1 || strncmp(line, "name,", 5) == 0)
+			continue; /* header */
+		clab_preset *np = realloc(c->presets, (size_t)(c->npreset + 1) * sizeof *np);
+		if (!np) {
+			rc = CLAB_E_NOMEM;
+			break;
+		}
+		c->presets = np;
+		char where[512];
+		snprintf(where, sizeof where, "%s:%d", path, lineno);
+		rc = parse_preset_line(c, line, where, &c->presets[c->npreset]);
+		if (!rc)
+			c->npreset++;
+	}
+	free(line);
+	fclose(f);
+	return rc;
+}
+
+void clab_catalog_free(clab_component *c)
+{
+	for (int i = 0; i < c->npreset; i++) {
+		free(c->presets[i].name);
+		free(c->presets[i].descr);
+		free(c->presets[i].postfix);
+	}
+	free(c->presets);
+	for (int i = 0; i < c->nqual; i++)
+		free(c->qual[i].name);
+	free(c->qual);
+}
+
+void clab_component_get_info(const clab_component *c, clab_component_info *i)
+{
+	i->name = c->name;
+	i->description = c->description;
+	i->backend = c->ops->name;
+	i->ncounters = c->desc.ncounters;
+	i->width = c->desc.width;
+	i->scope = c->desc.scope;
+	i->overflow = c->desc.overflow;
+	i->overflow_latency = c->desc.overflow_latency;
+	i->can_multiplex = c->desc.can_multiplex;
+	i->nnative = c->desc.nnative;
+	i->npreset = c->npreset;
+}
+
+clab_machine *clab_component_machine(const clab_component *c)
+{
+	return c->machine;
+}

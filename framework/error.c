@@ -1,0 +1,75 @@
+/* Error codes, their names, and the per-thread error detail. */
+#include <stdarg.h>
+#include <stdio.h>
+#include "internal.h"
+
+static const char *const messages[CLAB_NERRORS] = {
+	[0] = "no error",
+	[-CLAB_E_INVAL] = "invalid argument",
+	[-CLAB_E_NOMEM] = "out of memory",
+	[-CLAB_E_NOEVENT] = "unknown event",
+	[-CLAB_E_CONFLICT] = "events cannot be counted together",
+	[-CLAB_E_QUALIFIER] = "bad event qualifier",
+	[-CLAB_E_PROFILE] = "malformed machine profile",
+	[-CLAB_E_ACTIVITY] = "malformed activity profile",
+	[-CLAB_E_NOSUPP] = "operation not supported by this unit",
+	[-CLAB_E_STATE] = "wrong state for this operation",
+	[-CLAB_E_NOCOMP] = "no such component",
+	[-CLAB_E_SYS] = "system error",
+	[-CLAB_E_NOTHREAD] = "no free simulated hardware thread",
+	[-CLAB_E_RATE] = "more events than the counters can count",
+};
+
+const char *clab_strerror(int err)
+{
+	if (err > 0 || err <= -CLAB_NERRORS)
+		return "unknown error code";
+	return messages[-err];
+}
+
+static __thread char errbuf[512];
+
+const char *clab_errmsg(void)
+{
+	return errbuf;
+}
+
+int clab_seterr(int err, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(errbuf, sizeof errbuf, fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+const char *clab_scope_name(enum clab_scope s)
+{
+	switch (s) {
+	case CLAB_SCOPE_THREAD: return "thread";
+	case CLAB_SCOPE_CORE: return "core";
+	case CLAB_SCOPE_NODE: return "node";
+	}
+	return "?";
+}
+
+const char *clab_overflow_name(enum clab_overflow o)
+{
+	switch (o) {
+	case CLAB_OVF_NONE: return "none";
+	case CLAB_OVF_FAST: return "fast";
+	case CLAB_OVF_SLOW: return "slow";
+	}
+	return "?";
+}
+
+const char *clab_derived_name(enum clab_derived d)
+{
+	switch (d) {
+	case CLAB_NOT_DERIVED: return "NOT_DERIVED";
+	case CLAB_DERIVED_ADD: return "DERIVED_ADD";
+	case CLAB_DERIVED_SUB: return "DERIVED_SUB";
+	case CLAB_DERIVED_POSTFIX: return "DERIVED_POSTFIX";
+	}
+	return "?";
+}

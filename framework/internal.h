@@ -1,0 +1,98 @@
+/* Private to framework/: the structures behind the public handles. */
+#ifndef CLAB_FRAMEWORK_INTERNAL_H
+#define CLAB_FRAMEWORK_INTERNAL_H
+
+#include <pthread.h>
+#include "counterlab/backend.h"
+
+#define CLAB_MAX_COMPONENTS 8
+#define CLAB_MAX_SHARED 8
+#define CLAB_MAX_SETTINGS 32
+#define CLAB_MAX_HWTHREADS 1024
+#define CLAB_EVSET_MAX 64
+
+/* A postfix program over an event's terms. */
+enum { CLAB_TOK_TERM, CLAB_TOK_CONST, CLAB_TOK_ADD, CLAB_TOK_SUB,
+       CLAB_TOK_MUL, CLAB_TOK_DIV };
+typedef struct clab_token {
+	int kind;
+	int64_t value; /* term index or constant */
+} clab_token;
+#define CLAB_MAX_TOKENS 32
+
+typedef struct clab_preset {
+	char *name;
+	char *descr;
+	enum clab_derived derived;
+	char *postfix;
+	int nterms;
+	uint32_t terms[CLAB_MAX_TERMS]; /* native (or qualified) codes */
+	int ntok;
+	clab_token tok[CLAB_MAX_TOKENS];
+} clab_preset;
+
+/* A native event with qualifier values, interned under a code of its own. */
+typedef struct clab_qualified {
+	char *name;
+	clab_evreq req;
+} clab_qualified;
+
+struct clab_component {
+	clab_machine *machine;
+	char *name;
+	char *description;
+	const clab_unit_ops *ops;
+	void *unit;
+	clab_unit_desc desc;
+	clab_preset *presets;
+	int npreset;
+	pthread_mutex_t lock; /* guards the interned table */
+	clab_qualified *qual;
+	int nqual, qual_cap;
+};
+
+struct clab_thread {
+	clab_machine *machine;
+	int hwthread;
+	pthread_t owner;
+	int attached;
+};
+
+typedef struct clab_setting {
+	char *key;
+	char *value;
+} clab_setting;
+
+struct clab_machine {
+	char *name;
+	char *path;
+	char *dir; /* profile directory: presets/ and activity/ live here */
+	clab_setting settings[CLAB_MAX_SETTINGS];
+	int nsettings;
+	int ncomp;
+	clab_component comp[CLAB_MAX_COMPONENTS];
+	int cores, threads_per_core;
+	pthread_mutex_t lock;
+	clab_thread *threads; /* one per hardware thread */
+	struct {
+		char *key;
+		void *obj;
+		void (*destroy)(void *);
+	} shared[CLAB_MAX_SHARED];
+	int nshared;
+	const clab_sim_ops *sim_ops;
+	void *sim;
+};
+
+/* catalog.c */
+int clab_catalog_load_presets(clab_component *c, const char *path);
+void clab_catalog_free(clab_component *c);
+int clab_catalog_req(clab_component *c, uint32_t code, clab_evreq *req);
+const char *clab_catalog_name(clab_component *c, uint32_t code);
+const clab_preset *clab_catalog_preset(const clab_component *c, uint32_t code);
+int clab_postfix_compile(const char *text, int nterms, clab_token *tok,
+			 int *ntok);
+int64_t clab_postfix_eval(const clab_token *tok, int ntok,
+			  const int64_t *terms);
+
+#endif

@@ -1,0 +1,563 @@
+/* Machines: profiles (INI data in machines/), their components and the
+ * hardware threads that OS threads attach to. */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <iniparser/iniparser.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "internal.h"
+
+#ifndef CLAB_DATADIR
+#define CLAB_DATADIR "/usr/local/share/counterlab"
+#endif
+
+static const char *const machine_keys[] = {
+	"description", "cores", "threads_per_core", "clock", "tick", "seed",
+	"activity", "torus", "ppn", "map", NULL,
+};
+static const char *const component_names[] = {
+	"core", "l2", "io", "network", "kernel", NULL,
+};
+static const char *const component_keys[] = {
+	"backend", "description", "presets", NULL,
+};
+
+static int in_list(const char *const *list, const char *s)
+{
+	for (; *list; list++)
+		if (strcasecmp(*list, s) == 0)
+			return 1;
+	return 0;
+}
+
+static char *join(const char *const *list)
+{
+	static __thread char buf[256];
+	buf[0] = 0;
+	for (; *list; list++) {
+		strncat(buf, *list, sizeof buf - strlen(buf) - 3);
+		if (list[1])
+			strcat(buf, ", ");
+	}
+	return buf;
+}
+
+/* ---- settings ---------------------------------------------------------- */
+
+static int setting_put(clab_machine *m, const char *key, const char *value)
+{
+	for (int i = 0; i < m->nsettings; i++)
+		if (strcasecmp(m->settings[i].key, key) == 0) {
+			char *v = strdup(value);
+			if (!v)
+				return CLAB_E_NOMEM;
+			free(m->settings[i].value);
+			m->settings[i].value = v;
+			return CLAB_OK;
+		}
+	if (m->nsettings == CLAB_MAX_SETTINGS)
+		return clab_seterr(CLAB_E_PROFILE, "too many settings");
+	m->settings[m->nsettings].key = strdup(key);
+	m->settings[m->nsettings].value = strdup(value);
+	if (!m->settings[m->nsettings].key || !m->settings[m->nsettings].value)
+		return CLAB_E_NOMEM;
+	m->nsettings++;
+	return CLAB_OK;
+}
+
+const char *clab_machine_setting(const clab_machine *m, const char *key)
+{
+	for (int i = 0; i < m->nsettings; i++)
+		if (strcasecmp(m->settings[i].key, key) == 0)
+			return m->settings[i].value;
+	return NULL;
+}
+
+int clab_machine_setting_u64(const clab_machine *m, const char *key,
+			     uint64_t def, uint64_t min, uint64_t max,
+			     uint64_t *out)
+{
+	const char *v = clab_machine_setting(m, key);
+	if (!v || !*v) {
+		*out = def;
+		return CLAB_OK;
+	}
+	char *end;
+	errno = 0;
+	unsigned long long x = strtoull(v, &end, 0);
+	if (errno || *end || *v == '-' || x < min || x > max)
+		return clab_seterr(CLAB_E_PROFILE,
+				   "machine %s: %s=%s is not an integer in %llu..%llu",
+				   m->name, key, v, (unsigned long long)min,
+				   (unsigned long long)max);
+	*out = x;
+	return CLAB_OK;
+}
+
+/* ---- profile files ----------------------------------------------------- */
+
+static __thread char ini_error[256];
+
+static int ini_errback(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(ini_error, sizeof ini_error, fmt, ap);
+	va_end(ap);
+	/* drop iniparser's trailing newline */
+	size_t len = strlen(ini_error);
+	if (len && ini_error[len - 1] == '\n')
+		ini_error[len - 1] = 0;
+	return n;
+}
+
+static pthread_mutex_t ini_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* iniparser's error callback is process-wide: load under a lock. */
+static dictionary *load_ini(const char *path, int err, const char *what)
+{
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		clab_seterr(err, "%s %s: %s", what, path, strerror(errno));
+		return NULL;
+	}
+	fclose(f);
+	pthread_mutex_lock(&ini_lock);
+	ini_error[0] = 0;
+	iniparser_set_error_callback(ini_errback);
+	dictionary *d = iniparser_load(path);
+	iniparser_set_error_callback(NULL);
+	pthread_mutex_unlock(&ini_lock);
+	if (!d)
+		clab_seterr(err, "%s %s: %s", what, path,
+			    ini_error[0] ? ini_error : "cannot be parsed");
+	return d;
+}
+
+/* Loads an INI file, rejecting keys that stand outside a section. */
+dictionary *clab_ini_load(const char *path, int err, const char *what)
+{
+	dictionary *d = load_ini(path, err, what);
+	if (!d)
+		return NULL;
+	for (ssize_t i = 0; i < d->size; i++) {
+		if (!d->key[i] || d->val[i] == NULL)
+			continue; /* a section entry */
+		if (!strchr(d->key[i], ':')) {
+			clab_seterr(err, "%s %s: key '%s' is outside any [section]",
+				    what, path, d->key[i]);
+			iniparser_freedict(d);
+			return NULL;
+		}
+	}
+	return d;
+}
+
+static const char *data_dir(void)
+{
+	const char *d = getenv("COUNTERLAB_MACHINES");
+	return d && *d ? d : CLAB_DATADIR "/machines";
+}
+
+char *clab_machine_file(const clab_machine *m, const char *sub,
+			const char *name, const char *ext)
+{
+	char *p = NULL;
+	if (strchr(name, '/'))
+		return strdup(name);
+	if (asprintf(&p, "%s/%s/%s%s", m->dir, sub, name,
+		     strchr(name, '.') ? "" : ext) < 0)
+		return NULL;
+	return p;
+}
+
+/* Splits "NAME-OR-PATH[:k=v,...]" and applies the overrides after load. */
+static int parse_spec(const char *spec, char **base, char **overrides)
+{
+	const char *slash = strrchr(spec, '/');
+	const char *colon = strchr(slash ? slash : spec, ':');
+	*base = colon ? strndup(spec, colon - spec) : strdup(spec);
+	*overrides = colon ? strdup(colon + 1) : NULL;
+	if (!*base || (colon && !*overrides))
+		return CLAB_E_NOMEM;
+	if (!**base)
+		return clab_seterr(CLAB_E_PROFILE,
+				   "machine spec '%s': no machine name before ':'",
+				   spec);
+	return CLAB_OK;
+}
+
+static int apply_overrides(clab_machine *m, char *list)
+{
+	char *save = NULL;
+	for (char *kv = strtok_r(list, ",", &save); kv;
+	     kv = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(kv, '=');
+		if (!eq || eq == kv || !eq[1])
+			return clab_seterr(CLAB_E_PROFILE,
+					   "machine override '%s' is not key=value", kv);
+		*eq = 0;
+		if (!in_list(machine_keys, kv) || strcmp(kv, "description") == 0)
+			return clab_seterr(CLAB_E_PROFILE,
+					   "unknown machine override '%s' (known: %s)",
+					   kv, join(machine_keys + 1));
+		int rc = setting_put(m, kv, eq + 1);
+		if (rc)
+			return rc;
+	}
+	return CLAB_OK;
+}
+
+static int load_component(clab_machine *m, dictionary *d, const char *sec)
+{
+	char key[256];
+	const char *keys[16];
+	int nk = iniparser_getsecnkeys(d, sec);
+	if (nk > 16)
+		return clab_seterr(CLAB_E_PROFILE, "%s: [%s] has too many keys",
+				   m->path, sec);
+	iniparser_getseckeys(d, sec, keys);
+	for (int i = 0; i < nk; i++) {
+		const char *k = strchr(keys[i], ':') + 1;
+		if (!in_list(component_keys, k))
+			return clab_seterr(CLAB_E_PROFILE,
+					   "%s: [%s] unknown key '%s' (known: %s)",
+					   m->path, sec, k, join(component_keys));
+	}
+	snprintf(key, sizeof key, "%s:backend", sec);
+	const char *backend = iniparser_getstring(d, key, NULL);
+	if (!backend || !*backend)
+		return clab_seterr(CLAB_E_PROFILE, "%s: [%s] needs a backend = NAME",
+				   m->path, sec);
+	const clab_unit_ops *ops = clab_backend_find(backend);
+	if (!ops)
+		return clab_seterr(CLAB_E_PROFILE, "%s: [%s] unknown backend '%s'",
+				   m->path, sec, backend);
+	if (m->ncomp == CLAB_MAX_COMPONENTS)
+		return clab_seterr(CLAB_E_PROFILE, "%s: too many components", m->path);
+
+	clab_component *c = &m->comp[m->ncomp];
+	memset(c, 0, sizeof *c);
+	pthread_mutex_init(&c->lock, NULL);
+	c->machine = m;
+	c->ops = ops;
+	c->name = strdup(sec);
+	snprintf(key, sizeof key, "%s:description", sec);
+	const char *descr = iniparser_getstring(d, key, NULL);
+	int rc = ops->open(m, &c->unit, &c->desc);
+	if (rc)
+		return rc;
+	m->ncomp++; /* from here on closed with the machine */
+	c->description = strdup(descr ? descr : c->desc.description);
+	snprintf(key, sizeof key, "%s:presets", sec);
+	const char *presets = iniparser_getstring(d, key, NULL);
+	if (presets && *presets) {
+		char *path = clab_machine_file(m, "presets", presets, ".csv");
+		if (!path)
+			return CLAB_E_NOMEM;
+		rc = clab_catalog_load_presets(c, path);
+		free(path);
+	}
+	return rc;
+}
+
+static int load_settings(clab_machine *m, dictionary *d)
+{
+	if (iniparser_find_entry(d, "machine") == 0)
+		return clab_seterr(CLAB_E_PROFILE, "%s: no [machine] section", m->path);
+	const char *keys[CLAB_MAX_SETTINGS];
+	int nk = iniparser_getsecnkeys(d, "machine");
+	if (nk > CLAB_MAX_SETTINGS)
+		return clab_seterr(CLAB_E_PROFILE, "%s: too many keys", m->path);
+	iniparser_getseckeys(d, "machine", keys);
+	int rc = CLAB_OK;
+	for (int i = 0; i < nk && !rc; i++) {
+		const char *k = strchr(keys[i], ':') + 1;
+		if (!in_list(machine_keys, k))
+			rc = clab_seterr(CLAB_E_PROFILE,
+					 "%s: [machine] unknown key '%s' (known: %s)",
+					 m->path, k, join(machine_keys));
+		else
+			rc = setting_put(m, k, iniparser_getstring(d, keys[i], ""));
+	}
+	return rc;
+}
+
+/* Components open after the overrides are in, so backends see them. */
+static int open_components(clab_machine *m, dictionary *d)
+{
+	int rc = CLAB_OK;
+	int nsec = iniparser_getnsec(d);
+	for (int i = 0; i < nsec && !rc; i++) {
+		const char *sec = iniparser_getsecname(d, i);
+		if (strcmp(sec, "machine") == 0)
+			continue;
+		if (!in_list(component_names, sec))
+			rc = clab_seterr(CLAB_E_PROFILE,
+					 "%s: unknown section [%s] (components: %s)",
+					 m->path, sec, join(component_names));
+		else
+			rc = load_component(m, d, sec);
+	}
+	if (!rc && m->ncomp == 0)
+		rc = clab_seterr(CLAB_E_PROFILE, "%s: no component sections", m->path);
+	return rc;
+}
+
+static int check_settings(clab_machine *m)
+{
+	uint64_t v;
+	int rc = clab_machine_setting_u64(m, "cores", 1, 1, 1024, &v);
+	if (rc)
+		return rc;
+	m->cores = (int)v;
+	rc = clab_machine_setting_u64(m, "threads_per_core", 1, 1, 8, &v);
+	if (rc)
+		return rc;
+	m->threads_per_core = (int)v;
+	if (m->cores * m->threads_per_core > CLAB_MAX_HWTHREADS)
+		return clab_seterr(CLAB_E_PROFILE, "%s: more than %d hardware threads",
+				   m->name, CLAB_MAX_HWTHREADS);
+	const char *clock = clab_machine_setting(m, "clock");
+	if (clock && strcmp(clock, "virtual") && strcmp(clock, "host"))
+		return clab_seterr(CLAB_E_PROFILE,
+				   "machine %s: clock=%s (use virtual or host)",
+				   m->name, clock);
+	return CLAB_OK;
+}
+
+int clab_machine_open(const char *spec, clab_machine **out)
+{
+	*out = NULL;
+	if (!spec || !*spec)
+		spec = getenv("COUNTERLAB_MACHINE");
+	if (!spec || !*spec)
+		spec = "bgq";
+	clab_machine *m = calloc(1, sizeof *m);
+	if (!m)
+		return CLAB_E_NOMEM;
+	pthread_mutex_init(&m->lock, NULL);
+	char *base = NULL, *over = NULL;
+	int rc = parse_spec(spec, &base, &over);
+	if (rc)
+		goto fail;
+	if (strchr(base, '/') || strstr(base, ".ini")) {
+		m->path = strdup(base);
+		const char *slash = strrchr(base, '/');
+		m->dir = slash ? strndup(base, slash - base) : strdup(".");
+		const char *nm = slash ? slash + 1 : base;
+		m->name = strndup(nm, strcspn(nm, "."));
+	} else {
+		for (const char *p = base; *p; p++)
+			if (!isalnum((unsigned char)*p) && *p != '-' && *p != '_') {
+				rc = clab_seterr(CLAB_E_PROFILE,
+						 "machine name '%s' has a bad character '%c'",
+						 base, *p);
+				goto fail;
+			}
+		m->name = strdup(base);
+		m->dir = strdup(data_dir());
+		if (asprintf(&m->path, "%s/%s.ini", m->dir, base) < 0)
+			m->path = NULL;
+	}
+	if (!m->path || !m->dir || !m->name) {
+		rc = CLAB_E_NOMEM;
+		goto fail;
+	}
+	dictionary *d = clab_ini_load(m->path, CLAB_E_PROFILE, "machine profile");
+	if (!d) {
+		rc = CLAB_E_PROFILE;
+		goto fail;
+	}
+	rc = load_settings(m, d);
+	if (!rc && over)
+		rc = apply_overrides(m, over);
+	if (!rc)
+		rc = check_settings(m);
+	if (!rc) {
+		m->threads = calloc(m->cores * m->threads_per_core, sizeof *m->threads);
+		if (!m->threads)
+			rc = CLAB_E_NOMEM;
+	}
+	if (!rc)
+		rc = open_components(m, d);
+	iniparser_freedict(d);
+	if (rc)
+		goto fail;
+	free(base);
+	free(over);
+	*out = m;
+	return CLAB_OK;
+fail:
+	free(base);
+	free(over);
+	clab_machine_close(m);
+	return rc;
+}
+
+void clab_machine_close(clab_machine *m)
+{
+	if (!m)
+		return;
+	for (int i = m->ncomp - 1; i >= 0; i--) {
+		clab_component *c = &m->comp[i];
+		c->ops->close(c->unit);
+		clab_catalog_free(c);
+		free(c->name);
+		free(c->description);
+		pthread_mutex_destroy(&c->lock);
+	}
+	for (int i = m->nshared - 1; i >= 0; i--) {
+		m->shared[i].destroy(m->shared[i].obj);
+		free(m->shared[i].key);
+	}
+	for (int i = 0; i < m->nsettings; i++) {
+		free(m->settings[i].key);
+		free(m->settings[i].value);
+	}
+	free(m->threads);
+	free(m->name);
+	free(m->path);
+	free(m->dir);
+	pthread_mutex_destroy(&m->lock);
+	free(m);
+}
+
+static pthread_once_t default_once = PTHREAD_ONCE_INIT;
+static clab_machine *default_machine;
+static int default_rc;
+static char default_err[512];
+
+static void open_default(void)
+{
+	default_rc = clab_machine_open(NULL, &default_machine);
+	if (default_rc)
+		snprintf(default_err, sizeof default_err, "%s", clab_errmsg());
+}
+
+int clab_machine_default(clab_machine **out)
+{
+	pthread_once(&default_once, open_default);
+	*out = default_machine;
+	if (default_rc)
+		clab_seterr(default_rc, "%s", default_err);
+	return default_rc;
+}
+
+const char *clab_machine_name(const clab_machine *m) { return m->name; }
+const char *clab_machine_path(const clab_machine *m) { return m->path; }
+
+const char *clab_machine_description(const clab_machine *m)
+{
+	const char *d = clab_machine_setting(m, "description");
+	return d ? d : "";
+}
+
+int clab_machine_ncomponents(const clab_machine *m) { return m->ncomp; }
+
+clab_component *clab_machine_component_at(clab_machine *m, int i)
+{
+	return i >= 0 && i < m->ncomp ? &m->comp[i] : NULL;
+}
+
+clab_component *clab_machine_component(clab_machine *m, const char *name)
+{
+	for (int i = 0; i < m->ncomp; i++)
+		if (strcmp(m->comp[i].name, name) == 0)
+			return &m->comp[i];
+	clab_seterr(CLAB_E_NOCOMP, "machine %s has no component '%s'", m->name,
+		    name);
+	return NULL;
+}
+
+int clab_machine_nhwthreads(const clab_machine *m)
+{
+	return m->cores * m->threads_per_core;
+}
+
+int clab_machine_threads_per_core(const clab_machine *m)
+{
+	return m->threads_per_core;
+}
+
+void *clab_machine_shared(clab_machine *m, const char *key,
+			  clab_shared_create create, void (*destroy)(void *),
+			  int *err)
+{
+	*err = CLAB_OK;
+	pthread_mutex_lock(&m->lock);
+	for (int i = 0; i < m->nshared; i++)
+		if (strcmp(m->shared[i].key, key) == 0) {
+			pthread_mutex_unlock(&m->lock);
+			return m->shared[i].obj;
+		}
+	void *obj = NULL;
+	if (m->nshared == CLAB_MAX_SHARED)
+		*err = clab_seterr(CLAB_E_NOMEM, "too many shared objects");
+	else if ((obj = create(m, err)) != NULL) {
+		m->shared[m->nshared].key = strdup(key);
+		m->shared[m->nshared].obj = obj;
+		m->shared[m->nshared].destroy = destroy;
+		m->nshared++;
+	}
+	pthread_mutex_unlock(&m->lock);
+	return obj;
+}
+
+void clab_machine_set_sim(clab_machine *m, const clab_sim_ops *ops, void *sim)
+{
+	m->sim_ops = ops;
+	m->sim = sim;
+}
+
+/* ---- threads ----------------------------------------------------------- */
+
+/* Breadth-first layout: thread i goes to core i % cores, as CNK spreads
+ * threads over cores before doubling up. */
+int clab_thread_attach(clab_machine *m, clab_thread **out)
+{
+	pthread_t self = pthread_self();
+	int n = clab_machine_nhwthreads(m);
+	pthread_mutex_lock(&m->lock);
+	for (int i = 0; i < n; i++)
+		if (m->threads[i].attached &&
+		    pthread_equal(m->threads[i].owner, self)) {
+			*out = &m->threads[i];
+			pthread_mutex_unlock(&m->lock);
+			return CLAB_OK;
+		}
+	for (int k = 0; k < n; k++) {
+		int core = k % m->cores, smt = k / m->cores;
+		int hw = core * m->threads_per_core + smt;
+		clab_thread *t = &m->threads[hw];
+		if (!t->attached) {
+			t->machine = m;
+			t->hwthread = hw;
+			t->owner = self;
+			t->attached = 1;
+			*out = t;
+			pthread_mutex_unlock(&m->lock);
+			return CLAB_OK;
+		}
+	}
+	pthread_mutex_unlock(&m->lock);
+	*out = NULL;
+	return clab_seterr(CLAB_E_NOTHREAD,
+			   "all %d hardware threads of machine %s are taken", n,
+			   m->name);
+}
+
+void clab_thread_detach(clab_thread *t)
+{
+	if (!t)
+		return;
+	pthread_mutex_lock(&t->machine->lock);
+	t->attached = 0;
+	pthread_mutex_unlock(&t->machine->lock);
+}
+
+int clab_thread_hwthread(const clab_thread *t) { return t->hwthread; }

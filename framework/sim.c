@@ -1,0 +1,65 @@
+/* include/counterlab/sim.h: a thread drives its simulated hardware thread. */
+#include "counterlab/sim.h"
+#include "internal.h"
+
+static int has_sim(const clab_thread *t)
+{
+	if (!t || !t->machine->sim_ops)
+		return clab_seterr(CLAB_E_NOSUPP, "machine %s has no simulator to drive",
+				   t ? t->machine->name : "?");
+	return CLAB_OK;
+}
+
+int clab_thread_advance(clab_thread *t, uint64_t cycles)
+{
+	int rc = has_sim(t);
+	return rc ? rc : t->machine->sim_ops->advance(t->machine->sim, t->hwthread, cycles);
+}
+
+int clab_thread_work(clab_thread *t, uint64_t cycles, const char *const *events,
+		     const uint64_t *counts, int n)
+{
+	int rc = has_sim(t);
+	return rc ? rc : t->machine->sim_ops->work(t->machine->sim, t->hwthread,
+						   cycles, events, counts, n);
+}
+
+uint64_t clab_thread_now(clab_thread *t)
+{
+	return has_sim(t) ? 0 : t->machine->sim_ops->now(t->machine->sim, t->hwthread);
+}
+
+int clab_thread_set_activity(clab_thread *t, const char *profile)
+{
+	int rc = has_sim(t);
+	return rc ? rc : t->machine->sim_ops->set_activity(t->machine->sim,
+							   t->hwthread, profile);
+}
+
+/* The calling thread on the process-wide machine. */
+static clab_thread *self(void)
+{
+	clab_machine *m;
+	clab_thread *t;
+	if (clab_machine_default(&m) || clab_thread_attach(m, &t))
+		return NULL;
+	return t;
+}
+
+int clab_sim_advance(uint64_t cycles)
+{
+	return clab_thread_advance(self(), cycles);
+}
+
+int clab_sim_work(uint64_t cycles, const char *const *events,
+		  const uint64_t *counts, int n)
+{
+	return clab_thread_work(self(), cycles, events, counts, n);
+}
+
+uint64_t clab_sim_now(void) { return clab_thread_now(self()); }
+
+int clab_sim_set_activity(const char *profile)
+{
+	return clab_thread_set_activity(self(), profile);
+}

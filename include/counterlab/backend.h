@@ -1,0 +1,120 @@
+/* The backend interface: one vtable per counting unit.
+ *
+ * A backend describes its unit (counters, width, scope, overflow kind,
+ * native events and qualifiers) when opened, and programs lists of native
+ * events onto its counters. It never knows about PAPI; the framework builds
+ * event sets, presets and derived events on top of it. */
+#ifndef COUNTERLAB_BACKEND_H
+#define COUNTERLAB_BACKEND_H
+
+#include "counterlab.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CLAB_MAX_QUALS 8
+
+/* One row of a unit's native event table (static const, libpfm4 style). */
+typedef struct clab_native {
+	const char *name;
+	const char *descr;
+	const char *group;      /* hardware source shown in listings */
+	uint32_t hw_id;         /* vendor event id */
+	uint32_t ctr_mask;      /* counters the event may use */
+	uint8_t scope;          /* enum clab_scope: whose activity it counts */
+	uint8_t quals;          /* bit q: accepts qualifier q of the unit */
+} clab_native;
+
+/* A native event with its qualifier values, as handed to program(). */
+typedef struct clab_evreq {
+	uint32_t native;                /* index into the unit's table */
+	uint32_t qual_set;              /* bit q: qual[q] was given */
+	uint64_t qual[CLAB_MAX_QUALS];
+} clab_evreq;
+
+typedef struct clab_unit_desc {
+	const char *description;
+	int ncounters;
+	int width;
+	enum clab_scope scope;
+	enum clab_overflow overflow;
+	uint32_t overflow_latency;
+	int can_multiplex;
+	const clab_native *natives;
+	int nnative;
+	const clab_qual_info *quals;
+	int nquals;
+} clab_unit_desc;
+
+typedef struct clab_unit_ops {
+	const char *name;       /* as named in machine profiles */
+	/* Opens the unit on machine m and fills desc. */
+	int (*open)(clab_machine *m, void **unit, clab_unit_desc *desc);
+	void (*close)(void *unit);
+	/* Checks that reqs[0..n) can be counted together by hwthread, assigns
+	 * counters and reserves them, replacing the set `replace` (may be NULL,
+	 * released only on success). On failure returns CLAB_E_CONFLICT (or
+	 * another error) with a message naming the events and the reason. */
+	int (*program)(void *unit, int hwthread, const clab_evreq *reqs, int n,
+		       void *replace, void **set);
+	void (*release)(void *unit, void *set);
+	int (*start)(void *unit, void *set);
+	int (*stop)(void *unit, void *set);
+	/* Counts since start/reset, one per request, in request order. */
+	int (*read)(void *unit, void *set, uint64_t *vals);
+	int (*reset)(void *unit, void *set);
+	/* Counters given to request i (bit c = counter c). */
+	uint32_t (*counters)(void *unit, void *set, int i);
+} clab_unit_ops;
+
+/* Backend registry (framework/registry.c). */
+const clab_unit_ops *clab_backend_find(const char *name);
+
+/* Records the calling thread's error detail; returns err. */
+int clab_seterr(int err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Machine-wide objects shared by several units (a simulated node, say):
+ * created on first request under key, destroyed with the machine. */
+typedef void *(*clab_shared_create)(clab_machine *m, int *err);
+void *clab_machine_shared(clab_machine *m, const char *key,
+			  clab_shared_create create, void (*destroy)(void *),
+			  int *err);
+
+/* The machine's activity driver, used by include/counterlab/sim.h. */
+typedef struct clab_sim_ops {
+	int (*advance)(void *sim, int hwthread, uint64_t cycles);
+	int (*work)(void *sim, int hwthread, uint64_t cycles,
+		    const char *const *events, const uint64_t *counts, int n);
+	uint64_t (*now)(void *sim, int hwthread);
+	int (*set_activity)(void *sim, int hwthread, const char *profile);
+} clab_sim_ops;
+void clab_machine_set_sim(clab_machine *m, const clab_sim_ops *ops, void *sim);
+
+/* Hardware threads of the machine, from its [machine] cores and
+ * threads_per_core (the simulators' node layout). */
+int clab_machine_nhwthreads(const clab_machine *m);
+int clab_machine_threads_per_core(const clab_machine *m);
+
+/* Integer setting of the machine with a default; CLAB_E_PROFILE on a
+ * malformed or out-of-range value. */
+int clab_machine_setting_u64(const clab_machine *m, const char *key,
+			     uint64_t def, uint64_t min, uint64_t max,
+			     uint64_t *out);
+
+/* Path of data file NAME (or a path as given) in the profile directory's
+ * subfolder sub ("presets", "activity"), ext appended when NAME has none.
+ * malloc'd. */
+char *clab_machine_file(const clab_machine *m, const char *sub,
+			const char *name, const char *ext);
+
+/* Loads an INI file (iniparser), rejecting keys outside sections; on error
+ * NULL with err and a message naming the file and `what` it is. */
+struct _dictionary_;
+struct _dictionary_ *clab_ini_load(const char *path, int err, const char *what);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,157 @@
+/* counterlab: hardware-counter components over real and simulated machines.
+ *
+ * The public surface of libcounterlab. A machine (opened from a profile in
+ * machines/) holds components ("core", "l2", ...); each component has an
+ * event catalog (native events and presets) and makes event sets that count
+ * on the calling thread's (simulated) hardware thread. */
+#ifndef COUNTERLAB_H
+#define COUNTERLAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Errors: every failing call returns one of these and leaves a readable
+ * detail for the calling thread in clab_errmsg(). */
+enum clab_error {
+	CLAB_OK = 0,
+	CLAB_E_INVAL = -1,     /* invalid argument */
+	CLAB_E_NOMEM = -2,     /* out of memory */
+	CLAB_E_NOEVENT = -3,   /* unknown or malformed event name or code */
+	CLAB_E_CONFLICT = -4,  /* events cannot be counted together */
+	CLAB_E_QUALIFIER = -5, /* unknown or out-of-range event qualifier */
+	CLAB_E_PROFILE = -6,   /* malformed machine profile */
+	CLAB_E_ACTIVITY = -7,  /* malformed activity (rate) profile */
+	CLAB_E_NOSUPP = -8,    /* operation not supported by this unit */
+	CLAB_E_STATE = -9,     /* wrong state (e.g. not running) */
+	CLAB_E_NOCOMP = -10,   /* no such component on this machine */
+	CLAB_E_SYS = -11,      /* a system call failed */
+	CLAB_E_NOTHREAD = -12, /* no simulated hardware thread left */
+	CLAB_E_RATE = -13,     /* more events than the hardware can count */
+};
+#define CLAB_NERRORS 14
+
+const char *clab_strerror(int err);
+/* Detail of the calling thread's most recent error ("" if none). */
+const char *clab_errmsg(void);
+
+typedef struct clab_machine clab_machine;
+typedef struct clab_component clab_component;
+typedef struct clab_thread clab_thread;
+typedef struct clab_evset clab_evset;
+
+enum clab_scope { CLAB_SCOPE_THREAD, CLAB_SCOPE_CORE, CLAB_SCOPE_NODE };
+enum clab_overflow { CLAB_OVF_NONE, CLAB_OVF_FAST, CLAB_OVF_SLOW };
+enum clab_derived { CLAB_NOT_DERIVED, CLAB_DERIVED_ADD, CLAB_DERIVED_SUB,
+		    CLAB_DERIVED_POSTFIX };
+
+const char *clab_scope_name(enum clab_scope s);
+const char *clab_overflow_name(enum clab_overflow o);
+const char *clab_derived_name(enum clab_derived d);
+
+/* ---- machines ---------------------------------------------------------- */
+
+/* spec: "NAME-OR-PATH[:key=value,...]". NAME is a profile in the profile
+ * directory ($COUNTERLAB_MACHINES, else the installed machines/); keys
+ * override the profile's [machine] section (torus, ppn, map, clock, tick,
+ * seed, activity). NULL means $COUNTERLAB_MACHINE, else "bgq". */
+int clab_machine_open(const char *spec, clab_machine **out);
+void clab_machine_close(clab_machine *m);
+/* The process-wide machine, opened on first use from $COUNTERLAB_MACHINE. */
+int clab_machine_default(clab_machine **out);
+
+const char *clab_machine_name(const clab_machine *m);
+const char *clab_machine_description(const clab_machine *m);
+const char *clab_machine_path(const clab_machine *m);
+/* Effective value of a [machine] key after overrides, or NULL. */
+const char *clab_machine_setting(const clab_machine *m, const char *key);
+int clab_machine_ncomponents(const clab_machine *m);
+clab_component *clab_machine_component_at(clab_machine *m, int i);
+/* NULL (and CLAB_E_NOCOMP in clab_errmsg) when the machine has none. */
+clab_component *clab_machine_component(clab_machine *m, const char *name);
+
+/* ---- components and their event catalogs ------------------------------- */
+
+typedef struct clab_component_info {
+	const char *name;        /* "core", "l2", ... */
+	const char *description;
+	const char *backend;     /* backend name, e.g. "bgq-punit" */
+	int ncounters;           /* physical counters of one unit */
+	int width;               /* counter width in bits as the hardware has it */
+	enum clab_scope scope;   /* what one unit serves */
+	enum clab_overflow overflow;
+	uint32_t overflow_latency; /* cycles from crossing to interrupt (max) */
+	int can_multiplex;
+	int nnative;             /* native events, codes 0 .. nnative-1 */
+	int npreset;             /* presets, codes nnative .. nnative+npreset-1 */
+} clab_component_info;
+
+void clab_component_get_info(const clab_component *c, clab_component_info *info);
+clab_machine *clab_component_machine(const clab_component *c);
+
+#define CLAB_MAX_TERMS 8
+
+typedef struct clab_event_info {
+	uint32_t code;
+	const char *name;        /* as looked up, with qualifiers */
+	const char *descr;
+	const char *group;       /* hardware source, e.g. "A2_XU", "L1P_BASE" */
+	uint32_t hw_id;          /* id in the vendor's event table (0: none) */
+	uint32_t ctr_mask;       /* counters the event may use */
+	enum clab_scope scope;   /* whose activity it counts */
+	int is_preset;
+	enum clab_derived derived;
+	const char *postfix;     /* PAPI-style postfix ("N0|N1|-|") or NULL */
+	int nterms;              /* natives a preset is computed from */
+	uint32_t terms[CLAB_MAX_TERMS];
+	uint32_t quals;          /* qualifiers accepted (bit i: qualifier i) */
+} clab_event_info;
+
+typedef struct clab_qual_info {
+	const char *name;
+	const char *descr;
+	uint64_t min, max;
+} clab_qual_info;
+
+/* Name to code. Accepts "NAME" and "NAME:qual=value:..." (value decimal or
+ * 0x-hex); qualified names get codes of their own. */
+int clab_event_lookup(clab_component *c, const char *name, uint32_t *code);
+int clab_event_get_info(clab_component *c, uint32_t code, clab_event_info *info);
+int clab_component_nquals(const clab_component *c);
+int clab_component_qual(const clab_component *c, int i, clab_qual_info *q);
+
+/* ---- threads ----------------------------------------------------------- */
+
+/* Binds the calling OS thread to a (simulated) hardware thread of m. Idempotent
+ * per OS thread. */
+int clab_thread_attach(clab_machine *m, clab_thread **out);
+void clab_thread_detach(clab_thread *t);
+/* Hardware thread index (core * threads_per_core + smt). */
+int clab_thread_hwthread(const clab_thread *t);
+
+/* ---- event sets -------------------------------------------------------- */
+
+int clab_evset_create(clab_component *c, clab_thread *t, clab_evset **out);
+void clab_evset_destroy(clab_evset *s);
+/* Adds one event; on any error the set is unchanged. */
+int clab_evset_add(clab_evset *s, uint32_t code);
+/* Replaces the whole event list at once (n may be 0). */
+int clab_evset_program(clab_evset *s, const uint32_t *codes, int n);
+int clab_evset_size(const clab_evset *s);
+int clab_evset_start(clab_evset *s);
+/* Stops counting; vals (may be NULL) gets the final counts. */
+int clab_evset_stop(clab_evset *s, int64_t *vals);
+int clab_evset_read(clab_evset *s, int64_t *vals);
+int clab_evset_reset(clab_evset *s);
+/* vals[i] += count; then reset. */
+int clab_evset_accum(clab_evset *s, int64_t *vals);
+/* Counters used by event i of the set (bit c = counter c). */
+uint32_t clab_evset_counters(const clab_evset *s, int i);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,472 @@
+/* The simulated BG/Q node: 17 cores x 4 hardware threads, each with its own
+ * clock and activity, and the UPC_C scan that accumulates the 14-bit UPC_P
+ * counters into 64-bit values every BGQ_SCAN cycles.
+ *
+ * Activity: every primary event (a non-opcode event, or one opcode class)
+ * has a rate from the thread's activity profile, or a count from explicit
+ * work; opcode-group events, PEVT_INST_ALL and the FP-operation events are
+ * weighted sums of classes, so a group always equals the sum of its
+ * members. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include "bgq.h"
+
+#define HW_MASK ((1u << BGQ_HW_BITS) - 1)
+#define XU_CLASSES 0x0ffffff8u
+#define AXU_CLASSES 0x003ffffeu
+
+static int is_class(int e)
+{
+	const bgq_attr *a = &bgq_punit_attr[e];
+	uint32_t m = a->src == BGQ_SRC_OP_XU ? XU_CLASSES
+		   : a->src == BGQ_SRC_OP_AXU ? AXU_CLASSES : 0;
+	return m && (a->sel & m) && !(a->sel & (a->sel - 1));
+}
+
+/* Primary events carry their own rate; the rest are sums of classes. */
+static int is_primary(int e)
+{
+	const bgq_attr *a = &bgq_punit_attr[e];
+	if (e == BGQ_EV_CYCLES)
+		return 1;
+	switch (a->src) {
+	case BGQ_SRC_OP_FP_OPS: case BGQ_SRC_OP_FP_INSTR: case BGQ_SRC_OP_ALL:
+		return 0;
+	case BGQ_SRC_OP_XU: case BGQ_SRC_OP_AXU:
+		/* the MATCH events are primaries; masks of several classes not */
+		return is_class(e) || (a->sel && !(a->sel & (a->sel - 1)));
+	default:
+		return 1;
+	}
+}
+
+/* Floating-point operations per instruction of an AXU class: fused
+ * multiply-add does two, quad (4-wide) instructions four times as many. */
+static uint8_t flops(int e)
+{
+	const char *n = bgq_punit_natives[e].name + strlen("PEVT_INST_QFPU_");
+	int quad = n[0] == 'Q';
+	int fma = strcmp(n + 1, "MA") == 0;
+	return (uint8_t)((quad ? 4 : 1) * (fma ? 2 : 1));
+}
+
+static int add_classes(uint8_t src, uint32_t mask, int weighted, uint16_t *term,
+		       uint8_t *weight, int n)
+{
+	for (int e = 0; e < BGQ_N_PUNIT; e++)
+		if (is_class(e) && bgq_punit_attr[e].src == src &&
+		    (bgq_punit_attr[e].sel & mask)) {
+			term[n] = (uint16_t)e;
+			weight[n++] = weighted ? flops(e) : 1;
+		}
+	return n;
+}
+
+int bgq_terms_for(int ev, uint64_t mask, uint16_t *term, uint8_t *weight)
+{
+	const bgq_attr *a = &bgq_punit_attr[ev];
+	uint32_t sel = a->sel;
+	if (is_primary(ev)) {
+		term[0] = (uint16_t)ev;
+		weight[0] = 1;
+		return 1;
+	}
+	if (bgq_punit_natives[ev].quals & (1u << BGQ_Q_MASK))
+		sel = (uint32_t)mask; /* the *_GRP_MASK events */
+	switch (a->src) {
+	case BGQ_SRC_OP_XU: return add_classes(BGQ_SRC_OP_XU, sel, 0, term, weight, 0);
+	case BGQ_SRC_OP_AXU: return add_classes(BGQ_SRC_OP_AXU, sel, 0, term, weight, 0);
+	case BGQ_SRC_OP_FP_OPS: return add_classes(BGQ_SRC_OP_AXU, sel, 1, term, weight, 0);
+	case BGQ_SRC_OP_FP_INSTR: return add_classes(BGQ_SRC_OP_AXU, sel, 0, term, weight, 0);
+	default: { /* OP_ALL: every completed instruction */
+		int n = add_classes(BGQ_SRC_OP_XU, XU_CLASSES, 0, term, weight, 0);
+		return add_classes(BGQ_SRC_OP_AXU, AXU_CLASSES, 0, term, weight, n);
+	}
+	}
+}
+
+/* ---- activity profiles ------------------------------------------------- */
+
+static int find_event(const char *name)
+{
+	for (int e = 0; e < BGQ_N_PUNIT; e++)
+		if (strcasecmp(bgq_punit_natives[e].name, name) == 0)
+			return e;
+	return -1;
+}
+
+/* The A2 core completes at most one XU and one AXU instruction per cycle per
+ * thread, and a signal event fires at most once per cycle: with that, no
+ * counter can move by 2^14 within one scan interval, so none ever wraps
+ * unseen. */
+static int check_rates(const uint64_t *ppm_or_count, uint64_t per,
+		       const char *what)
+{
+	uint64_t xu = 0, axu = 0;
+	for (int e = 0; e < BGQ_N_PUNIT; e++) {
+		if (e == BGQ_EV_CYCLES)
+			continue;
+		if (ppm_or_count[e] > per)
+			return clab_seterr(CLAB_E_RATE,
+					   "%s: %s happens more than once per cycle",
+					   what, bgq_punit_natives[e].name);
+		if (is_class(e) && bgq_punit_attr[e].src == BGQ_SRC_OP_XU)
+			xu += ppm_or_count[e];
+		if (is_class(e) && bgq_punit_attr[e].src == BGQ_SRC_OP_AXU)
+			axu += ppm_or_count[e];
+	}
+	if (xu > per || axu > per)
+		return clab_seterr(CLAB_E_RATE,
+				   "%s: more than one %s instruction per cycle (the A2 completes at most one)",
+				   what, xu > per ? "XU" : "AXU");
+	return CLAB_OK;
+}
+
+static void profile_free(bgq_profile *p)
+{
+	if (!p)
+		return;
+	free(p->name);
+	free(p->cycles);
+	free(p->ppm);
+	free(p->prefix);
+	free(p);
+}
+
+static int profile_resolve(const clab_activity *a, const char *name,
+			   bgq_profile **out)
+{
+	bgq_profile *p = calloc(1, sizeof *p);
+	int np = a->nphase, rc = CLAB_OK;
+	if (!p || !(p->name = strdup(name)) ||
+	    !(p->cycles = calloc((size_t)np, sizeof *p->cycles)) ||
+	    !(p->ppm = calloc((size_t)np * BGQ_N_PUNIT, sizeof *p->ppm)) ||
+	    !(p->prefix = calloc((size_t)(np + 1) * BGQ_N_PUNIT, sizeof *p->prefix))) {
+		profile_free(p);
+		return CLAB_E_NOMEM;
+	}
+	p->nphase = np;
+	p->period = a->period;
+	for (int ph = 0; ph < np && !rc; ph++) {
+		uint64_t *ppm = p->ppm + (size_t)ph * BGQ_N_PUNIT;
+		p->cycles[ph] = a->phase[ph].cycles;
+		ppm[BGQ_EV_CYCLES] = CLAB_PPM;
+		for (int r = 0; r < a->phase[ph].nrate && !rc; r++) {
+			const clab_rate *rt = &a->phase[ph].rate[r];
+			int e = find_event(rt->event);
+			if (e < 0)
+				rc = clab_seterr(CLAB_E_ACTIVITY,
+						 "%s: phase %s: unknown PUnit event '%s'",
+						 name, a->phase[ph].name, rt->event);
+			else if (!is_primary(e) || e == BGQ_EV_CYCLES)
+				rc = clab_seterr(CLAB_E_ACTIVITY,
+						 "%s: phase %s: %s follows from other events (give rates for the single opcode classes instead)",
+						 name, a->phase[ph].name, bgq_punit_natives[e].name);
+			else
+				ppm[e] = rt->ppm;
+		}
+		if (!rc) {
+			char what[256];
+			snprintf(what, sizeof what, "%s: phase %s", name, a->phase[ph].name);
+			rc = check_rates(ppm, CLAB_PPM, what);
+		}
+		uint64_t *pre = p->prefix + (size_t)ph * BGQ_N_PUNIT;
+		for (int e = 0; e < BGQ_N_PUNIT; e++)
+			pre[BGQ_N_PUNIT + e] = pre[e] + clab_rate_count(ppm[e], p->cycles[ph]);
+	}
+	if (rc)
+		profile_free(p);
+	else
+		*out = p;
+	return rc;
+}
+
+/* Profiles are loaded once per node and shared by its threads. */
+static int profile_get(bgq_node *n, const char *name, const bgq_profile **out)
+{
+	int rc = CLAB_OK;
+	pthread_mutex_lock(&n->prof_lock);
+	for (int i = 0; i < n->nprof; i++)
+		if (strcmp(n->profs[i]->name, name) == 0) {
+			*out = n->profs[i];
+			goto out;
+		}
+	char *path = clab_machine_file(n->m, "activity", name, ".ini");
+	clab_activity *a = NULL;
+	bgq_profile *p = NULL;
+	bgq_profile **grown = realloc(n->profs, (size_t)(n->nprof + 1) * sizeof *grown);
+	if (!path || !grown) {
+		free(path);
+		rc = CLAB_E_NOMEM;
+		goto out;
+	}
+	n->profs = grown;
+	rc = clab_activity_load(path, &a);
+	if (!rc)
+		rc = profile_resolve(a, name, &p);
+	clab_activity_free(a);
+	free(path);
+	if (!rc)
+		*out = n->profs[n->nprof++] = p;
+out:
+	pthread_mutex_unlock(&n->prof_lock);
+	return rc;
+}
+
+/* Count of primary e after `act` cycles of profile p. */
+static uint64_t profile_count(const bgq_profile *p, int e, uint64_t act)
+{
+	if (!p)
+		return 0;
+	if (p->period == 0)
+		return clab_rate_count(p->ppm[e], act);
+	uint64_t laps = act / p->period, r = act % p->period;
+	const uint64_t *end = p->prefix + (size_t)p->nphase * BGQ_N_PUNIT;
+	uint64_t c = laps * end[e];
+	for (int ph = 0; ph < p->nphase; ph++) {
+		if (r < p->cycles[ph])
+			return c + p->prefix[(size_t)ph * BGQ_N_PUNIT + e] +
+			       clab_rate_count(p->ppm[(size_t)ph * BGQ_N_PUNIT + e], r);
+		r -= p->cycles[ph];
+	}
+	return c + end[e];
+}
+
+static uint64_t prim_truth(const bgq_hwt *t, int e)
+{
+	uint64_t v = profile_count(t->prof, e, t->act) + t->work[e];
+	if (t->wcount)
+		v += (uint64_t)((unsigned __int128)t->wcount[e] * (t->now - t->w0) / t->wlen);
+	return v;
+}
+
+uint64_t bgq_ctr_truth(const bgq_node *n, int core, const bgq_ctr *c)
+{
+	uint64_t v = 0;
+	for (int s = 0; s < BGQ_TPC; s++)
+		if (c->contrib & (1u << s)) {
+			const bgq_hwt *t = &n->hwt[core * BGQ_TPC + s];
+			for (int k = 0; k < c->nterm; k++)
+				v += c->weight[k] * prim_truth(t, c->term[k]);
+		}
+	return v;
+}
+
+/* ---- time -------------------------------------------------------------- */
+
+/* The UPC_C scan adds the 14-bit counter's movement since the last scan.
+ * `skipped`: the scans between the previous one and this were not run one by
+ * one; each would have added its interval's movement (less than 2^14, see
+ * check_rates), so together they add the whole movement. */
+static void scan(bgq_node *n, int core, bgq_ctr *c, int skipped)
+{
+	uint64_t v = bgq_ctr_truth(n, core, c) - c->start;
+	if (skipped)
+		c->acc = v; /* acc always equals v at the last scan */
+	else
+		c->acc += ((v & HW_MASK) - c->last14) & HW_MASK;
+	c->last14 = v & HW_MASK;
+}
+
+static void scan_all(bgq_node *n, int core, unsigned smt, int skipped)
+{
+	bgq_core *k = &n->core[core];
+	for (int i = 0; i < BGQ_CTRS; i++)
+		if (k->ctr[i].running && (k->ctr[i].contrib & (1u << smt)))
+			scan(n, core, &k->ctr[i], skipped);
+}
+
+/* Moves thread h's clock to `to`, running scans at the core's scan points.
+ * Between the first and the last scan point the accumulated value follows
+ * in closed form: with the rate limits above every scan in between would
+ * have added exactly the counter's movement. */
+static void move_to(bgq_node *n, int h, uint64_t to, int in_work)
+{
+	bgq_hwt *t = &n->hwt[h];
+	int core = h / BGQ_TPC;
+	unsigned smt = (unsigned)(h % BGQ_TPC);
+	uint64_t ph = n->core[core].phase;
+	uint64_t from = t->now;
+	/* first scan point after `from`, last one not after `to` */
+	uint64_t first = from + 1 + (BGQ_SCAN + ph - (from + 1) % BGQ_SCAN) % BGQ_SCAN;
+	uint64_t last = to >= ph ? to - (to - ph) % BGQ_SCAN : 0;
+	if (to >= ph && first <= last) {
+		uint64_t marks[2] = {first, last};
+		for (int i = 0; i < (last > first ? 2 : 1); i++) {
+			if (!in_work)
+				t->act += marks[i] - t->now;
+			t->now = marks[i];
+			scan_all(n, core, smt, i == 1 && last - first > BGQ_SCAN);
+		}
+	}
+	if (!in_work)
+		t->act += to - t->now;
+	t->now = to;
+}
+
+static int node_advance(void *sim, int h, uint64_t cycles)
+{
+	bgq_node *n = sim;
+	if (h < 0 || h >= BGQ_HWTHREADS)
+		return clab_seterr(CLAB_E_INVAL, "no hardware thread %d", h);
+	bgq_core *k = &n->core[h / BGQ_TPC];
+	pthread_mutex_lock(&k->lock);
+	move_to(n, h, n->hwt[h].now + cycles, 0);
+	pthread_mutex_unlock(&k->lock);
+	return CLAB_OK;
+}
+
+static int node_work(void *sim, int h, uint64_t cycles,
+		     const char *const *events, const uint64_t *counts, int nev)
+{
+	bgq_node *n = sim;
+	uint64_t c[BGQ_N_PUNIT] = {0};
+	if (h < 0 || h >= BGQ_HWTHREADS)
+		return clab_seterr(CLAB_E_INVAL, "no hardware thread %d", h);
+	if (cycles == 0)
+		return clab_seterr(CLAB_E_INVAL, "work needs at least one cycle");
+	for (int i = 0; i < nev; i++) {
+		int e = find_event(events[i]);
+		if (e < 0)
+			return clab_seterr(CLAB_E_NOEVENT, "work: unknown PUnit event '%s'",
+					   events[i]);
+		if (!is_primary(e) || e == BGQ_EV_CYCLES)
+			return clab_seterr(CLAB_E_INVAL,
+					   "work: %s follows from other events (give the single opcode classes)",
+					   events[i]);
+		c[e] += counts[i];
+	}
+	int rc = check_rates(c, cycles, "work");
+	if (rc)
+		return rc;
+	c[BGQ_EV_CYCLES] = cycles;
+	bgq_core *k = &n->core[h / BGQ_TPC];
+	bgq_hwt *t = &n->hwt[h];
+	pthread_mutex_lock(&k->lock);
+	t->w0 = t->now;
+	t->wlen = cycles;
+	t->wcount = c;
+	move_to(n, h, t->now + cycles, 1);
+	t->wcount = NULL;
+	for (int e = 0; e < BGQ_N_PUNIT; e++)
+		t->work[e] += c[e];
+	pthread_mutex_unlock(&k->lock);
+	return CLAB_OK;
+}
+
+static uint64_t node_now(void *sim, int h)
+{
+	bgq_node *n = sim;
+	return h >= 0 && h < BGQ_HWTHREADS ? n->hwt[h].now : 0;
+}
+
+static int node_set_activity(void *sim, int h, const char *name)
+{
+	bgq_node *n = sim;
+	const bgq_profile *p;
+	int rc = profile_get(n, name, &p);
+	if (rc)
+		return rc;
+	bgq_core *k = &n->core[h / BGQ_TPC];
+	bgq_hwt *t = &n->hwt[h];
+	pthread_mutex_lock(&k->lock);
+	/* fold what the old profile produced into the work tally */
+	for (int e = 0; e < BGQ_N_PUNIT; e++)
+		t->work[e] += profile_count(t->prof, e, t->act);
+	t->act = 0;
+	t->prof = p;
+	pthread_mutex_unlock(&k->lock);
+	return CLAB_OK;
+}
+
+static const clab_sim_ops node_sim_ops = {
+	.advance = node_advance,
+	.work = node_work,
+	.now = node_now,
+	.set_activity = node_set_activity,
+};
+
+void bgq_node_sync(bgq_node *n, int h, int is_read)
+{
+	bgq_hwt *t = &n->hwt[h];
+	if (n->host_clock) {
+		struct timespec ts;
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+		uint64_t ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+		pthread_t self = pthread_self();
+		if (!t->bound || !pthread_equal(t->owner, self)) {
+			t->bound = 1;
+			t->owner = self;
+			t->origin_ns = ns;
+			t->origin_cycles = t->now;
+		}
+		uint64_t target = t->origin_cycles + (ns - t->origin_ns) * BGQ_MHZ / 1000;
+		if (target > t->now)
+			move_to(n, h, target, 0);
+	} else if (is_read && n->tick) {
+		move_to(n, h, t->now + n->tick, 0);
+	}
+}
+
+/* ---- the node ---------------------------------------------------------- */
+
+static void node_destroy(void *p)
+{
+	bgq_node *n = p;
+	for (int i = 0; i < n->nprof; i++)
+		profile_free(n->profs[i]);
+	free(n->profs);
+	for (int c = 0; c < BGQ_CORES; c++)
+		pthread_mutex_destroy(&n->core[c].lock);
+	pthread_mutex_destroy(&n->prof_lock);
+	free(n);
+}
+
+static void *node_create(clab_machine *m, int *err)
+{
+	if (clab_machine_nhwthreads(m) != BGQ_HWTHREADS ||
+	    clab_machine_threads_per_core(m) != BGQ_TPC) {
+		*err = clab_seterr(CLAB_E_PROFILE,
+				   "machine %s: a BG/Q node has cores = %d and threads_per_core = %d",
+				   clab_machine_name(m), BGQ_CORES, BGQ_TPC);
+		return NULL;
+	}
+	bgq_node *n = calloc(1, sizeof *n);
+	if (!n) {
+		*err = CLAB_E_NOMEM;
+		return NULL;
+	}
+	n->m = m;
+	pthread_mutex_init(&n->prof_lock, NULL);
+	for (int c = 0; c < BGQ_CORES; c++) {
+		pthread_mutex_init(&n->core[c].lock, NULL);
+		n->core[c].l1p_mode = -1;
+		/* cores sit at different places on the scan ring */
+		n->core[c].phase = (uint32_t)(c * BGQ_SCAN / BGQ_CORES);
+	}
+	const char *clock = clab_machine_setting(m, "clock");
+	n->host_clock = clock && strcmp(clock, "host") == 0;
+	int rc = clab_machine_setting_u64(m, "tick", 0, 0, UINT64_MAX / 4, &n->tick);
+	const char *act = clab_machine_setting(m, "activity");
+	const bgq_profile *p = NULL;
+	if (!rc && act && *act)
+		rc = profile_get(n, act, &p);
+	if (rc) {
+		node_destroy(n);
+		*err = rc;
+		return NULL;
+	}
+	for (int h = 0; h < BGQ_HWTHREADS; h++)
+		n->hwt[h].prof = p;
+	clab_machine_set_sim(m, &node_sim_ops, n);
+	return n;
+}
+
+bgq_node *bgq_node_get(clab_machine *m, int *err)
+{
+	return clab_machine_shared(m, "bgq-node", node_create, node_destroy, err);
+}

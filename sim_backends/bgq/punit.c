@@ -1,0 +1,467 @@
+/* The BG/Q processor unit (UPC_P): 24 counters per core in four groups of
+ * six (group g = counters c with c % 4 == g, owned by hardware thread g),
+ * with the A2 signal, L1p and counter-mask rules of HARDWARE.md. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "bgq.h"
+
+#define GROUP_CTRS(g) (0x111111u << (g))
+#define MAX_STEPS 200000 /* bound on the placement search */
+
+typedef struct punit_set {
+	int hw, core, smt;
+	int n;
+	int ctr[BGQ_CTRS];  /* counter of request i */
+	uint8_t groups;     /* counter groups held */
+	int l1p;            /* holds the core's L1p mode */
+} punit_set;
+
+typedef struct punit {
+	bgq_node *node;
+} punit;
+
+static const clab_qual_info punit_quals[] = {
+	[BGQ_Q_MASK] = {"mask", "opcode-group mask selecting which instruction classes count", 0, 0xffffffffull},
+};
+
+static int is_a2(int src) { return src <= BGQ_SRC_A2_MMU; }
+static int is_l1p_mode(int src)
+{
+	return src == BGQ_SRC_L1P_SWITCH || src == BGQ_SRC_L1P_STREAM ||
+	       src == BGQ_SRC_L1P_LIST;
+}
+static const char *src_name(int e) { return bgq_punit_natives[e].group; }
+
+/* The A2 signal a counter listens to. */
+static int signal_of(int c)
+{
+	static const int map[8] = {0, 2, 4, 6, 1, 3, 5, 7};
+	return map[c % 8];
+}
+
+/* Counters event e may use when counted for thread smt. */
+static uint32_t allowed(int e, int smt)
+{
+	const bgq_attr *a = &bgq_punit_attr[e];
+	uint32_t m = bgq_punit_natives[e].ctr_mask;
+	int threaded = bgq_punit_natives[e].scope == CLAB_SCOPE_THREAD;
+	if (is_a2(a->src) && threaded)
+		m &= smt < 2 ? 0x333333u : 0xccccccu;
+	if ((a->src >= BGQ_SRC_L1P_BASE && a->src <= BGQ_SRC_WAKEUP) && threaded)
+		m &= GROUP_CTRS(smt); /* one counter per thread per conflict set */
+	return m;
+}
+
+/* ---- placement --------------------------------------------------------- */
+
+typedef struct place {
+	const bgq_core *k;
+	const void *replace;
+	int n, smt;
+	int ev[BGQ_CTRS];
+	uint32_t cand[BGQ_CTRS];
+	int order[BGQ_CTRS];
+	int ctr[BGQ_CTRS];
+	uint32_t used;        /* counters taken */
+	uint8_t sig[5];       /* A2 signals taken per unit */
+	long steps;
+} place;
+
+static int others(const place *p, const void *set)
+{
+	return set && set != p->replace;
+}
+
+static int search(place *p, int i)
+{
+	if (i == p->n)
+		return 1;
+	if (++p->steps > MAX_STEPS)
+		return 0;
+	int r = p->order[i], e = p->ev[r], src = bgq_punit_attr[e].src;
+	for (uint32_t m = p->cand[r] & ~p->used; m; m &= m - 1) {
+		int c = __builtin_ctz(m);
+		uint8_t bit = (uint8_t)(1u << signal_of(c));
+		if (is_a2(src) && (p->sig[src] & bit))
+			continue;
+		p->used |= 1u << c;
+		if (is_a2(src))
+			p->sig[src] |= bit;
+		p->ctr[r] = c;
+		if (search(p, i + 1))
+			return 1;
+		p->used &= ~(1u << c);
+		if (is_a2(src))
+			p->sig[src] &= (uint8_t)~bit;
+	}
+	return 0;
+}
+
+/* Tries to place events ev[0..n) on the counters of `groups`. */
+static int try_place(place *p, const int *ev, int n, uint8_t groups)
+{
+	uint32_t gm = 0;
+	for (int g = 0; g < BGQ_TPC; g++)
+		if (groups & (1u << g))
+			gm |= GROUP_CTRS(g);
+	p->n = n;
+	p->used = 0;
+	p->steps = 0;
+	memset(p->sig, 0, sizeof p->sig);
+	/* signals held by other sets of the core */
+	for (int c = 0; c < BGQ_CTRS; c++) {
+		const bgq_ctr *k = &p->k->ctr[c];
+		if (others(p, k->set) && k->nterm == 1) {
+			int src = bgq_punit_attr[k->term[0]].src;
+			if (is_a2(src))
+				p->sig[src] |= (uint8_t)(1u << signal_of(c));
+		}
+	}
+	for (int i = 0; i < n; i++) {
+		p->ev[i] = ev[i];
+		p->cand[i] = allowed(ev[i], p->smt) & gm;
+		p->order[i] = i;
+	}
+	/* most constrained first */
+	for (int i = 1; i < n; i++)
+		for (int j = i; j > 0 && __builtin_popcount(p->cand[p->order[j]]) <
+					 __builtin_popcount(p->cand[p->order[j - 1]]); j--) {
+			int t = p->order[j];
+			p->order[j] = p->order[j - 1];
+			p->order[j - 1] = t;
+		}
+	return search(p, 0);
+}
+
+/* Group sets thread smt may hold, smallest first, given the other sets. */
+static int group_choices(const place *p, int need_all, uint8_t *choice)
+{
+	uint8_t own = (uint8_t)(1u << p->smt);
+	uint8_t opts[3] = {own, (uint8_t)(own | 1u << (p->smt ^ 1)), 0xf};
+	int n = 0;
+	for (int i = need_all ? 2 : 0; i < 3; i++) {
+		int free_ = 1;
+		for (int g = 0; g < BGQ_TPC; g++)
+			if ((opts[i] & (1u << g)) && others(p, p->k->group[g]))
+				free_ = 0;
+		if (free_)
+			choice[n++] = opts[i];
+	}
+	return n;
+}
+
+static int l1p_conflict(const place *p, const int *ev, int n)
+{
+	int mode = -1;
+	/* the core's mode binds unless the set being replaced is its only user */
+	if (p->k->l1p_mode >= 0 &&
+	    !(p->k->l1p_users == 1 && p->replace && ((const punit_set *)p->replace)->l1p))
+		mode = p->k->l1p_mode;
+	for (int i = 0; i < n; i++) {
+		int src = bgq_punit_attr[ev[i]].src;
+		if (!is_l1p_mode(src))
+			continue;
+		if (mode >= 0 && mode != src)
+			return i;
+		mode = src;
+	}
+	return -1;
+}
+
+static int fits(place *p, const int *ev, int n, uint8_t *groups)
+{
+	int need_all = 0;
+	for (int i = 0; i < n; i++)
+		need_all |= bgq_punit_attr[ev[i]].core_shared;
+	if (l1p_conflict(p, ev, n) >= 0)
+		return 0;
+	uint8_t choice[3];
+	int nc = group_choices(p, need_all, choice);
+	for (int i = 0; i < nc; i++)
+		if (try_place(p, ev, n, choice[i])) {
+			*groups = choice[i];
+			return 1;
+		}
+	return 0;
+}
+
+static void list_ctrs(uint32_t m, char *buf, size_t len)
+{
+	size_t o = 0;
+	buf[0] = 0;
+	for (; m && o < len; m &= m - 1)
+		o += (size_t)snprintf(buf + o, len - o, "%s%d", o ? " " : "",
+				      __builtin_ctz(m));
+}
+
+/* Names the events that cannot go together and why. */
+static int explain(place *p, const int *ev, int n)
+{
+	const clab_native *N = bgq_punit_natives;
+	uint8_t g;
+	char buf[128];
+	for (int i = 0; i < n; i++) {
+		if (fits(p, &ev[i], 1, &g))
+			continue;
+		const bgq_attr *a = &bgq_punit_attr[ev[i]];
+		if (l1p_conflict(p, &ev[i], 1) >= 0)
+			return clab_seterr(CLAB_E_CONFLICT,
+					   "%s needs the core's L1p unit in %s mode, but another event set holds it in %s mode",
+					   N[ev[i]].name, src_name(ev[i]),
+					   p->k->l1p_mode == BGQ_SRC_L1P_SWITCH ? "L1P_SWITCH"
+					   : p->k->l1p_mode == BGQ_SRC_L1P_STREAM ? "L1P_STREAM"
+					   : "L1P_LIST");
+		if (a->core_shared)
+			return clab_seterr(CLAB_E_CONFLICT,
+					   "%s counts for the whole core and needs all four counter groups, but other threads' event sets hold some of them",
+					   N[ev[i]].name);
+		list_ctrs(allowed(ev[i], p->smt), buf, sizeof buf);
+		return clab_seterr(CLAB_E_CONFLICT,
+				   "%s can only use counters %s for hardware thread %d, and those are held by other event sets or their A2 signals are taken",
+				   N[ev[i]].name, buf, p->smt);
+	}
+	for (int i = n - 1; i > 0; i--)
+		for (int j = 0; j < i; j++) {
+			int pair[2] = {ev[j], ev[i]};
+			if (fits(p, pair, 2, &g))
+				continue;
+			int a = bgq_punit_attr[ev[j]].src, b = bgq_punit_attr[ev[i]].src;
+			if (is_l1p_mode(a) && is_l1p_mode(b) && a != b)
+				return clab_seterr(CLAB_E_CONFLICT,
+						   "%s (%s) and %s (%s): the core's L1p unit runs one mode at a time",
+						   N[ev[j]].name, src_name(ev[j]), N[ev[i]].name,
+						   src_name(ev[i]));
+			uint32_t cj = allowed(ev[j], p->smt), ci = allowed(ev[i], p->smt);
+			if (__builtin_popcount(cj & ci) <= 1 && __builtin_popcount(cj) == 1 &&
+			    __builtin_popcount(ci) == 1) {
+				list_ctrs(ci, buf, sizeof buf);
+				return clab_seterr(CLAB_E_CONFLICT,
+						   "%s and %s both need counter %s, the only one hardware thread %d has in their conflict set",
+						   N[ev[j]].name, N[ev[i]].name, buf, p->smt);
+			}
+			if (is_a2(a) && a == b)
+				return clab_seterr(CLAB_E_CONFLICT,
+						   "%s and %s are both %s events whose counters listen to the same A2 signal, and each signal feeds one counter",
+						   N[ev[j]].name, N[ev[i]].name, src_name(ev[i]));
+			return clab_seterr(CLAB_E_CONFLICT,
+					   "%s and %s cannot be placed on distinct counters together",
+					   N[ev[j]].name, N[ev[i]].name);
+		}
+	uint8_t choice[3];
+	int nc = group_choices(p, 0, choice);
+	int most = nc ? __builtin_popcount(choice[nc - 1]) * 6 : 0;
+	return clab_seterr(CLAB_E_CONFLICT,
+			   "%d events do not fit the counters hardware thread %d can hold (%d: %s); %s",
+			   n, p->smt, most,
+			   most == 24 ? "all four groups" : most == 12 ? "its own and its sibling's group"
+							      : "its own group, the others are held by other event sets",
+			   "the A2 signal and counter-mask rules leave no placement for all of them");
+}
+
+/* ---- the unit ---------------------------------------------------------- */
+
+static void set_release_locked(bgq_core *k, punit_set *s)
+{
+	for (int c = 0; c < BGQ_CTRS; c++)
+		if (k->ctr[c].set == s)
+			memset(&k->ctr[c], 0, sizeof k->ctr[c]);
+	for (int g = 0; g < BGQ_TPC; g++)
+		if (k->group[g] == s)
+			k->group[g] = NULL;
+	if (s->l1p && --k->l1p_users == 0)
+		k->l1p_mode = -1;
+}
+
+static int punit_program(void *unit, int hw, const clab_evreq *reqs, int n,
+			 void *replace, void **out)
+{
+	punit *u = unit;
+	bgq_node *node = u->node;
+	if (hw < 0 || hw >= BGQ_HWTHREADS)
+		return clab_seterr(CLAB_E_INVAL, "no hardware thread %d", hw);
+	if (n > BGQ_CTRS)
+		return clab_seterr(CLAB_E_CONFLICT,
+				   "%d events, but a core has %d counters (multiplex to count more)",
+				   n, BGQ_CTRS);
+	int core = hw / BGQ_TPC;
+	bgq_core *k = &node->core[core];
+	int ev[BGQ_CTRS];
+	for (int i = 0; i < n; i++)
+		ev[i] = (int)reqs[i].native;
+	place p = {.k = k, .replace = replace, .smt = hw % BGQ_TPC};
+	uint8_t groups = 0;
+	pthread_mutex_lock(&k->lock);
+	if (!fits(&p, ev, n, &groups)) {
+		int rc = explain(&p, ev, n);
+		pthread_mutex_unlock(&k->lock);
+		return rc;
+	}
+	punit_set *s = calloc(1, sizeof *s);
+	if (!s) {
+		pthread_mutex_unlock(&k->lock);
+		return CLAB_E_NOMEM;
+	}
+	if (replace) {
+		set_release_locked(k, replace);
+		free(replace);
+	}
+	s->hw = hw;
+	s->core = core;
+	s->smt = hw % BGQ_TPC;
+	s->n = n;
+	s->groups = groups;
+	for (int g = 0; g < BGQ_TPC; g++)
+		if (groups & (1u << g))
+			k->group[g] = s;
+	for (int i = 0; i < n; i++) {
+		bgq_ctr *c = &k->ctr[p.ctr[i]];
+		s->ctr[i] = p.ctr[i];
+		memset(c, 0, sizeof *c);
+		c->set = s;
+		c->nterm = bgq_terms_for(ev[i], reqs[i].qual[BGQ_Q_MASK], c->term, c->weight);
+		c->contrib = bgq_punit_natives[ev[i]].scope == CLAB_SCOPE_THREAD
+			     ? (uint8_t)(1u << s->smt) : 0xf;
+		int src = bgq_punit_attr[ev[i]].src;
+		if (is_l1p_mode(src) && !s->l1p) {
+			s->l1p = 1;
+			k->l1p_mode = src;
+			k->l1p_users++;
+		}
+	}
+	pthread_mutex_unlock(&k->lock);
+	*out = s;
+	return CLAB_OK;
+}
+
+static void punit_release(void *unit, void *set)
+{
+	punit *u = unit;
+	punit_set *s = set;
+	bgq_core *k = &u->node->core[s->core];
+	pthread_mutex_lock(&k->lock);
+	set_release_locked(k, s);
+	pthread_mutex_unlock(&k->lock);
+	free(s);
+}
+
+static void zero_locked(bgq_node *n, punit_set *s, int run)
+{
+	bgq_core *k = &n->core[s->core];
+	for (int i = 0; i < s->n; i++) {
+		bgq_ctr *c = &k->ctr[s->ctr[i]];
+		c->start = bgq_ctr_truth(n, s->core, c);
+		c->acc = 0;
+		c->last14 = 0;
+		if (run >= 0)
+			c->running = run;
+	}
+}
+
+static int punit_start(void *unit, void *set)
+{
+	punit *u = unit;
+	punit_set *s = set;
+	bgq_core *k = &u->node->core[s->core];
+	pthread_mutex_lock(&k->lock);
+	bgq_node_sync(u->node, s->hw, 0);
+	zero_locked(u->node, s, 1);
+	pthread_mutex_unlock(&k->lock);
+	return CLAB_OK;
+}
+
+static int punit_reset(void *unit, void *set)
+{
+	punit *u = unit;
+	punit_set *s = set;
+	bgq_core *k = &u->node->core[s->core];
+	pthread_mutex_lock(&k->lock);
+	bgq_node_sync(u->node, s->hw, 0);
+	zero_locked(u->node, s, -1);
+	pthread_mutex_unlock(&k->lock);
+	return CLAB_OK;
+}
+
+/* Stopping drains the hardware counters into UPC_C: final counts are exact. */
+static int punit_stop(void *unit, void *set)
+{
+	punit *u = unit;
+	punit_set *s = set;
+	bgq_core *k = &u->node->core[s->core];
+	pthread_mutex_lock(&k->lock);
+	bgq_node_sync(u->node, s->hw, 0);
+	for (int i = 0; i < s->n; i++) {
+		bgq_ctr *c = &k->ctr[s->ctr[i]];
+		if (c->running)
+			c->acc = bgq_ctr_truth(u->node, s->core, c) - c->start;
+		c->running = 0;
+	}
+	pthread_mutex_unlock(&k->lock);
+	return CLAB_OK;
+}
+
+/* Reads give UPC_C's value as of the last scan, up to BGQ_SCAN cycles old. */
+static int punit_read(void *unit, void *set, uint64_t *vals)
+{
+	punit *u = unit;
+	punit_set *s = set;
+	bgq_core *k = &u->node->core[s->core];
+	pthread_mutex_lock(&k->lock);
+	bgq_node_sync(u->node, s->hw, 1);
+	for (int i = 0; i < s->n; i++)
+		vals[i] = k->ctr[s->ctr[i]].acc;
+	pthread_mutex_unlock(&k->lock);
+	return CLAB_OK;
+}
+
+static uint32_t punit_counters(void *unit, void *set, int i)
+{
+	(void)unit;
+	punit_set *s = set;
+	return i >= 0 && i < s->n ? 1u << s->ctr[i] : 0;
+}
+
+static int punit_open(clab_machine *m, void **unit, clab_unit_desc *d)
+{
+	int err;
+	bgq_node *node = bgq_node_get(m, &err);
+	if (!node)
+		return err;
+	punit *u = calloc(1, sizeof *u);
+	if (!u)
+		return CLAB_E_NOMEM;
+	u->node = node;
+	*unit = u;
+	*d = (clab_unit_desc){
+		.description = "Blue Gene/Q processor unit (UPC_P), simulated: 24 counters per core",
+		.ncounters = BGQ_CTRS,
+		.width = BGQ_HW_BITS,
+		.scope = CLAB_SCOPE_CORE,
+		.overflow = CLAB_OVF_FAST,
+		.overflow_latency = 4,
+		.can_multiplex = 1,
+		.natives = bgq_punit_natives,
+		.nnative = BGQ_N_PUNIT,
+		.quals = punit_quals,
+		.nquals = 1,
+	};
+	return CLAB_OK;
+}
+
+static void punit_close(void *unit)
+{
+	free(unit);
+}
+
+const clab_unit_ops clab_bgq_punit_ops = {
+	.name = "bgq-punit",
+	.open = punit_open,
+	.close = punit_close,
+	.program = punit_program,
+	.release = punit_release,
+	.start = punit_start,
+	.stop = punit_stop,
+	.read = punit_read,
+	.reset = punit_reset,
+	.counters = punit_counters,
+};
