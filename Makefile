@@ -111,7 +111,9 @@ $(BUILD)/papi-configured.stamp: $(BUILD)/papi-src.stamp
 	grep -q 'platform... linux-generic' $(BUILD)/papi-configure.log
 	@touch $@
 
+# PAPI's own rules do not see our headers: relink libpapi whenever we changed.
 $(PAPI_STAMP): $(BUILD)/papi-configured.stamp $(LIBCLAB) $(DATA_STAMP) $(COMPONENT_FILES)
+	rm -f $(PAPI_TREE)/src/libpapi.so*
 	$(MAKE) -C $(PAPI_TREE)/src -j$(JOBS) CLAB_ROOT=$(CURDIR) CLAB_PREFIX=$(PREFIX) \
 		> $(BUILD)/papi-make.log 2>&1 || { tail -30 $(BUILD)/papi-make.log; exit 1; }
 	$(MAKE) -C $(PAPI_TREE)/src CLAB_ROOT=$(CURDIR) CLAB_PREFIX=$(PREFIX) install \

@@ -3,6 +3,7 @@
 #include <string.h>
 #include "clab_papi.h"
 #include "papi_preset.h"
+#include "threads.h"
 
 static int to_papi(int err)
 {
@@ -81,7 +82,35 @@ static int load_papi_presets(clab_papi_comp *pc, int cidx)
 			memset(s, 0, sizeof *s);
 	}
 	int rc = n ? _papi_hwi_setup_all_presets(tab, cidx) : PAPI_OK;
+	/* setup_all_presets leaves the term names, which PAPI's listings print */
+	for (int i = 0; i < n && rc == PAPI_OK; i++) {
+		hwi_presets_t *p = &_papi_hwi_presets[tab[i].event_code & PAPI_PRESET_AND_MASK];
+		for (unsigned k = 0; k < p->count; k++) {
+			PAPI_event_info_t ti;
+			if (PAPI_get_event_info(p->code[k], &ti) == PAPI_OK)
+				p->name[k] = strdup(ti.symbol);
+		}
+	}
 	free(tab);
+	return rc;
+}
+
+/* PAPI 7.0 initializes every component but perf_event before any thread
+ * record exists, yet its name lookup (needed to give preset terms PAPI's
+ * event codes) keeps scratch state in the calling thread's record. For the
+ * length of the preset registration we lend it an empty record, then put
+ * things back exactly as they were. */
+static int load_papi_presets_threadless(clab_papi_comp *pc, int cidx)
+{
+	ThreadInfo_t *saved = _papi_hwi_my_thread, scratch;
+	if (saved)
+		return load_papi_presets(pc, cidx);
+	memset(&scratch, 0, sizeof scratch);
+	scratch.tls_papi_event_code = -1;
+	scratch.tls_papi_event_code_changed = -1;
+	_papi_hwi_my_thread = &scratch;
+	int rc = load_papi_presets(pc, cidx);
+	_papi_hwi_my_thread = saved;
 	return rc;
 }
 
@@ -118,7 +147,7 @@ int clab_papi_init_component(clab_papi_comp *pc, int cidx)
 	snprintf(v->cmp_info.description, PAPI_MAX_STR_LEN, "%s (%s)",
 		 ci.description, clab_machine_name(pc->machine));
 	if (pc->presets_to_papi)
-		return load_papi_presets(pc, cidx);
+		return load_papi_presets_threadless(pc, cidx);
 	return PAPI_OK;
 }
 

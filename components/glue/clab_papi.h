@@ -79,7 +79,7 @@ int clab_papi_code_to_info(clab_papi_comp *pc, unsigned int code,
 	{ return clab_papi_code_to_info(&pc_, e, i); }                           \
 	papi_vector_t _clab_##NAME##_vector = {                                  \
 		.cmp_info = {                                                    \
-			.name = "clab_" #NAME,                                   \
+			.name = UNIT, /* PAPI matches "UNIT:::EVENT" on name */ \
 			.short_name = UNIT,                                      \
 			.description = DESCR,                                    \
 			.version = "1.0",                                        \

@@ -1,0 +1,253 @@
+/* counterlab-native-avail: lists a machine's components and events in the
+ * block layout of papi_native_avail, plus what PAPI cannot show: machine
+ * profile and backend, counters and width, scope, the counters each event
+ * may use, overflow kind. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <counterlab/counterlab.h>
+
+#define WIDTH 80
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: counterlab-native-avail [options]\n"
+		"List the components and events of a counterlab machine.\n\n"
+		"  -m, --machine SPEC   machine profile NAME-OR-PATH[:key=value,...]\n"
+		"                       (default: $COUNTERLAB_MACHINE, else bgq)\n"
+		"  -c, --component NAME only this component (core, l2, io, network, kernel)\n"
+		"  -e, --event NAME     details of one event (qualifiers allowed)\n"
+		"      --csv            one line per event, comma separated\n"
+		"  -h, --help           this text\n");
+}
+
+static void rule(char c)
+{
+	for (int i = 0; i < WIDTH; i++)
+		putchar(c);
+	putchar('\n');
+}
+
+/* Prints text in a |...| box line, wrapped at word boundaries. */
+static void boxed(int indent, const char *text)
+{
+	int room = WIDTH - 4 - indent;
+	while (*text) {
+		int len = (int)strlen(text);
+		if (len > room) {
+			len = room;
+			while (len > 0 && text[len] != ' ')
+				len--;
+			if (len == 0)
+				len = room;
+		}
+		printf("| %*s%-*.*s |\n", indent, "", room, len, text);
+		text += len;
+		while (*text == ' ')
+			text++;
+	}
+}
+
+static void format_ctrs(uint32_t mask, int n, char *buf, size_t len)
+{
+	size_t o = 0;
+	buf[0] = 0;
+	for (int c = 0; c < n && o < len; c++) {
+		if (!(mask & (1u << c)))
+			continue;
+		int e = c;
+		while (e + 1 < n && (mask & (1u << (e + 1))))
+			e++;
+		o += (size_t)snprintf(buf + o, len - o, "%s%d", o ? "," : "", c);
+		if (e > c)
+			o += (size_t)snprintf(buf + o, len - o, "-%d", e);
+		c = e;
+	}
+	if (!buf[0])
+		snprintf(buf, len, "fixed");
+}
+
+static void event_block(clab_component *c, const clab_component_info *ci,
+			uint32_t code, int details)
+{
+	clab_event_info ei;
+	char line[512], ctrs[128];
+	clab_event_get_info(c, code, &ei);
+	printf("| %-*s |\n", WIDTH - 4, ei.name);
+	boxed(11, ei.descr);
+	format_ctrs(ei.ctr_mask, ci->ncounters, ctrs, sizeof ctrs);
+	if (ei.is_preset) {
+		snprintf(line, sizeof line, "preset, %s%s%s", clab_derived_name(ei.derived),
+			 ei.postfix ? " " : "", ei.postfix ? ei.postfix : "");
+		boxed(11, line);
+		for (int t = 0; t < ei.nterms; t++) {
+			clab_event_info ti;
+			clab_event_get_info(c, ei.terms[t], &ti);
+			snprintf(line, sizeof line, "N%d = %s", t, ti.name);
+			boxed(13, line);
+		}
+	} else {
+		snprintf(line, sizeof line, "id %u, %s, counts %s activity, counters %s",
+			 ei.hw_id, ei.group, clab_scope_name(ei.scope), ctrs);
+		boxed(11, line);
+	}
+	for (int q = 0; q < clab_component_nquals(c); q++) {
+		clab_qual_info qi;
+		clab_component_qual(c, q, &qi);
+		if (!(ei.quals & (1u << q)))
+			continue;
+		snprintf(line, sizeof line, ":%s=%llu..%#llx  %s", qi.name,
+			 (unsigned long long)qi.min, (unsigned long long)qi.max, qi.descr);
+		boxed(5, line);
+	}
+	if (details) {
+		snprintf(line, sizeof line, "code %#x in component %s", ei.code, ci->name);
+		boxed(11, line);
+	}
+	rule('-');
+}
+
+static void component_block(clab_component *c, const clab_component_info *ci)
+{
+	char line[512];
+	rule('=');
+	printf(" Native Events in Component: %s\n", ci->name);
+	rule('=');
+	snprintf(line, sizeof line, "%s", ci->description);
+	boxed(0, line);
+	snprintf(line, sizeof line,
+		 "backend %s: %d counters of %d bits, one unit per %s, overflow %s",
+		 ci->backend, ci->ncounters, ci->width, clab_scope_name(ci->scope),
+		 clab_overflow_name(ci->overflow));
+	if (ci->overflow != CLAB_OVF_NONE)
+		snprintf(line + strlen(line), sizeof line - strlen(line),
+			 " (within %u cycles)", ci->overflow_latency);
+	snprintf(line + strlen(line), sizeof line - strlen(line), ", %s",
+		 ci->can_multiplex ? "can multiplex" : "no multiplexing");
+	boxed(0, line);
+	rule('-');
+	(void)c;
+}
+
+static void csv_quote(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"')
+			putchar('"');
+		putchar(*s);
+	}
+	putchar('"');
+}
+
+static void csv_event(clab_component *c, const clab_component_info *ci,
+		      uint32_t code)
+{
+	clab_event_info ei;
+	char ctrs[128];
+	clab_event_get_info(c, code, &ei);
+	format_ctrs(ei.ctr_mask, ci->ncounters, ctrs, sizeof ctrs);
+	printf("%s,%s,%s,%s,%u,%s,%s,", ci->name, ei.name,
+	       ei.is_preset ? "preset" : "native", clab_derived_name(ei.derived),
+	       ei.hw_id, ei.group ? ei.group : "", clab_scope_name(ei.scope));
+	csv_quote(ctrs);
+	putchar(',');
+	csv_quote(ei.descr);
+	putchar('\n');
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"machine", required_argument, 0, 'm'},
+		{"component", required_argument, 0, 'c'},
+		{"event", required_argument, 0, 'e'},
+		{"csv", no_argument, 0, 'C'},
+		{"help", no_argument, 0, 'h'},
+		{0, 0, 0, 0},
+	};
+	const char *spec = NULL, *only = NULL, *event = NULL;
+	int csv = 0, o;
+	while ((o = getopt_long(argc, argv, "m:c:e:h", opts, NULL)) != -1) {
+		switch (o) {
+		case 'm': spec = optarg; break;
+		case 'c': only = optarg; break;
+		case 'e': event = optarg; break;
+		case 'C': csv = 1; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "counterlab-native-avail: unexpected argument '%s'\n", argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+	clab_machine *m;
+	int rc = clab_machine_open(spec, &m);
+	if (rc) {
+		fprintf(stderr, "counterlab-native-avail: %s: %s\n", clab_strerror(rc),
+			clab_errmsg());
+		return 1;
+	}
+	if (only && !clab_machine_component(m, only)) {
+		fprintf(stderr, "counterlab-native-avail: %s\n", clab_errmsg());
+		clab_machine_close(m);
+		return 1;
+	}
+	if (event) {
+		/* the first component that knows the event */
+		for (int i = 0; i < clab_machine_ncomponents(m); i++) {
+			clab_component *c = clab_machine_component_at(m, i);
+			clab_component_info ci;
+			uint32_t code;
+			clab_component_get_info(c, &ci);
+			if ((only && strcmp(only, ci.name)) || clab_event_lookup(c, event, &code))
+				continue;
+			printf("Event details (machine %s, component %s):\n", clab_machine_name(m),
+			       ci.name);
+			rule('-');
+			event_block(c, &ci, code, 1);
+			clab_machine_close(m);
+			return 0;
+		}
+		fprintf(stderr, "counterlab-native-avail: %s\n", clab_errmsg());
+		clab_machine_close(m);
+		return 1;
+	}
+	if (csv)
+		printf("component,event,kind,derived,hw_id,group,scope,counters,description\n");
+	else {
+		printf("Available native events and hardware information.\n");
+		rule('-');
+		printf("%-25s: %s\n", "Machine profile", clab_machine_name(m));
+		printf("%-25s: %s\n", "Profile file", clab_machine_path(m));
+		printf("%-25s: %s\n", "Description", clab_machine_description(m));
+		const char *clock = clab_machine_setting(m, "clock");
+		printf("%-25s: %s\n", "Clock", clock ? clock : "virtual");
+		rule('-');
+	}
+	int total = 0;
+	for (int i = 0; i < clab_machine_ncomponents(m); i++) {
+		clab_component *c = clab_machine_component_at(m, i);
+		clab_component_info ci;
+		clab_component_get_info(c, &ci);
+		if (only && strcmp(only, ci.name))
+			continue;
+		if (!csv)
+			component_block(c, &ci);
+		for (int k = 0; k < ci.nnative + ci.npreset; k++) {
+			if (csv)
+				csv_event(c, &ci, (uint32_t)k);
+			else
+				event_block(c, &ci, (uint32_t)k, 0);
+		}
+		total += ci.nnative + ci.npreset;
+	}
+	if (!csv)
+		printf("\nTotal events reported: %d\n", total);
+	clab_machine_close(m);
+	return 0;
+}
