@@ -147,9 +147,9 @@ dictionary *clab_ini_load(const char *path, int err, const char *what)
 	for (ssize_t i = 0; i < d->size; i++) {
 		if (!d->key[i] || d->val[i] == NULL)
 			continue; /* a section entry */
-		if (!strchr(d->key[i], ':')) {
+		if (!strchr(d->key[i], ':') || d->key[i][0] == ':') {
 			clab_seterr(err, "%s %s: key '%s' is outside any [section]",
-				    what, path, d->key[i]);
+				    what, path, d->key[i] + (d->key[i][0] == ':'));
 			iniparser_freedict(d);
 			return NULL;
 		}
@@ -178,8 +178,7 @@ char *clab_machine_file(const clab_machine *m, const char *sub,
 /* Splits "NAME-OR-PATH[:k=v,...]" and applies the overrides after load. */
 static int parse_spec(const char *spec, char **base, char **overrides)
 {
-	const char *slash = strrchr(spec, '/');
-	const char *colon = strchr(slash ? slash : spec, ':');
+	const char *colon = strchr(spec, ':'); /* so paths may not hold ':' */
 	*base = colon ? strndup(spec, colon - spec) : strdup(spec);
 	*overrides = colon ? strdup(colon + 1) : NULL;
 	if (!*base || (colon && !*overrides))
@@ -245,13 +244,15 @@ static int load_component(clab_machine *m, dictionary *d, const char *sec)
 	pthread_mutex_init(&c->lock, NULL);
 	c->machine = m;
 	c->ops = ops;
-	c->name = strdup(sec);
 	snprintf(key, sizeof key, "%s:description", sec);
 	const char *descr = iniparser_getstring(d, key, NULL);
 	int rc = ops->open(m, &c->unit, &c->desc);
-	if (rc)
+	if (rc) {
+		pthread_mutex_destroy(&c->lock);
 		return rc;
+	}
 	m->ncomp++; /* from here on closed with the machine */
+	c->name = strdup(sec);
 	c->description = strdup(descr ? descr : c->desc.description);
 	snprintf(key, sizeof key, "%s:presets", sec);
 	const char *presets = iniparser_getstring(d, key, NULL);
@@ -549,6 +550,28 @@ int clab_thread_attach(clab_machine *m, clab_thread **out)
 	return clab_seterr(CLAB_E_NOTHREAD,
 			   "all %d hardware threads of machine %s are taken", n,
 			   m->name);
+}
+
+int clab_thread_attach_at(clab_machine *m, int hw, clab_thread **out)
+{
+	if (hw < 0 || hw >= clab_machine_nhwthreads(m))
+		return clab_seterr(CLAB_E_INVAL, "machine %s has no hardware thread %d",
+				   m->name, hw);
+	int rc = CLAB_OK;
+	pthread_mutex_lock(&m->lock);
+	clab_thread *t = &m->threads[hw];
+	if (t->attached) {
+		rc = clab_seterr(CLAB_E_NOTHREAD, "hardware thread %d of %s is taken",
+				 hw, m->name);
+	} else {
+		t->machine = m;
+		t->hwthread = hw;
+		t->owner = pthread_self();
+		t->attached = 1;
+		*out = t;
+	}
+	pthread_mutex_unlock(&m->lock);
+	return rc;
 }
 
 void clab_thread_detach(clab_thread *t)

@@ -128,6 +128,10 @@ int clab_component_qual(const clab_component *c, int i, clab_qual_info *q);
 /* Binds the calling OS thread to a (simulated) hardware thread of m. Idempotent
  * per OS thread. */
 int clab_thread_attach(clab_machine *m, clab_thread **out);
+/* Binds the calling OS thread to hardware thread hw as well (an OS thread
+ * may act for several: drivers and tests that play a whole core). Fails with
+ * CLAB_E_NOTHREAD when hw is taken. */
+int clab_thread_attach_at(clab_machine *m, int hw, clab_thread **out);
 void clab_thread_detach(clab_thread *t);
 /* Hardware thread index (core * threads_per_core + smt). */
 int clab_thread_hwthread(const clab_thread *t);

@@ -286,7 +286,7 @@ static int punit_program(void *unit, int hw, const clab_evreq *reqs, int n,
 				   n, BGQ_CTRS);
 	int core = hw / BGQ_TPC;
 	bgq_core *k = &node->core[core];
-	int ev[BGQ_CTRS];
+	int ev[BGQ_CTRS] = {0};
 	for (int i = 0; i < n; i++)
 		ev[i] = (int)reqs[i].native;
 	place p = {.k = k, .replace = replace, .smt = hw % BGQ_TPC};

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Benchmarks (`make bench`): builds bench/*.c into $BUILD/bench/, runs them and
+# writes bench/results/read_latency.json. Targets are reported, not asserted:
+# the exit status is non-zero only when a build or a program fails.
+#
+#   PREFIX  where PAPI and libcounterlab are installed (default build/prefix)
+#   BUILD   build directory (default build)
+#   READ_LATENCY_ARGS  "REPS BATCH" for read_latency (default: its own, 15 20000)
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(dirname "$here")
+abs() { case $1 in /*) printf '%s\n' "$1" ;; *) printf '%s\n' "$PWD/$1" ;; esac; }
+BUILD=$(abs "${BUILD:-$root/build}")
+PREFIX=$(abs "${PREFIX:-$BUILD/prefix}")
+CC=${CC:-gcc}
+out=$BUILD/bench
+results=$here/results
+mkdir -p "$out" "$results"
+
+for f in "$PREFIX/include/papi.h" "$PREFIX/include/counterlab/counterlab.h" \
+	 "$PREFIX/lib/libpapi.so" "$PREFIX/lib/libcounterlab.so"; do
+	[ -e "$f" ] || { echo "bench: $f missing (run make first)" >&2; exit 1; }
+done
+
+cflags=(-O2 -Wall -Wextra -Werror -I"$PREFIX/include")
+ldrpath=(-L"$PREFIX/lib" -Wl,-rpath,"$PREFIX/lib")
+echo "bench: building into $out"
+"$CC" "${cflags[@]}" "$here/read_latency.c" -o "$out/read_latency" "${ldrpath[@]}" -lpapi
+"$CC" "${cflags[@]}" "$here/node_memory.c" -o "$out/node_memory" "${ldrpath[@]}" -lcounterlab
+
+# run NAME ARGS...: one program, its stdout (one JSON object) echoed back
+run() {
+	local log=$out/$1${2:+.$2}.stderr json
+	if ! json=$("$out/$@" 2>"$log"); then
+		echo "bench: $* failed:" >&2
+		cat "$log" >&2
+		exit 1
+	fi
+	case $json in
+	'{'*'}') printf '%s\n' "$json" ;;
+	*) echo "bench: $* printed no JSON object: $json" >&2; exit 1 ;;
+	esac
+}
+
+# field JSON KEY: a scalar member of a flat JSON object (quotes stripped)
+field() { sed -n "s/.*\"$2\":\"\{0,1\}\([^,\"}]*\).*/\1/p" <<<"$1"; }
+
+# each clock mode in a process of its own: the machine opens once per process
+read -r -a rl_args <<<"${READ_LATENCY_ARGS:-}"
+echo "bench: read_latency host"
+host=$(run read_latency host "${rl_args[@]}")
+echo "bench: read_latency virtual"
+virt=$(run read_latency virtual "${rl_args[@]}")
+echo "bench: node_memory"
+mem=$(run node_memory)
+
+cpu=$(sed -n 's/^model name[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo 2>/dev/null |
+      head -1 | tr -d '"\\' || true)
+tmp=$results/.read_latency.json.$$
+{
+	printf '{"benchmark":"read_latency","date":"%s",' "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	printf '"machine":{"arch":"%s","nproc":%d,"cpu":"%s","kernel":"%s"},' \
+		"$(uname -m)" "$(nproc)" "$cpu" "$(uname -r)"
+	printf '"runs":[%s,%s],"node_memory":%s}\n' "$host" "$virt" "$mem"
+} >"$tmp"
+if command -v python3 >/dev/null 2>&1; then
+	python3 -m json.tool "$tmp" >/dev/null ||
+		{ echo "bench: invalid JSON in $tmp" >&2; exit 1; }
+fi
+mv "$tmp" "$results/read_latency.json"
+
+echo
+echo "read_latency ($(uname -m), $(nproc) CPUs): median ns per call, 4 events"
+printf '  %-8s %14s %16s %8s %8s  %s\n' mode papi_read_ns perf_sw_read_ns ratio target meets
+for j in "$host" "$virt"; do
+	printf '  %-8s %14s %16s %8s %8s  %s\n' "$(field "$j" mode)" \
+		"$(field "$j" papi_read_ns)" "$(field "$j" perf_sw_read_ns)" \
+		"$(field "$j" ratio)" "$(field "$j" target)" "$(field "$j" meets_target)"
+done
+echo "node_memory ($(field "$mem" machine_spec) + 1 event set): node_rss_kib=$(field "$mem" node_rss_kib)" \
+     "(heap $(field "$mem" node_heap_kib) KiB; method check: 1 MiB malloc = $(field "$mem" check_malloc_1mib_rss_kib) KiB)"
+echo "bench: wrote $results/read_latency.json"

@@ -1,0 +1,264 @@
+/* Framework: machine profiles, the event catalog, presets and formulas,
+ * event-set semantics, and the distinct errors for bad input. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "helpers.h"
+#include "../../framework/internal.h"
+
+static char tmpdir[] = "/tmp/clab-test-XXXXXX";
+
+static const char *write_file(const char *name, const char *text)
+{
+	static char path[512];
+	snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+static void catalog_counts(void **state)
+{
+	(void)state;
+	clab_machine *m = open_machine("bgq");
+	clab_component *c = clab_machine_component(m, "core");
+	assert_non_null(c);
+	clab_component_info ci;
+	clab_component_get_info(c, &ci);
+	assert_int_equal(ci.nnative, 277);
+	assert_int_equal(ci.npreset, 43);
+	assert_int_equal(ci.ncounters, 24);
+	assert_int_equal(ci.width, 14);
+	int kinds[4] = {0};
+	for (int p = 0; p < ci.npreset; p++) {
+		clab_event_info ei;
+		assert_int_equal(clab_event_get_info(c, (uint32_t)(ci.nnative + p), &ei), CLAB_OK);
+		assert_true(ei.is_preset);
+		kinds[ei.derived]++;
+	}
+	assert_int_equal(kinds[CLAB_DERIVED_ADD], 8);
+	assert_int_equal(kinds[CLAB_DERIVED_SUB], 5);
+	assert_int_equal(kinds[CLAB_DERIVED_POSTFIX], 2);
+	/* ids and counter masks come from the fact table */
+	clab_event_info ei;
+	clab_event_get_info(c, code_of(c, "PEVT_CYCLES"), &ei);
+	assert_int_equal(ei.hw_id, 211);
+	clab_event_get_info(c, code_of(c, "PEVT_XU_PROC_BUSY"), &ei);
+	assert_int_equal(ei.ctr_mask, (1u << 16) | (1u << 20));
+	clab_machine_close(m);
+}
+
+static void bad_events(void **state)
+{
+	(void)state;
+	clab_machine *m = open_machine("bgq");
+	clab_component *c = clab_machine_component(m, "core");
+	uint32_t code;
+	assert_int_equal(clab_event_lookup(c, "PEVT_NO_SUCH", &code), CLAB_E_NOEVENT);
+	assert_non_null(strstr(clab_errmsg(), "PEVT_NO_SUCH"));
+	assert_int_equal(clab_event_lookup(c, "", &code), CLAB_E_NOEVENT);
+	assert_int_equal(clab_event_lookup(c, "PEVT_CYCLES:mask=1", &code), CLAB_E_QUALIFIER);
+	assert_non_null(strstr(clab_errmsg(), "accepts: none"));
+	assert_int_equal(clab_event_lookup(c, "PEVT_INST_XU_GRP_MASK:slice=1", &code), CLAB_E_QUALIFIER);
+	assert_int_equal(clab_event_lookup(c, "PEVT_INST_XU_GRP_MASK:mask=0x1ffffffff", &code), CLAB_E_QUALIFIER);
+	assert_non_null(strstr(clab_errmsg(), "out of range"));
+	assert_int_equal(clab_event_lookup(c, "PEVT_INST_XU_GRP_MASK:mask=12z", &code), CLAB_E_QUALIFIER);
+	assert_int_equal(clab_event_lookup(c, "PEVT_INST_XU_GRP_MASK:mask", &code), CLAB_E_QUALIFIER);
+	assert_int_equal(clab_event_lookup(c, "PEVT_INST_XU_GRP_MASK:mask=1:mask=2", &code), CLAB_E_QUALIFIER);
+	assert_int_equal(clab_event_lookup(c, "PEVT_INST_XU_GRP_MASK:mask=-1", &code), CLAB_E_QUALIFIER);
+	/* the same qualified event twice is one code; spellings agree */
+	uint32_t a = code_of(c, "PEVT_INST_XU_GRP_MASK:mask=0x837800");
+	uint32_t b = code_of(c, "pevt_inst_xu_grp_mask:mask=8615936");
+	assert_int_equal(a, b);
+	clab_event_info ei;
+	clab_event_get_info(c, a, &ei);
+	assert_string_equal(ei.name, "PEVT_INST_XU_GRP_MASK:mask=0x837800");
+	assert_null(clab_machine_component(m, "l9"));
+	clab_machine_close(m);
+}
+
+static void expect_profile_error(const char *spec, const char *needle)
+{
+	clab_machine *m = NULL;
+	int rc = clab_machine_open(spec, &m);
+	if (rc != CLAB_E_PROFILE)
+		fail_msg("%s: expected CLAB_E_PROFILE, got %d (%s)", spec, rc, clab_errmsg());
+	assert_null(m);
+	if (!strstr(clab_errmsg(), needle))
+		fail_msg("%s: message '%s' lacks '%s'", spec, clab_errmsg(), needle);
+}
+
+static void bad_profiles(void **state)
+{
+	(void)state;
+	static const struct { const char *file, *text, *needle; } cases[] = {
+		{"nomachine.ini", "[core]\nbackend = bgq-punit\n", "no [machine]"},
+		{"unknownkey.ini", "[machine]\ncores = 17\ncolour = red\n[core]\nbackend=bgq-punit\n", "unknown key 'colour'"},
+		{"badclock.ini", "[machine]\ncores=17\nthreads_per_core=4\nclock = sundial\n[core]\nbackend=bgq-punit\n", "clock=sundial"},
+		{"badbackend.ini", "[machine]\ncores=17\nthreads_per_core=4\n[core]\nbackend = bgq-warp\n", "unknown backend 'bgq-warp'"},
+		{"nobackend.ini", "[machine]\ncores=17\nthreads_per_core=4\n[core]\ndescription = x\n", "needs a backend"},
+		{"badsection.ini", "[machine]\ncores=17\nthreads_per_core=4\n[gpu]\nbackend=bgq-punit\n", "unknown section [gpu]"},
+		{"outside.ini", "cores = 17\n[machine]\n[core]\nbackend=bgq-punit\n", "outside any [section]"},
+		{"syntax.ini", "[machine\ncores = 17\n", "machine profile"},
+		{"badcores.ini", "[machine]\ncores = many\n[core]\nbackend=bgq-punit\n", "cores=many"},
+		{"wrongnode.ini", "[machine]\ncores = 16\nthreads_per_core=4\n[core]\nbackend=bgq-punit\n", "a BG/Q node has cores = 17"},
+		{"nocomp.ini", "[machine]\ncores = 17\nthreads_per_core=4\n", "no component"},
+		{"badpresets.ini", "[machine]\ncores=17\nthreads_per_core=4\n[core]\nbackend=bgq-punit\npresets=/nonexistent/p.csv\n", "presets /nonexistent/p.csv"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		expect_profile_error(write_file(cases[i].file, cases[i].text), cases[i].needle);
+	expect_profile_error("no-such-machine", "no-such-machine.ini");
+	expect_profile_error("bgq:warp=9", "unknown machine override 'warp'");
+	expect_profile_error("bgq:clock", "not key=value");
+	expect_profile_error("bgq:tick=-5", "tick=-5");
+	expect_profile_error("bg q", "bad character");
+	/* a bad preset line names file and line */
+	char spec[600];
+	const char *pre = write_file("p.csv", "name,kind,terms,postfix,description\n"
+				     "PAPI_X,add,PEVT_CYCLES,,one term is not a sum\n");
+	snprintf(spec, sizeof spec, "[machine]\ncores=17\nthreads_per_core=4\n[core]\nbackend=bgq-punit\npresets=%s\n", pre);
+	expect_profile_error(write_file("p.ini", spec), "p.csv:2");
+}
+
+static void postfix(void **state)
+{
+	(void)state;
+	clab_token tok[CLAB_MAX_TOKENS];
+	int n;
+	int64_t t[3] = {100, 30, 20};
+	assert_int_equal(clab_postfix_compile("N0|N1|-|N2|-|", 3, tok, &n), CLAB_OK);
+	assert_int_equal(clab_postfix_eval(tok, n, t), 50);
+	assert_int_equal(clab_postfix_compile("N0|N1|+|2|*|N2|/|", 3, tok, &n), CLAB_OK);
+	assert_int_equal(clab_postfix_eval(tok, n, t), 13);
+	assert_int_equal(clab_postfix_compile("N0|+|", 3, tok, &n), CLAB_E_PROFILE);
+	assert_int_equal(clab_postfix_compile("N0|N1|", 3, tok, &n), CLAB_E_PROFILE);
+	assert_int_equal(clab_postfix_compile("N0|N3|+|", 3, tok, &n), CLAB_E_PROFILE);
+	assert_int_equal(clab_postfix_compile("N0|x|+|", 3, tok, &n), CLAB_E_PROFILE);
+}
+
+/* Presets evaluate their formulas over the same counts as their terms. */
+static void derived_presets(void **state)
+{
+	(void)state;
+	clab_machine *m = open_machine("bgq:clock=virtual");
+	clab_component *c = clab_machine_component(m, "core");
+	clab_thread *t;
+	assert_int_equal(clab_thread_attach(m, &t), CLAB_OK);
+	const char *names[] = {"PAPI_STL_CCY", "PEVT_CYCLES", "PEVT_INST_ALL",
+			       "PAPI_BR_NTK", "PEVT_INST_XU_BRC",
+			       "PEVT_XU_BR_TAKEN_COMMIT", "PEVT_INST_XU_BRU",
+			       "PAPI_FAD_INS", "PEVT_INST_QFPU_FADD", "PEVT_INST_QFPU_QADD"};
+	clab_evset *s = NULL;
+	assert_int_equal(program(c, t, &s, names, 10), CLAB_OK);
+	int64_t v[10];
+	assert_int_equal(clab_evset_start(s), CLAB_OK);
+	assert_int_equal(clab_thread_advance(t, 5000000), CLAB_OK);
+	assert_int_equal(clab_evset_stop(s, v), CLAB_OK);
+	assert_int_equal(v[1], 5000000);
+	assert_true(v[2] > 0);
+	assert_int_equal(v[0], v[1] - v[2]);
+	assert_int_equal(v[3], v[4] - v[5] - v[6]);
+	assert_int_equal(v[7], v[8] + v[9]);
+	/* terms shared by events are counted once */
+	assert_int_equal(clab_evset_counters(s, 0) & clab_evset_counters(s, 1),
+			 clab_evset_counters(s, 1));
+	clab_evset_destroy(s);
+	clab_machine_close(m);
+}
+
+static void evset_states(void **state)
+{
+	(void)state;
+	clab_machine *m = open_machine("bgq:clock=virtual");
+	clab_component *c = clab_machine_component(m, "core");
+	clab_thread *t;
+	clab_thread_attach(m, &t);
+	clab_evset *s = NULL;
+	int64_t v[2] = {0, 0};
+	assert_int_equal(clab_evset_create(c, t, &s), CLAB_OK);
+	assert_int_equal(clab_evset_start(s), CLAB_E_STATE);
+	assert_int_equal(clab_evset_read(s, v), CLAB_E_STATE);
+	const char *names[] = {"PEVT_CYCLES"};
+	assert_int_equal(program(c, t, &s, names, 1), CLAB_OK);
+	assert_int_equal(clab_evset_stop(s, v), CLAB_E_STATE);
+	assert_int_equal(clab_evset_start(s), CLAB_OK);
+	assert_int_equal(clab_evset_start(s), CLAB_E_STATE);
+	assert_int_equal(program(c, t, &s, names, 1), CLAB_E_STATE);
+	clab_thread_advance(t, 8000);
+	assert_int_equal(clab_evset_accum(s, v), CLAB_OK);
+	assert_int_equal(v[0], 8000);
+	clab_thread_advance(t, 1600);
+	assert_int_equal(clab_evset_accum(s, v), CLAB_OK);
+	assert_int_equal(v[0], 9600);
+	assert_int_equal(clab_evset_stop(s, v), CLAB_OK);
+	assert_int_equal(v[0], 0);
+	/* start zeroes the counts, as PAPI_start does */
+	assert_int_equal(clab_evset_start(s), CLAB_OK);
+	clab_thread_advance(t, 800);
+	assert_int_equal(clab_evset_stop(s, v), CLAB_OK);
+	assert_int_equal(v[0], 800);
+	clab_evset_destroy(s);
+	clab_machine_close(m);
+}
+
+static void threads_layout(void **state)
+{
+	(void)state;
+	clab_machine *m = open_machine("bgq");
+	clab_thread *a, *b;
+	assert_int_equal(clab_thread_attach(m, &a), CLAB_OK);
+	assert_int_equal(clab_thread_attach(m, &b), CLAB_OK);
+	assert_ptr_equal(a, b); /* one hardware thread per OS thread */
+	assert_int_equal(clab_thread_hwthread(a), 0);
+	clab_thread_detach(a);
+	clab_machine_close(m);
+}
+
+static void bad_activity(void **state)
+{
+	(void)state;
+	static const struct { const char *file, *text; int rc; const char *needle; } cases[] = {
+		{"a1.ini", "[phase x]\ncycles = 0\nPEVT_NOPE = 0.1\n", CLAB_E_ACTIVITY, "unknown PUnit event"},
+		{"a2.ini", "[phase x]\ncycles = 0\nPEVT_INST_ALL = 0.5\n", CLAB_E_ACTIVITY, "follows from other events"},
+		{"a3.ini", "[phase x]\ncycles = 0\nPEVT_INST_XU_IADD = fast\n", CLAB_E_ACTIVITY, "not a rate"},
+		{"a4.ini", "[phase x]\nPEVT_INST_XU_IADD = 0.1\n", CLAB_E_ACTIVITY, "needs cycles"},
+		{"a5.ini", "[phase x]\ncycles = 0\n[phase y]\ncycles = 10\n", CLAB_E_ACTIVITY, "only a single phase"},
+		{"a6.ini", "[phase x]\ncycles = 0\nPEVT_INST_XU_IADD = 0.7\nPEVT_INST_XU_LD = 0.7\n", CLAB_E_RATE, "more than one XU instruction"},
+		{"a7.ini", "[phase x]\ncycles = 0\nPEVT_AXU_IDLE = 1.5\n", CLAB_E_RATE, "more than once per cycle"},
+		{"a8.ini", "[stage]\ncycles = 0\n", CLAB_E_ACTIVITY, "unknown section"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char spec[600];
+		snprintf(spec, sizeof spec, "bgq:activity=%s", write_file(cases[i].file, cases[i].text));
+		clab_machine *m = NULL;
+		int rc = clab_machine_open(spec, &m);
+		if (rc != cases[i].rc || !strstr(clab_errmsg(), cases[i].needle))
+			fail_msg("%s: rc %d msg '%s', want %d '%s'", cases[i].file, rc,
+				 clab_errmsg(), cases[i].rc, cases[i].needle);
+	}
+}
+
+int main(void)
+{
+	if (!mkdtemp(tmpdir))
+		return 1;
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(catalog_counts),
+		cmocka_unit_test(bad_events),
+		cmocka_unit_test(bad_profiles),
+		cmocka_unit_test(postfix),
+		cmocka_unit_test(derived_presets),
+		cmocka_unit_test(evset_states),
+		cmocka_unit_test(threads_layout),
+		cmocka_unit_test(bad_activity),
+	};
+	int rc = cmocka_run_group_tests_name("framework", tests, NULL, NULL);
+	char cmd[600];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
+	if (system(cmd) != 0)
+		return 1;
+	return rc;
+}

@@ -1,0 +1,273 @@
+/* The simulated BG/Q processor unit: counter groups and borrowing, the A2
+ * signal and L1p rules, 14-bit counters accumulated on the scan, and
+ * deterministic counts from rate profiles and explicit work. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "helpers.h"
+
+#define GROUP(g) (0x111111u << (g))
+
+static clab_machine *m;
+static clab_component *core;
+
+static int setup(void **state)
+{
+	(void)state;
+	m = open_machine("bgq:clock=virtual");
+	core = clab_machine_component(m, "core");
+	return core ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	clab_machine_close(m);
+	return 0;
+}
+
+static clab_thread *hw(int h)
+{
+	clab_thread *t;
+	int rc = clab_thread_attach_at(m, h, &t);
+	if (rc)
+		fail_msg("attach %d: %s", h, clab_errmsg());
+	return t;
+}
+
+static uint32_t used(clab_evset *s)
+{
+	uint32_t u = 0;
+	for (int i = 0; i < clab_evset_size(s); i++)
+		u |= clab_evset_counters(s, i);
+	return u;
+}
+
+static const char *const opcodes[] = {
+	"PEVT_INST_XU_IADD", "PEVT_INST_XU_ILOG", "PEVT_INST_XU_ICMP",
+	"PEVT_INST_XU_IMOV", "PEVT_INST_XU_BITS", "PEVT_INST_XU_LD",
+	"PEVT_INST_XU_ST", "PEVT_INST_XU_BRC", "PEVT_INST_XU_BRU",
+	"PEVT_INST_XU_FLD", "PEVT_INST_XU_FST", "PEVT_INST_XU_QLD",
+	"PEVT_INST_XU_QST", "PEVT_INST_XU_CINV", "PEVT_INST_XU_CSTO",
+	"PEVT_INST_XU_CTCH", "PEVT_INST_XU_ICSW", "PEVT_INST_XU_IDIV",
+	"PEVT_INST_XU_IMUL", "PEVT_INST_XU_INT", "PEVT_INST_XU_LSCX",
+	"PEVT_INST_XU_SYNC", "PEVT_INST_XU_TLB", "PEVT_INST_XU_TLBI",
+	"PEVT_INST_XU_WCH",
+};
+
+/* A thread uses its own group of 6 counters, borrows its sibling's for 12,
+ * all four for 24; 25 never fit. */
+static void groups_and_borrowing(void **state)
+{
+	(void)state;
+	clab_thread *t = hw(2 * 4 + 0); /* core 2, thread 0 */
+	clab_evset *s = NULL;
+	assert_int_equal(program(core, t, &s, opcodes, 6), CLAB_OK);
+	assert_int_equal(used(s), GROUP(0));
+	assert_int_equal(program(core, t, &s, opcodes, 7), CLAB_OK);
+	assert_int_equal(used(s) & ~(GROUP(0) | GROUP(1)), 0);
+	assert_int_equal(__builtin_popcount(used(s)), 7);
+	assert_int_equal(program(core, t, &s, opcodes, 13), CLAB_OK);
+	assert_int_equal(__builtin_popcount(used(s)), 13);
+	assert_int_equal(program(core, t, &s, opcodes, 24), CLAB_OK);
+	assert_int_equal(used(s), 0xffffffu);
+	assert_int_equal(program(core, t, &s, opcodes, 25), CLAB_E_CONFLICT);
+	assert_non_null(strstr(clab_errmsg(), "24 counters"));
+	assert_int_equal(clab_evset_size(s), 24); /* unchanged by the failure */
+	clab_evset_destroy(s);
+	clab_thread_detach(t);
+}
+
+/* A sibling's event set keeps its group: no borrowing, clear message. */
+static void borrowing_blocked(void **state)
+{
+	(void)state;
+	clab_thread *t0 = hw(3 * 4 + 0), *t1 = hw(3 * 4 + 1);
+	clab_evset *a = NULL, *b = NULL;
+	assert_int_equal(program(core, t1, &b, opcodes, 2), CLAB_OK);
+	assert_int_equal(used(b) & ~GROUP(1), 0);
+	assert_int_equal(program(core, t0, &a, opcodes, 6), CLAB_OK);
+	assert_int_equal(program(core, t0, &a, opcodes, 7), CLAB_E_CONFLICT);
+	assert_non_null(strstr(clab_errmsg(), "held by other event sets"));
+	/* thread 0's core-wide event needs all four groups */
+	const char *busy[] = {"PEVT_XU_PROC_BUSY"};
+	clab_evset *c = NULL;
+	assert_int_equal(program(core, t0, &c, busy, 1), CLAB_E_CONFLICT);
+	assert_non_null(strstr(clab_errmsg(), "PEVT_XU_PROC_BUSY"));
+	assert_non_null(strstr(clab_errmsg(), "all four counter groups"));
+	/* once the sibling lets go, thread 0 may borrow */
+	clab_evset_destroy(b);
+	clab_evset_destroy(a);
+	a = NULL;
+	assert_int_equal(program(core, t0, &a, opcodes, 7), CLAB_OK);
+	clab_evset_destroy(a);
+	clab_evset_destroy(c);
+	clab_thread_detach(t0);
+	clab_thread_detach(t1);
+}
+
+/* XU events live on counters 16-23; A2 signals feed one counter each, so a
+ * thread's own group carries two events of one A2 unit, four with its
+ * sibling's group, never five. */
+static void a2_signals(void **state)
+{
+	(void)state;
+	clab_thread *t = hw(4 * 4 + 0);
+	clab_evset *s = NULL;
+	const char *xu[] = {"PEVT_XU_THRD_RUNNING", "PEVT_XU_TIMEBASE_TICK",
+			    "PEVT_XU_SPR_READ_COMMIT", "PEVT_XU_SPR_WRITE_COMMIT",
+			    "PEVT_XU_STALLED_ON_WAITRSV"};
+	assert_int_equal(program(core, t, &s, xu, 2), CLAB_OK);
+	assert_int_equal(used(s), (1u << 16) | (1u << 20));
+	assert_int_equal(program(core, t, &s, xu, 4), CLAB_OK);
+	assert_int_equal(used(s), (1u << 16) | (1u << 17) | (1u << 20) | (1u << 21));
+	assert_int_equal(program(core, t, &s, xu, 5), CLAB_E_CONFLICT);
+	assert_non_null(strstr(clab_errmsg(), "5 events"));
+	/* opcode events still fit beside them */
+	const char *mix[] = {"PEVT_XU_THRD_RUNNING", "PEVT_XU_TIMEBASE_TICK",
+			     "PEVT_INST_XU_IADD", "PEVT_INST_XU_ILOG"};
+	assert_int_equal(program(core, t, &s, mix, 4), CLAB_OK);
+	clab_evset_destroy(s);
+	clab_thread_detach(t);
+}
+
+static void l1p_rules(void **state)
+{
+	(void)state;
+	clab_thread *t0 = hw(5 * 4 + 0), *t1 = hw(5 * 4 + 1);
+	clab_evset *s = NULL, *o = NULL;
+	/* one counter per thread in an L1p conflict set */
+	const char *same[] = {"PEVT_L1P_BAS_HIT", "PEVT_L1P_BAS_ST_32BYTE"};
+	assert_int_equal(program(core, t0, &s, same, 1), CLAB_OK);
+	assert_int_equal(used(s), 1u << 4);
+	assert_int_equal(program(core, t0, &s, same, 2), CLAB_E_CONFLICT);
+	assert_non_null(strstr(clab_errmsg(), "PEVT_L1P_BAS_HIT and PEVT_L1P_BAS_ST_32BYTE both need counter 4"));
+	/* one L1p mode per core, within a set and across sets */
+	const char *modes[] = {"PEVT_L1P_SW_MAS_SW_REQ_VAL", "PEVT_L1P_STRM_LINE_ESTB"};
+	assert_int_equal(program(core, t0, &s, modes, 2), CLAB_E_CONFLICT);
+	assert_non_null(strstr(clab_errmsg(), "one mode at a time"));
+	assert_int_equal(program(core, t0, &s, modes, 1), CLAB_OK);
+	assert_int_equal(program(core, t1, &o, modes + 1, 1), CLAB_E_CONFLICT);
+	assert_non_null(strstr(clab_errmsg(), "L1P_SWITCH mode"));
+	/* the holder may change its own mode */
+	assert_int_equal(program(core, t0, &s, modes + 1, 1), CLAB_OK);
+	assert_int_equal(program(core, t1, &o, modes + 1, 1), CLAB_OK);
+	clab_evset_destroy(s);
+	clab_evset_destroy(o);
+	clab_thread_detach(t0);
+	clab_thread_detach(t1);
+}
+
+/* 14-bit counters wrap every 16384 events; the scan adds each movement, so
+ * long runs lose nothing, whether time moves in small steps (every scan
+ * run one by one) or large ones. Reads lag by at most one scan. */
+static void wrap_and_lag(void **state)
+{
+	(void)state;
+	clab_thread *t = hw(6 * 4 + 0);
+	clab_evset *s = NULL;
+	const char *ev[] = {"PEVT_CYCLES"};
+	assert_int_equal(program(core, t, &s, ev, 1), CLAB_OK);
+	assert_int_equal(clab_evset_start(s), CLAB_OK);
+	uint64_t t0 = clab_thread_now(t);
+	int64_t v[1];
+	const uint64_t small[] = {300, 799, 1, 123, 650};
+	const uint64_t large[] = {100000, 160000000, 12345677};
+	for (int r = 0; r < 600; r++) {
+		uint64_t d = r < 560 ? small[r % 5] : large[r % 3];
+		assert_int_equal(clab_thread_advance(t, d), CLAB_OK);
+		assert_int_equal(clab_evset_read(s, v), CLAB_OK);
+		uint64_t lived = clab_thread_now(t) - t0;
+		assert_true((uint64_t)v[0] <= lived);
+		assert_true(lived - (uint64_t)v[0] < 800);
+	}
+	uint64_t lived = clab_thread_now(t) - t0;
+	assert_true(lived > 2000000000ull); /* over 100000 wraps of 14 bits */
+	assert_int_equal(clab_evset_stop(s, v), CLAB_OK);
+	assert_int_equal((uint64_t)v[0], lived);
+	clab_evset_destroy(s);
+	clab_thread_detach(t);
+}
+
+/* Counts follow from the profile, identically on two machines. */
+static void deterministic(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/clab-phases-XXXXXX.ini";
+	int fd = mkstemps(path, 4);
+	assert_true(fd >= 0);
+	const char *text = "[phase a]\ncycles = 1000\nPEVT_INST_XU_IADD = 0.5\n"
+			   "PEVT_INST_QFPU_QMA = 0.25\n"
+			   "[phase b]\ncycles = 3000\nPEVT_INST_XU_LD = 0.333\n";
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	int64_t got[2][4];
+	for (int k = 0; k < 2; k++) {
+		char spec[256];
+		snprintf(spec, sizeof spec, "bgq:clock=virtual,activity=%s", path);
+		clab_machine *mm = open_machine(spec);
+		clab_component *c = clab_machine_component(mm, "core");
+		clab_thread *t;
+		assert_int_equal(clab_thread_attach(mm, &t), CLAB_OK);
+		clab_evset *s = NULL;
+		const char *ev[] = {"PEVT_INST_ALL", "PEVT_INST_XU_IADD", "PEVT_INST_XU_LD", "PAPI_FP_OPS"};
+		assert_int_equal(program(c, t, &s, ev, 4), CLAB_OK);
+		clab_evset_start(s);
+		clab_thread_advance(t, 10500);
+		clab_evset_stop(s, got[k]);
+		clab_evset_destroy(s);
+		clab_machine_close(mm);
+	}
+	unlink(path);
+	assert_memory_equal(got[0], got[1], sizeof got[0]);
+	/* a lap is 4000 cycles; 10500 = two laps, phase a, 1500 cycles of b */
+	int64_t iadd = 3 * 500, qma = 3 * 250, ld = 2 * 999 + 499;
+	assert_int_equal(got[0][1], iadd);
+	assert_int_equal(got[0][2], ld);
+	assert_int_equal(got[0][0], iadd + ld + qma);
+	assert_int_equal(got[0][3], 8 * qma);
+}
+
+/* Explicit work: counts land exactly, core events see every thread of the
+ * core, and impossible rates are refused. */
+static void work_and_core_scope(void **state)
+{
+	(void)state;
+	clab_thread *t0 = hw(7 * 4 + 0), *t2 = hw(7 * 4 + 2);
+	clab_evset *s = NULL;
+	const char *ev[] = {"PEVT_LSU_COMMIT_LD_MISSES", "PEVT_L1P_BAS_LU_STALL_SRT"};
+	assert_int_equal(program(core, t0, &s, ev, 2), CLAB_OK);
+	assert_int_equal(clab_evset_start(s), CLAB_OK);
+	const char *names[] = {"PEVT_LSU_COMMIT_LD_MISSES", "PEVT_L1P_BAS_LU_STALL_SRT"};
+	uint64_t counts[] = {4321, 100};
+	assert_int_equal(clab_thread_work(t0, 100000, names, counts, 2), CLAB_OK);
+	assert_int_equal(clab_thread_work(t2, 100000, names, counts, 2), CLAB_OK);
+	int64_t v[2];
+	assert_int_equal(clab_evset_stop(s, v), CLAB_OK);
+	assert_int_equal(v[0], 4321);  /* thread event: own thread only */
+	assert_int_equal(v[1], 200);   /* core event: both threads */
+	uint64_t too_many[] = {2000, 0};
+	assert_int_equal(clab_thread_work(t0, 1000, names, too_many, 1), CLAB_E_RATE);
+	const char *derived[] = {"PEVT_INST_ALL"};
+	assert_int_equal(clab_thread_work(t0, 1000, derived, counts, 1), CLAB_E_INVAL);
+	const char *unknown[] = {"PEVT_BOGUS"};
+	assert_int_equal(clab_thread_work(t0, 1000, unknown, counts, 1), CLAB_E_NOEVENT);
+	clab_evset_destroy(s);
+	clab_thread_detach(t0);
+	clab_thread_detach(t2);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(groups_and_borrowing),
+		cmocka_unit_test(borrowing_blocked),
+		cmocka_unit_test(a2_signals),
+		cmocka_unit_test(l1p_rules),
+		cmocka_unit_test(wrap_and_lag),
+		cmocka_unit_test(deterministic),
+		cmocka_unit_test(work_and_core_scope),
+	};
+	return cmocka_run_group_tests_name("bgq-punit", tests, setup, teardown);
+}
