@@ -2,9 +2,12 @@
  * "core" component, against one read() of a Linux perf_event software
  * counter (the cheapest real counter read there is without a PMU).
  *
- *   read_latency host|virtual [REPS [BATCH]]
+ *   read_latency host|virtual|virtual-tick [REPS [BATCH]]
  *
- * The machine (bgq:clock=MODE) is opened once per process, when PAPI is
+ * Modes: host (bgq:clock=host), virtual (bgq:clock=virtual: a read reads,
+ * time passes only when the program advances it), virtual-tick (virtual
+ * with tick=800: every read first simulates one scan interval, so it also
+ * pays one UPC_C scan of every counter). The machine is opened once per process, when PAPI is
  * initialized, so each mode needs a process of its own. Batches of BATCH
  * calls are timed with CLOCK_MONOTONIC, REPS of them for each side,
  * alternating; the medians (ns per call) are compared. Prints one JSON
@@ -130,8 +133,9 @@ static int parse_count(const char *s, const char *what)
 int main(int argc, char **argv)
 {
 	if (argc < 2 || argc > 4 ||
-	    (strcmp(argv[1], "host") && strcmp(argv[1], "virtual"))) {
-		fprintf(stderr, "usage: %s host|virtual [REPS [BATCH]]\n", argv[0]);
+	    (strcmp(argv[1], "host") && strcmp(argv[1], "virtual") &&
+	     strcmp(argv[1], "virtual-tick"))) {
+		fprintf(stderr, "usage: %s host|virtual|virtual-tick [REPS [BATCH]]\n", argv[0]);
 		return 2;
 	}
 	const char *mode = argv[1];
@@ -140,7 +144,8 @@ int main(int argc, char **argv)
 	double target = strcmp(mode, "host") == 0 ? 1.0 : 0.2;
 
 	char spec[64];
-	snprintf(spec, sizeof spec, "bgq:clock=%s", mode);
+	snprintf(spec, sizeof spec, "bgq:clock=%s",
+		 strcmp(mode, "virtual-tick") == 0 ? "virtual,tick=800" : mode);
 	if (setenv("COUNTERLAB_MACHINE", spec, 1))
 		die("setenv", strerror(errno));
 

@@ -52,6 +52,8 @@ echo "bench: read_latency host"
 host=$(run read_latency host "${rl_args[@]}")
 echo "bench: read_latency virtual"
 virt=$(run read_latency virtual "${rl_args[@]}")
+echo "bench: read_latency virtual-tick"
+vtick=$(run read_latency virtual-tick "${rl_args[@]}")
 echo "bench: node_memory"
 mem=$(run node_memory)
 
@@ -62,7 +64,7 @@ tmp=$results/.read_latency.json.$$
 	printf '{"benchmark":"read_latency","date":"%s",' "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 	printf '"machine":{"arch":"%s","nproc":%d,"cpu":"%s","kernel":"%s"},' \
 		"$(uname -m)" "$(nproc)" "$cpu" "$(uname -r)"
-	printf '"runs":[%s,%s],"node_memory":%s}\n' "$host" "$virt" "$mem"
+	printf '"runs":[%s,%s,%s],"node_memory":%s}\n' "$host" "$virt" "$vtick" "$mem"
 } >"$tmp"
 if command -v python3 >/dev/null 2>&1; then
 	python3 -m json.tool "$tmp" >/dev/null ||
@@ -73,7 +75,7 @@ mv "$tmp" "$results/read_latency.json"
 echo
 echo "read_latency ($(uname -m), $(nproc) CPUs): median ns per call, 4 events"
 printf '  %-8s %14s %16s %8s %8s  %s\n' mode papi_read_ns perf_sw_read_ns ratio target meets
-for j in "$host" "$virt"; do
+for j in "$host" "$virt" "$vtick"; do
 	printf '  %-8s %14s %16s %8s %8s  %s\n' "$(field "$j" mode)" \
 		"$(field "$j" papi_read_ns)" "$(field "$j" perf_sw_read_ns)" \
 		"$(field "$j" ratio)" "$(field "$j" target)" "$(field "$j" meets_target)"

@@ -6,11 +6,6 @@
 #include "activity.h"
 #include "counterlab/backend.h"
 
-uint64_t clab_rate_count(uint64_t ppm, uint64_t cycles)
-{
-	return (uint64_t)((unsigned __int128)ppm * cycles / CLAB_PPM);
-}
-
 /* "1.25" -> 1250000; at most 6 decimals, at most 1000 per cycle. */
 static int parse_rate(const char *s, uint64_t *ppm)
 {

@@ -29,7 +29,11 @@ typedef struct clab_activity {
 /* Loads path; CLAB_E_ACTIVITY with a message naming file and key on error. */
 int clab_activity_load(const char *path, clab_activity **out);
 void clab_activity_free(clab_activity *a);
-/* floor(ppm * cycles / 1e6) without overflow. */
-uint64_t clab_rate_count(uint64_t ppm, uint64_t cycles);
+/* floor(ppm * cycles / 1e6), exact whenever the result fits 64 bits
+ * (ppm <= 1e9): split cycles at a million to stay in 64-bit arithmetic. */
+static inline uint64_t clab_rate_count(uint64_t ppm, uint64_t cycles)
+{
+	return ppm * (cycles / CLAB_PPM) + ppm * (cycles % CLAB_PPM) / CLAB_PPM;
+}
 
 #endif

@@ -33,6 +33,7 @@ typedef struct bgq_attr {
 #define BGQ_SCAN 800         /* cycles between UPC_C accumulation scans */
 #define BGQ_HW_BITS 14       /* width of a UPC_P hardware counter */
 #define BGQ_MHZ 1600
+#define BGQ_CPU_SAMPLE_NS 20000 /* host clock: CPU time resampled this often */
 #define BGQ_EV_CYCLES 210    /* index of PEVT_CYCLES */
 #define BGQ_MAX_TERMS 64
 
@@ -55,10 +56,11 @@ typedef struct bgq_hwt {
 	/* a work segment in progress: counts spread over [w0, w0+wlen) */
 	uint64_t w0, wlen;
 	const uint64_t *wcount;
-	/* host clock */
+	/* host clock: CPU time at binding, last sample and when it was taken */
 	int bound;
 	pthread_t owner;
 	uint64_t origin_ns, origin_cycles;
+	uint64_t cpu_ns, sample_wall;
 } bgq_hwt;
 
 /* A PUnit counter. It counts a weighted sum of primary events of its

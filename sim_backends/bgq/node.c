@@ -217,28 +217,52 @@ out:
 	return rc;
 }
 
-/* Count of primary e after `act` cycles of profile p. */
-static uint64_t profile_count(const bgq_profile *p, int e, uint64_t act)
+/* Where `act` cycles of profile p end: completed laps, phase, offset. */
+typedef struct prof_pos {
+	const bgq_profile *p;
+	uint64_t laps, r;
+	uint64_t rhi, rlo; /* r split at a million, shared by every term */
+	int ph;
+} prof_pos;
+
+static prof_pos profile_pos(const bgq_profile *p, uint64_t act)
 {
-	if (!p)
-		return 0;
-	if (p->period == 0)
-		return clab_rate_count(p->ppm[e], act);
-	uint64_t laps = act / p->period, r = act % p->period;
-	const uint64_t *end = p->prefix + (size_t)p->nphase * BGQ_N_PUNIT;
-	uint64_t c = laps * end[e];
-	for (int ph = 0; ph < p->nphase; ph++) {
-		if (r < p->cycles[ph])
-			return c + p->prefix[(size_t)ph * BGQ_N_PUNIT + e] +
-			       clab_rate_count(p->ppm[(size_t)ph * BGQ_N_PUNIT + e], r);
-		r -= p->cycles[ph];
+	prof_pos pos = {p, 0, act, 0, 0, 0};
+	if (p && p->period) {
+		pos.laps = act / p->period;
+		pos.r = act % p->period;
+		while (pos.ph < p->nphase - 1 && pos.r >= p->cycles[pos.ph])
+			pos.r -= p->cycles[pos.ph++];
 	}
-	return c + end[e];
+	pos.rhi = pos.r / CLAB_PPM;
+	pos.rlo = pos.r % CLAB_PPM;
+	return pos;
 }
 
-static uint64_t prim_truth(const bgq_hwt *t, int e)
+/* Count of primary e at position pos of its profile. */
+static uint64_t profile_count_at(const prof_pos *pos, int e)
 {
-	uint64_t v = profile_count(t->prof, e, t->act) + t->work[e];
+	const bgq_profile *p = pos->p;
+	if (!p)
+		return 0;
+	size_t row = (size_t)pos->ph * BGQ_N_PUNIT + (size_t)e;
+	uint64_t ppm = p->ppm[row];
+	uint64_t c = ppm ? ppm * pos->rhi + ppm * pos->rlo / CLAB_PPM : 0; /* clab_rate_count */
+	if (p->period == 0)
+		return c;
+	return pos->laps * p->prefix[(size_t)p->nphase * BGQ_N_PUNIT + (size_t)e] +
+	       p->prefix[row] + c;
+}
+
+static uint64_t profile_count(const bgq_profile *p, int e, uint64_t act)
+{
+	prof_pos pos = profile_pos(p, act);
+	return profile_count_at(&pos, e);
+}
+
+static uint64_t prim_truth_at(const bgq_hwt *t, const prof_pos *pos, int e)
+{
+	uint64_t v = profile_count_at(pos, e) + t->work[e];
 	if (t->wcount)
 		v += (uint64_t)((unsigned __int128)t->wcount[e] * (t->now - t->w0) / t->wlen);
 	return v;
@@ -250,8 +274,9 @@ uint64_t bgq_ctr_truth(const bgq_node *n, int core, const bgq_ctr *c)
 	for (int s = 0; s < BGQ_TPC; s++)
 		if (c->contrib & (1u << s)) {
 			const bgq_hwt *t = &n->hwt[core * BGQ_TPC + s];
+			prof_pos pos = profile_pos(t->prof, t->act);
 			for (int k = 0; k < c->nterm; k++)
-				v += c->weight[k] * prim_truth(t, c->term[k]);
+				v += c->weight[k] * prim_truth_at(t, &pos, c->term[k]);
 		}
 	return v;
 }
@@ -280,10 +305,10 @@ static void scan_all(bgq_node *n, int core, unsigned smt, int skipped)
 			scan(n, core, &k->ctr[i], skipped);
 }
 
-/* Moves thread h's clock to `to`, running scans at the core's scan points.
- * Between the first and the last scan point the accumulated value follows
- * in closed form: with the rate limits above every scan in between would
- * have added exactly the counter's movement. */
+/* Moves thread h's clock to `to`, running the scan at the core's last scan
+ * point on the way. When several scan points passed, the ones before the
+ * last follow in closed form: with the rate limits above each would have
+ * added exactly the counter's movement. */
 static void move_to(bgq_node *n, int h, uint64_t to, int in_work)
 {
 	bgq_hwt *t = &n->hwt[h];
@@ -295,13 +320,10 @@ static void move_to(bgq_node *n, int h, uint64_t to, int in_work)
 	uint64_t first = from + 1 + (BGQ_SCAN + ph - (from + 1) % BGQ_SCAN) % BGQ_SCAN;
 	uint64_t last = to >= ph ? to - (to - ph) % BGQ_SCAN : 0;
 	if (to >= ph && first <= last) {
-		uint64_t marks[2] = {first, last};
-		for (int i = 0; i < (last > first ? 2 : 1); i++) {
-			if (!in_work)
-				t->act += marks[i] - t->now;
-			t->now = marks[i];
-			scan_all(n, core, smt, i == 1 && last - first > BGQ_SCAN);
-		}
+		if (!in_work)
+			t->act += last - t->now;
+		t->now = last;
+		scan_all(n, core, smt, last > first);
 	}
 	if (!in_work)
 		t->act += to - t->now;
@@ -390,21 +412,37 @@ static const clab_sim_ops node_sim_ops = {
 	.set_activity = node_set_activity,
 };
 
+static uint64_t now_ns(clockid_t clk)
+{
+	struct timespec ts;
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Host clock: the thread's CPU time. Reading it is a system call, as costly
+ * as the counter read it serves, so it is sampled every BGQ_CPU_SAMPLE_NS of
+ * wall time; in between, a thread that is calling us is running, and its
+ * CPU time moves with the (vDSO) wall clock. The clock never goes back: when
+ * a sample shows the thread was off the CPU, time waits for it. */
 void bgq_node_sync(bgq_node *n, int h, int is_read)
 {
 	bgq_hwt *t = &n->hwt[h];
 	if (n->host_clock) {
-		struct timespec ts;
-		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-		uint64_t ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+		uint64_t wall = now_ns(CLOCK_MONOTONIC), cpu;
 		pthread_t self = pthread_self();
 		if (!t->bound || !pthread_equal(t->owner, self)) {
 			t->bound = 1;
 			t->owner = self;
-			t->origin_ns = ns;
+			t->origin_ns = t->cpu_ns = now_ns(CLOCK_THREAD_CPUTIME_ID);
 			t->origin_cycles = t->now;
+			t->sample_wall = wall;
 		}
-		uint64_t target = t->origin_cycles + (ns - t->origin_ns) * BGQ_MHZ / 1000;
+		if (wall - t->sample_wall >= BGQ_CPU_SAMPLE_NS) {
+			t->cpu_ns = now_ns(CLOCK_THREAD_CPUTIME_ID);
+			t->sample_wall = wall;
+		}
+		cpu = t->cpu_ns + (wall - t->sample_wall);
+		uint64_t target = t->origin_cycles + (cpu - t->origin_ns) * BGQ_MHZ / 1000;
 		if (target > t->now)
 			move_to(n, h, target, 0);
 	} else if (is_read && n->tick) {
