@@ -21,7 +21,7 @@ WARN := -Wall -Wextra -Werror
 CFLAGS ?= -O2 -g
 CLAB_CFLAGS := -std=gnu11 $(WARN) -fPIC -pthread -Iinclude -I$(BUILD)/gen \
 	-DCLAB_DATADIR='"$(PREFIX)/share/counterlab"'
-LIBS := -liniparser -lpthread
+LIBS := -liniparser -lhwloc -lpthread
 
 DEB_PACKAGES := build-essential dpkg-dev pkg-config libpfm4-dev libhwloc-dev \
 	libcmocka-dev libiniparser-dev libpng-dev openmpi-bin libopenmpi-dev

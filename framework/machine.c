@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
+#include <hwloc.h>
 #include <iniparser/iniparser.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -16,7 +17,7 @@
 #endif
 
 static const char *const machine_keys[] = {
-	"description", "cores", "threads_per_core", "clock", "tick", "seed",
+	"description", "topology", "clock", "tick", "seed",
 	"activity", "torus", "ppn", "map", NULL,
 };
 static const char *const component_names[] = {
@@ -309,20 +310,40 @@ static int open_components(clab_machine *m, dictionary *d)
 	return rc;
 }
 
+/* The node layout is an hwloc synthetic topology ("pack:1 core:17 pu:4"),
+ * read by hwloc itself: cores and hardware threads per core. */
+static int load_topology(clab_machine *m)
+{
+	const char *desc = clab_machine_setting(m, "topology");
+	if (!desc || !*desc)
+		desc = "core:1 pu:1";
+	hwloc_topology_t topo;
+	if (hwloc_topology_init(&topo))
+		return CLAB_E_NOMEM;
+	int rc = CLAB_OK;
+	if (hwloc_topology_set_synthetic(topo, desc) || hwloc_topology_load(topo)) {
+		rc = clab_seterr(CLAB_E_PROFILE,
+				 "machine %s: topology '%s' is not an hwloc synthetic description (e.g. pack:1 core:17 pu:4)",
+				 m->name, desc);
+	} else {
+		int cores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
+		int pus = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU);
+		if (cores <= 0 || pus % cores || pus > CLAB_MAX_HWTHREADS)
+			rc = clab_seterr(CLAB_E_PROFILE,
+					 "machine %s: topology '%s' needs cores with equal numbers of PUs (at most %d PUs)",
+					 m->name, desc, CLAB_MAX_HWTHREADS);
+		m->cores = cores;
+		m->threads_per_core = cores > 0 ? pus / cores : 0;
+	}
+	hwloc_topology_destroy(topo);
+	return rc;
+}
+
 static int check_settings(clab_machine *m)
 {
-	uint64_t v;
-	int rc = clab_machine_setting_u64(m, "cores", 1, 1, 1024, &v);
+	int rc = load_topology(m);
 	if (rc)
 		return rc;
-	m->cores = (int)v;
-	rc = clab_machine_setting_u64(m, "threads_per_core", 1, 1, 8, &v);
-	if (rc)
-		return rc;
-	m->threads_per_core = (int)v;
-	if (m->cores * m->threads_per_core > CLAB_MAX_HWTHREADS)
-		return clab_seterr(CLAB_E_PROFILE, "%s: more than %d hardware threads",
-				   m->name, CLAB_MAX_HWTHREADS);
 	const char *clock = clab_machine_setting(m, "clock");
 	if (clock && strcmp(clock, "virtual") && strcmp(clock, "host"))
 		return clab_seterr(CLAB_E_PROFILE,

@@ -33,7 +33,7 @@ build() { # output source flags...: compile or count a failure
 	shift 2
 	if ! $CC -std=gnu11 -g -Wall -Wextra -Werror -pthread -Iinclude -I"$BUILD/gen" \
 		-DCLAB_DATADIR="\"$PREFIX/share/counterlab\"" "$@" -o "$exe" "$src" \
-		$LIB_SRCS -liniparser -lcmocka -lpthread 2> "$exe.build.log"; then
+		$LIB_SRCS -liniparser -lhwloc -lcmocka -lpthread 2> "$exe.build.log"; then
 		cat "$exe.build.log"
 		failed=$((failed + 1))
 		failures+=("build $src")

@@ -225,6 +225,8 @@ int main(int argc, char **argv)
 		printf("%-25s: %s\n", "Machine profile", clab_machine_name(m));
 		printf("%-25s: %s\n", "Profile file", clab_machine_path(m));
 		printf("%-25s: %s\n", "Description", clab_machine_description(m));
+		const char *topo = clab_machine_setting(m, "topology");
+		printf("%-25s: %s (hwloc synthetic)\n", "Node topology", topo ? topo : "core:1 pu:1");
 		const char *clock = clab_machine_setting(m, "clock");
 		printf("%-25s: %s\n", "Clock", clock ? clock : "virtual");
 		rule('-');

@@ -469,7 +469,7 @@ static void *node_create(clab_machine *m, int *err)
 	if (clab_machine_nhwthreads(m) != BGQ_HWTHREADS ||
 	    clab_machine_threads_per_core(m) != BGQ_TPC) {
 		*err = clab_seterr(CLAB_E_PROFILE,
-				   "machine %s: a BG/Q node has cores = %d and threads_per_core = %d",
+				   "machine %s: a BG/Q node is topology = pack:1 core:%d pu:%d",
 				   clab_machine_name(m), BGQ_CORES, BGQ_TPC);
 		return NULL;
 	}

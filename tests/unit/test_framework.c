@@ -96,17 +96,17 @@ static void bad_profiles(void **state)
 	(void)state;
 	static const struct { const char *file, *text, *needle; } cases[] = {
 		{"nomachine.ini", "[core]\nbackend = bgq-punit\n", "no [machine]"},
-		{"unknownkey.ini", "[machine]\ncores = 17\ncolour = red\n[core]\nbackend=bgq-punit\n", "unknown key 'colour'"},
-		{"badclock.ini", "[machine]\ncores=17\nthreads_per_core=4\nclock = sundial\n[core]\nbackend=bgq-punit\n", "clock=sundial"},
-		{"badbackend.ini", "[machine]\ncores=17\nthreads_per_core=4\n[core]\nbackend = bgq-warp\n", "unknown backend 'bgq-warp'"},
-		{"nobackend.ini", "[machine]\ncores=17\nthreads_per_core=4\n[core]\ndescription = x\n", "needs a backend"},
-		{"badsection.ini", "[machine]\ncores=17\nthreads_per_core=4\n[gpu]\nbackend=bgq-punit\n", "unknown section [gpu]"},
-		{"outside.ini", "cores = 17\n[machine]\n[core]\nbackend=bgq-punit\n", "outside any [section]"},
-		{"syntax.ini", "[machine\ncores = 17\n", "machine profile"},
-		{"badcores.ini", "[machine]\ncores = many\n[core]\nbackend=bgq-punit\n", "cores=many"},
-		{"wrongnode.ini", "[machine]\ncores = 16\nthreads_per_core=4\n[core]\nbackend=bgq-punit\n", "a BG/Q node has cores = 17"},
-		{"nocomp.ini", "[machine]\ncores = 17\nthreads_per_core=4\n", "no component"},
-		{"badpresets.ini", "[machine]\ncores=17\nthreads_per_core=4\n[core]\nbackend=bgq-punit\npresets=/nonexistent/p.csv\n", "presets /nonexistent/p.csv"},
+		{"unknownkey.ini", "[machine]\ntopology = core:17 pu:4\ncolour = red\n[core]\nbackend=bgq-punit\n", "unknown key 'colour'"},
+		{"badclock.ini", "[machine]\ntopology=core:17 pu:4\nclock = sundial\n[core]\nbackend=bgq-punit\n", "clock=sundial"},
+		{"badbackend.ini", "[machine]\ntopology=core:17 pu:4\n[core]\nbackend = bgq-warp\n", "unknown backend 'bgq-warp'"},
+		{"nobackend.ini", "[machine]\ntopology=core:17 pu:4\n[core]\ndescription = x\n", "needs a backend"},
+		{"badsection.ini", "[machine]\ntopology=core:17 pu:4\n[gpu]\nbackend=bgq-punit\n", "unknown section [gpu]"},
+		{"outside.ini", "topology = core:1\n[machine]\n[core]\nbackend=bgq-punit\n", "outside any [section]"},
+		{"syntax.ini", "[machine\ntopology = core:1\n", "machine profile"},
+		{"badtopo.ini", "[machine]\ntopology = many cores\n[core]\nbackend=bgq-punit\n", "not an hwloc synthetic"},
+		{"wrongnode.ini", "[machine]\ntopology = core:16 pu:4\n[core]\nbackend=bgq-punit\n", "a BG/Q node is topology = pack:1 core:17 pu:4"},
+		{"nocomp.ini", "[machine]\ntopology = pack:1 core:17 pu:4\n", "no component"},
+		{"badpresets.ini", "[machine]\ntopology=core:17 pu:4\n[core]\nbackend=bgq-punit\npresets=/nonexistent/p.csv\n", "presets /nonexistent/p.csv"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
 		expect_profile_error(write_file(cases[i].file, cases[i].text), cases[i].needle);
@@ -119,7 +119,7 @@ static void bad_profiles(void **state)
 	char spec[600];
 	const char *pre = write_file("p.csv", "name,kind,terms,postfix,description\n"
 				     "PAPI_X,add,PEVT_CYCLES,,one term is not a sum\n");
-	snprintf(spec, sizeof spec, "[machine]\ncores=17\nthreads_per_core=4\n[core]\nbackend=bgq-punit\npresets=%s\n", pre);
+	snprintf(spec, sizeof spec, "[machine]\ntopology=core:17 pu:4\n[core]\nbackend=bgq-punit\npresets=%s\n", pre);
 	expect_profile_error(write_file("p.ini", spec), "p.csv:2");
 }
 
