@@ -1,0 +1,217 @@
+/* Seeded mutation fuzzing of every parser: event names with qualifiers,
+ * machine specs, machine profiles, activity profiles, preset files and
+ * postfix formulas. Each input must give either success or one of the
+ * documented errors with a message, never a crash (the suite also runs
+ * under AddressSanitizer and UndefinedBehaviorSanitizer). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "helpers.h"
+#include "../../framework/internal.h"
+
+#define ROUNDS 1500
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+static uint32_t next(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (uint32_t)rng;
+}
+
+static const char alphabet[] = "PEVT_INSTXUGRPMASKCYLmask=:0x19fz-,. \n[]#;/";
+
+/* Flips, deletes, inserts or duplicates a few bytes of seed into out. */
+static void mutate(const char *seed, char *out, size_t cap)
+{
+	size_t n = strlen(seed);
+	if (n >= cap)
+		n = cap - 1;
+	memcpy(out, seed, n);
+	out[n] = 0;
+	int edits = 1 + (int)(next() % 4);
+	for (int e = 0; e < edits; e++) {
+		size_t len = strlen(out), at = len ? next() % len : 0;
+		switch (next() % 4) {
+		case 0: if (len) out[at] = alphabet[next() % (sizeof alphabet - 1)]; break;
+		case 1: if (len) memmove(out + at, out + at + 1, len - at); break;
+		case 2:
+			if (len + 1 < cap) {
+				memmove(out + at + 1, out + at, len - at + 1);
+				out[at] = alphabet[next() % (sizeof alphabet - 1)];
+			}
+			break;
+		default: { /* repeat a chunk: its bytes now stand twice */
+			size_t k = 1 + next() % 8;
+			if (at + k <= len && len + k < cap)
+				memmove(out + at + k, out + at, len - at + 1);
+		}
+		}
+	}
+}
+
+static int one_of(int rc, const int *ok, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (rc == ok[i])
+			return 1;
+	return 0;
+}
+
+static void fuzz_event_names(void **state)
+{
+	(void)state;
+	clab_machine *m = open_machine("bgq:clock=virtual");
+	clab_component *c = clab_machine_component(m, "core");
+	static const char *seeds[] = {
+		"PEVT_INST_XU_GRP_MASK:mask=0x837800", "PEVT_CYCLES", "PAPI_BR_NTK",
+		"PEVT_INST_QFPU_GRP_MASK:mask=1022", "PEVT_L1P_BAS_HIT",
+	};
+	const int ok[] = {CLAB_OK, CLAB_E_NOEVENT, CLAB_E_QUALIFIER};
+	char buf[256];
+	for (int r = 0; r < ROUNDS * 4; r++) {
+		mutate(seeds[r % 5], buf, sizeof buf);
+		uint32_t code;
+		int rc = clab_event_lookup(c, buf, &code);
+		if (!one_of(rc, ok, 3))
+			fail_msg("'%s' gave %d", buf, rc);
+		if (rc)
+			assert_true(clab_errmsg()[0] != 0);
+		else {
+			clab_event_info ei;
+			assert_int_equal(clab_event_get_info(c, code, &ei), CLAB_OK);
+		}
+	}
+	clab_machine_close(m);
+}
+
+static void fuzz_specs(void **state)
+{
+	(void)state;
+	static const char *seeds[] = {
+		"bgq:clock=virtual,tick=1000", "bgq:clock=host,seed=7",
+		"bgq:activity=compute,tick=0x10",
+	};
+	const int ok[] = {CLAB_OK, CLAB_E_PROFILE, CLAB_E_ACTIVITY};
+	char buf[128];
+	for (int r = 0; r < ROUNDS / 5; r++) {
+		mutate(seeds[r % 3], buf, sizeof buf);
+		if (strchr(buf, '/'))
+			continue; /* paths into the file system are not the point */
+		clab_machine *m = NULL;
+		int rc = clab_machine_open(buf, &m);
+		if (!one_of(rc, ok, 3))
+			fail_msg("spec '%s' gave %d (%s)", buf, rc, clab_errmsg());
+		clab_machine_close(m);
+	}
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	static char text[8192];
+	size_t n = fread(text, 1, sizeof text - 1, f);
+	text[n] = 0;
+	fclose(f);
+	return text;
+}
+
+/* Mutates a data file, points a machine at it, expects success or a
+ * profile error (the files name each other: a mutated machine profile may
+ * name a missing activity profile). */
+static void fuzz_file(const char *seed_path, const char *spec_fmt)
+{
+	char seed[8192], buf[8192], path[] = "/tmp/clab-fuzz-XXXXXX.dat", spec[256];
+	snprintf(seed, sizeof seed, "%s", slurp(seed_path));
+	int fd = mkstemps(path, 4);
+	assert_true(fd >= 0);
+	close(fd);
+	const int ok[] = {CLAB_OK, CLAB_E_PROFILE, CLAB_E_ACTIVITY, CLAB_E_RATE};
+	for (int r = 0; r < ROUNDS / 5; r++) {
+		mutate(seed, buf, sizeof buf);
+		FILE *f = fopen(path, "w");
+		fputs(buf, f);
+		fclose(f);
+		snprintf(spec, sizeof spec, spec_fmt, path);
+		clab_machine *m = NULL;
+		int rc = clab_machine_open(spec, &m);
+		if (!one_of(rc, ok, 4))
+			fail_msg("%s mutated gave %d (%s)", seed_path, rc, clab_errmsg());
+		clab_machine_close(m);
+	}
+	unlink(path);
+}
+
+static void fuzz_profiles(void **state)
+{
+	(void)state;
+	fuzz_file("machines/bgq.ini", "%s");
+	fuzz_file("machines/activity/compute.ini", "bgq:clock=virtual,activity=%s");
+}
+
+static void fuzz_presets(void **state)
+{
+	(void)state;
+	/* a profile whose presets file is the mutated one */
+	char prof[] = "/tmp/clab-fuzzprof-XXXXXX.ini", text[512];
+	int fd = mkstemps(prof, 4);
+	assert_true(fd >= 0);
+	close(fd);
+	char spec[300];
+	snprintf(spec, sizeof spec, "%s", prof);
+	char seed[8192], buf[8192], path[] = "/tmp/clab-fuzzpre-XXXXXX.csv";
+	snprintf(seed, sizeof seed, "%s", slurp("machines/presets/bgq_core.csv"));
+	fd = mkstemps(path, 4);
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(text, sizeof text, "[machine]\ntopology = core:17 pu:4\n[core]\nbackend = bgq-punit\npresets = %s\n", path);
+	FILE *f = fopen(prof, "w");
+	fputs(text, f);
+	fclose(f);
+	for (int r = 0; r < ROUNDS / 5; r++) {
+		mutate(seed, buf, sizeof buf);
+		f = fopen(path, "w");
+		fputs(buf, f);
+		fclose(f);
+		clab_machine *m = NULL;
+		int rc = clab_machine_open(spec, &m);
+		if (rc != CLAB_OK && rc != CLAB_E_PROFILE)
+			fail_msg("presets mutated gave %d (%s)", rc, clab_errmsg());
+		clab_machine_close(m);
+	}
+	unlink(path);
+	unlink(prof);
+}
+
+static void fuzz_postfix(void **state)
+{
+	(void)state;
+	static const char *seeds[] = {"N0|N1|-|N2|-|", "N0|N1|+|2|*|N2|/|", "N0|"};
+	char buf[128];
+	clab_token tok[CLAB_MAX_TOKENS];
+	int64_t terms[3] = {5, -7, 0};
+	for (int r = 0; r < ROUNDS * 4; r++) {
+		int n;
+		mutate(seeds[r % 3], buf, sizeof buf);
+		int rc = clab_postfix_compile(buf, 3, tok, &n);
+		if (rc == CLAB_OK)
+			(void)clab_postfix_eval(tok, n, terms); /* division by 0 is 0 */
+		else
+			assert_int_equal(rc, CLAB_E_PROFILE);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(fuzz_event_names),
+		cmocka_unit_test(fuzz_specs),
+		cmocka_unit_test(fuzz_profiles),
+		cmocka_unit_test(fuzz_presets),
+		cmocka_unit_test(fuzz_postfix),
+	};
+	return cmocka_run_group_tests_name("fuzz", tests, NULL, NULL);
+}
