@@ -242,7 +242,13 @@ int clab_event_get_info(clab_component *c, uint32_t code, clab_event_info *info)
 	if (rc)
 		return rc;
 	const clab_native *n = &c->desc.natives[req.native];
-	info->name = code < npreset_base(c) ? n->name : c->qual[code - qual_base(c)].name;
+	if (code < npreset_base(c)) {
+		info->name = n->name;
+	} else { /* the table may grow under another thread; names stay put */
+		pthread_mutex_lock(&c->lock);
+		info->name = c->qual[code - qual_base(c)].name;
+		pthread_mutex_unlock(&c->lock);
+	}
 	info->descr = n->descr;
 	info->group = n->group;
 	info->hw_id = n->hw_id;

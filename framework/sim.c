@@ -4,9 +4,11 @@
 
 static int has_sim(const clab_thread *t)
 {
-	if (!t || !t->machine->sim_ops)
+	if (!t) /* attaching failed and said why */
+		return CLAB_E_NOTHREAD;
+	if (!t->machine->sim_ops)
 		return clab_seterr(CLAB_E_NOSUPP, "machine %s has no simulator to drive",
-				   t ? t->machine->name : "?");
+				   t->machine->name);
 	return CLAB_OK;
 }
 
