@@ -88,7 +88,6 @@ struct clab_machine {
 int clab_catalog_load_presets(clab_component *c, const char *path);
 void clab_catalog_free(clab_component *c);
 int clab_catalog_req(clab_component *c, uint32_t code, clab_evreq *req);
-const char *clab_catalog_name(clab_component *c, uint32_t code);
 const clab_preset *clab_catalog_preset(const clab_component *c, uint32_t code);
 int clab_postfix_compile(const char *text, int nterms, clab_token *tok,
 			 int *ntok);
