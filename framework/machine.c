@@ -538,6 +538,16 @@ void clab_machine_set_sim(clab_machine *m, const clab_sim_ops *ops, void *sim)
 
 /* ---- threads ----------------------------------------------------------- */
 
+static clab_thread *bind_locked(clab_machine *m, int hw)
+{
+	clab_thread *t = &m->threads[hw];
+	t->machine = m;
+	t->hwthread = hw;
+	t->owner = pthread_self();
+	t->attached = 1;
+	return t;
+}
+
 /* Breadth-first layout: thread i goes to core i % cores, as CNK spreads
  * threads over cores before doubling up. */
 int clab_thread_attach(clab_machine *m, clab_thread **out)
@@ -555,13 +565,8 @@ int clab_thread_attach(clab_machine *m, clab_thread **out)
 	for (int k = 0; k < n; k++) {
 		int core = k % m->cores, smt = k / m->cores;
 		int hw = core * m->threads_per_core + smt;
-		clab_thread *t = &m->threads[hw];
-		if (!t->attached) {
-			t->machine = m;
-			t->hwthread = hw;
-			t->owner = self;
-			t->attached = 1;
-			*out = t;
+		if (!m->threads[hw].attached) {
+			*out = bind_locked(m, hw);
 			pthread_mutex_unlock(&m->lock);
 			return CLAB_OK;
 		}
@@ -580,17 +585,11 @@ int clab_thread_attach_at(clab_machine *m, int hw, clab_thread **out)
 				   m->name, hw);
 	int rc = CLAB_OK;
 	pthread_mutex_lock(&m->lock);
-	clab_thread *t = &m->threads[hw];
-	if (t->attached) {
+	if (m->threads[hw].attached)
 		rc = clab_seterr(CLAB_E_NOTHREAD, "hardware thread %d of %s is taken",
 				 hw, m->name);
-	} else {
-		t->machine = m;
-		t->hwthread = hw;
-		t->owner = pthread_self();
-		t->attached = 1;
-		*out = t;
-	}
+	else
+		*out = bind_locked(m, hw);
 	pthread_mutex_unlock(&m->lock);
 	return rc;
 }

@@ -64,33 +64,28 @@ static int load_papi_presets(clab_papi_comp *pc, int cidx)
 		for (int k = 0; k < PAPI_EVENTS_IN_DERIVED_EVENT; k++)
 			s->native[k] = PAPI_NULL;
 		int ok = 1;
+		char full[CLAB_MAX_TERMS][PAPI_HUGE_STR_LEN];
 		for (int k = 0; k < ei.nterms; k++) {
 			clab_event_info ti;
-			char full[PAPI_HUGE_STR_LEN];
 			int code;
 			clab_event_get_info(pc->comp, ei.terms[k], &ti);
-			snprintf(full, sizeof full, "%s:::%s", pc->unit, ti.name);
-			if (_papi_hwi_native_name_to_code(full, &code) != PAPI_OK)
+			snprintf(full[k], sizeof full[k], "%s:::%s", pc->unit, ti.name);
+			if (_papi_hwi_native_name_to_code(full[k], &code) != PAPI_OK)
 				ok = 0;
 			s->native[k] = code;
 		}
+		if (!ok) {
+			memset(s, 0, sizeof *s);
+			continue;
+		}
 		if (ei.postfix)
 			snprintf(s->operation, sizeof s->operation, "%s", ei.postfix);
-		if (ok)
-			n++;
-		else
-			memset(s, 0, sizeof *s);
+		/* setup_all_presets leaves the term names, which PAPI's listings print */
+		for (int k = 0; k < ei.nterms; k++)
+			_papi_hwi_presets[idx].name[k] = strdup(full[k]);
+		n++;
 	}
 	int rc = n ? _papi_hwi_setup_all_presets(tab, cidx) : PAPI_OK;
-	/* setup_all_presets leaves the term names, which PAPI's listings print */
-	for (int i = 0; i < n && rc == PAPI_OK; i++) {
-		hwi_presets_t *p = &_papi_hwi_presets[tab[i].event_code & PAPI_PRESET_AND_MASK];
-		for (unsigned k = 0; k < p->count; k++) {
-			PAPI_event_info_t ti;
-			if (PAPI_get_event_info(p->code[k], &ti) == PAPI_OK)
-				p->name[k] = strdup(ti.symbol);
-		}
-	}
 	free(tab);
 	return rc;
 }

@@ -221,21 +221,18 @@ out:
 typedef struct prof_pos {
 	const bgq_profile *p;
 	uint64_t laps, r;
-	uint64_t rhi, rlo; /* r split at a million, shared by every term */
 	int ph;
 } prof_pos;
 
 static prof_pos profile_pos(const bgq_profile *p, uint64_t act)
 {
-	prof_pos pos = {p, 0, act, 0, 0, 0};
+	prof_pos pos = {p, 0, act, 0};
 	if (p && p->period) {
 		pos.laps = act / p->period;
 		pos.r = act % p->period;
 		while (pos.ph < p->nphase - 1 && pos.r >= p->cycles[pos.ph])
 			pos.r -= p->cycles[pos.ph++];
 	}
-	pos.rhi = pos.r / CLAB_PPM;
-	pos.rlo = pos.r % CLAB_PPM;
 	return pos;
 }
 
@@ -246,8 +243,7 @@ static uint64_t profile_count_at(const prof_pos *pos, int e)
 	if (!p)
 		return 0;
 	size_t row = (size_t)pos->ph * BGQ_N_PUNIT + (size_t)e;
-	uint64_t ppm = p->ppm[row];
-	uint64_t c = ppm ? ppm * pos->rhi + ppm * pos->rlo / CLAB_PPM : 0; /* clab_rate_count */
+	uint64_t c = clab_rate_count(p->ppm[row], pos->r);
 	if (p->period == 0)
 		return c;
 	return pos->laps * p->prefix[(size_t)p->nphase * BGQ_N_PUNIT + (size_t)e] +
