@@ -227,7 +227,7 @@ int clab_event_get_info(clab_component *c, uint32_t code, clab_event_info *info)
 		info->postfix = p->postfix;
 		info->nterms = p->nterms;
 		memcpy(info->terms, p->terms, sizeof info->terms);
-		uint32_t mask = ~0u;
+		uint64_t mask = ~0ull;
 		for (int t = 0; t < p->nterms; t++) {
 			clab_evreq r;
 			if (clab_catalog_req(c, p->terms[t], &r) == CLAB_OK)

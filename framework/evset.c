@@ -214,11 +214,11 @@ int clab_evset_accum(clab_evset *s, int64_t *vals)
 	return clab_evset_reset(s);
 }
 
-uint32_t clab_evset_counters(const clab_evset *s, int i)
+uint64_t clab_evset_counters(const clab_evset *s, int i)
 {
 	if (i < 0 || i >= s->n || !s->bset)
 		return 0;
-	uint32_t mask = 0;
+	uint64_t mask = 0;
 	for (int k = 0; k < s->ev[i].nterms; k++)
 		mask |= s->c->ops->counters(s->c->unit, s->bset, s->ev[i].req[k]);
 	return mask;

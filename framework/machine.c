@@ -201,9 +201,15 @@ static int apply_overrides(clab_machine *m, char *list)
 			return clab_seterr(CLAB_E_PROFILE,
 					   "machine override '%s' is not key=value", kv);
 		*eq = 0;
-		if (!in_list(machine_keys, kv) || strcmp(kv, "description") == 0)
+		/* "unit.key" sets a key of a component section; checked when the
+		 * component's backend is known */
+		char *dot = strchr(kv, '.');
+		int unit_key = dot && dot > kv && dot[1] &&
+			       in_list(component_names, strndupa(kv, (size_t)(dot - kv)));
+		if (!unit_key &&
+		    (!in_list(machine_keys, kv) || strcmp(kv, "description") == 0))
 			return clab_seterr(CLAB_E_PROFILE,
-					   "unknown machine override '%s' (known: %s)",
+					   "unknown machine override '%s' (known: %s, or COMPONENT.KEY)",
 					   kv, join(machine_keys + 1));
 		int rc = setting_put(m, kv, eq + 1);
 		if (rc)
@@ -221,13 +227,6 @@ static int load_component(clab_machine *m, dictionary *d, const char *sec)
 		return clab_seterr(CLAB_E_PROFILE, "%s: [%s] has too many keys",
 				   m->path, sec);
 	iniparser_getseckeys(d, sec, keys);
-	for (int i = 0; i < nk; i++) {
-		const char *k = strchr(keys[i], ':') + 1;
-		if (!in_list(component_keys, k))
-			return clab_seterr(CLAB_E_PROFILE,
-					   "%s: [%s] unknown key '%s' (known: %s)",
-					   m->path, sec, k, join(component_keys));
-	}
 	snprintf(key, sizeof key, "%s:backend", sec);
 	const char *backend = iniparser_getstring(d, key, NULL);
 	if (!backend || !*backend)
@@ -237,6 +236,37 @@ static int load_component(clab_machine *m, dictionary *d, const char *sec)
 	if (!ops)
 		return clab_seterr(CLAB_E_PROFILE, "%s: [%s] unknown backend '%s'",
 				   m->path, sec, backend);
+	/* the backend's own keys become settings "sec.key", overrides first */
+	static const char *const none[] = {NULL};
+	const char *const *own = ops->keys ? ops->keys : none;
+	for (int i = 0; i < nk; i++) {
+		const char *k = strchr(keys[i], ':') + 1;
+		if (in_list(component_keys, k))
+			continue;
+		if (!in_list(own, k)) {
+			char known[256];
+			snprintf(known, sizeof known, "%s", join(component_keys));
+			return clab_seterr(CLAB_E_PROFILE,
+					   "%s: [%s] unknown key '%s' (known: %s%s%s)",
+					   m->path, sec, k, known, *own ? ", " : "",
+					   *own ? join(own) : "");
+		}
+		snprintf(key, sizeof key, "%s.%s", sec, k);
+		if (!clab_machine_setting(m, key)) {
+			int rc = setting_put(m, key, iniparser_getstring(d, keys[i], ""));
+			if (rc)
+				return rc;
+		}
+	}
+	for (int i = 0; i < m->nsettings; i++) {
+		const char *k = m->settings[i].key, *dot = strchr(k, '.');
+		if (dot && strncasecmp(k, sec, (size_t)(dot - k)) == 0 &&
+		    !sec[dot - k] && !in_list(own, dot + 1))
+			return clab_seterr(CLAB_E_PROFILE,
+					   "machine %s: backend %s of [%s] has no key '%s'%s%s",
+					   m->name, backend, sec, dot + 1,
+					   *own ? " (known: " : "", *own ? join(own) : "");
+	}
 	if (m->ncomp == CLAB_MAX_COMPONENTS)
 		return clab_seterr(CLAB_E_PROFILE, "%s: too many components", m->path);
 
@@ -247,7 +277,7 @@ static int load_component(clab_machine *m, dictionary *d, const char *sec)
 	c->ops = ops;
 	snprintf(key, sizeof key, "%s:description", sec);
 	const char *descr = iniparser_getstring(d, key, NULL);
-	int rc = ops->open(m, &c->unit, &c->desc);
+	int rc = ops->open(m, sec, &c->unit, &c->desc);
 	if (rc) {
 		pthread_mutex_destroy(&c->lock);
 		return rc;
@@ -307,6 +337,13 @@ static int open_components(clab_machine *m, dictionary *d)
 	}
 	if (!rc && m->ncomp == 0)
 		rc = clab_seterr(CLAB_E_PROFILE, "%s: no component sections", m->path);
+	for (int i = 0; i < m->nsettings && !rc; i++) {
+		const char *k = m->settings[i].key, *dot = strchr(k, '.');
+		if (dot && !clab_machine_component(m, strndupa(k, (size_t)(dot - k))))
+			rc = clab_seterr(CLAB_E_PROFILE,
+					 "machine %s: override '%s' names no component of the machine",
+					 m->name, k);
+	}
 	return rc;
 }
 

@@ -2,10 +2,14 @@
 #include <string.h>
 #include "internal.h"
 
-extern const clab_unit_ops clab_bgq_punit_ops;
+extern const clab_unit_ops clab_bgq_punit_ops, clab_bgq_l2_ops,
+	clab_bgq_io_ops, clab_bgq_cnk_ops;
 
 static const clab_unit_ops *const backends[] = {
 	&clab_bgq_punit_ops,
+	&clab_bgq_l2_ops,
+	&clab_bgq_io_ops,
+	&clab_bgq_cnk_ops,
 };
 
 const clab_unit_ops *clab_backend_find(const char *name)

@@ -38,6 +38,18 @@ int clab_thread_set_activity(clab_thread *t, const char *profile)
 							   t->hwthread, profile);
 }
 
+int clab_thread_message(clab_thread *t, enum clab_msg kind, uint64_t bytes)
+{
+	int rc = has_sim(t);
+	if (!rc && (kind < CLAB_MSG_SEND || kind > CLAB_MSG_RECV_RGET))
+		rc = clab_seterr(CLAB_E_INVAL, "message kind %d is not a clab_msg", (int)kind);
+	if (!rc && !t->machine->sim_ops->message)
+		rc = clab_seterr(CLAB_E_NOSUPP, "machine %s has no message unit",
+				 t->machine->name);
+	return rc ? rc : t->machine->sim_ops->message(t->machine->sim, t->hwthread,
+						      (int)kind, bytes);
+}
+
 /* The calling thread on the process-wide machine. */
 static clab_thread *self(void)
 {
@@ -64,4 +76,9 @@ uint64_t clab_sim_now(void) { return clab_thread_now(self()); }
 int clab_sim_set_activity(const char *profile)
 {
 	return clab_thread_set_activity(self(), profile);
+}
+
+int clab_sim_message(enum clab_msg kind, uint64_t bytes)
+{
+	return clab_thread_message(self(), kind, bytes);
 }

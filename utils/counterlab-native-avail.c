@@ -50,15 +50,15 @@ static void boxed(int indent, const char *text)
 	}
 }
 
-static void format_ctrs(uint32_t mask, int n, char *buf, size_t len)
+static void format_ctrs(uint64_t mask, int n, char *buf, size_t len)
 {
 	size_t o = 0;
 	buf[0] = 0;
 	for (int c = 0; c < n && o < len; c++) {
-		if (!(mask & (1u << c)))
+		if (!(mask & (1ull << c)))
 			continue;
 		int e = c;
-		while (e + 1 < n && (mask & (1u << (e + 1))))
+		while (e + 1 < n && (mask & (1ull << (e + 1))))
 			e++;
 		o += (size_t)snprintf(buf + o, len - o, "%s%d", o ? "," : "", c);
 		if (e > c)

@@ -21,7 +21,7 @@ typedef struct clab_native {
 	const char *descr;
 	const char *group;      /* hardware source shown in listings */
 	uint32_t hw_id;         /* vendor event id */
-	uint32_t ctr_mask;      /* counters the event may use */
+	uint64_t ctr_mask;      /* counters the event may use */
 	uint8_t scope;          /* enum clab_scope: whose activity it counts */
 	uint8_t quals;          /* bit q: accepts qualifier q of the unit */
 } clab_native;
@@ -49,8 +49,12 @@ typedef struct clab_unit_desc {
 
 typedef struct clab_unit_ops {
 	const char *name;       /* as named in machine profiles */
-	/* Opens the unit on machine m and fills desc. */
-	int (*open)(clab_machine *m, void **unit, clab_unit_desc *desc);
+	/* Keys of its own the unit reads from its profile section (NULL-ended,
+	 * may be NULL), as settings "SECTION.KEY" (clab_machine_setting). */
+	const char *const *keys;
+	/* Opens the unit of profile section `section` on m and fills desc. */
+	int (*open)(clab_machine *m, const char *section, void **unit,
+		    clab_unit_desc *desc);
 	void (*close)(void *unit);
 	/* Checks that reqs[0..n) can be counted together by hwthread, assigns
 	 * counters and reserves them, replacing the set `replace` (may be NULL,
@@ -65,7 +69,7 @@ typedef struct clab_unit_ops {
 	int (*read)(void *unit, void *set, uint64_t *vals);
 	int (*reset)(void *unit, void *set);
 	/* Counters given to request i (bit c = counter c). */
-	uint32_t (*counters)(void *unit, void *set, int i);
+	uint64_t (*counters)(void *unit, void *set, int i);
 } clab_unit_ops;
 
 /* Backend registry (framework/registry.c). */
@@ -89,6 +93,8 @@ typedef struct clab_sim_ops {
 		    const char *const *events, const uint64_t *counts, int n);
 	uint64_t (*now)(void *sim, int hwthread);
 	int (*set_activity)(void *sim, int hwthread, const char *profile);
+	/* kind: enum clab_msg of sim.h; NULL when the machine has no NIC */
+	int (*message)(void *sim, int hwthread, int kind, uint64_t bytes);
 } clab_sim_ops;
 void clab_machine_set_sim(clab_machine *m, const clab_sim_ops *ops, void *sim);
 
@@ -98,7 +104,7 @@ int clab_machine_nhwthreads(const clab_machine *m);
 int clab_machine_threads_per_core(const clab_machine *m);
 
 /* Integer setting of the machine with a default; CLAB_E_PROFILE on a
- * malformed or out-of-range value. */
+ * malformed or out-of-range value. Unit keys are spelt "SECTION.KEY". */
 int clab_machine_setting_u64(const clab_machine *m, const char *key,
 			     uint64_t def, uint64_t min, uint64_t max,
 			     uint64_t *out);

@@ -100,7 +100,7 @@ typedef struct clab_event_info {
 	const char *descr;
 	const char *group;       /* hardware source, e.g. "A2_XU", "L1P_BASE" */
 	uint32_t hw_id;          /* id in the vendor's event table (0: none) */
-	uint32_t ctr_mask;       /* counters the event may use */
+	uint64_t ctr_mask;       /* counters the event may use */
 	enum clab_scope scope;   /* whose activity it counts */
 	int is_preset;
 	enum clab_derived derived;
@@ -153,7 +153,7 @@ int clab_evset_reset(clab_evset *s);
 /* vals[i] += count; then reset. */
 int clab_evset_accum(clab_evset *s, int64_t *vals);
 /* Counters used by event i of the set (bit c = counter c). */
-uint32_t clab_evset_counters(const clab_evset *s, int i);
+uint64_t clab_evset_counters(const clab_evset *s, int i);
 
 #ifdef __cplusplus
 }

@@ -22,6 +22,18 @@ int clab_sim_advance(uint64_t cycles);
 int clab_sim_work(uint64_t cycles, const char *const *events,
 		  const uint64_t *counts, int n);
 
+/* Messages through the node's message unit (network interface). A send
+ * injects `bytes` of payload; a receive takes one in, as a memory-FIFO
+ * message, a direct put, or a remote get (a request to send data back).
+ * The unit cuts messages into packets as the machine's network does. */
+enum clab_msg {
+	CLAB_MSG_SEND,
+	CLAB_MSG_RECV_FIFO,
+	CLAB_MSG_RECV_PUT,
+	CLAB_MSG_RECV_RGET,
+};
+int clab_sim_message(enum clab_msg kind, uint64_t bytes);
+
 /* Simulated cycles the calling thread has lived. */
 uint64_t clab_sim_now(void);
 
@@ -35,6 +47,7 @@ int clab_thread_work(clab_thread *t, uint64_t cycles, const char *const *events,
 		     const uint64_t *counts, int n);
 uint64_t clab_thread_now(clab_thread *t);
 int clab_thread_set_activity(clab_thread *t, const char *profile);
+int clab_thread_message(clab_thread *t, enum clab_msg kind, uint64_t bytes);
 
 #ifdef __cplusplus
 }

@@ -15,7 +15,8 @@ enum bgq_src {
 	BGQ_SRC_CNKNODE, BGQ_SRC_CNKPROC, BGQ_SRC_CNKHWT,
 };
 
-enum { BGQ_Q_MASK }; /* PUnit qualifiers */
+enum { BGQ_Q_MASK };  /* PUnit qualifiers */
+enum { BGQ_Q_SLICE }; /* L2 unit qualifiers */
 
 typedef struct bgq_attr {
 	uint8_t src;      /* enum bgq_src */
@@ -35,24 +36,46 @@ typedef struct bgq_attr {
 #define BGQ_MHZ 1600
 #define BGQ_CPU_SAMPLE_NS 20000 /* host clock: CPU time resampled this often */
 #define BGQ_EV_CYCLES 210    /* index of PEVT_CYCLES */
+#define BGQ_EV_L1P_MISS 145  /* index of PEVT_L1P_BAS_MISS: loads that go on to L2 */
 #define BGQ_MAX_TERMS 64
+#define BGQ_L2_SLICES 16
+#define BGQ_L2_CTRS 16       /* fixed counters per slice */
 
-/* An activity profile resolved against the PUnit table: rates (ppm) of the
+/* Node events: everything a hardware thread can cause, indexed as PUnit
+ * events, then the 16 L2 counters (combined view), the I/O unit and the
+ * CNK counters. Each thread keeps its own truth of every node event; the
+ * node-wide units read sums over threads. */
+#define BGQ_NEV_L2 BGQ_N_PUNIT
+#define BGQ_NEV_IO (BGQ_NEV_L2 + BGQ_L2_CTRS)
+#define BGQ_NEV_CNK (BGQ_NEV_IO + BGQ_N_IOUNIT)
+#define BGQ_N_NEV (BGQ_NEV_CNK + BGQ_N_CNKUNIT)
+
+/* What makes a node event count. */
+enum bgq_feed {
+	BGQ_FEED_RATE,     /* rates of activity profiles, counts of work */
+	BGQ_FEED_DERIVED,  /* follows from other node events */
+	BGQ_FEED_MESSAGE,  /* message-unit traffic (clab_sim_message) */
+	BGQ_FEED_CLOCK,    /* kernel timers firing at fixed periods (cnk.c) */
+	BGQ_FEED_OVERFLOW, /* performance-monitor interrupts */
+	BGQ_FEED_NONE,     /* PCIe and DevBus: idle on a compute node */
+};
+
+/* An activity profile resolved against the node events: rates (ppm) of the
  * primary events per phase and cumulative counts at phase starts. */
 typedef struct bgq_profile {
 	char *name;
 	int nphase;
 	uint64_t period;
 	uint64_t *cycles;   /* [nphase] */
-	uint64_t *ppm;      /* [nphase][BGQ_N_PUNIT] */
-	uint64_t *prefix;   /* [nphase + 1][BGQ_N_PUNIT]: counts before phase */
+	uint64_t *ppm;      /* [nphase][BGQ_N_NEV] */
+	uint64_t *prefix;   /* [nphase + 1][BGQ_N_NEV]: counts before phase */
 } bgq_profile;
 
 typedef struct bgq_hwt {
 	uint64_t now;       /* simulated cycles lived */
 	uint64_t act;       /* of which spent running the activity profile */
 	const bgq_profile *prof;
-	uint64_t work[BGQ_N_PUNIT]; /* counts of explicit work done so far */
+	uint64_t work[BGQ_N_NEV];   /* counts of explicit work done so far */
 	/* a work segment in progress: counts spread over [w0, w0+wlen) */
 	uint64_t w0, wlen;
 	const uint64_t *wcount;
@@ -95,6 +118,8 @@ typedef struct bgq_node {
 	int nprof;
 	bgq_hwt hwt[BGQ_HWTHREADS];
 	bgq_core core[BGQ_CORES];
+	uint64_t live[2];      /* bit h: thread h has lived or worked */
+	uint64_t msg_seq;      /* messages so far: spreads them over MU ports */
 } bgq_node;
 
 /* node.c */
@@ -105,7 +130,73 @@ bgq_node *bgq_node_get(clab_machine *m, int *err);
 void bgq_node_sync(bgq_node *n, int h, int is_read);
 /* Weighted truth of counter c's terms over its contributors. */
 uint64_t bgq_ctr_truth(const bgq_node *n, int core, const bgq_ctr *c);
-/* Sum of weights x rate of a term list in the profile's fastest phase. */
+/* PUnit event ev (with its mask qualifier) as weighted primary terms. */
 int bgq_terms_for(int ev, uint64_t mask, uint16_t *term, uint8_t *weight);
 
+/* Node event of a unit's native event (-1: none), and its feed. */
+int bgq_nev_of(const clab_native *table, int ev);
+enum bgq_feed bgq_nev_feed(int nev);
+const char *bgq_nev_name(int nev);
+/* Truths of node events nev[0..k) summed over the live threads of the node
+ * (only thread `only` when >= 0), each thread at its own clock; per_thread
+ * (may be NULL) gets thread h's values at [h * k]. Takes the core locks one
+ * at a time. */
+void bgq_node_collect(bgq_node *n, const int *nev, int k, int only,
+		      uint64_t *sum, uint64_t *per_thread);
+/* Something happened `count` times on thread h just now (kernel hooks). */
+void bgq_node_count(bgq_node *n, int h, int nev, uint64_t count);
+/* bgq_node_sync for node-wide units: takes and drops h's core lock. */
+void bgq_node_sync_thread(bgq_node *n, int h, int is_read);
+
+/* io.c: message-unit counts of one message, indexed like the I/O unit's
+ * table; seq spreads messages over the MU's master ports. */
+int bgq_mu_message(uint64_t seq, int kind, uint64_t bytes, uint64_t *count);
+
 #endif
+
+/* nodewide.c: units whose fixed counters always count (L2, I/O, CNK). An
+ * event set notes where its counters stood at start and reports the
+ * difference; the unit's kind computes the counters' current values. */
+#define BGQ_SET_MAX 64
+
+typedef struct bgq_fixed_set {
+	int hw, n, running;
+	int ev[BGQ_SET_MAX];       /* index into the unit's native table */
+	int slice[BGQ_SET_MAX];    /* L2 slice, -1: combined */
+	uint64_t base[BGQ_SET_MAX], stopped[BGQ_SET_MAX];
+} bgq_fixed_set;
+
+typedef struct bgq_fixed_unit bgq_fixed_unit;
+
+typedef struct bgq_fixed_kind {
+	const clab_native *natives;
+	int nnative;
+	/* Node-wide rules on a new set (may be NULL); `replace` is going. */
+	int (*admit)(bgq_fixed_unit *u, const bgq_fixed_set *s,
+		     const bgq_fixed_set *replace);
+	void (*retire)(bgq_fixed_unit *u, const bgq_fixed_set *s);
+	/* Current values of the set's events. */
+	int (*values)(bgq_fixed_unit *u, const bgq_fixed_set *s, uint64_t *v);
+} bgq_fixed_kind;
+
+struct bgq_fixed_unit {
+	bgq_node *node;
+	const bgq_fixed_kind *kind;
+	pthread_mutex_t lock;       /* guards the node-wide state below */
+	int l2_sliced, l2_sets;     /* L2: mode fixed by the first set */
+	char l2_first[64];          /* an event of the set that fixed it */
+	uint64_t fit_period, dec_period, irq_packets; /* CNK */
+	uint64_t latency;           /* I/O: cycles a port request is pending */
+};
+
+int bgq_fixed_open(clab_machine *m, const bgq_fixed_kind *kind,
+		   bgq_fixed_unit **out);
+void bgq_fixed_close(void *unit);
+int bgq_fixed_program(void *unit, int hw, const clab_evreq *reqs, int n,
+		      void *replace, void **set);
+void bgq_fixed_release(void *unit, void *set);
+int bgq_fixed_start(void *unit, void *set);
+int bgq_fixed_stop(void *unit, void *set);
+int bgq_fixed_read(void *unit, void *set, uint64_t *vals);
+int bgq_fixed_reset(void *unit, void *set);
+uint64_t bgq_fixed_counters(void *unit, void *set, int i);

@@ -3,17 +3,22 @@
 # usage: awk -F, -f gen_events.awk data/bgq_event_descr.csv data/bgq_events.csv
 FNR == 1 { next }
 FILENAME ~ /descr/ { descr[$1] = $2; next }
+$19 ~ /reserved/ { next } # an id held for a counter class, not an event
 {
 	id = $1; name = $2; unit = $3; src = $4; sel = $5; scope = $7
 	mode = $9; mask = 0
 	n = split($13, ctr, " ")
 	for (i = 1; i <= n; i++) mask += 2 ^ ctr[i]
+	# fixed counters: the L2 counter index, else one counter per event
+	cmask = (unit == "punit") ? sprintf("0x%06xull", mask) : \
+		sprintf("1ull << %d", (unit == "l2unit") ? $15 : count[unit] + 0)
 	if (!(name in descr)) { print "no description for " name > "/dev/stderr"; exit 1 }
-	cscope = (scope == "thread") ? "CLAB_SCOPE_THREAD" : \
+	cscope = (scope == "thread" || $19 ~ /^hwthread/) ? "CLAB_SCOPE_THREAD" : \
 		 (scope ~ /^core/) ? "CLAB_SCOPE_CORE" : "CLAB_SCOPE_NODE"
-	quals = (name ~ /_GRP_MASK$/) ? "1u << BGQ_Q_MASK" : "0"
-	row = sprintf("\t{ \"%s\", \"%s\", \"%s\", %d, 0x%06xu, %s, %s },", \
-		      name, descr[name], src, id, mask, cscope, quals)
+	quals = (name ~ /_GRP_MASK$/) ? "1u << BGQ_Q_MASK" : \
+		(name ~ /_SLICE$/) ? "1u << BGQ_Q_SLICE" : "0"
+	row = sprintf("\t{ \"%s\", \"%s\", \"%s\", %d, %s, %s, %s },", \
+		      name, descr[name], src, id, cmask, cscope, quals)
 	attr = sprintf("\t{ BGQ_SRC_%s, %su, %d, %d },", src, sel, \
 		       scope == "core-shared", mode == "edge")
 	rows[unit] = rows[unit] row "\n"

@@ -91,10 +91,107 @@ int bgq_terms_for(int ev, uint64_t mask, uint16_t *term, uint8_t *weight)
 
 /* ---- activity profiles ------------------------------------------------- */
 
+/* ---- node events ------------------------------------------------------- */
+
+/* Hardware counter indices (l2_ctr_idx in data/bgq_events.csv) and CNK
+ * per-thread counter numbers the model gives a meaning to. */
+enum { L2C_HITS = 0, L2C_MISSES = 1, L2C_PREFETCH = 2, L2C_FETCH_LINE = 3,
+       L2C_REQ_MISS_AND_EVICT = 8, L2C_MISS_AND_EVICT = 10 };
+enum { CNKHWT_DECREMENTER = 3, CNKHWT_FIT = 4, CNKHWT_PERFMON = 7 };
+
+static const clab_native *nev_native(int nev)
+{
+	if (nev < BGQ_NEV_L2)
+		return &bgq_punit_natives[nev];
+	if (nev < BGQ_NEV_IO) /* the combined events come first, in counter order */
+		return &bgq_l2unit_natives[nev - BGQ_NEV_L2];
+	if (nev < BGQ_NEV_CNK)
+		return &bgq_iounit_natives[nev - BGQ_NEV_IO];
+	return &bgq_cnkunit_natives[nev - BGQ_NEV_CNK];
+}
+
+static const bgq_attr *nev_attr(int nev)
+{
+	if (nev < BGQ_NEV_L2)
+		return &bgq_punit_attr[nev];
+	if (nev < BGQ_NEV_IO)
+		return &bgq_l2unit_attr[nev - BGQ_NEV_L2];
+	if (nev < BGQ_NEV_CNK)
+		return &bgq_iounit_attr[nev - BGQ_NEV_IO];
+	return &bgq_cnkunit_attr[nev - BGQ_NEV_CNK];
+}
+
+const char *bgq_nev_name(int nev) { return nev_native(nev)->name; }
+
+int bgq_nev_of(const clab_native *table, int ev)
+{
+	if (table == bgq_punit_natives)
+		return ev;
+	if (table == bgq_l2unit_natives) /* combined and _SLICE share counters */
+		return BGQ_NEV_L2 + (int)bgq_l2unit_attr[ev].sel;
+	if (table == bgq_iounit_natives)
+		return BGQ_NEV_IO + ev;
+	if (table == bgq_cnkunit_natives)
+		return BGQ_NEV_CNK + ev;
+	return -1;
+}
+
+enum bgq_feed bgq_nev_feed(int nev)
+{
+	const bgq_attr *a = nev_attr(nev);
+	if (nev < BGQ_NEV_L2)
+		return is_primary(nev) ? BGQ_FEED_RATE : BGQ_FEED_DERIVED;
+	switch (a->src) {
+	case BGQ_SRC_L2:
+		switch (a->sel) {
+		case L2C_HITS: case L2C_FETCH_LINE: case L2C_REQ_MISS_AND_EVICT:
+		case L2C_MISS_AND_EVICT:
+			return BGQ_FEED_DERIVED;
+		default:
+			return BGQ_FEED_RATE;
+		}
+	case BGQ_SRC_MU:
+		return BGQ_FEED_MESSAGE;
+	case BGQ_SRC_PCIE: case BGQ_SRC_DEVBUS:
+		return BGQ_FEED_NONE;
+	case BGQ_SRC_CNKHWT:
+		if (a->sel == CNKHWT_FIT || a->sel == CNKHWT_DECREMENTER)
+			return BGQ_FEED_CLOCK;
+		if (a->sel == CNKHWT_PERFMON)
+			return BGQ_FEED_OVERFLOW;
+		return BGQ_FEED_RATE;
+	default:
+		return BGQ_FEED_RATE;
+	}
+}
+
+/* Why a profile or work may not give node event nev a count (NULL: it may). */
+static const char *feed_reason(int nev)
+{
+	if (nev == BGQ_EV_CYCLES)
+		return "cycles pass with time";
+	switch (bgq_nev_feed(nev)) {
+	case BGQ_FEED_RATE:
+		return NULL;
+	case BGQ_FEED_DERIVED:
+		return nev < BGQ_NEV_L2
+		       ? "follows from other events (give the single opcode classes)"
+		       : "follows from the L1p misses and L2 misses and prefetches";
+	case BGQ_FEED_MESSAGE:
+		return "follows from message traffic (clab_sim_message)";
+	case BGQ_FEED_CLOCK:
+		return "follows from the kernel timer periods ([kernel] fit_period, dec_period)";
+	case BGQ_FEED_OVERFLOW:
+		return "follows from performance-monitor interrupts (counter overflows)";
+	default:
+		return "is idle on a compute node (PCIe and DevBus serve I/O nodes)";
+	}
+}
+
 static int find_event(const char *name)
 {
-	for (int e = 0; e < BGQ_N_PUNIT; e++)
-		if (strcasecmp(bgq_punit_natives[e].name, name) == 0)
+	for (int e = 0; e < BGQ_N_NEV; e++)
+		if (strcasecmp(nev_native(e)->name, name) == 0)
 			return e;
 	return -1;
 }
@@ -107,22 +204,28 @@ static int check_rates(const uint64_t *ppm_or_count, uint64_t per,
 		       const char *what)
 {
 	uint64_t xu = 0, axu = 0;
-	for (int e = 0; e < BGQ_N_PUNIT; e++) {
+	for (int e = 0; e < BGQ_N_NEV; e++) {
 		if (e == BGQ_EV_CYCLES)
 			continue;
 		if (ppm_or_count[e] > per)
 			return clab_seterr(CLAB_E_RATE,
 					   "%s: %s happens more than once per cycle",
-					   what, bgq_punit_natives[e].name);
-		if (is_class(e) && bgq_punit_attr[e].src == BGQ_SRC_OP_XU)
+					   what, bgq_nev_name(e));
+		if (e < BGQ_NEV_L2 && is_class(e) && bgq_punit_attr[e].src == BGQ_SRC_OP_XU)
 			xu += ppm_or_count[e];
-		if (is_class(e) && bgq_punit_attr[e].src == BGQ_SRC_OP_AXU)
+		if (e < BGQ_NEV_L2 && is_class(e) && bgq_punit_attr[e].src == BGQ_SRC_OP_AXU)
 			axu += ppm_or_count[e];
 	}
 	if (xu > per || axu > per)
 		return clab_seterr(CLAB_E_RATE,
 				   "%s: more than one %s instruction per cycle (the A2 completes at most one)",
 				   what, xu > per ? "XU" : "AXU");
+	/* L2 sees only the loads the L1 prefetcher could not serve */
+	if (ppm_or_count[BGQ_NEV_L2 + L2C_MISSES] > ppm_or_count[BGQ_EV_L1P_MISS])
+		return clab_seterr(CLAB_E_RATE,
+				   "%s: more L2 misses (%s) than L1p misses reaching L2 (%s)",
+				   what, bgq_nev_name(BGQ_NEV_L2 + L2C_MISSES),
+				   bgq_nev_name(BGQ_EV_L1P_MISS));
 	return CLAB_OK;
 }
 
@@ -144,39 +247,40 @@ static int profile_resolve(const clab_activity *a, const char *name,
 	int np = a->nphase, rc = CLAB_OK;
 	if (!p || !(p->name = strdup(name)) ||
 	    !(p->cycles = calloc((size_t)np, sizeof *p->cycles)) ||
-	    !(p->ppm = calloc((size_t)np * BGQ_N_PUNIT, sizeof *p->ppm)) ||
-	    !(p->prefix = calloc((size_t)(np + 1) * BGQ_N_PUNIT, sizeof *p->prefix))) {
+	    !(p->ppm = calloc((size_t)np * BGQ_N_NEV, sizeof *p->ppm)) ||
+	    !(p->prefix = calloc((size_t)(np + 1) * BGQ_N_NEV, sizeof *p->prefix))) {
 		profile_free(p);
 		return CLAB_E_NOMEM;
 	}
 	p->nphase = np;
 	p->period = a->period;
 	for (int ph = 0; ph < np && !rc; ph++) {
-		uint64_t *ppm = p->ppm + (size_t)ph * BGQ_N_PUNIT;
+		uint64_t *ppm = p->ppm + (size_t)ph * BGQ_N_NEV;
 		p->cycles[ph] = a->phase[ph].cycles;
-		ppm[BGQ_EV_CYCLES] = CLAB_PPM;
 		for (int r = 0; r < a->phase[ph].nrate && !rc; r++) {
 			const clab_rate *rt = &a->phase[ph].rate[r];
 			int e = find_event(rt->event);
 			if (e < 0)
 				rc = clab_seterr(CLAB_E_ACTIVITY,
-						 "%s: phase %s: unknown PUnit event '%s'",
+						 "%s: phase %s: unknown BG/Q event '%s'",
 						 name, a->phase[ph].name, rt->event);
-			else if (!is_primary(e) || e == BGQ_EV_CYCLES)
+			else if (feed_reason(e))
 				rc = clab_seterr(CLAB_E_ACTIVITY,
-						 "%s: phase %s: %s follows from other events (give rates for the single opcode classes instead)",
-						 name, a->phase[ph].name, bgq_punit_natives[e].name);
+						 "%s: phase %s: %s %s",
+						 name, a->phase[ph].name, rt->event,
+						 feed_reason(e));
 			else
 				ppm[e] = rt->ppm;
 		}
+		ppm[BGQ_EV_CYCLES] = CLAB_PPM;
 		if (!rc) {
 			char what[256];
 			snprintf(what, sizeof what, "%s: phase %s", name, a->phase[ph].name);
 			rc = check_rates(ppm, CLAB_PPM, what);
 		}
-		uint64_t *pre = p->prefix + (size_t)ph * BGQ_N_PUNIT;
-		for (int e = 0; e < BGQ_N_PUNIT; e++)
-			pre[BGQ_N_PUNIT + e] = pre[e] + clab_rate_count(ppm[e], p->cycles[ph]);
+		uint64_t *pre = p->prefix + (size_t)ph * BGQ_N_NEV;
+		for (int e = 0; e < BGQ_N_NEV; e++)
+			pre[BGQ_N_NEV + e] = pre[e] + clab_rate_count(ppm[e], p->cycles[ph]);
 	}
 	if (rc)
 		profile_free(p);
@@ -242,11 +346,11 @@ static uint64_t profile_count_at(const prof_pos *pos, int e)
 	const bgq_profile *p = pos->p;
 	if (!p)
 		return 0;
-	size_t row = (size_t)pos->ph * BGQ_N_PUNIT + (size_t)e;
+	size_t row = (size_t)pos->ph * BGQ_N_NEV + (size_t)e;
 	uint64_t c = clab_rate_count(p->ppm[row], pos->r);
 	if (p->period == 0)
 		return c;
-	return pos->laps * p->prefix[(size_t)p->nphase * BGQ_N_PUNIT + (size_t)e] +
+	return pos->laps * p->prefix[(size_t)p->nphase * BGQ_N_NEV + (size_t)e] +
 	       p->prefix[row] + c;
 }
 
@@ -262,6 +366,70 @@ static uint64_t prim_truth_at(const bgq_hwt *t, const prof_pos *pos, int e)
 	if (t->wcount)
 		v += (uint64_t)((unsigned __int128)t->wcount[e] * (t->now - t->w0) / t->wlen);
 	return v;
+}
+
+/* Thread truth of node event nev at pos (PUnit opcode groups excepted:
+ * the PUnit counts those through bgq_terms_for). */
+static uint64_t nev_truth_at(const bgq_hwt *t, const prof_pos *pos, int nev)
+{
+	if (nev < BGQ_NEV_L2 || nev >= BGQ_NEV_IO ||
+	    bgq_nev_feed(nev) != BGQ_FEED_DERIVED)
+		return prim_truth_at(t, pos, nev);
+	uint64_t miss = prim_truth_at(t, pos, BGQ_NEV_L2 + L2C_MISSES);
+	switch (nev - BGQ_NEV_L2) {
+	case L2C_HITS: /* every load the L1p could not serve is looked up */
+		return prim_truth_at(t, pos, BGQ_EV_L1P_MISS) - miss;
+	case L2C_REQ_MISS_AND_EVICT: /* a full cache evicts on every miss */
+		return miss;
+	default: /* FETCH_LINE, MISS_AND_EVICT: demand misses and prefetches */
+		return miss + prim_truth_at(t, pos, BGQ_NEV_L2 + L2C_PREFETCH);
+	}
+}
+
+static void mark_live(bgq_node *n, int h)
+{
+	__atomic_fetch_or(&n->live[h / 64], 1ull << (h % 64), __ATOMIC_RELAXED);
+}
+
+void bgq_node_collect(bgq_node *n, const int *nev, int k, int only,
+		      uint64_t *sum, uint64_t *per_thread)
+{
+	uint64_t live[2] = {
+		__atomic_load_n(&n->live[0], __ATOMIC_RELAXED),
+		__atomic_load_n(&n->live[1], __ATOMIC_RELAXED),
+	};
+	memset(sum, 0, (size_t)k * sizeof *sum);
+	if (per_thread)
+		memset(per_thread, 0, (size_t)k * BGQ_HWTHREADS * sizeof *per_thread);
+	for (int c = 0; c < BGQ_CORES; c++) {
+		int h0 = c * BGQ_TPC;
+		if (only >= 0 && only / BGQ_TPC != c)
+			continue;
+		if (!((live[h0 / 64] >> (h0 % 64)) & 0xf))
+			continue; /* a core's four threads share one 64-bit word */
+		pthread_mutex_lock(&n->core[c].lock);
+		for (int h = h0; h < h0 + BGQ_TPC; h++) {
+			if (!((live[h / 64] >> (h % 64)) & 1) || (only >= 0 && h != only))
+				continue;
+			const bgq_hwt *t = &n->hwt[h];
+			prof_pos pos = profile_pos(t->prof, t->act);
+			for (int i = 0; i < k; i++) {
+				uint64_t v = nev_truth_at(t, &pos, nev[i]);
+				sum[i] += v;
+				if (per_thread)
+					per_thread[(size_t)h * (size_t)k + (size_t)i] = v;
+			}
+		}
+		pthread_mutex_unlock(&n->core[c].lock);
+	}
+}
+
+void bgq_node_count(bgq_node *n, int h, int nev, uint64_t count)
+{
+	pthread_mutex_lock(&n->core[h / BGQ_TPC].lock);
+	n->hwt[h].work[nev] += count;
+	mark_live(n, h);
+	pthread_mutex_unlock(&n->core[h / BGQ_TPC].lock);
 }
 
 uint64_t bgq_ctr_truth(const bgq_node *n, int core, const bgq_ctr *c)
@@ -324,6 +492,8 @@ static void move_to(bgq_node *n, int h, uint64_t to, int in_work)
 	if (!in_work)
 		t->act += to - t->now;
 	t->now = to;
+	if (to)
+		mark_live(n, h);
 }
 
 static int node_advance(void *sim, int h, uint64_t cycles)
@@ -342,7 +512,7 @@ static int node_work(void *sim, int h, uint64_t cycles,
 		     const char *const *events, const uint64_t *counts, int nev)
 {
 	bgq_node *n = sim;
-	uint64_t c[BGQ_N_PUNIT] = {0};
+	uint64_t c[BGQ_N_NEV] = {0};
 	if (h < 0 || h >= BGQ_HWTHREADS)
 		return clab_seterr(CLAB_E_INVAL, "no hardware thread %d", h);
 	if (cycles == 0)
@@ -350,12 +520,11 @@ static int node_work(void *sim, int h, uint64_t cycles,
 	for (int i = 0; i < nev; i++) {
 		int e = find_event(events[i]);
 		if (e < 0)
-			return clab_seterr(CLAB_E_NOEVENT, "work: unknown PUnit event '%s'",
+			return clab_seterr(CLAB_E_NOEVENT, "work: unknown BG/Q event '%s'",
 					   events[i]);
-		if (!is_primary(e) || e == BGQ_EV_CYCLES)
-			return clab_seterr(CLAB_E_INVAL,
-					   "work: %s follows from other events (give the single opcode classes)",
-					   events[i]);
+		if (feed_reason(e))
+			return clab_seterr(CLAB_E_INVAL, "work: %s %s", events[i],
+					   feed_reason(e));
 		c[e] += counts[i];
 	}
 	int rc = check_rates(c, cycles, "work");
@@ -370,7 +539,7 @@ static int node_work(void *sim, int h, uint64_t cycles,
 	t->wcount = c;
 	move_to(n, h, t->now + cycles, 1);
 	t->wcount = NULL;
-	for (int e = 0; e < BGQ_N_PUNIT; e++)
+	for (int e = 0; e < BGQ_N_NEV; e++)
 		t->work[e] += c[e];
 	pthread_mutex_unlock(&k->lock);
 	return CLAB_OK;
@@ -393,10 +562,30 @@ static int node_set_activity(void *sim, int h, const char *name)
 	bgq_hwt *t = &n->hwt[h];
 	pthread_mutex_lock(&k->lock);
 	/* fold what the old profile produced into the work tally */
-	for (int e = 0; e < BGQ_N_PUNIT; e++)
+	for (int e = 0; e < BGQ_N_NEV; e++)
 		t->work[e] += profile_count(t->prof, e, t->act);
 	t->act = 0;
 	t->prof = p;
+	pthread_mutex_unlock(&k->lock);
+	return CLAB_OK;
+}
+
+/* A message through the node's message unit: counts arrive at once. */
+static int node_message(void *sim, int h, int kind, uint64_t bytes)
+{
+	bgq_node *n = sim;
+	uint64_t c[BGQ_N_IOUNIT] = {0};
+	if (h < 0 || h >= BGQ_HWTHREADS)
+		return clab_seterr(CLAB_E_INVAL, "no hardware thread %d", h);
+	uint64_t seq = __atomic_fetch_add(&n->msg_seq, 1, __ATOMIC_RELAXED);
+	int rc = bgq_mu_message(seq, kind, bytes, c);
+	if (rc)
+		return rc;
+	bgq_core *k = &n->core[h / BGQ_TPC];
+	pthread_mutex_lock(&k->lock);
+	for (int i = 0; i < BGQ_N_IOUNIT; i++)
+		n->hwt[h].work[BGQ_NEV_IO + i] += c[i];
+	mark_live(n, h);
 	pthread_mutex_unlock(&k->lock);
 	return CLAB_OK;
 }
@@ -406,6 +595,7 @@ static const clab_sim_ops node_sim_ops = {
 	.work = node_work,
 	.now = node_now,
 	.set_activity = node_set_activity,
+	.message = node_message,
 };
 
 static uint64_t now_ns(clockid_t clk)
@@ -444,6 +634,13 @@ void bgq_node_sync(bgq_node *n, int h, int is_read)
 	} else if (is_read && n->tick) {
 		move_to(n, h, t->now + n->tick, 0);
 	}
+}
+
+void bgq_node_sync_thread(bgq_node *n, int h, int is_read)
+{
+	pthread_mutex_lock(&n->core[h / BGQ_TPC].lock);
+	bgq_node_sync(n, h, is_read);
+	pthread_mutex_unlock(&n->core[h / BGQ_TPC].lock);
 }
 
 /* ---- the node ---------------------------------------------------------- */

@@ -414,15 +414,17 @@ static int punit_read(void *unit, void *set, uint64_t *vals)
 	return CLAB_OK;
 }
 
-static uint32_t punit_counters(void *unit, void *set, int i)
+static uint64_t punit_counters(void *unit, void *set, int i)
 {
 	(void)unit;
 	punit_set *s = set;
-	return i >= 0 && i < s->n ? 1u << s->ctr[i] : 0;
+	return i >= 0 && i < s->n ? 1ull << s->ctr[i] : 0;
 }
 
-static int punit_open(clab_machine *m, void **unit, clab_unit_desc *d)
+static int punit_open(clab_machine *m, const char *section, void **unit,
+		      clab_unit_desc *d)
 {
+	(void)section;
 	int err;
 	bgq_node *node = bgq_node_get(m, &err);
 	if (!node)

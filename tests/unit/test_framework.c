@@ -221,7 +221,7 @@ static void bad_activity(void **state)
 {
 	(void)state;
 	static const struct { const char *file, *text; int rc; const char *needle; } cases[] = {
-		{"a1.ini", "[phase x]\ncycles = 0\nPEVT_NOPE = 0.1\n", CLAB_E_ACTIVITY, "unknown PUnit event"},
+		{"a1.ini", "[phase x]\ncycles = 0\nPEVT_NOPE = 0.1\n", CLAB_E_ACTIVITY, "unknown BG/Q event"},
 		{"a2.ini", "[phase x]\ncycles = 0\nPEVT_INST_ALL = 0.5\n", CLAB_E_ACTIVITY, "follows from other events"},
 		{"a3.ini", "[phase x]\ncycles = 0\nPEVT_INST_XU_IADD = fast\n", CLAB_E_ACTIVITY, "not a rate"},
 		{"a4.ini", "[phase x]\nPEVT_INST_XU_IADD = 0.1\n", CLAB_E_ACTIVITY, "needs cycles"},

@@ -36,9 +36,9 @@ static clab_thread *hw(int h)
 	return t;
 }
 
-static uint32_t used(clab_evset *s)
+static uint64_t used(clab_evset *s)
 {
-	uint32_t u = 0;
+	uint64_t u = 0;
 	for (int i = 0; i < clab_evset_size(s); i++)
 		u |= clab_evset_counters(s, i);
 	return u;

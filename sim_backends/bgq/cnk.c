@@ -1,0 +1,103 @@
+/* The CNK unit: software counters the compute-node kernel keeps, 2 per
+ * node and 27 per hardware thread. An event set reads the node counters
+ * and those of its own hardware thread, as deltas since its start.
+ *
+ * Model: the fixed-interval timer fires every `fit_period` cycles of a
+ * thread's clock and the decrementer every `dec_period` ([kernel] keys; 0
+ * turns a timer off). A message-unit interrupt comes every `irq_packets`
+ * memory-FIFO packets the node receives (0: the messaging layer polls, as
+ * PAMI does by default). Performance-monitor interrupts come from counter
+ * overflows. System calls and the other interrupt classes come from the
+ * threads' activity profiles and explicit work (clab_sim_work). */
+#include <stdio.h>
+#include "bgq.h"
+
+enum { CNK_MUINT = 0, CNK_HWT0 = 2 }; /* table positions: node events first */
+enum { HWT_DECREMENTER = 3, HWT_FIT = 4 }; /* CNK per-thread counter numbers */
+#define MU_FIFO_PKT_RCV 2 /* position in the I/O unit's table */
+
+static int cnk_values(bgq_fixed_unit *u, const bgq_fixed_set *s, uint64_t *v)
+{
+	int node_nev[2] = {BGQ_NEV_IO + MU_FIFO_PKT_RCV, BGQ_NEV_CNK + 1};
+	int hwt_nev[BGQ_SET_MAX + 1];
+	uint64_t node[2] = {0, 0}, hwt[BGQ_SET_MAX + 1];
+	int need_node = 0;
+	hwt_nev[0] = BGQ_EV_CYCLES;
+	for (int i = 0; i < s->n; i++) {
+		hwt_nev[i + 1] = bgq_nev_of(bgq_cnkunit_natives, s->ev[i]);
+		need_node |= s->ev[i] < CNK_HWT0;
+	}
+	if (need_node)
+		bgq_node_collect(u->node, node_nev, 2, -1, node, NULL);
+	bgq_node_collect(u->node, hwt_nev, s->n + 1, s->hw, hwt, NULL);
+	for (int i = 0; i < s->n; i++) {
+		int ev = s->ev[i];
+		uint32_t sel = bgq_cnkunit_attr[ev].sel;
+		uint64_t period = sel == HWT_FIT ? u->fit_period
+				: sel == HWT_DECREMENTER ? u->dec_period : 0;
+		if (ev == CNK_MUINT)
+			v[i] = u->irq_packets ? node[0] / u->irq_packets : 0;
+		else if (ev < CNK_HWT0)
+			v[i] = node[1];
+		else if (bgq_nev_feed(hwt_nev[i + 1]) == BGQ_FEED_CLOCK)
+			v[i] = period ? hwt[0] / period : 0;
+		else
+			v[i] = hwt[i + 1];
+	}
+	return CLAB_OK;
+}
+
+static const bgq_fixed_kind cnk_kind = {
+	.natives = bgq_cnkunit_natives,
+	.nnative = BGQ_N_CNKUNIT,
+	.values = cnk_values,
+};
+
+static const char *const cnk_keys[] = {"fit_period", "dec_period", "irq_packets", NULL};
+
+static int cnk_open(clab_machine *m, const char *section, void **unit,
+		    clab_unit_desc *d)
+{
+	char key[64];
+	bgq_fixed_unit *u;
+	int rc = bgq_fixed_open(m, &cnk_kind, &u);
+	if (rc)
+		return rc;
+	snprintf(key, sizeof key, "%s.fit_period", section);
+	rc = clab_machine_setting_u64(m, key, 1u << 24, 0, UINT64_MAX, &u->fit_period);
+	snprintf(key, sizeof key, "%s.dec_period", section);
+	if (!rc)
+		rc = clab_machine_setting_u64(m, key, 0, 0, UINT64_MAX, &u->dec_period);
+	snprintf(key, sizeof key, "%s.irq_packets", section);
+	if (!rc)
+		rc = clab_machine_setting_u64(m, key, 0, 0, UINT64_MAX, &u->irq_packets);
+	if (rc) {
+		bgq_fixed_close(u);
+		return rc;
+	}
+	*unit = u;
+	*d = (clab_unit_desc){
+		.description = "Blue Gene/Q compute node kernel (CNK) software counters, simulated",
+		.ncounters = BGQ_N_CNKUNIT,
+		.width = 64,
+		.scope = CLAB_SCOPE_THREAD,
+		.overflow = CLAB_OVF_NONE,
+		.natives = bgq_cnkunit_natives,
+		.nnative = BGQ_N_CNKUNIT,
+	};
+	return CLAB_OK;
+}
+
+const clab_unit_ops clab_bgq_cnk_ops = {
+	.name = "bgq-cnk",
+	.keys = cnk_keys,
+	.open = cnk_open,
+	.close = bgq_fixed_close,
+	.program = bgq_fixed_program,
+	.release = bgq_fixed_release,
+	.start = bgq_fixed_start,
+	.stop = bgq_fixed_stop,
+	.read = bgq_fixed_read,
+	.reset = bgq_fixed_reset,
+	.counters = bgq_fixed_counters,
+};

@@ -1,0 +1,138 @@
+/* The BG/Q I/O unit: 44 fixed counters of the message unit (MU), PCIe and
+ * the device bus (DevBus), node-wide.
+ *
+ * Model: the MU counts follow from the messages the node's threads send and
+ * receive (clab_sim_message). A message is cut into packets of up to 512
+ * payload bytes. Sending reads the 64-byte descriptor and then each
+ * packet's payload from memory in 128-byte reads, the tail in one 64- and/or
+ * 32-byte read; the core writes the injection FIFO's tail pointer through
+ * the MU slave port. Receiving writes what arrives in 16-byte writes: memory
+ * FIFO packets with their 32-byte header, puts and remote-get descriptors
+ * without; polling a reception FIFO reads its tail and writes its head
+ * through the slave port, a put's completion counter is polled once.
+ * Messages take the MU's three master ports in turn. Each port request is
+ * pending for `port_latency` cycles ([io] key), which makes the PEND counts.
+ * PCIe and DevBus serve I/O nodes and stay zero on a compute node. */
+#include <stdio.h>
+#include <stdlib.h>
+#include "counterlab/sim.h"
+#include "bgq.h"
+
+/* Positions in the I/O unit's table (checked by tests/unit/test_nodewide). */
+enum {
+	MU_PKT_INJ = 0, MU_MSG_INJ = 1, MU_FIFO_PKT_RCV = 2, MU_RGET_PKT_RCV = 3,
+	MU_PUT_PKT_RCV = 4, MU_PORT0 = 5, /* 16B_WRT, 32B_RD, 64B_RD, 128B_RD */
+	MU_SLV_PORT_RD = 17, MU_SLV_PORT_WRT = 18,
+	MU_PEND0 = 19, /* PEND_WRT, PEND_RD per port */
+	MU_EVENTS = 25,
+};
+enum { WRT16, RD32, RD64, RD128 };
+#define PORT(p, what) (MU_PORT0 + 4 * (p) + (what))
+#define PACKET_PAYLOAD 512
+#define HEADER 32
+#define DESCRIPTOR 64
+
+/* Reads of one payload of p bytes from memory. */
+static void payload_reads(uint64_t p, uint64_t times, int port, uint64_t *c)
+{
+	uint64_t tail32 = (p % 128 + 31) / 32; /* 32-byte pieces past the last 128 */
+	c[PORT(port, RD128)] += times * (p / 128 + (tail32 == 4));
+	c[PORT(port, RD64)] += times * (tail32 == 2 || tail32 == 3);
+	c[PORT(port, RD32)] += times * (tail32 == 1 || tail32 == 3);
+}
+
+int bgq_mu_message(uint64_t seq, int kind, uint64_t bytes, uint64_t *c)
+{
+	int port = (int)(seq % 3);
+	uint64_t full = bytes / PACKET_PAYLOAD, last = bytes % PACKET_PAYLOAD;
+	uint64_t packets = full + (last || !bytes);
+	uint64_t hdr = kind == CLAB_MSG_RECV_FIFO ? HEADER : 0;
+	switch (kind) {
+	case CLAB_MSG_SEND:
+		c[MU_MSG_INJ] += 1;
+		c[MU_PKT_INJ] += packets;
+		c[MU_SLV_PORT_WRT] += 1;
+		payload_reads(DESCRIPTOR, 1, port, c);
+		payload_reads(PACKET_PAYLOAD, full, port, c);
+		if (last)
+			payload_reads(last, 1, port, c);
+		return CLAB_OK;
+	case CLAB_MSG_RECV_FIFO: case CLAB_MSG_RECV_PUT: case CLAB_MSG_RECV_RGET:
+		c[kind == CLAB_MSG_RECV_FIFO ? MU_FIFO_PKT_RCV
+		  : kind == CLAB_MSG_RECV_PUT ? MU_PUT_PKT_RCV : MU_RGET_PKT_RCV] += packets;
+		c[PORT(port, WRT16)] += full * ((hdr + PACKET_PAYLOAD + 15) / 16) +
+					(last || !bytes) * ((hdr + last + 15) / 16);
+		c[MU_SLV_PORT_RD] += kind != CLAB_MSG_RECV_RGET;
+		c[MU_SLV_PORT_WRT] += kind == CLAB_MSG_RECV_FIFO;
+		return CLAB_OK;
+	default:
+		return clab_seterr(CLAB_E_INVAL, "message kind %d is not a clab_msg", kind);
+	}
+}
+
+static int io_values(bgq_fixed_unit *u, const bgq_fixed_set *s, uint64_t *v)
+{
+	int nev[MU_EVENTS];
+	uint64_t mu[MU_EVENTS];
+	for (int i = 0; i < MU_EVENTS; i++)
+		nev[i] = BGQ_NEV_IO + i;
+	bgq_node_collect(u->node, nev, MU_EVENTS, -1, mu, NULL);
+	for (int p = 0; p < 3; p++) {
+		mu[MU_PEND0 + 2 * p] = mu[PORT(p, WRT16)] * u->latency;
+		mu[MU_PEND0 + 2 * p + 1] = (mu[PORT(p, RD32)] + mu[PORT(p, RD64)] +
+					    mu[PORT(p, RD128)]) * u->latency;
+	}
+	for (int i = 0; i < s->n; i++)
+		v[i] = s->ev[i] < MU_EVENTS ? mu[s->ev[i]] : 0;
+	return CLAB_OK;
+}
+
+static const bgq_fixed_kind io_kind = {
+	.natives = bgq_iounit_natives,
+	.nnative = BGQ_N_IOUNIT,
+	.values = io_values,
+};
+
+static const char *const io_keys[] = {"port_latency", NULL};
+
+static int io_open(clab_machine *m, const char *section, void **unit,
+		   clab_unit_desc *d)
+{
+	char key[64];
+	bgq_fixed_unit *u;
+	int rc = bgq_fixed_open(m, &io_kind, &u);
+	if (rc)
+		return rc;
+	snprintf(key, sizeof key, "%s.port_latency", section);
+	rc = clab_machine_setting_u64(m, key, 80, 1, 1u << 20, &u->latency);
+	if (rc) {
+		bgq_fixed_close(u);
+		return rc;
+	}
+	*unit = u;
+	*d = (clab_unit_desc){
+		.description = "Blue Gene/Q I/O unit, simulated: 44 message unit, PCIe and DevBus counters",
+		.ncounters = BGQ_N_IOUNIT,
+		.width = 64,
+		.scope = CLAB_SCOPE_NODE,
+		.overflow = CLAB_OVF_SLOW,
+		.overflow_latency = BGQ_SCAN,
+		.natives = bgq_iounit_natives,
+		.nnative = BGQ_N_IOUNIT,
+	};
+	return CLAB_OK;
+}
+
+const clab_unit_ops clab_bgq_io_ops = {
+	.name = "bgq-io",
+	.keys = io_keys,
+	.open = io_open,
+	.close = bgq_fixed_close,
+	.program = bgq_fixed_program,
+	.release = bgq_fixed_release,
+	.start = bgq_fixed_start,
+	.stop = bgq_fixed_stop,
+	.read = bgq_fixed_read,
+	.reset = bgq_fixed_reset,
+	.counters = bgq_fixed_counters,
+};

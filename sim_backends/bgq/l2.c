@@ -1,0 +1,131 @@
+/* The BG/Q L2 unit: 16 slices x 16 fixed counters, read combined (the
+ * hardware sums the slices) or per slice. The first L2 event set of the
+ * node fixes the mode; the node cannot count both at once.
+ *
+ * Model: the loads the L1 prefetcher could not serve (PEVT_L1P_BAS_MISS)
+ * of every thread are the L2's lookups; the thread's activity says how many
+ * of them miss (PEVT_L2_MISSES) and how many lines L2 prefetches. Misses
+ * and prefetches fetch lines from memory. Consecutive lines are spread over
+ * the slices: the j-th event of a kind caused by hardware thread h falls in
+ * slice (h + j) mod 16. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "bgq.h"
+
+static const clab_qual_info l2_quals[] = {
+	[BGQ_Q_SLICE] = {"slice", "L2 slice whose counter a _SLICE event reads", 0, BGQ_L2_SLICES - 1},
+};
+
+static int is_slice(int ev) { return bgq_l2unit_attr[ev].src == BGQ_SRC_L2_SLICE; }
+static const char *name_of(int ev) { return bgq_l2unit_natives[ev].name; }
+
+static int l2_admit(bgq_fixed_unit *u, const bgq_fixed_set *s,
+		    const bgq_fixed_set *replace)
+{
+	for (int i = 0; i < s->n; i++) {
+		if (is_slice(s->ev[i]) && s->slice[i] < 0)
+			return clab_seterr(CLAB_E_QUALIFIER,
+					   "%s counts one L2 slice: name it with :slice=N (0..%d)",
+					   name_of(s->ev[i]), BGQ_L2_SLICES - 1);
+		if (is_slice(s->ev[i]) != is_slice(s->ev[0]))
+			return clab_seterr(CLAB_E_CONFLICT,
+					   "%s and %s cannot be counted together: the L2 unit counts either combined or per slice (_SLICE) events",
+					   name_of(s->ev[0]), name_of(s->ev[i]));
+	}
+	int sliced = s->n && is_slice(s->ev[0]);
+	int others = u->l2_sets - (replace != NULL);
+	if (others > 0 && sliced != u->l2_sliced)
+		return clab_seterr(CLAB_E_CONFLICT,
+				   "%s cannot be counted: another event set (with %s) put the node's L2 unit in %s mode; the first L2 event set fixes the mode for the node",
+				   name_of(s->ev[0]), u->l2_first,
+				   u->l2_sliced ? "sliced" : "combined");
+	if (others == 0) {
+		u->l2_sliced = sliced;
+		snprintf(u->l2_first, sizeof u->l2_first, "%s", name_of(s->ev[0]));
+	}
+	u->l2_sets++;
+	return CLAB_OK;
+}
+
+static void l2_retire(bgq_fixed_unit *u, const bgq_fixed_set *s)
+{
+	(void)s;
+	u->l2_sets--;
+}
+
+/* Of n events of one kind caused by thread h, those that land in slice sl. */
+static uint64_t slice_share(uint64_t n, int h, int sl)
+{
+	unsigned r = (unsigned)(sl - h % BGQ_L2_SLICES + BGQ_L2_SLICES) % BGQ_L2_SLICES;
+	return (n + BGQ_L2_SLICES - 1 - r) / BGQ_L2_SLICES;
+}
+
+static int l2_values(bgq_fixed_unit *u, const bgq_fixed_set *s, uint64_t *v)
+{
+	int nev[BGQ_SET_MAX];
+	uint64_t sum[BGQ_SET_MAX];
+	for (int i = 0; i < s->n; i++)
+		nev[i] = bgq_nev_of(bgq_l2unit_natives, s->ev[i]);
+	if (!s->n || !is_slice(s->ev[0])) {
+		bgq_node_collect(u->node, nev, s->n, -1, v, NULL);
+		return CLAB_OK;
+	}
+	uint64_t *per = malloc(sizeof *per * (size_t)BGQ_HWTHREADS * (size_t)s->n);
+	if (!per)
+		return CLAB_E_NOMEM;
+	bgq_node_collect(u->node, nev, s->n, -1, sum, per);
+	for (int i = 0; i < s->n; i++) {
+		v[i] = 0;
+		for (int h = 0; h < BGQ_HWTHREADS; h++)
+			v[i] += slice_share(per[(size_t)h * (size_t)s->n + (size_t)i],
+					    h, s->slice[i]);
+	}
+	free(per);
+	return CLAB_OK;
+}
+
+static const bgq_fixed_kind l2_kind = {
+	.natives = bgq_l2unit_natives,
+	.nnative = BGQ_N_L2UNIT,
+	.admit = l2_admit,
+	.retire = l2_retire,
+	.values = l2_values,
+};
+
+static int l2_open(clab_machine *m, const char *section, void **unit,
+		   clab_unit_desc *d)
+{
+	(void)section;
+	bgq_fixed_unit *u;
+	int rc = bgq_fixed_open(m, &l2_kind, &u);
+	if (rc)
+		return rc;
+	*unit = u;
+	*d = (clab_unit_desc){
+		.description = "Blue Gene/Q L2 unit, simulated: 16 slices x 16 fixed counters, combined or per slice",
+		.ncounters = BGQ_L2_CTRS,
+		.width = 64,
+		.scope = CLAB_SCOPE_NODE,
+		.overflow = CLAB_OVF_SLOW,
+		.overflow_latency = BGQ_SCAN,
+		.natives = bgq_l2unit_natives,
+		.nnative = BGQ_N_L2UNIT,
+		.quals = l2_quals,
+		.nquals = 1,
+	};
+	return CLAB_OK;
+}
+
+const clab_unit_ops clab_bgq_l2_ops = {
+	.name = "bgq-l2",
+	.open = l2_open,
+	.close = bgq_fixed_close,
+	.program = bgq_fixed_program,
+	.release = bgq_fixed_release,
+	.start = bgq_fixed_start,
+	.stop = bgq_fixed_stop,
+	.read = bgq_fixed_read,
+	.reset = bgq_fixed_reset,
+	.counters = bgq_fixed_counters,
+};

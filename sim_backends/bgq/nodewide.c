@@ -1,0 +1,133 @@
+/* The node-wide units' common part (L2, I/O, CNK): their counters are fixed
+ * to events and always count, so any number of event sets may read them at
+ * once; a set notes where its counters stood at start. Counts are the sums
+ * of every thread's truth at the thread's own clock (see README, "The
+ * simulated node"), read current: the UPC_C scan lag of the real L2 and I/O
+ * counters is not modelled for reads. */
+#include <stdlib.h>
+#include <string.h>
+#include "bgq.h"
+
+int bgq_fixed_open(clab_machine *m, const bgq_fixed_kind *kind,
+		   bgq_fixed_unit **out)
+{
+	int err;
+	bgq_node *node = bgq_node_get(m, &err);
+	if (!node)
+		return err;
+	bgq_fixed_unit *u = calloc(1, sizeof *u);
+	if (!u)
+		return CLAB_E_NOMEM;
+	u->node = node;
+	u->kind = kind;
+	pthread_mutex_init(&u->lock, NULL);
+	*out = u;
+	return CLAB_OK;
+}
+
+void bgq_fixed_close(void *unit)
+{
+	bgq_fixed_unit *u = unit;
+	pthread_mutex_destroy(&u->lock);
+	free(u);
+}
+
+int bgq_fixed_program(void *unit, int hw, const clab_evreq *reqs, int n,
+		      void *replace, void **out)
+{
+	bgq_fixed_unit *u = unit;
+	if (n > BGQ_SET_MAX)
+		return clab_seterr(CLAB_E_CONFLICT, "a set holds at most %d events",
+				   BGQ_SET_MAX);
+	bgq_fixed_set *s = calloc(1, sizeof *s);
+	if (!s)
+		return CLAB_E_NOMEM;
+	s->hw = hw;
+	s->n = n;
+	for (int i = 0; i < n; i++) {
+		s->ev[i] = (int)reqs[i].native;
+		s->slice[i] = (reqs[i].qual_set & (1u << BGQ_Q_SLICE))
+			      ? (int)reqs[i].qual[BGQ_Q_SLICE] : -1;
+	}
+	int rc = CLAB_OK;
+	pthread_mutex_lock(&u->lock);
+	if (u->kind->admit)
+		rc = u->kind->admit(u, s, replace);
+	if (!rc && replace && u->kind->retire)
+		u->kind->retire(u, replace);
+	pthread_mutex_unlock(&u->lock);
+	if (rc) {
+		free(s);
+		return rc;
+	}
+	free(replace);
+	*out = s;
+	return CLAB_OK;
+}
+
+void bgq_fixed_release(void *unit, void *set)
+{
+	bgq_fixed_unit *u = unit;
+	pthread_mutex_lock(&u->lock);
+	if (u->kind->retire)
+		u->kind->retire(u, set);
+	pthread_mutex_unlock(&u->lock);
+	free(set);
+}
+
+/* The caller's clock moves first, as for the PUnit (tick on reads). */
+static int now_values(bgq_fixed_unit *u, bgq_fixed_set *s, int is_read,
+		      uint64_t *v)
+{
+	bgq_node_sync_thread(u->node, s->hw, is_read);
+	return u->kind->values(u, s, v);
+}
+
+int bgq_fixed_start(void *unit, void *set)
+{
+	bgq_fixed_set *s = set;
+	int rc = now_values(unit, s, 0, s->base);
+	memset(s->stopped, 0, sizeof s->stopped);
+	s->running = !rc;
+	return rc;
+}
+
+int bgq_fixed_stop(void *unit, void *set)
+{
+	bgq_fixed_set *s = set;
+	uint64_t v[BGQ_SET_MAX];
+	int rc = now_values(unit, s, 0, v);
+	if (rc)
+		return rc;
+	for (int i = 0; i < s->n; i++)
+		s->stopped[i] = v[i] - s->base[i];
+	s->running = 0;
+	return CLAB_OK;
+}
+
+int bgq_fixed_read(void *unit, void *set, uint64_t *vals)
+{
+	bgq_fixed_set *s = set;
+	if (!s->running) {
+		memcpy(vals, s->stopped, (size_t)s->n * sizeof *vals);
+		return CLAB_OK;
+	}
+	int rc = now_values(unit, s, 1, vals);
+	for (int i = 0; i < s->n && !rc; i++)
+		vals[i] -= s->base[i];
+	return rc;
+}
+
+int bgq_fixed_reset(void *unit, void *set)
+{
+	bgq_fixed_set *s = set;
+	memset(s->stopped, 0, sizeof s->stopped);
+	return s->running ? now_values(unit, s, 0, s->base) : CLAB_OK;
+}
+
+uint64_t bgq_fixed_counters(void *unit, void *set, int i)
+{
+	bgq_fixed_unit *u = unit;
+	bgq_fixed_set *s = set;
+	return i >= 0 && i < s->n ? u->kind->natives[s->ev[i]].ctr_mask : 0;
+}
