@@ -34,8 +34,11 @@ UTILS := $(PREFIX)/bin/counterlab-native-avail
 DATA_STAMP := $(BUILD)/data.stamp
 PAPI_STAMP := $(BUILD)/papi.stamp
 PAPI_TREE := $(BUILD)/papi
-COMPONENTS := clab_core
+COMPONENTS := clab_core clab_l2 clab_io clab_kernel
 COMPONENT_FILES := $(wildcard components/*/*.c components/*/*.h components/*/Rules.*)
+# PAPI is configured again when the component list changes
+COMPONENT_LIST := $(BUILD)/papi-components
+$(shell mkdir -p $(BUILD) && echo '$(COMPONENTS)' | cmp -s - $(COMPONENT_LIST) || echo '$(COMPONENTS)' > $(COMPONENT_LIST))
 
 .PHONY: all deps check demo bench install clean papi-source lib
 all: $(PAPI_STAMP) $(UTILS)
@@ -99,7 +102,7 @@ $(BUILD)/papi-src.stamp:
 	fi
 	@touch $@
 
-$(BUILD)/papi-configured.stamp: $(BUILD)/papi-src.stamp
+$(BUILD)/papi-configured.stamp: $(BUILD)/papi-src.stamp $(COMPONENT_LIST)
 	rm -rf $(PAPI_TREE)
 	cp -a $(BUILD)/papi-src/tree/. $(PAPI_TREE)
 	for c in $(COMPONENTS) glue; do ln -sfn $(CURDIR)/components/$$c $(PAPI_TREE)/src/components/$$c; done

@@ -320,13 +320,33 @@ int clab_papi_code_to_name(clab_papi_comp *pc, unsigned int code, char *name,
 	return PAPI_OK;
 }
 
+/* A derived event says so, with its formula, since PAPI lists it among the
+ * natives (papi_native_avail). */
+static void describe(clab_papi_comp *pc, const clab_event_info *ei, char *d,
+		     size_t len)
+{
+	if (!ei->is_preset) {
+		snprintf(d, len, "%s", ei->descr);
+		return;
+	}
+	size_t o = (size_t)snprintf(d, len, "Derived (%s", ei->postfix ? ei->postfix
+				    : clab_derived_name(ei->derived));
+	for (int k = 0; k < ei->nterms && o < len; k++) {
+		clab_event_info ti;
+		clab_event_get_info(pc->comp, ei->terms[k], &ti);
+		o += (size_t)snprintf(d + o, len - o, "%s N%d=%s", k ? "," : ":", k, ti.name);
+	}
+	if (o < len)
+		snprintf(d + o, len - o, "): %s", ei->descr);
+}
+
 int clab_papi_code_to_descr(clab_papi_comp *pc, unsigned int code, char *d,
 			    int len)
 {
 	clab_event_info ei;
 	if (clab_event_get_info(pc->comp, code, &ei))
 		return PAPI_ENOEVNT;
-	snprintf(d, (size_t)len, "%s", ei.descr);
+	describe(pc, &ei, d, (size_t)len);
 	return PAPI_OK;
 }
 
@@ -338,6 +358,6 @@ int clab_papi_code_to_info(clab_papi_comp *pc, unsigned int code,
 		return PAPI_ENOEVNT;
 	snprintf(info->symbol, sizeof info->symbol, "%s", ei.name);
 	snprintf(info->short_descr, sizeof info->short_descr, "%s", ei.descr);
-	snprintf(info->long_descr, sizeof info->long_descr, "%s", ei.descr);
+	describe(pc, &ei, info->long_descr, sizeof info->long_descr);
 	return PAPI_OK;
 }

@@ -133,8 +133,9 @@ uint64_t bgq_ctr_truth(const bgq_node *n, int core, const bgq_ctr *c);
 /* PUnit event ev (with its mask qualifier) as weighted primary terms. */
 int bgq_terms_for(int ev, uint64_t mask, uint16_t *term, uint8_t *weight);
 
-/* Node event of a unit's native event (-1: none), and its feed. */
-int bgq_nev_of(const clab_native *table, int ev);
+/* Node event of native event ev of a unit, and its feed. */
+enum bgq_unit { BGQ_UNIT_PUNIT, BGQ_UNIT_L2, BGQ_UNIT_IO, BGQ_UNIT_CNK };
+int bgq_nev_of(enum bgq_unit unit, int ev);
 enum bgq_feed bgq_nev_feed(int nev);
 const char *bgq_nev_name(int nev);
 /* Truths of node events nev[0..k) summed over the live threads of the node

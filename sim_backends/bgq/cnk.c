@@ -24,7 +24,7 @@ static int cnk_values(bgq_fixed_unit *u, const bgq_fixed_set *s, uint64_t *v)
 	int need_node = 0;
 	hwt_nev[0] = BGQ_EV_CYCLES;
 	for (int i = 0; i < s->n; i++) {
-		hwt_nev[i + 1] = bgq_nev_of(bgq_cnkunit_natives, s->ev[i]);
+		hwt_nev[i + 1] = bgq_nev_of(BGQ_UNIT_CNK, s->ev[i]);
 		need_node |= s->ev[i] < CNK_HWT0;
 	}
 	if (need_node)

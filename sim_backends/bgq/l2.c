@@ -66,7 +66,7 @@ static int l2_values(bgq_fixed_unit *u, const bgq_fixed_set *s, uint64_t *v)
 	int nev[BGQ_SET_MAX];
 	uint64_t sum[BGQ_SET_MAX];
 	for (int i = 0; i < s->n; i++)
-		nev[i] = bgq_nev_of(bgq_l2unit_natives, s->ev[i]);
+		nev[i] = bgq_nev_of(BGQ_UNIT_L2, s->ev[i]);
 	if (!s->n || !is_slice(s->ev[0])) {
 		bgq_node_collect(u->node, nev, s->n, -1, v, NULL);
 		return CLAB_OK;

@@ -123,17 +123,18 @@ static const bgq_attr *nev_attr(int nev)
 
 const char *bgq_nev_name(int nev) { return nev_native(nev)->name; }
 
-int bgq_nev_of(const clab_native *table, int ev)
+int bgq_nev_of(enum bgq_unit unit, int ev)
 {
-	if (table == bgq_punit_natives)
-		return ev;
-	if (table == bgq_l2unit_natives) /* combined and _SLICE share counters */
+	switch (unit) {
+	case BGQ_UNIT_L2: /* combined and _SLICE events share counters */
 		return BGQ_NEV_L2 + (int)bgq_l2unit_attr[ev].sel;
-	if (table == bgq_iounit_natives)
+	case BGQ_UNIT_IO:
 		return BGQ_NEV_IO + ev;
-	if (table == bgq_cnkunit_natives)
+	case BGQ_UNIT_CNK:
 		return BGQ_NEV_CNK + ev;
-	return -1;
+	default:
+		return ev;
+	}
 }
 
 enum bgq_feed bgq_nev_feed(int nev)
@@ -684,8 +685,8 @@ static void *node_create(clab_machine *m, int *err)
 	int rc = clab_machine_setting_u64(m, "tick", 0, 0, UINT64_MAX / 4, &n->tick);
 	const char *act = clab_machine_setting(m, "activity");
 	const bgq_profile *p = NULL;
-	if (!rc && act && *act)
-		rc = profile_get(n, act, &p);
+	if (!rc && act && *act && strcmp(act, "none") != 0)
+		rc = profile_get(n, act, &p); /* none: threads only do explicit work */
 	if (rc) {
 		node_destroy(n);
 		*err = rc;

@@ -1,0 +1,5 @@
+/* counterlab's kernel component (see README: "How counterlab sits inside PAPI"). */
+#include "../glue/clab_papi.h"
+
+CLAB_PAPI_COMPONENT(kernel, "kernel",
+		    "counterlab compute node kernel software counters (CNK): per node and per hardware thread");

@@ -1,0 +1,5 @@
+/* counterlab's l2 component (see README: "How counterlab sits inside PAPI"). */
+#include "../glue/clab_papi.h"
+
+CLAB_PAPI_COMPONENT(l2, "l2",
+		    "counterlab L2 cache unit counters, node-wide (machine from COUNTERLAB_MACHINE)");
