@@ -57,7 +57,7 @@ for src in tests/papi/*.c; do
 	[ -e "$src" ] || continue
 	name=$(basename "$src" .c)
 	if $CC -std=gnu11 -O1 -g -Wall -Wextra -Werror -pthread -I"$PREFIX/include" -o "$out/papi/$name" \
-		"$src" -L"$PREFIX/lib" -lpapi -Wl,-rpath,"$PREFIX/lib" 2> "$out/papi/$name.build.log"; then
+		"$src" -L"$PREFIX/lib" -lpapi -lcounterlab -Wl,-rpath,"$PREFIX/lib" 2> "$out/papi/$name.build.log"; then
 		run "papi/$name" "$out/papi/$name"
 	else
 		cat "$out/papi/$name.build.log"

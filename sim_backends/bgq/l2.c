@@ -14,7 +14,7 @@
 #include "bgq.h"
 
 static const clab_qual_info l2_quals[] = {
-	[BGQ_Q_SLICE] = {"slice", "L2 slice whose counter a _SLICE event reads", 0, BGQ_L2_SLICES - 1},
+	[BGQ_Q_SLICE] = {"slice", "L2 slice whose counter a _SLICE event reads (default 0)", 0, BGQ_L2_SLICES - 1},
 };
 
 static int is_slice(int ev) { return bgq_l2unit_attr[ev].src == BGQ_SRC_L2_SLICE; }
@@ -24,10 +24,6 @@ static int l2_admit(bgq_fixed_unit *u, const bgq_fixed_set *s,
 		    const bgq_fixed_set *replace)
 {
 	for (int i = 0; i < s->n; i++) {
-		if (is_slice(s->ev[i]) && s->slice[i] < 0)
-			return clab_seterr(CLAB_E_QUALIFIER,
-					   "%s counts one L2 slice: name it with :slice=N (0..%d)",
-					   name_of(s->ev[i]), BGQ_L2_SLICES - 1);
 		if (is_slice(s->ev[i]) != is_slice(s->ev[0]))
 			return clab_seterr(CLAB_E_CONFLICT,
 					   "%s and %s cannot be counted together: the L2 unit counts either combined or per slice (_SLICE) events",

@@ -138,10 +138,6 @@ static void test_l2_mode(void **state)
 	assert_int_equal(program(l2, a, &sa, mixed, 2), CLAB_E_CONFLICT);
 	assert_non_null(strstr(clab_errmsg(), "PEVT_L2_HITS"));
 	assert_non_null(strstr(clab_errmsg(), "PEVT_L2_MISSES_SLICE"));
-	/* a _SLICE event names its slice */
-	const char *bare[] = {"PEVT_L2_HITS_SLICE"};
-	assert_int_equal(program(l2, a, &sa, bare, 1), CLAB_E_QUALIFIER);
-	assert_non_null(strstr(clab_errmsg(), ":slice=N"));
 	/* the first set fixes the node's mode, for every thread */
 	const char *comb[] = {"PEVT_L2_HITS"};
 	const char *sl[] = {"PEVT_L2_HITS_SLICE:slice=2"};
@@ -277,6 +273,15 @@ static void test_l2_slice_spread(void **state)
 	read_all(s, v);
 	for (int i = 0; i < 16; i++)
 		assert_int_equal(v[i], i >= 3 && i < 7 ? 7 : 6);
+	/* without :slice=N a _SLICE event reads slice 0 */
+	const char *bare[] = {"PEVT_L2_HITS_SLICE", "PEVT_L2_HITS_SLICE:slice=0"};
+	assert_int_equal(clab_evset_stop(s, NULL), CLAB_OK);
+	assert_int_equal(program(l2, t, &s, bare, 2), CLAB_OK);
+	assert_int_equal(clab_evset_start(s), CLAB_OK);
+	loads(t, 33, 0);
+	read_all(s, v);
+	assert_int_equal(v[0], 2);
+	assert_int_equal(v[1], 2);
 	clab_evset_destroy(s);
 	clab_thread_detach(t);
 }
