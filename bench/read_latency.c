@@ -1,17 +1,19 @@
-/* bench/read_latency: cost of one PAPI_read of a 4-event set of counterlab's
- * "core" component, against one read() of a Linux perf_event software
- * counter (the cheapest real counter read there is without a PMU).
+/* bench/read_latency: cost of one PAPI_read of a 4-event set of one of
+ * counterlab's components, against one read() of a Linux perf_event
+ * software counter (the cheapest real counter read there is without a PMU).
  *
- *   read_latency host|virtual|virtual-tick [REPS [BATCH]]
+ *   read_latency [-c COMPONENT] [-l LIVE] host|virtual|virtual-tick [REPS [BATCH]]
  *
  * Modes: host (bgq:clock=host), virtual (bgq:clock=virtual: a read reads,
  * time passes only when the program advances it), virtual-tick (virtual
  * with tick=800: every read first simulates one scan interval, so it also
- * pays one UPC_C scan of every counter). The machine is opened once per process, when PAPI is
- * initialized, so each mode needs a process of its own. Batches of BATCH
- * calls are timed with CLOCK_MONOTONIC, REPS of them for each side,
- * alternating; the medians (ns per call) are compared. Prints one JSON
- * object on stdout. */
+ * pays one UPC_C scan of every counter). COMPONENT: core (default), l2, io
+ * or kernel. LIVE: hardware threads of the node that have run before the
+ * reads (default 1, the reader): node-wide units sum over them. The machine
+ * is opened once per process, when PAPI is initialized, so each mode needs
+ * a process of its own. Batches of BATCH calls are timed with
+ * CLOCK_MONOTONIC, REPS of them for each side, alternating; the medians (ns
+ * per call) are compared. Prints one JSON object on stdout. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -24,11 +26,22 @@
 #include <time.h>
 #include <unistd.h>
 #include "papi.h"
+#include "counterlab/sim.h"
 
 #define NEV 4
-static const char *const event_names[NEV] = {
-	"PAPI_TOT_CYC", "PAPI_TOT_INS", "PAPI_FP_OPS", "PAPI_L1_DCM",
+static const struct {
+	const char *component;
+	const char *events[NEV];
+} sets[] = {
+	{"core", {"PAPI_TOT_CYC", "PAPI_TOT_INS", "PAPI_FP_OPS", "PAPI_L1_DCM"}},
+	{"l2", {"l2:::PEVT_L2_HITS", "l2:::PEVT_L2_MISSES", "l2:::PEVT_L2_FETCH_LINE",
+		"l2:::PEVT_L2_STORE_LINE"}},
+	{"io", {"io:::PEVT_MU_PKT_INJ", "io:::PEVT_MU_MSG_INJ",
+		"io:::PEVT_MU_FIFO_PKT_RCV", "io:::PEVT_MU_PORT0_PEND_RD"}},
+	{"kernel", {"kernel:::PEVT_CNKHWT_SYSCALL", "kernel:::PEVT_CNKHWT_FIT",
+		    "kernel:::PEVT_CNKNODE_MUINT", "kernel:::PEVT_CNKNODE_NDINT"}},
 };
+static const char *const *event_names;
 
 static volatile long long sink;
 
@@ -130,14 +143,54 @@ static int parse_count(const char *s, const char *what)
 	return (int)v;
 }
 
+static void usage(const char *argv0)
+{
+	fprintf(stderr, "usage: %s [-c core|l2|io|kernel] [-l LIVE] host|virtual|virtual-tick [REPS [BATCH]]\n",
+		argv0);
+	exit(2);
+}
+
+/* Hardware threads 1..live-1 of the node run a little, so that node-wide
+ * reads have that many threads to sum over. */
+static void make_live(int live)
+{
+	clab_machine *m;
+	if (clab_machine_default(&m))
+		die("clab_machine_default", clab_errmsg());
+	for (int h = 0, made = 1; made < live; h++) {
+		clab_thread *t;
+		if (h >= 1024)
+			die("not enough hardware threads for -l", NULL);
+		if (clab_thread_attach_at(m, h, &t))
+			continue; /* the reader's own thread */
+		if (clab_thread_advance(t, 1000))
+			die("clab_thread_advance", clab_errmsg());
+		clab_thread_detach(t);
+		made++;
+	}
+}
+
 int main(int argc, char **argv)
 {
-	if (argc < 2 || argc > 4 ||
-	    (strcmp(argv[1], "host") && strcmp(argv[1], "virtual") &&
-	     strcmp(argv[1], "virtual-tick"))) {
-		fprintf(stderr, "usage: %s host|virtual|virtual-tick [REPS [BATCH]]\n", argv[0]);
-		return 2;
+	const char *component = "core";
+	int live = 1, opt;
+	while ((opt = getopt(argc, argv, "c:l:")) != -1) {
+		if (opt == 'c')
+			component = optarg;
+		else if (opt == 'l')
+			live = parse_count(optarg, "LIVE");
+		else
+			usage(argv[0]);
 	}
+	argc -= optind - 1;
+	argv += optind - 1;
+	for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++)
+		if (strcmp(sets[i].component, component) == 0)
+			event_names = sets[i].events;
+	if (!event_names || argc < 2 || argc > 4 ||
+	    (strcmp(argv[1], "host") && strcmp(argv[1], "virtual") &&
+	     strcmp(argv[1], "virtual-tick")))
+		usage(argv[0]);
 	const char *mode = argv[1];
 	int reps = argc > 2 ? parse_count(argv[2], "REPS") : 15;
 	int batch = argc > 3 ? parse_count(argv[3], "BATCH") : 20000;
@@ -160,13 +213,14 @@ int main(int argc, char **argv)
 			fprintf(stderr, "read_latency: adding %s\n", event_names[i]);
 			die_papi("PAPI_add_named_event", rc);
 		}
-	/* the set must belong to counterlab's "core" component */
+	/* the set must belong to the component asked for */
 	int cidx = PAPI_get_eventset_component(es);
 	const PAPI_component_info_t *ci = cidx >= 0 ? PAPI_get_component_info(cidx) : NULL;
 	if (!ci)
 		die("event set has no component", NULL);
-	if (strcmp(ci->name, "core") != 0)
-		die("event set is not on the core component, but on", ci->name);
+	if (strcmp(ci->name, component) != 0)
+		die("event set is on another component", ci->name);
+	make_live(live);
 	if ((rc = PAPI_start(es)) != PAPI_OK)
 		die_papi("PAPI_start", rc);
 
@@ -202,8 +256,8 @@ int main(int argc, char **argv)
 		die_papi("PAPI_stop", rc);
 	close(fd);
 
-	printf("{\"mode\":\"%s\",\"machine_spec\":\"%s\",\"component\":\"%s\",\"events\":[",
-	       mode, spec, ci->name);
+	printf("{\"mode\":\"%s\",\"machine_spec\":\"%s\",\"component\":\"%s\",\"live_threads\":%d,\"events\":[",
+	       mode, spec, ci->name, live);
 	for (int i = 0; i < NEV; i++)
 		printf("%s\"%s\"", i ? "," : "", event_names[i]);
 	printf("],\"baseline\":\"read() of perf_event %s fd\","

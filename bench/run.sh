@@ -26,12 +26,13 @@ done
 cflags=(-O2 -Wall -Wextra -Werror -I"$PREFIX/include")
 ldrpath=(-L"$PREFIX/lib" -Wl,-rpath,"$PREFIX/lib")
 echo "bench: building into $out"
-"$CC" "${cflags[@]}" "$here/read_latency.c" -o "$out/read_latency" "${ldrpath[@]}" -lpapi
+"$CC" "${cflags[@]}" "$here/read_latency.c" -o "$out/read_latency" "${ldrpath[@]}" -lpapi -lcounterlab
 "$CC" "${cflags[@]}" "$here/node_memory.c" -o "$out/node_memory" "${ldrpath[@]}" -lcounterlab
 
 # run NAME ARGS...: one program, its stdout (one JSON object) echoed back
 run() {
-	local log=$out/$1${2:+.$2}.stderr json
+	local log json
+	log=$out/$(tr " /" "__" <<<"$*").stderr
 	if ! json=$("$out/$@" 2>"$log"); then
 		echo "bench: $* failed:" >&2
 		cat "$log" >&2
@@ -46,14 +47,20 @@ run() {
 # field JSON KEY: a scalar member of a flat JSON object (quotes stripped)
 field() { sed -n "s/.*\"$2\":\"\{0,1\}\([^,\"}]*\).*/\1/p" <<<"$1"; }
 
-# each clock mode in a process of its own: the machine opens once per process
+# each run in a process of its own: the machine opens once per process.
+# Every component on both clocks with only the reader's thread live; the
+# node-wide units again with all 68 hardware threads live (a full node:
+# their reads sum over every thread); the core with a tick on every read.
 read -r -a rl_args <<<"${READ_LATENCY_ARGS:-}"
-echo "bench: read_latency host"
-host=$(run read_latency host "${rl_args[@]}")
-echo "bench: read_latency virtual"
-virt=$(run read_latency virtual "${rl_args[@]}")
-echo "bench: read_latency virtual-tick"
-vtick=$(run read_latency virtual-tick "${rl_args[@]}")
+runs=()
+for spec in "core 1 host" "core 1 virtual" "core 1 virtual-tick" \
+	    "l2 1 host" "l2 1 virtual" "l2 68 host" "l2 68 virtual" \
+	    "io 1 host" "io 1 virtual" "io 68 host" "io 68 virtual" \
+	    "kernel 1 host" "kernel 1 virtual" "kernel 68 host" "kernel 68 virtual"; do
+	read -r comp live mode <<<"$spec"
+	echo "bench: read_latency -c $comp -l $live $mode"
+	runs+=("$(run read_latency -c "$comp" -l "$live" "$mode" "${rl_args[@]}")")
+done
 echo "bench: node_memory"
 mem=$(run node_memory)
 
@@ -64,7 +71,7 @@ tmp=$results/.read_latency.json.$$
 	printf '{"benchmark":"read_latency","date":"%s",' "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 	printf '"machine":{"arch":"%s","nproc":%d,"cpu":"%s","kernel":"%s"},' \
 		"$(uname -m)" "$(nproc)" "$cpu" "$(uname -r)"
-	printf '"runs":[%s,%s,%s],"node_memory":%s}\n' "$host" "$virt" "$vtick" "$mem"
+	printf '"runs":[%s],"node_memory":%s}\n' "$(IFS=,; echo "${runs[*]}")" "$mem"
 } >"$tmp"
 if command -v python3 >/dev/null 2>&1; then
 	python3 -m json.tool "$tmp" >/dev/null ||
@@ -73,10 +80,11 @@ fi
 mv "$tmp" "$results/read_latency.json"
 
 echo
-echo "read_latency ($(uname -m), $(nproc) CPUs): median ns per call, 4 events"
-printf '  %-8s %14s %16s %8s %8s  %s\n' mode papi_read_ns perf_sw_read_ns ratio target meets
-for j in "$host" "$virt" "$vtick"; do
-	printf '  %-8s %14s %16s %8s %8s  %s\n' "$(field "$j" mode)" \
+echo "read_latency ($(uname -m), $(nproc) CPUs): median ns per PAPI_read of 4 events"
+printf '  %-7s %4s %-13s %12s %15s %7s %6s  %s\n' component live mode papi_read_ns perf_sw_read_ns ratio target meets
+for j in "${runs[@]}"; do
+	printf '  %-7s %4s %-13s %12s %15s %7s %6s  %s\n' "$(field "$j" component)" \
+		"$(field "$j" live_threads)" "$(field "$j" mode)" \
 		"$(field "$j" papi_read_ns)" "$(field "$j" perf_sw_read_ns)" \
 		"$(field "$j" ratio)" "$(field "$j" target)" "$(field "$j" meets_target)"
 done

@@ -40,6 +40,8 @@ typedef struct bgq_attr {
 #define BGQ_MAX_TERMS 64
 #define BGQ_L2_SLICES 16
 #define BGQ_L2_CTRS 16       /* fixed counters per slice */
+#define BGQ_SET_MAX 64       /* events in a node-wide unit's set */
+#define BGQ_SET_MAX_NEV (BGQ_SET_MAX + 1)
 
 /* Node events: everything a hardware thread can cause, indexed as PUnit
  * events, then the 16 L2 counters (combined view), the I/O unit and the
@@ -119,6 +121,9 @@ typedef struct bgq_node {
 	bgq_hwt hwt[BGQ_HWTHREADS];
 	bgq_core core[BGQ_CORES];
 	uint64_t live[2];      /* bit h: thread h has lived or worked */
+	/* bumped on every change of thread h, under its core lock; kept
+	 * together so that node-wide reads check all threads in a few lines */
+	uint64_t version[BGQ_HWTHREADS];
 	uint64_t msg_seq;      /* messages so far: spreads them over MU ports */
 } bgq_node;
 
@@ -138,12 +143,23 @@ enum bgq_unit { BGQ_UNIT_PUNIT, BGQ_UNIT_L2, BGQ_UNIT_IO, BGQ_UNIT_CNK };
 int bgq_nev_of(enum bgq_unit unit, int ev);
 enum bgq_feed bgq_nev_feed(int nev);
 const char *bgq_nev_name(int nev);
-/* Truths of node events nev[0..k) summed over the live threads of the node
- * (only thread `only` when >= 0), each thread at its own clock; per_thread
- * (may be NULL) gets thread h's values at [h * k]. Takes the core locks one
- * at a time. */
-void bgq_node_collect(bgq_node *n, const int *nev, int k, int only,
-		      uint64_t *sum, uint64_t *per_thread);
+/* A running sum of node events over the node's threads (or one thread),
+ * each thread at its own clock. It keeps every thread's last values and
+ * the thread version they were taken at, so an update recomputes only the
+ * threads that changed since: a read of a node-wide unit costs one check
+ * per live thread plus the work of the threads that moved. */
+typedef struct bgq_sum {
+	int k, only;                  /* only: one thread (>= 0) or all (-1) */
+	int nev[BGQ_SET_MAX_NEV];
+	uint64_t total[BGQ_SET_MAX_NEV];
+	uint64_t seen[BGQ_HWTHREADS]; /* version of each thread in val */
+	uint64_t *val;                /* [BGQ_HWTHREADS][k] */
+} bgq_sum;
+
+int bgq_sum_init(bgq_sum *s, const int *nev, int k, int only);
+void bgq_sum_free(bgq_sum *s);
+/* Brings s->total (and s->val) up to date. Takes core locks one at a time. */
+void bgq_node_sum(bgq_node *n, bgq_sum *s);
 /* Something happened `count` times on thread h just now (kernel hooks). */
 void bgq_node_count(bgq_node *n, int h, int nev, uint64_t count);
 /* bgq_node_sync for node-wide units: takes and drops h's core lock. */
@@ -158,13 +174,13 @@ int bgq_mu_message(uint64_t seq, int kind, uint64_t bytes, uint64_t *count);
 /* nodewide.c: units whose fixed counters always count (L2, I/O, CNK). An
  * event set notes where its counters stood at start and reports the
  * difference; the unit's kind computes the counters' current values. */
-#define BGQ_SET_MAX 64
 
 typedef struct bgq_fixed_set {
 	int hw, n, running;
 	int ev[BGQ_SET_MAX];       /* index into the unit's native table */
 	int slice[BGQ_SET_MAX];    /* L2 slice, -1: combined */
 	uint64_t base[BGQ_SET_MAX], stopped[BGQ_SET_MAX];
+	bgq_sum sum[2];            /* the unit's running sums (values()) */
 } bgq_fixed_set;
 
 typedef struct bgq_fixed_unit bgq_fixed_unit;
@@ -177,7 +193,7 @@ typedef struct bgq_fixed_kind {
 		     const bgq_fixed_set *replace);
 	void (*retire)(bgq_fixed_unit *u, const bgq_fixed_set *s);
 	/* Current values of the set's events. */
-	int (*values)(bgq_fixed_unit *u, const bgq_fixed_set *s, uint64_t *v);
+	int (*values)(bgq_fixed_unit *u, bgq_fixed_set *s, uint64_t *v);
 } bgq_fixed_kind;
 
 struct bgq_fixed_unit {

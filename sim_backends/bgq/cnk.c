@@ -16,20 +16,28 @@ enum { CNK_MUINT = 0, CNK_HWT0 = 2 }; /* table positions: node events first */
 enum { HWT_DECREMENTER = 3, HWT_FIT = 4 }; /* CNK per-thread counter numbers */
 #define MU_FIFO_PKT_RCV 2 /* position in the I/O unit's table */
 
-static int cnk_values(bgq_fixed_unit *u, const bgq_fixed_set *s, uint64_t *v)
+static int cnk_values(bgq_fixed_unit *u, bgq_fixed_set *s, uint64_t *v)
 {
-	int node_nev[2] = {BGQ_NEV_IO + MU_FIFO_PKT_RCV, BGQ_NEV_CNK + 1};
-	int hwt_nev[BGQ_SET_MAX + 1];
-	uint64_t node[2] = {0, 0}, hwt[BGQ_SET_MAX + 1];
-	int need_node = 0;
-	hwt_nev[0] = BGQ_EV_CYCLES;
-	for (int i = 0; i < s->n; i++) {
-		hwt_nev[i + 1] = bgq_nev_of(BGQ_UNIT_CNK, s->ev[i]);
-		need_node |= s->ev[i] < CNK_HWT0;
+	if (!s->sum[0].val) {
+		int node_nev[2] = {BGQ_NEV_IO + MU_FIFO_PKT_RCV, BGQ_NEV_CNK + 1};
+		int hwt_nev[BGQ_SET_MAX_NEV];
+		hwt_nev[0] = BGQ_EV_CYCLES;
+		for (int i = 0; i < s->n; i++)
+			hwt_nev[i + 1] = bgq_nev_of(BGQ_UNIT_CNK, s->ev[i]);
+		int rc = bgq_sum_init(&s->sum[0], node_nev, 2, -1);
+		if (!rc)
+			rc = bgq_sum_init(&s->sum[1], hwt_nev, s->n + 1, s->hw);
+		if (rc)
+			return rc;
 	}
+	int need_node = 0;
+	for (int i = 0; i < s->n; i++)
+		need_node |= s->ev[i] < CNK_HWT0;
 	if (need_node)
-		bgq_node_collect(u->node, node_nev, 2, -1, node, NULL);
-	bgq_node_collect(u->node, hwt_nev, s->n + 1, s->hw, hwt, NULL);
+		bgq_node_sum(u->node, &s->sum[0]);
+	bgq_node_sum(u->node, &s->sum[1]);
+	const uint64_t *node = s->sum[0].total, *hwt = s->sum[1].total;
+	const int *hwt_nev = s->sum[1].nev;
 	for (int i = 0; i < s->n; i++) {
 		int ev = s->ev[i];
 		uint32_t sel = bgq_cnkunit_attr[ev].sel;

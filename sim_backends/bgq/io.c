@@ -15,6 +15,7 @@
  * PCIe and DevBus serve I/O nodes and stay zero on a compute node. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "counterlab/sim.h"
 #include "bgq.h"
 
@@ -70,13 +71,19 @@ int bgq_mu_message(uint64_t seq, int kind, uint64_t bytes, uint64_t *c)
 	}
 }
 
-static int io_values(bgq_fixed_unit *u, const bgq_fixed_set *s, uint64_t *v)
+static int io_values(bgq_fixed_unit *u, bgq_fixed_set *s, uint64_t *v)
 {
-	int nev[MU_EVENTS];
 	uint64_t mu[MU_EVENTS];
-	for (int i = 0; i < MU_EVENTS; i++)
-		nev[i] = BGQ_NEV_IO + i;
-	bgq_node_collect(u->node, nev, MU_EVENTS, -1, mu, NULL);
+	if (!s->sum[0].val) {
+		int nev[MU_EVENTS];
+		for (int i = 0; i < MU_EVENTS; i++)
+			nev[i] = BGQ_NEV_IO + i;
+		int rc = bgq_sum_init(&s->sum[0], nev, MU_EVENTS, -1);
+		if (rc)
+			return rc;
+	}
+	bgq_node_sum(u->node, &s->sum[0]);
+	memcpy(mu, s->sum[0].total, sizeof mu);
 	for (int p = 0; p < 3; p++) {
 		mu[MU_PEND0 + 2 * p] = mu[PORT(p, WRT16)] * u->latency;
 		mu[MU_PEND0 + 2 * p + 1] = (mu[PORT(p, RD32)] + mu[PORT(p, RD64)] +

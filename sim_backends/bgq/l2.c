@@ -57,27 +57,28 @@ static uint64_t slice_share(uint64_t n, int h, int sl)
 	return (n + BGQ_L2_SLICES - 1 - r) / BGQ_L2_SLICES;
 }
 
-static int l2_values(bgq_fixed_unit *u, const bgq_fixed_set *s, uint64_t *v)
+static int l2_values(bgq_fixed_unit *u, bgq_fixed_set *s, uint64_t *v)
 {
-	int nev[BGQ_SET_MAX];
-	uint64_t sum[BGQ_SET_MAX];
-	for (int i = 0; i < s->n; i++)
-		nev[i] = bgq_nev_of(BGQ_UNIT_L2, s->ev[i]);
-	if (!s->n || !is_slice(s->ev[0])) {
-		bgq_node_collect(u->node, nev, s->n, -1, v, NULL);
-		return CLAB_OK;
+	bgq_sum *sum = &s->sum[0];
+	if (!sum->val) {
+		int nev[BGQ_SET_MAX];
+		for (int i = 0; i < s->n; i++)
+			nev[i] = bgq_nev_of(BGQ_UNIT_L2, s->ev[i]);
+		int rc = bgq_sum_init(sum, nev, s->n, -1);
+		if (rc)
+			return rc;
 	}
-	uint64_t *per = malloc(sizeof *per * (size_t)BGQ_HWTHREADS * (size_t)s->n);
-	if (!per)
-		return CLAB_E_NOMEM;
-	bgq_node_collect(u->node, nev, s->n, -1, sum, per);
+	bgq_node_sum(u->node, sum);
 	for (int i = 0; i < s->n; i++) {
+		if (s->slice[i] < 0) {
+			v[i] = sum->total[i];
+			continue;
+		}
 		v[i] = 0;
 		for (int h = 0; h < BGQ_HWTHREADS; h++)
-			v[i] += slice_share(per[(size_t)h * (size_t)s->n + (size_t)i],
+			v[i] += slice_share(sum->val[(size_t)h * (size_t)s->n + (size_t)i],
 					    h, s->slice[i]);
 	}
-	free(per);
 	return CLAB_OK;
 }
 

@@ -387,41 +387,56 @@ static uint64_t nev_truth_at(const bgq_hwt *t, const prof_pos *pos, int nev)
 	}
 }
 
-static void mark_live(bgq_node *n, int h)
+/* Every change of a thread's counts happens under its core lock and ends
+ * here. */
+static void changed(bgq_node *n, int h)
 {
+	__atomic_fetch_add(&n->version[h], 1, __ATOMIC_RELEASE);
 	__atomic_fetch_or(&n->live[h / 64], 1ull << (h % 64), __ATOMIC_RELAXED);
 }
 
-void bgq_node_collect(bgq_node *n, const int *nev, int k, int only,
-		      uint64_t *sum, uint64_t *per_thread)
+int bgq_sum_init(bgq_sum *s, const int *nev, int k, int only)
 {
-	uint64_t live[2] = {
-		__atomic_load_n(&n->live[0], __ATOMIC_RELAXED),
-		__atomic_load_n(&n->live[1], __ATOMIC_RELAXED),
-	};
-	memset(sum, 0, (size_t)k * sizeof *sum);
-	if (per_thread)
-		memset(per_thread, 0, (size_t)k * BGQ_HWTHREADS * sizeof *per_thread);
-	for (int c = 0; c < BGQ_CORES; c++) {
-		int h0 = c * BGQ_TPC;
-		if (only >= 0 && only / BGQ_TPC != c)
-			continue;
-		if (!((live[h0 / 64] >> (h0 % 64)) & 0xf))
-			continue; /* a core's four threads share one 64-bit word */
-		pthread_mutex_lock(&n->core[c].lock);
-		for (int h = h0; h < h0 + BGQ_TPC; h++) {
-			if (!((live[h / 64] >> (h % 64)) & 1) || (only >= 0 && h != only))
+	memset(s, 0, sizeof *s);
+	s->val = calloc((size_t)BGQ_HWTHREADS * (size_t)(k ? k : 1), sizeof *s->val);
+	if (!s->val)
+		return CLAB_E_NOMEM;
+	s->k = k;
+	s->only = only;
+	memcpy(s->nev, nev, (size_t)k * sizeof *nev);
+	memset(s->seen, 0xff, sizeof s->seen); /* no version yet */
+	return CLAB_OK;
+}
+
+void bgq_sum_free(bgq_sum *s)
+{
+	free(s->val);
+	s->val = NULL;
+}
+
+void bgq_node_sum(bgq_node *n, bgq_sum *s)
+{
+	for (int w = 0; w < 2; w++) {
+		uint64_t bits = __atomic_load_n(&n->live[w], __ATOMIC_RELAXED);
+		if (s->only >= 0)
+			bits &= s->only / 64 == w ? 1ull << (s->only % 64) : 0;
+		for (; bits; bits &= bits - 1) {
+			int h = w * 64 + __builtin_ctzll(bits);
+			if (__atomic_load_n(&n->version[h], __ATOMIC_ACQUIRE) == s->seen[h])
 				continue;
+			bgq_core *k = &n->core[h / BGQ_TPC];
+			pthread_mutex_lock(&k->lock);
 			const bgq_hwt *t = &n->hwt[h];
 			prof_pos pos = profile_pos(t->prof, t->act);
-			for (int i = 0; i < k; i++) {
-				uint64_t v = nev_truth_at(t, &pos, nev[i]);
-				sum[i] += v;
-				if (per_thread)
-					per_thread[(size_t)h * (size_t)k + (size_t)i] = v;
+			uint64_t *v = s->val + (size_t)h * (size_t)s->k;
+			for (int i = 0; i < s->k; i++) {
+				uint64_t x = nev_truth_at(t, &pos, s->nev[i]);
+				s->total[i] += x - v[i]; /* modulo 2^64: exact */
+				v[i] = x;
 			}
+			s->seen[h] = n->version[h];
+			pthread_mutex_unlock(&k->lock);
 		}
-		pthread_mutex_unlock(&n->core[c].lock);
 	}
 }
 
@@ -429,7 +444,7 @@ void bgq_node_count(bgq_node *n, int h, int nev, uint64_t count)
 {
 	pthread_mutex_lock(&n->core[h / BGQ_TPC].lock);
 	n->hwt[h].work[nev] += count;
-	mark_live(n, h);
+	changed(n, h);
 	pthread_mutex_unlock(&n->core[h / BGQ_TPC].lock);
 }
 
@@ -493,8 +508,8 @@ static void move_to(bgq_node *n, int h, uint64_t to, int in_work)
 	if (!in_work)
 		t->act += to - t->now;
 	t->now = to;
-	if (to)
-		mark_live(n, h);
+	if (to != from)
+		changed(n, h);
 }
 
 static int node_advance(void *sim, int h, uint64_t cycles)
@@ -542,6 +557,7 @@ static int node_work(void *sim, int h, uint64_t cycles,
 	t->wcount = NULL;
 	for (int e = 0; e < BGQ_N_NEV; e++)
 		t->work[e] += c[e];
+	changed(n, h); /* the tally moved from the segment to work[] */
 	pthread_mutex_unlock(&k->lock);
 	return CLAB_OK;
 }
@@ -567,6 +583,7 @@ static int node_set_activity(void *sim, int h, const char *name)
 		t->work[e] += profile_count(t->prof, e, t->act);
 	t->act = 0;
 	t->prof = p;
+	changed(n, h);
 	pthread_mutex_unlock(&k->lock);
 	return CLAB_OK;
 }
@@ -586,7 +603,7 @@ static int node_message(void *sim, int h, int kind, uint64_t bytes)
 	pthread_mutex_lock(&k->lock);
 	for (int i = 0; i < BGQ_N_IOUNIT; i++)
 		n->hwt[h].work[BGQ_NEV_IO + i] += c[i];
-	mark_live(n, h);
+	changed(n, h);
 	pthread_mutex_unlock(&k->lock);
 	return CLAB_OK;
 }

@@ -1,9 +1,9 @@
 /* The node-wide units' common part (L2, I/O, CNK): their counters are fixed
  * to events and always count, so any number of event sets may read them at
  * once; a set notes where its counters stood at start. Counts are the sums
- * of every thread's truth at the thread's own clock (see README, "The
- * simulated node"), read current: the UPC_C scan lag of the real L2 and I/O
- * counters is not modelled for reads. */
+ * of every thread's truth at the thread's own clock (bgq_node_sum), read
+ * current: the UPC_C scan lag of the real L2 and I/O counters is not
+ * modelled for reads (see README, "The node-wide units"). */
 #include <stdlib.h>
 #include <string.h>
 #include "bgq.h"
@@ -30,6 +30,15 @@ void bgq_fixed_close(void *unit)
 	bgq_fixed_unit *u = unit;
 	pthread_mutex_destroy(&u->lock);
 	free(u);
+}
+
+static void set_free(bgq_fixed_set *s)
+{
+	if (!s)
+		return;
+	bgq_sum_free(&s->sum[0]);
+	bgq_sum_free(&s->sum[1]);
+	free(s);
 }
 
 int bgq_fixed_program(void *unit, int hw, const clab_evreq *reqs, int n,
@@ -61,7 +70,7 @@ int bgq_fixed_program(void *unit, int hw, const clab_evreq *reqs, int n,
 		free(s);
 		return rc;
 	}
-	free(replace);
+	set_free(replace);
 	*out = s;
 	return CLAB_OK;
 }
@@ -73,7 +82,7 @@ void bgq_fixed_release(void *unit, void *set)
 	if (u->kind->retire)
 		u->kind->retire(u, set);
 	pthread_mutex_unlock(&u->lock);
-	free(set);
+	set_free(set);
 }
 
 /* The caller's clock moves first, as for the PUnit (tick on reads). */
