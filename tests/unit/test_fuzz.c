@@ -60,23 +60,19 @@ static int one_of(int rc, const int *ok, int n)
 	return 0;
 }
 
-static void fuzz_event_names(void **state)
+static void fuzz_names_of(clab_machine *m, const char *comp,
+			  const char *const *seeds, int nseeds)
 {
-	(void)state;
-	clab_machine *m = open_machine("bgq:clock=virtual");
-	clab_component *c = clab_machine_component(m, "core");
-	static const char *seeds[] = {
-		"PEVT_INST_XU_GRP_MASK:mask=0x837800", "PEVT_CYCLES", "PAPI_BR_NTK",
-		"PEVT_INST_QFPU_GRP_MASK:mask=1022", "PEVT_L1P_BAS_HIT",
-	};
+	clab_component *c = clab_machine_component(m, comp);
+	assert_non_null(c);
 	const int ok[] = {CLAB_OK, CLAB_E_NOEVENT, CLAB_E_QUALIFIER};
 	char buf[256];
-	for (int r = 0; r < ROUNDS * 4; r++) {
-		mutate(seeds[r % 5], buf, sizeof buf);
+	for (int r = 0; r < ROUNDS * 2; r++) {
+		mutate(seeds[r % nseeds], buf, sizeof buf);
 		uint32_t code;
 		int rc = clab_event_lookup(c, buf, &code);
 		if (!one_of(rc, ok, 3))
-			fail_msg("'%s' gave %d", buf, rc);
+			fail_msg("%s: '%s' gave %d", comp, buf, rc);
 		if (rc)
 			assert_true(clab_errmsg()[0] != 0);
 		else {
@@ -84,6 +80,24 @@ static void fuzz_event_names(void **state)
 			assert_int_equal(clab_event_get_info(c, code, &ei), CLAB_OK);
 		}
 	}
+}
+
+static void fuzz_event_names(void **state)
+{
+	(void)state;
+	clab_machine *m = open_machine("bgq:clock=virtual");
+	static const char *const core_seeds[] = {
+		"PEVT_INST_XU_GRP_MASK:mask=0x837800", "PEVT_CYCLES", "PAPI_BR_NTK",
+		"PEVT_INST_QFPU_GRP_MASK:mask=1022", "PEVT_L1P_BAS_HIT",
+	};
+	static const char *const l2_seeds[] = {
+		"PEVT_L2_HITS_SLICE:slice=15", "PEVT_L2_MISSES", "L2_ACCESSES",
+		"PEVT_L2_SPEC_RETRY_SLICE:slice=0x3",
+	};
+	static const char *const kernel_seeds[] = {"PEVT_CNKHWT_FIT", "CNK_TIMER_INTS"};
+	fuzz_names_of(m, "core", core_seeds, 5);
+	fuzz_names_of(m, "l2", l2_seeds, 4);
+	fuzz_names_of(m, "kernel", kernel_seeds, 2);
 	clab_machine_close(m);
 }
 
@@ -93,11 +107,12 @@ static void fuzz_specs(void **state)
 	static const char *seeds[] = {
 		"bgq:clock=virtual,tick=1000", "bgq:clock=host,seed=7",
 		"bgq:activity=compute,tick=0x10",
+		"bgq:kernel.fit_period=1000,io.port_latency=5,kernel.irq_packets=2",
 	};
 	const int ok[] = {CLAB_OK, CLAB_E_PROFILE, CLAB_E_ACTIVITY};
 	char buf[128];
 	for (int r = 0; r < ROUNDS / 5; r++) {
-		mutate(seeds[r % 3], buf, sizeof buf);
+		mutate(seeds[r % 4], buf, sizeof buf);
 		if (strchr(buf, '/'))
 			continue; /* paths into the file system are not the point */
 		clab_machine *m = NULL;
@@ -152,38 +167,46 @@ static void fuzz_profiles(void **state)
 	fuzz_file("machines/activity/compute.ini", "bgq:clock=virtual,activity=%s");
 }
 
-static void fuzz_presets(void **state)
+/* A profile whose one component's presets file is the mutated seed. */
+static void fuzz_presets_of(const char *section, const char *backend,
+			    const char *seed_path)
 {
-	(void)state;
-	/* a profile whose presets file is the mutated one */
 	char prof[] = "/tmp/clab-fuzzprof-XXXXXX.ini", text[512];
 	int fd = mkstemps(prof, 4);
 	assert_true(fd >= 0);
 	close(fd);
-	char spec[300];
-	snprintf(spec, sizeof spec, "%s", prof);
 	char seed[8192], buf[8192], path[] = "/tmp/clab-fuzzpre-XXXXXX.csv";
-	snprintf(seed, sizeof seed, "%s", slurp("machines/presets/bgq_core.csv"));
+	snprintf(seed, sizeof seed, "%s", slurp(seed_path));
 	fd = mkstemps(path, 4);
 	assert_true(fd >= 0);
 	close(fd);
-	snprintf(text, sizeof text, "[machine]\ntopology = core:17 pu:4\n[core]\nbackend = bgq-punit\npresets = %s\n", path);
+	snprintf(text, sizeof text, "[machine]\ntopology = core:17 pu:4\n[%s]\nbackend = %s\npresets = %s\n",
+		 section, backend, path);
 	FILE *f = fopen(prof, "w");
 	fputs(text, f);
 	fclose(f);
-	for (int r = 0; r < ROUNDS / 5; r++) {
+	for (int r = 0; r < ROUNDS / 10; r++) {
 		mutate(seed, buf, sizeof buf);
 		f = fopen(path, "w");
 		fputs(buf, f);
 		fclose(f);
 		clab_machine *m = NULL;
-		int rc = clab_machine_open(spec, &m);
+		int rc = clab_machine_open(prof, &m);
 		if (rc != CLAB_OK && rc != CLAB_E_PROFILE)
-			fail_msg("presets mutated gave %d (%s)", rc, clab_errmsg());
+			fail_msg("%s mutated gave %d (%s)", seed_path, rc, clab_errmsg());
 		clab_machine_close(m);
 	}
 	unlink(path);
 	unlink(prof);
+}
+
+static void fuzz_presets(void **state)
+{
+	(void)state;
+	fuzz_presets_of("core", "bgq-punit", "machines/presets/bgq_core.csv");
+	fuzz_presets_of("l2", "bgq-l2", "machines/presets/bgq_l2.csv");
+	fuzz_presets_of("io", "bgq-io", "machines/presets/bgq_io.csv");
+	fuzz_presets_of("kernel", "bgq-cnk", "machines/presets/bgq_kernel.csv");
 }
 
 static void fuzz_postfix(void **state)
