@@ -217,3 +217,12 @@ int bgq_fixed_stop(void *unit, void *set);
 int bgq_fixed_read(void *unit, void *set, uint64_t *vals);
 int bgq_fixed_reset(void *unit, void *set);
 uint64_t bgq_fixed_counters(void *unit, void *set, int i);
+
+/* The ops of a node-wide unit: its name, keys and open, the rest shared. */
+#define BGQ_FIXED_OPS(NAME, KEYS, OPEN) {                                      \
+	.name = NAME, .keys = KEYS, .open = OPEN, .close = bgq_fixed_close,    \
+	.program = bgq_fixed_program, .release = bgq_fixed_release,            \
+	.start = bgq_fixed_start, .stop = bgq_fixed_stop,                      \
+	.read = bgq_fixed_read, .reset = bgq_fixed_reset,                      \
+	.counters = bgq_fixed_counters,                                        \
+}

@@ -96,16 +96,4 @@ static int cnk_open(clab_machine *m, const char *section, void **unit,
 	return CLAB_OK;
 }
 
-const clab_unit_ops clab_bgq_cnk_ops = {
-	.name = "bgq-cnk",
-	.keys = cnk_keys,
-	.open = cnk_open,
-	.close = bgq_fixed_close,
-	.program = bgq_fixed_program,
-	.release = bgq_fixed_release,
-	.start = bgq_fixed_start,
-	.stop = bgq_fixed_stop,
-	.read = bgq_fixed_read,
-	.reset = bgq_fixed_reset,
-	.counters = bgq_fixed_counters,
-};
+const clab_unit_ops clab_bgq_cnk_ops = BGQ_FIXED_OPS("bgq-cnk", cnk_keys, cnk_open);

@@ -130,16 +130,4 @@ static int io_open(clab_machine *m, const char *section, void **unit,
 	return CLAB_OK;
 }
 
-const clab_unit_ops clab_bgq_io_ops = {
-	.name = "bgq-io",
-	.keys = io_keys,
-	.open = io_open,
-	.close = bgq_fixed_close,
-	.program = bgq_fixed_program,
-	.release = bgq_fixed_release,
-	.start = bgq_fixed_start,
-	.stop = bgq_fixed_stop,
-	.read = bgq_fixed_read,
-	.reset = bgq_fixed_reset,
-	.counters = bgq_fixed_counters,
-};
+const clab_unit_ops clab_bgq_io_ops = BGQ_FIXED_OPS("bgq-io", io_keys, io_open);

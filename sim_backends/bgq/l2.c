@@ -114,15 +114,4 @@ static int l2_open(clab_machine *m, const char *section, void **unit,
 	return CLAB_OK;
 }
 
-const clab_unit_ops clab_bgq_l2_ops = {
-	.name = "bgq-l2",
-	.open = l2_open,
-	.close = bgq_fixed_close,
-	.program = bgq_fixed_program,
-	.release = bgq_fixed_release,
-	.start = bgq_fixed_start,
-	.stop = bgq_fixed_stop,
-	.read = bgq_fixed_read,
-	.reset = bgq_fixed_reset,
-	.counters = bgq_fixed_counters,
-};
+const clab_unit_ops clab_bgq_l2_ops = BGQ_FIXED_OPS("bgq-l2", NULL, l2_open);

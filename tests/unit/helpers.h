@@ -29,6 +29,16 @@ static inline uint32_t code_of(clab_component *c, const char *name)
 	return code;
 }
 
+/* Binds the calling OS thread to hardware thread h of m as well. */
+static inline clab_thread *attach_hw(clab_machine *m, int h)
+{
+	clab_thread *t;
+	int rc = clab_thread_attach_at(m, h, &t);
+	if (rc)
+		fail_msg("attach %d: %s", h, clab_errmsg());
+	return t;
+}
+
 /* Programs names[0..n) into a new set of thread t; returns the rc. */
 static inline int program(clab_component *c, clab_thread *t, clab_evset **s,
 			  const char *const *names, int n)

@@ -37,14 +37,7 @@ static int teardown(void **state)
 	return 0;
 }
 
-static clab_thread *hw(int h)
-{
-	clab_thread *t;
-	int rc = clab_thread_attach_at(m, h, &t);
-	if (rc)
-		fail_msg("attach %d: %s", h, clab_errmsg());
-	return t;
-}
+static clab_thread *hw(int h) { return attach_hw(m, h); }
 
 static void work1(clab_thread *t, uint64_t cycles, const char *ev, uint64_t n)
 {

@@ -27,14 +27,7 @@ static int teardown(void **state)
 	return 0;
 }
 
-static clab_thread *hw(int h)
-{
-	clab_thread *t;
-	int rc = clab_thread_attach_at(m, h, &t);
-	if (rc)
-		fail_msg("attach %d: %s", h, clab_errmsg());
-	return t;
-}
+static clab_thread *hw(int h) { return attach_hw(m, h); }
 
 static uint64_t used(clab_evset *s)
 {
