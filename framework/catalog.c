@@ -469,6 +469,7 @@ void clab_component_get_info(const clab_component *c, clab_component_info *i)
 	i->name = c->name;
 	i->description = c->description;
 	i->backend = c->ops->name;
+	i->rules = c->desc.rules ? c->desc.rules : "";
 	i->ncounters = c->desc.ncounters;
 	i->width = c->desc.width;
 	i->scope = c->desc.scope;

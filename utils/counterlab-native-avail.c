@@ -89,7 +89,7 @@ static void event_block(clab_component *c, const clab_component_info *ci,
 			boxed(13, line);
 		}
 	} else {
-		snprintf(line, sizeof line, "id %u, %s, counts %s activity, counters %s",
+		snprintf(line, sizeof line, "id %u, group %s, counts %s activity, counters %s",
 			 ei.hw_id, ei.group, clab_scope_name(ei.scope), ctrs);
 		boxed(11, line);
 	}
@@ -127,6 +127,10 @@ static void component_block(clab_component *c, const clab_component_info *ci)
 	snprintf(line + strlen(line), sizeof line - strlen(line), ", %s",
 		 ci->can_multiplex ? "can multiplex" : "no multiplexing");
 	boxed(0, line);
+	if (*ci->rules) {
+		snprintf(line, sizeof line, "%s", ci->rules);
+		boxed(0, line);
+	}
 	rule('-');
 	(void)c;
 }

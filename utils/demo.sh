@@ -5,7 +5,7 @@ PREFIX=${PREFIX:?PREFIX not set}
 bin=$PREFIX/bin
 say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 
-say "PAPI sees counterlab's core component (papi_component_avail)"
+say "PAPI sees counterlab's components (papi_component_avail)"
 "$bin/papi_component_avail" | sed -n '/Active components/,$p'
 
 say "PAPI presets resolved to simulated BG/Q events (papi_avail)"
@@ -18,6 +18,15 @@ say "What papi_native_avail cannot show: counters, scope, overflow"
 say "A PAPI program counting on the virtual clock (10^6 cycles per read)"
 COUNTERLAB_MACHINE=bgq:clock=virtual,tick=1000000 \
 	"$bin/papi_command_line" PAPI_TOT_CYC PAPI_TOT_INS PAPI_FP_OPS PAPI_STL_CCY | grep -E 'PAPI_|---'
+
+say "The node-wide L2 unit: lookups are the L1p misses of the node's threads"
+COUNTERLAB_MACHINE=bgq:clock=virtual,tick=1000000 \
+	"$bin/papi_command_line" l2:::L2_ACCESSES l2:::PEVT_L2_HITS l2:::PEVT_L2_MISSES l2:::L2_MEM_BYTES | grep -E 'l2:::|---'
+"$bin/counterlab-native-avail" -e 'PEVT_L2_HITS_SLICE:slice=5'
+
+say "Combined and per-slice L2 events cannot be mixed (the node's L2 has one mode)"
+COUNTERLAB_MACHINE=bgq:clock=virtual \
+	"$bin/papi_command_line" l2:::PEVT_L2_HITS l2:::PEVT_L2_MISSES_SLICE 2>&1 | grep -E 'l2:::|Failed|because' | head -4 || true
 
 say "Counting what cannot be counted together"
 COUNTERLAB_MACHINE=bgq:clock=virtual \

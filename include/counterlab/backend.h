@@ -35,6 +35,7 @@ typedef struct clab_evreq {
 
 typedef struct clab_unit_desc {
 	const char *description;
+	const char *rules;      /* how events share the unit, for listings */
 	int ncounters;
 	int width;
 	enum clab_scope scope;

@@ -79,6 +79,7 @@ typedef struct clab_component_info {
 	const char *name;        /* "core", "l2", ... */
 	const char *description;
 	const char *backend;     /* backend name, e.g. "bgq-punit" */
+	const char *rules;       /* how events share the unit ("" if none) */
 	int ncounters;           /* physical counters of one unit */
 	int width;               /* counter width in bits as the hardware has it */
 	enum clab_scope scope;   /* what one unit serves */

@@ -86,6 +86,7 @@ static int cnk_open(clab_machine *m, const char *section, void **unit,
 	*unit = u;
 	*d = (clab_unit_desc){
 		.description = "Blue Gene/Q compute node kernel (CNK) software counters, simulated",
+		.rules = "Software counters. Group CNKNODE counts the whole node, group CNKHWT the event set's own hardware thread; each set reads deltas since its start.",
 		.ncounters = BGQ_N_CNKUNIT,
 		.width = 64,
 		.scope = CLAB_SCOPE_THREAD,

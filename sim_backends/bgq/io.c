@@ -119,6 +119,7 @@ static int io_open(clab_machine *m, const char *section, void **unit,
 	*unit = u;
 	*d = (clab_unit_desc){
 		.description = "Blue Gene/Q I/O unit, simulated: 44 message unit, PCIe and DevBus counters",
+		.rules = "Node-wide. Every event has a fixed counter of its own, so any events and any number of event sets count at once. PCIe and DevBus read zero on a compute node.",
 		.ncounters = BGQ_N_IOUNIT,
 		.width = 64,
 		.scope = CLAB_SCOPE_NODE,

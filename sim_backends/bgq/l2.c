@@ -101,6 +101,7 @@ static int l2_open(clab_machine *m, const char *section, void **unit,
 	*unit = u;
 	*d = (clab_unit_desc){
 		.description = "Blue Gene/Q L2 unit, simulated: 16 slices x 16 fixed counters, combined or per slice",
+		.rules = "Node-wide. Group L2 reads the slices combined, group L2_SLICE one slice (:slice=N); the first L2 event set of the node fixes which, and the two cannot be counted at once.",
 		.ncounters = BGQ_L2_CTRS,
 		.width = 64,
 		.scope = CLAB_SCOPE_NODE,

@@ -436,6 +436,7 @@ static int punit_open(clab_machine *m, const char *section, void **unit,
 	*unit = u;
 	*d = (clab_unit_desc){
 		.description = "Blue Gene/Q processor unit (UPC_P), simulated: 24 counters per core",
+		.rules = "Per core: 24 counters in four groups of six (counter c belongs to hardware thread c % 4); a set borrows its sibling's group, then all four. Each event lists the counters it may use.",
 		.ncounters = BGQ_CTRS,
 		.width = BGQ_HW_BITS,
 		.scope = CLAB_SCOPE_CORE,
