@@ -160,8 +160,6 @@ int bgq_sum_init(bgq_sum *s, const int *nev, int k, int only);
 void bgq_sum_free(bgq_sum *s);
 /* Brings s->total (and s->val) up to date. Takes core locks one at a time. */
 void bgq_node_sum(bgq_node *n, bgq_sum *s);
-/* Something happened `count` times on thread h just now (kernel hooks). */
-void bgq_node_count(bgq_node *n, int h, int nev, uint64_t count);
 /* bgq_node_sync for node-wide units: takes and drops h's core lock. */
 void bgq_node_sync_thread(bgq_node *n, int h, int is_read);
 

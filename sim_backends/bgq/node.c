@@ -440,14 +440,6 @@ void bgq_node_sum(bgq_node *n, bgq_sum *s)
 	}
 }
 
-void bgq_node_count(bgq_node *n, int h, int nev, uint64_t count)
-{
-	pthread_mutex_lock(&n->core[h / BGQ_TPC].lock);
-	n->hwt[h].work[nev] += count;
-	changed(n, h);
-	pthread_mutex_unlock(&n->core[h / BGQ_TPC].lock);
-}
-
 uint64_t bgq_ctr_truth(const bgq_node *n, int core, const bgq_ctr *c)
 {
 	uint64_t v = 0;
