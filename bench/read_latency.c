@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "papi.h"
+#include "counterlab/backend.h"
 #include "counterlab/sim.h"
 
 #define NEV 4
@@ -159,7 +160,7 @@ static void make_live(int live)
 		die("clab_machine_default", clab_errmsg());
 	for (int h = 0, made = 1; made < live; h++) {
 		clab_thread *t;
-		if (h >= 1024)
+		if (h >= clab_machine_nhwthreads(m))
 			die("not enough hardware threads for -l", NULL);
 		if (clab_thread_attach_at(m, h, &t))
 			continue; /* the reader's own thread */

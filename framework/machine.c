@@ -99,6 +99,15 @@ int clab_machine_setting_u64(const clab_machine *m, const char *key,
 	return CLAB_OK;
 }
 
+int clab_machine_unit_u64(const clab_machine *m, const char *section,
+			  const char *key, uint64_t def, uint64_t min,
+			  uint64_t max, uint64_t *out)
+{
+	char full[256];
+	snprintf(full, sizeof full, "%s.%s", section, key);
+	return clab_machine_setting_u64(m, full, def, min, max, out);
+}
+
 /* ---- profile files ----------------------------------------------------- */
 
 static __thread char ini_error[256];

@@ -105,10 +105,14 @@ int clab_machine_nhwthreads(const clab_machine *m);
 int clab_machine_threads_per_core(const clab_machine *m);
 
 /* Integer setting of the machine with a default; CLAB_E_PROFILE on a
- * malformed or out-of-range value. Unit keys are spelt "SECTION.KEY". */
+ * malformed or out-of-range value. */
 int clab_machine_setting_u64(const clab_machine *m, const char *key,
 			     uint64_t def, uint64_t min, uint64_t max,
 			     uint64_t *out);
+/* The same for key `key` of the unit of profile section `section`. */
+int clab_machine_unit_u64(const clab_machine *m, const char *section,
+			  const char *key, uint64_t def, uint64_t min,
+			  uint64_t max, uint64_t *out);
 
 /* Path of data file NAME (or a path as given) in the profile directory's
  * subfolder sub ("presets", "activity"), ext appended when NAME has none.

@@ -163,6 +163,15 @@ void bgq_node_sum(bgq_node *n, bgq_sum *s);
 /* bgq_node_sync for node-wide units: takes and drops h's core lock. */
 void bgq_node_sync_thread(bgq_node *n, int h, int is_read);
 
+/* Positions in the I/O unit's table (checked by tests/unit/test_nodewide). */
+enum {
+	MU_PKT_INJ = 0, MU_MSG_INJ = 1, MU_FIFO_PKT_RCV = 2, MU_RGET_PKT_RCV = 3,
+	MU_PUT_PKT_RCV = 4, MU_PORT0 = 5, /* 16B_WRT, 32B_RD, 64B_RD, 128B_RD */
+	MU_SLV_PORT_RD = 17, MU_SLV_PORT_WRT = 18,
+	MU_PEND0 = 19, /* PEND_WRT, PEND_RD per port */
+	MU_EVENTS = 25,
+};
+
 /* io.c: message-unit counts of one message, indexed like the I/O unit's
  * table; seq spreads messages over the MU's master ports. */
 int bgq_mu_message(uint64_t seq, int kind, uint64_t bytes, uint64_t *count);
@@ -185,7 +194,6 @@ typedef struct bgq_fixed_unit bgq_fixed_unit;
 
 typedef struct bgq_fixed_kind {
 	const clab_native *natives;
-	int nnative;
 	/* Node-wide rules on a new set (may be NULL); `replace` is going. */
 	int (*admit)(bgq_fixed_unit *u, const bgq_fixed_set *s,
 		     const bgq_fixed_set *replace);

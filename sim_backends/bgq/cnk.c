@@ -9,12 +9,10 @@
  * PAMI does by default). Performance-monitor interrupts come from counter
  * overflows. System calls and the other interrupt classes come from the
  * threads' activity profiles and explicit work (clab_sim_work). */
-#include <stdio.h>
 #include "bgq.h"
 
 enum { CNK_MUINT = 0, CNK_HWT0 = 2 }; /* table positions: node events first */
 enum { HWT_DECREMENTER = 3, HWT_FIT = 4 }; /* CNK per-thread counter numbers */
-#define MU_FIFO_PKT_RCV 2 /* position in the I/O unit's table */
 
 static int cnk_values(bgq_fixed_unit *u, bgq_fixed_set *s, uint64_t *v)
 {
@@ -57,7 +55,6 @@ static int cnk_values(bgq_fixed_unit *u, bgq_fixed_set *s, uint64_t *v)
 
 static const bgq_fixed_kind cnk_kind = {
 	.natives = bgq_cnkunit_natives,
-	.nnative = BGQ_N_CNKUNIT,
 	.values = cnk_values,
 };
 
@@ -66,19 +63,18 @@ static const char *const cnk_keys[] = {"fit_period", "dec_period", "irq_packets"
 static int cnk_open(clab_machine *m, const char *section, void **unit,
 		    clab_unit_desc *d)
 {
-	char key[64];
 	bgq_fixed_unit *u;
 	int rc = bgq_fixed_open(m, &cnk_kind, &u);
 	if (rc)
 		return rc;
-	snprintf(key, sizeof key, "%s.fit_period", section);
-	rc = clab_machine_setting_u64(m, key, 1u << 24, 0, UINT64_MAX, &u->fit_period);
-	snprintf(key, sizeof key, "%s.dec_period", section);
+	rc = clab_machine_unit_u64(m, section, "fit_period", 1u << 24, 0, UINT64_MAX,
+				   &u->fit_period);
 	if (!rc)
-		rc = clab_machine_setting_u64(m, key, 0, 0, UINT64_MAX, &u->dec_period);
-	snprintf(key, sizeof key, "%s.irq_packets", section);
+		rc = clab_machine_unit_u64(m, section, "dec_period", 0, 0, UINT64_MAX,
+					   &u->dec_period);
 	if (!rc)
-		rc = clab_machine_setting_u64(m, key, 0, 0, UINT64_MAX, &u->irq_packets);
+		rc = clab_machine_unit_u64(m, section, "irq_packets", 0, 0, UINT64_MAX,
+					   &u->irq_packets);
 	if (rc) {
 		bgq_fixed_close(u);
 		return rc;

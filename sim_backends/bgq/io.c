@@ -13,20 +13,11 @@
  * Messages take the MU's three master ports in turn. Each port request is
  * pending for `port_latency` cycles ([io] key), which makes the PEND counts.
  * PCIe and DevBus serve I/O nodes and stay zero on a compute node. */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "counterlab/sim.h"
 #include "bgq.h"
 
-/* Positions in the I/O unit's table (checked by tests/unit/test_nodewide). */
-enum {
-	MU_PKT_INJ = 0, MU_MSG_INJ = 1, MU_FIFO_PKT_RCV = 2, MU_RGET_PKT_RCV = 3,
-	MU_PUT_PKT_RCV = 4, MU_PORT0 = 5, /* 16B_WRT, 32B_RD, 64B_RD, 128B_RD */
-	MU_SLV_PORT_RD = 17, MU_SLV_PORT_WRT = 18,
-	MU_PEND0 = 19, /* PEND_WRT, PEND_RD per port */
-	MU_EVENTS = 25,
-};
 enum { WRT16, RD32, RD64, RD128 };
 #define PORT(p, what) (MU_PORT0 + 4 * (p) + (what))
 #define PACKET_PAYLOAD 512
@@ -96,7 +87,6 @@ static int io_values(bgq_fixed_unit *u, bgq_fixed_set *s, uint64_t *v)
 
 static const bgq_fixed_kind io_kind = {
 	.natives = bgq_iounit_natives,
-	.nnative = BGQ_N_IOUNIT,
 	.values = io_values,
 };
 
@@ -105,13 +95,11 @@ static const char *const io_keys[] = {"port_latency", NULL};
 static int io_open(clab_machine *m, const char *section, void **unit,
 		   clab_unit_desc *d)
 {
-	char key[64];
 	bgq_fixed_unit *u;
 	int rc = bgq_fixed_open(m, &io_kind, &u);
 	if (rc)
 		return rc;
-	snprintf(key, sizeof key, "%s.port_latency", section);
-	rc = clab_machine_setting_u64(m, key, 80, 1, 1u << 20, &u->latency);
+	rc = clab_machine_unit_u64(m, section, "port_latency", 80, 1, 1u << 20, &u->latency);
 	if (rc) {
 		bgq_fixed_close(u);
 		return rc;

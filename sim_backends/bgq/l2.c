@@ -84,7 +84,6 @@ static int l2_values(bgq_fixed_unit *u, bgq_fixed_set *s, uint64_t *v)
 
 static const bgq_fixed_kind l2_kind = {
 	.natives = bgq_l2unit_natives,
-	.nnative = BGQ_N_L2UNIT,
 	.admit = l2_admit,
 	.retire = l2_retire,
 	.values = l2_values,
