@@ -26,15 +26,16 @@ LIBS := -liniparser -lhwloc -lpthread
 DEB_PACKAGES := build-essential dpkg-dev pkg-config libpfm4-dev libhwloc-dev \
 	libcmocka-dev libiniparser-dev libpng-dev openmpi-bin libopenmpi-dev
 
-LIB_SRCS := $(wildcard framework/*.c sim_backends/activity/*.c sim_backends/bgq/*.c)
+LIB_SRCS := $(wildcard framework/*.c sim_backends/activity/*.c sim_backends/bgq/*.c \
+	sim_backends/bgl/*.c sim_backends/torus/*.c)
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 GEN := $(BUILD)/gen/bgq_events.h
 LIBCLAB := $(PREFIX)/lib/libcounterlab.so
-UTILS := $(PREFIX)/bin/counterlab-native-avail
+UTILS := $(PREFIX)/bin/counterlab-native-avail $(PREFIX)/bin/counterlab-netsim
 DATA_STAMP := $(BUILD)/data.stamp
 PAPI_STAMP := $(BUILD)/papi.stamp
 PAPI_TREE := $(BUILD)/papi
-COMPONENTS := clab_core clab_l2 clab_io clab_kernel
+COMPONENTS := clab_core clab_l2 clab_io clab_network clab_kernel
 COMPONENT_FILES := $(wildcard components/*/*.c components/*/*.h components/*/Rules.*)
 # PAPI is configured again when the component list changes
 COMPONENT_LIST := $(BUILD)/papi-components
@@ -79,6 +80,11 @@ $(DATA_STAMP): $(shell find machines -type f 2>/dev/null)
 	rm -rf $(PREFIX)/share/counterlab/machines
 	cp -r machines $(PREFIX)/share/counterlab/machines
 	@touch $@
+
+$(PREFIX)/bin/counterlab-netsim: utils/counterlab-netsim.c utils/heatmap.c utils/heatmap.h $(LIBCLAB)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(CLAB_CFLAGS) utils/counterlab-netsim.c utils/heatmap.c -o $@ \
+		-L$(PREFIX)/lib -lcounterlab -lpng -lm -Wl,-rpath,$(PREFIX)/lib
 
 $(PREFIX)/bin/%: utils/%.c $(LIBCLAB)
 	@mkdir -p $(@D)

@@ -18,6 +18,8 @@ static const char *const messages[CLAB_NERRORS] = {
 	[-CLAB_E_SYS] = "system error",
 	[-CLAB_E_NOTHREAD] = "no free simulated hardware thread",
 	[-CLAB_E_RATE] = "more events than the counters can count",
+	[-CLAB_E_MAP] = "bad torus shape or rank map",
+	[-CLAB_E_PATTERN] = "bad traffic pattern",
 };
 
 const char *clab_strerror(int err)

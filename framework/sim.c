@@ -50,6 +50,18 @@ int clab_thread_message(clab_thread *t, enum clab_msg kind, uint64_t bytes)
 						      (int)kind, bytes);
 }
 
+int clab_thread_traffic(clab_thread *t, const char *pattern, double *seconds)
+{
+	int rc = has_sim(t);
+	if (!rc && !pattern)
+		rc = clab_seterr(CLAB_E_PATTERN, "no traffic pattern given");
+	if (!rc && !t->machine->sim_ops->traffic)
+		rc = clab_seterr(CLAB_E_NOSUPP, "machine %s has no torus network",
+				 t->machine->name);
+	return rc ? rc : t->machine->sim_ops->traffic(t->machine->sim, t->hwthread,
+						      pattern, seconds);
+}
+
 /* The calling thread on the process-wide machine. */
 static clab_thread *self(void)
 {
@@ -81,4 +93,9 @@ int clab_sim_set_activity(const char *profile)
 int clab_sim_message(enum clab_msg kind, uint64_t bytes)
 {
 	return clab_thread_message(self(), kind, bytes);
+}
+
+int clab_sim_traffic(const char *pattern, double *seconds)
+{
+	return clab_thread_traffic(self(), pattern, seconds);
 }

@@ -15,7 +15,7 @@ static int to_papi(int err)
 	case CLAB_E_QUALIFIER: return PAPI_EATTR;
 	case CLAB_E_NOSUPP: return PAPI_ENOSUPP;
 	case CLAB_E_STATE: return PAPI_EISRUN;
-	case CLAB_E_NOCOMP: case CLAB_E_PROFILE: case CLAB_E_ACTIVITY:
+	case CLAB_E_NOCOMP: case CLAB_E_PROFILE: case CLAB_E_ACTIVITY: case CLAB_E_MAP:
 		return PAPI_ECMP;
 	case CLAB_E_SYS: return PAPI_ESYS;
 	default: return PAPI_EINVAL;

@@ -96,6 +96,8 @@ typedef struct clab_sim_ops {
 	int (*set_activity)(void *sim, int hwthread, const char *profile);
 	/* kind: enum clab_msg of sim.h; NULL when the machine has no NIC */
 	int (*message)(void *sim, int hwthread, int kind, uint64_t bytes);
+	/* NULL when the machine has no torus network */
+	int (*traffic)(void *sim, int hwthread, const char *pattern, double *seconds);
 } clab_sim_ops;
 void clab_machine_set_sim(clab_machine *m, const clab_sim_ops *ops, void *sim);
 

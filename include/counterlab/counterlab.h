@@ -31,8 +31,10 @@ enum clab_error {
 	CLAB_E_SYS = -11,      /* a system call failed */
 	CLAB_E_NOTHREAD = -12, /* no simulated hardware thread left */
 	CLAB_E_RATE = -13,     /* more events than the hardware can count */
+	CLAB_E_MAP = -14,      /* bad torus shape or malformed rank map */
+	CLAB_E_PATTERN = -15,  /* unknown or malformed traffic pattern */
 };
-#define CLAB_NERRORS 14
+#define CLAB_NERRORS 16
 
 const char *clab_strerror(int err);
 /* Detail of the calling thread's most recent error ("" if none). */

@@ -34,6 +34,13 @@ enum clab_msg {
 };
 int clab_sim_message(enum clab_msg kind, uint64_t bytes);
 
+/* Traffic over the machine's torus network: runs a pattern
+ * ("fft3d:n=512,grid=16x512", see counterlab-netsim --help) for every rank
+ * of the machine's map ([machine] torus, ppn, map). The node's network
+ * counters see what crosses its links, and the calling thread waits the
+ * modelled time (*seconds when not NULL). */
+int clab_sim_traffic(const char *pattern, double *seconds);
+
 /* Simulated cycles the calling thread has lived. */
 uint64_t clab_sim_now(void);
 
@@ -48,6 +55,7 @@ int clab_thread_work(clab_thread *t, uint64_t cycles, const char *const *events,
 uint64_t clab_thread_now(clab_thread *t);
 int clab_thread_set_activity(clab_thread *t, const char *profile);
 int clab_thread_message(clab_thread *t, enum clab_msg kind, uint64_t bytes);
+int clab_thread_traffic(clab_thread *t, const char *pattern, double *seconds);
 
 #ifdef __cplusplus
 }

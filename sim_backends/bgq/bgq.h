@@ -4,6 +4,7 @@
 
 #include <pthread.h>
 #include "counterlab/backend.h"
+#include "counterlab/torus.h"
 #include "../activity/activity.h"
 
 enum bgq_src {
@@ -17,6 +18,7 @@ enum bgq_src {
 
 enum { BGQ_Q_MASK };  /* PUnit qualifiers */
 enum { BGQ_Q_SLICE }; /* L2 unit qualifiers */
+enum { BGQ_Q_LINKS, BGQ_Q_VC }; /* network unit qualifiers */
 
 typedef struct bgq_attr {
 	uint8_t src;      /* enum bgq_src */
@@ -176,7 +178,18 @@ enum {
  * table; seq spreads messages over the MU's master ports. */
 int bgq_mu_message(uint64_t seq, int kind, uint64_t bytes, uint64_t *count);
 
-#endif
+/* nw.c: the machine's torus, shared by the network unit and the traffic
+ * of clab_sim_traffic; `node` is where this process's rank runs. */
+typedef struct bgq_net {
+	pthread_mutex_t lock;
+	clab_torus torus;
+	clab_map map;
+	clab_net *net;
+	uint32_t rank, node;
+} bgq_net;
+bgq_net *bgq_net_get(clab_machine *m, int *err);
+/* Runs a traffic pattern; *seconds: its modelled time. */
+int bgq_net_traffic(bgq_net *b, const char *pattern, double *seconds);
 
 /* nodewide.c: units whose fixed counters always count (L2, I/O, CNK). An
  * event set notes where its counters stood at start and reports the
@@ -185,7 +198,7 @@ int bgq_mu_message(uint64_t seq, int kind, uint64_t bytes, uint64_t *count);
 typedef struct bgq_fixed_set {
 	int hw, n, running;
 	int ev[BGQ_SET_MAX];       /* index into the unit's native table */
-	int slice[BGQ_SET_MAX];    /* L2 slice, -1: combined */
+	int64_t arg[BGQ_SET_MAX];  /* the event's qualifiers, as the kind keeps them */
 	uint64_t base[BGQ_SET_MAX], stopped[BGQ_SET_MAX];
 	bgq_sum sum[2];            /* the unit's running sums (values()) */
 } bgq_fixed_set;
@@ -194,6 +207,8 @@ typedef struct bgq_fixed_unit bgq_fixed_unit;
 
 typedef struct bgq_fixed_kind {
 	const clab_native *natives;
+	/* The qualifiers of request r as the set's arg (may be NULL: 0). */
+	int64_t (*arg)(const clab_evreq *r);
 	/* Node-wide rules on a new set (may be NULL); `replace` is going. */
 	int (*admit)(bgq_fixed_unit *u, const bgq_fixed_set *s,
 		     const bgq_fixed_set *replace);
@@ -210,6 +225,8 @@ struct bgq_fixed_unit {
 	char l2_first[64];          /* an event of the set that fixed it */
 	uint64_t fit_period, dec_period, irq_packets; /* CNK */
 	uint64_t latency;           /* I/O: cycles a port request is pending */
+	int nw_sets;                /* network: sets holding the unit (0 or 1) */
+	struct bgq_net *net;        /* network: the node's torus */
 };
 
 int bgq_fixed_open(clab_machine *m, const bgq_fixed_kind *kind,
@@ -232,3 +249,5 @@ uint64_t bgq_fixed_counters(void *unit, void *set, int i);
 	.read = bgq_fixed_read, .reset = bgq_fixed_reset,                      \
 	.counters = bgq_fixed_counters,                                        \
 }
+
+#endif

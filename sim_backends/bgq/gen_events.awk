@@ -12,11 +12,19 @@ $19 ~ /reserved/ { next } # an id held for a counter class, not an event
 	# fixed counters: the L2 counter index, else one counter per event
 	cmask = (unit == "punit") ? sprintf("0x%06xull", mask) : \
 		sprintf("1ull << %d", (unit == "l2unit") ? $15 : count[unit] + 0)
+	# network: counters 0-3 send, 4 receive, 5 receive FIFO, 6 the cycles
+	if (unit == "nwunit")
+		cmask = ($18 ~ /^0-3/) ? "0xfull" : ($18 ~ /^4/) ? "0x10ull" : \
+			($18 ~ /^5/) ? "0x20ull" : "0x40ull"
 	if (!(name in descr)) { print "no description for " name > "/dev/stderr"; exit 1 }
 	cscope = (scope == "thread" || $19 ~ /^hwthread/) ? "CLAB_SCOPE_THREAD" : \
 		 (scope ~ /^core/) ? "CLAB_SCOPE_CORE" : "CLAB_SCOPE_NODE"
 	quals = (name ~ /_GRP_MASK$/) ? "1u << BGQ_Q_MASK" : \
 		(name ~ /_SLICE$/) ? "1u << BGQ_Q_SLICE" : "0"
+	# network events attach to links; the generic ones take a VC mask
+	if (unit == "nwunit")
+		quals = (sel == "0x00" && name != "PEVT_NW_CYCLES") ? \
+			"(1u << BGQ_Q_LINKS) | (1u << BGQ_Q_VC)" : "1u << BGQ_Q_LINKS"
 	row = sprintf("\t{ \"%s\", \"%s\", \"%s\", %d, %s, %s, %s },", \
 		      name, descr[name], src, id, cmask, cscope, quals)
 	attr = sprintf("\t{ BGQ_SRC_%s, %su, %d, %d },", src, sel, \

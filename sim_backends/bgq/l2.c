@@ -44,6 +44,12 @@ static int l2_admit(bgq_fixed_unit *u, const bgq_fixed_set *s,
 	return CLAB_OK;
 }
 
+/* The slice a _SLICE event reads (slice 0 without :slice=N), -1: combined */
+static int64_t l2_arg(const clab_evreq *r)
+{
+	return !is_slice((int)r->native) ? -1 : (int64_t)r->qual[BGQ_Q_SLICE];
+}
+
 static void l2_retire(bgq_fixed_unit *u, const bgq_fixed_set *s)
 {
 	(void)s;
@@ -70,20 +76,21 @@ static int l2_values(bgq_fixed_unit *u, bgq_fixed_set *s, uint64_t *v)
 	}
 	bgq_node_sum(u->node, sum);
 	for (int i = 0; i < s->n; i++) {
-		if (s->slice[i] < 0) {
+		if (s->arg[i] < 0) {
 			v[i] = sum->total[i];
 			continue;
 		}
 		v[i] = 0;
 		for (int h = 0; h < BGQ_HWTHREADS; h++)
 			v[i] += slice_share(sum->val[(size_t)h * (size_t)s->n + (size_t)i],
-					    h, s->slice[i]);
+					    h, (int)s->arg[i]);
 	}
 	return CLAB_OK;
 }
 
 static const bgq_fixed_kind l2_kind = {
 	.natives = bgq_l2unit_natives,
+	.arg = l2_arg,
 	.admit = l2_admit,
 	.retire = l2_retire,
 	.values = l2_values,

@@ -600,12 +600,29 @@ static int node_message(void *sim, int h, int kind, uint64_t bytes)
 	return CLAB_OK;
 }
 
+/* Traffic over the torus: the thread waits (runs on) the modelled time. */
+static int node_traffic(void *sim, int h, const char *pattern, double *seconds)
+{
+	bgq_node *n = sim;
+	int rc;
+	double s = 0;
+	bgq_net *b = bgq_net_get(n->m, &rc);
+	if (b)
+		rc = bgq_net_traffic(b, pattern, &s);
+	if (!rc)
+		rc = node_advance(sim, h, (uint64_t)(s * BGQ_MHZ * 1e6 + 0.5));
+	if (seconds)
+		*seconds = s;
+	return rc;
+}
+
 static const clab_sim_ops node_sim_ops = {
 	.advance = node_advance,
 	.work = node_work,
 	.now = node_now,
 	.set_activity = node_set_activity,
 	.message = node_message,
+	.traffic = node_traffic,
 };
 
 static uint64_t now_ns(clockid_t clk)

@@ -55,9 +55,7 @@ int bgq_fixed_program(void *unit, int hw, const clab_evreq *reqs, int n,
 	s->n = n;
 	for (int i = 0; i < n; i++) {
 		s->ev[i] = (int)reqs[i].native;
-		/* a _SLICE event without :slice=N reads slice 0 */
-		s->slice[i] = !(u->kind->natives[s->ev[i]].quals & (1u << BGQ_Q_SLICE)) ? -1
-			      : (int)reqs[i].qual[BGQ_Q_SLICE];
+		s->arg[i] = u->kind->arg ? u->kind->arg(&reqs[i]) : 0;
 	}
 	int rc = CLAB_OK;
 	pthread_mutex_lock(&u->lock);

@@ -1,0 +1,186 @@
+/* The torus network model: topology, rank mapping, routing, packetization
+ * and a flow-level timing model, for the Blue Gene torus machines.
+ *
+ * A machine's network facts come from a table (clab_netspec_find); a torus
+ * of a chosen shape is a clab_torus; ranks sit on nodes by a clab_map; a
+ * clab_net collects the traffic of phases and gives per-link counts and
+ * each phase's modelled completion time. */
+#ifndef COUNTERLAB_TORUS_H
+#define COUNTERLAB_TORUS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CLAB_TORUS_MAXD 6
+
+/* Facts of a machine's torus network (sim_backends/torus/netspec.c). */
+typedef struct clab_netspec {
+	const char *name;          /* "bgq", "bgl" */
+	const char *description;
+	const char *letters;       /* dimension letters, then the on-node one */
+	int ndims;
+	const char *shape;         /* default torus */
+	int ppn, max_ppn;          /* default and largest ranks per node */
+	int fixed_dim, fixed_size; /* a dimension of fixed size (BG/Q E=2), -1 */
+	uint32_t header;           /* bytes of packet header */
+	uint32_t chunk;            /* packets are whole chunks of this size */
+	uint32_t max_payload;      /* payload bytes per packet */
+	uint32_t min_packet;       /* smallest packet on the wire */
+	uint32_t extra_per_packet; /* wire bytes a packet carries besides (CRC...) */
+	double link_bytes_s;       /* per link and direction, raw */
+	double net_hz;             /* network clock */
+	double cpu_hz;             /* node clock (simulated cycles) */
+	double hop_s;              /* router latency per hop */
+	uint32_t eager_max;        /* MPI: larger messages route dynamically */
+	uint32_t fifo_packets;     /* capacity of a link's receive FIFO */
+	double drain_links;        /* links' worth of data a node can take in */
+	int io_link;               /* has a link to an I/O node (last link) */
+} clab_netspec;
+
+const clab_netspec *clab_netspec_find(const char *name);
+/* Names of the known machines, NULL-ended. */
+const char *const *clab_netspec_names(void);
+
+/* Packets, 32-byte chunks and wire bytes of one message of `bytes`
+ * payload (an empty message is one header-only packet). */
+typedef struct clab_packets {
+	uint64_t packets, chunks, wire;
+} clab_packets;
+clab_packets clab_netspec_packetize(const clab_netspec *s, uint64_t bytes);
+
+/* A torus (or mesh, per dimension) of nodes. Node index: coordinates with
+ * the last dimension varying fastest. Links of a node: 2d is the minus and
+ * 2d+1 the plus link of dimension d; the I/O link, when the machine has
+ * one, is link 2*ndims. */
+typedef struct clab_torus {
+	const clab_netspec *spec;
+	int ndims;
+	int size[CLAB_TORUS_MAXD];
+	uint8_t wrap[CLAB_TORUS_MAXD];   /* 1: ring, 0: line (mesh) */
+	uint32_t stride[CLAB_TORUS_MAXD];
+	uint32_t nodes;
+	int ppn;
+	int order[CLAB_TORUS_MAXD];      /* deterministic routing order */
+	int nlinks;
+} clab_torus;
+
+/* shape: sizes joined by 'x', "4x4x4x4x2"; a size followed by 'm' is a
+ * mesh dimension (no wrap-around link). order: dimension letters in
+ * routing order, or NULL/"" for longest dimension first. Returns 0 or a
+ * negative clab error with a message (clab_errmsg). */
+int clab_torus_init(clab_torus *t, const clab_netspec *spec,
+		    const char *shape, int ppn, const char *order);
+void clab_torus_coords(const clab_torus *t, uint32_t node, int *c);
+uint32_t clab_torus_node(const clab_torus *t, const int *c);
+/* Signed hops from a to b along dimension d the shortest way. Half way
+ * round a ring of even size goes plus from a node whose coordinates sum to
+ * an even number (odd = 0), minus otherwise, as BG/Q's routers do. */
+int clab_torus_delta(const clab_torus *t, int d, int a, int b, int odd);
+/* 1 when node n's coordinates sum to an odd number. */
+int clab_torus_odd(const clab_torus *t, uint32_t n);
+int clab_torus_hops(const clab_torus *t, uint32_t a, uint32_t b);
+/* The node across link l of node n (n itself past a mesh edge). */
+uint32_t clab_torus_neighbor(const clab_torus *t, uint32_t n, int link);
+/* Walks a dimension-ordered route hop by hop, the order rotated by rot:
+ * calls fn(arg, node, link) for every link crossed; returns the hops. */
+int clab_torus_route(const clab_torus *t, uint32_t src, uint32_t dst, int rot,
+		     void (*fn)(void *arg, uint32_t node, int link), void *arg);
+/* "A+", "X-", "IO": the name of link l. */
+const char *clab_torus_link_name(const clab_torus *t, int link, char *buf,
+				 size_t len);
+
+/* Ranks on nodes: rank r runs on node[r] as on-node slot slot[r]. */
+typedef struct clab_map {
+	uint32_t nranks;
+	uint32_t *node;
+	uint16_t *slot;
+} clab_map;
+
+/* A permutation of the machine's letters ("ABCDET", "TXYZ"; the rightmost
+ * letter varies fastest) over every slot of the torus, or the path of a map
+ * file (one line per rank: the coordinates then the slot, e.g.
+ * "a b c d e t"; '#' starts a comment). A spec of letters only is taken
+ * as a permutation. Every slot is used at most once. */
+int clab_map_init(clab_map *m, const clab_torus *t, const char *spec);
+void clab_map_free(clab_map *m);
+
+/* Virtual channels of the traffic (BG/Q's seven; VC mask bit 0x40 >> vc). */
+enum clab_vc {
+	CLAB_VC_DYNAMIC, CLAB_VC_ESCAPE, CLAB_VC_PRIORITY, CLAB_VC_SYSTEM,
+	CLAB_VC_WORLD_COLL, CLAB_VC_SUBCOMM_COLL, CLAB_VC_SYSTEM_COLL,
+	CLAB_NVC,
+	CLAB_VC_MPI = -1, /* as MPI would: by message size (clab_net_send) */
+};
+#define CLAB_VC_BIT(vc) (0x40u >> (vc))
+
+/* What the model counts, per node and link (and per VC where it says). */
+enum clab_netctr {
+	CLAB_NET_SENT_CHUNKS,   /* chunks sent on the link, per VC */
+	CLAB_NET_SENT_PACKETS,  /* packets sent on the link, per VC */
+	CLAB_NET_RECV_CHUNKS,   /* chunks received on the link, per VC */
+	CLAB_NET_RECV_PACKETS,  /* packets received on the link, per VC */
+	CLAB_NET_RECV_FIFO,     /* receive-FIFO occupancy summed per net cycle, per VC */
+	CLAB_NET_NO_TOKEN,      /* net cycles the link was free but had no token */
+	CLAB_NET_CYCLES,        /* network cycles of all phases */
+};
+
+typedef struct clab_net clab_net;
+
+clab_net *clab_net_new(const clab_torus *t, const clab_map *map, int *err);
+void clab_net_free(clab_net *n);
+
+/* A phase is a set of messages in flight together; it ends, is timed and
+ * added to the totals by clab_net_phase_end. */
+/* count messages of `bytes` from rank src to rank dst. */
+int clab_net_send(clab_net *n, uint32_t src, uint32_t dst, uint64_t bytes,
+		  uint64_t count, int vc);
+/* Every member of ranks[0..k) sends `bytes` to every other member. */
+int clab_net_alltoall(clab_net *n, const uint32_t *ranks, uint32_t k,
+		      uint64_t bytes, int vc);
+/* Ends the phase: times it (seconds, via *time_s), repeats it `times`
+ * times (identical iterations), adds it to the totals. */
+int clab_net_phase_end(clab_net *n, uint64_t times, double *time_s);
+
+/* Totals. vcmask: which VCs to sum (ignored for NO_TOKEN and CYCLES);
+ * link -1: all torus links of the node. */
+uint64_t clab_net_count(const clab_net *n, uint32_t node, int link,
+			enum clab_netctr what, unsigned vcmask);
+double clab_net_time(const clab_net *n);      /* seconds, all phases */
+uint64_t clab_net_phases(const clab_net *n);
+uint32_t clab_net_nranks(const clab_net *n);
+const clab_torus *clab_net_torus(const clab_net *n);
+/* Bytes that stayed on their node (never touched the torus). */
+uint64_t clab_net_local_bytes(const clab_net *n);
+/* Progress callback for long runs: done/total of the current phase. */
+void clab_net_progress(clab_net *n, void (*fn)(void *, double), void *arg);
+
+/* A network event of a machine's network unit, as the model counts it:
+ * `what` summed over the VCs of vcmask on link `link` (-1: every torus
+ * link of the node). From the machine's backend (clab_netevents). */
+typedef struct clab_netevent {
+	const char *name;
+	const char *descr;
+	enum clab_netctr what;
+	unsigned vcmask;
+	int link;
+	int main;     /* shown by default in per-node tables */
+} clab_netevent;
+/* The network events of machine `machine` ("bgq", "bgl"), NULL if none. */
+const clab_netevent *clab_netevents(const char *machine, int *n);
+uint64_t clab_netevent_count(const clab_net *n, const clab_netevent *e,
+			     uint32_t node);
+
+/* Traffic patterns (sim_backends/torus/pattern.c): "NAME:key=value,...".
+ * Runs the pattern's phases on n; prints nothing. */
+int clab_net_pattern(clab_net *n, const char *spec);
+/* One line per pattern: name, keys and what it does (for --help). */
+const char *clab_net_pattern_help(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,246 @@
+/* The BG/Q network unit: 6 counters on each of the node's 11 links (10
+ * torus links and the I/O link), node-wide.
+ *
+ * Model: the counts are what the torus model (sim_backends/torus) routes
+ * over this node's links for the traffic of clab_sim_traffic: chunks sent
+ * per virtual channel (counters 0-3, each with its own VC mask), packets
+ * received (counter 4) and receive-FIFO occupancy (counter 5, both under
+ * one VC mask), summed over the links the set attaches to. The network
+ * cycles are the reading thread's cycles at the 500 MHz network clock.
+ * Nothing travels on the I/O link of a compute node here. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "bgq.h"
+
+#define ALL_LINKS 0x7ffu
+#define ALL_VCS 0x7fu
+#define CTR_SENT 0xfull
+#define CTR_RECV 0x10ull
+#define CTR_FIFO 0x20ull
+
+static const clab_qual_info nw_quals[] = {
+	[BGQ_Q_LINKS] = {"links", "links the event set attaches to: bit l for link l (A- A+ B- B+ C- C+ D- D+ E- E+ IO), default 0x7ff", 1, ALL_LINKS},
+	[BGQ_Q_VC] = {"vc", "virtual channels of a generic event: 0x40 user dynamic, 0x20 user escape, 0x10 user priority, 0x08 system, 0x04 world collective, 0x02 sub-communicator collective, 0x01 system collective; default 0x7f", 1, ALL_VCS},
+};
+
+/* ---- the node's torus ------------------------------------------------------ */
+
+static void net_destroy(void *p)
+{
+	bgq_net *b = p;
+	clab_net_free(b->net);
+	clab_map_free(&b->map);
+	pthread_mutex_destroy(&b->lock);
+	free(b);
+}
+
+/* This process's rank: [network] rank, else the MPI launcher's. */
+static uint64_t default_rank(void)
+{
+	const char *v = getenv("OMPI_COMM_WORLD_RANK");
+	if (!v)
+		v = getenv("PMI_RANK");
+	return v ? strtoull(v, NULL, 10) : 0;
+}
+
+static void *net_create(clab_machine *m, int *err)
+{
+	const clab_netspec *spec = clab_netspec_find("bgq");
+	uint64_t ppn, rank;
+	bgq_net *b = calloc(1, sizeof *b);
+	if (!b) {
+		*err = CLAB_E_NOMEM;
+		return NULL;
+	}
+	pthread_mutex_init(&b->lock, NULL);
+	int rc = clab_machine_setting_u64(m, "ppn", (uint64_t)spec->ppn, 1,
+					  (uint64_t)spec->max_ppn, &ppn);
+	if (!rc)
+		rc = clab_torus_init(&b->torus, spec, clab_machine_setting(m, "torus"),
+				     (int)ppn, clab_machine_setting(m, "network.order"));
+	if (!rc)
+		rc = clab_map_init(&b->map, &b->torus, clab_machine_setting(m, "map"));
+	if (!rc)
+		rc = clab_machine_unit_u64(m, "network", "rank", default_rank(), 0,
+					   b->map.nranks - 1, &rank);
+	if (!rc && (b->net = clab_net_new(&b->torus, &b->map, &rc)) != NULL) {
+		b->rank = (uint32_t)rank;
+		b->node = b->map.node[rank];
+	}
+	if (rc) {
+		*err = clab_seterr(rc, "machine %s, torus network: %s", clab_machine_name(m),
+				   clab_errmsg());
+		net_destroy(b);
+		return NULL;
+	}
+	return b;
+}
+
+bgq_net *bgq_net_get(clab_machine *m, int *err)
+{
+	return clab_machine_shared(m, "bgq-net", net_create, net_destroy, err);
+}
+
+int bgq_net_traffic(bgq_net *b, const char *pattern, double *seconds)
+{
+	pthread_mutex_lock(&b->lock);
+	double before = clab_net_time(b->net);
+	int rc = clab_net_pattern(b->net, pattern);
+	double after = clab_net_time(b->net);
+	pthread_mutex_unlock(&b->lock);
+	if (seconds)
+		*seconds = after - before;
+	return rc;
+}
+
+/* ---- the unit ------------------------------------------------------------ */
+
+static const char *name_of(int ev) { return bgq_nwunit_natives[ev].name; }
+static uint64_t ctr_of(int ev) { return bgq_nwunit_natives[ev].ctr_mask; }
+static unsigned links_of(int64_t arg) { return (unsigned)(arg & 0xffff); }
+static unsigned vcs_of(int64_t arg) { return (unsigned)(arg >> 16); }
+
+/* The links, and the VC mask: an event's own, a generic one's from :vc=. */
+static int64_t nw_arg(const clab_evreq *r)
+{
+	uint64_t links = r->qual_set & (1u << BGQ_Q_LINKS) ? r->qual[BGQ_Q_LINKS] : ALL_LINKS;
+	uint64_t vc = bgq_nwunit_attr[r->native].sel;
+	if (!vc)
+		vc = r->qual_set & (1u << BGQ_Q_VC) ? r->qual[BGQ_Q_VC] : ALL_VCS;
+	return (int64_t)(links | vc << 16);
+}
+
+static int nw_admit(bgq_fixed_unit *u, const bgq_fixed_set *s,
+		    const bgq_fixed_set *replace)
+{
+	int sent = 0, recv = -1, fifo = -1, cycles = 0;
+	for (int i = 0; i < s->n; i++) {
+		uint64_t c = ctr_of(s->ev[i]);
+		if (links_of(s->arg[i]) != links_of(s->arg[0]))
+			return clab_seterr(CLAB_E_CONFLICT,
+					   "%s (links 0x%x) and %s (links 0x%x): an event set attaches to one set of links",
+					   name_of(s->ev[0]), links_of(s->arg[0]),
+					   name_of(s->ev[i]), links_of(s->arg[i]));
+		if (c == CTR_SENT && ++sent > 4)
+			return clab_seterr(CLAB_E_CONFLICT,
+					   "%s: a network event set counts at most 4 _SENT events (counters 0-3)",
+					   name_of(s->ev[i]));
+		if ((c == CTR_RECV && recv >= 0) || (c == CTR_FIFO && fifo >= 0) ||
+		    (c == 0x40ull && cycles++))
+			return clab_seterr(CLAB_E_CONFLICT,
+					   "%s: a network event set counts one _RECV, one _RECV_FIFO and one PEVT_NW_CYCLES event",
+					   name_of(s->ev[i]));
+		if (c == CTR_RECV)
+			recv = i;
+		if (c == CTR_FIFO)
+			fifo = i;
+	}
+	if (recv >= 0 && fifo >= 0 && vcs_of(s->arg[recv]) != vcs_of(s->arg[fifo]))
+		return clab_seterr(CLAB_E_CONFLICT,
+				   "%s (VC mask 0x%02x) and %s (0x%02x): receive counters 4 and 5 share one VC mask",
+				   name_of(s->ev[recv]), vcs_of(s->arg[recv]),
+				   name_of(s->ev[fifo]), vcs_of(s->arg[fifo]));
+	if (u->nw_sets - (replace != NULL) > 0)
+		return clab_seterr(CLAB_E_CONFLICT,
+				   "%s: another event set holds the node's network unit; one set at a time programs its counters",
+				   s->n ? name_of(s->ev[0]) : "this set");
+	u->nw_sets++;
+	return CLAB_OK;
+}
+
+static void nw_retire(bgq_fixed_unit *u, const bgq_fixed_set *s)
+{
+	(void)s;
+	u->nw_sets--;
+}
+
+static int nw_values(bgq_fixed_unit *u, bgq_fixed_set *s, uint64_t *v)
+{
+	bgq_net *b = u->net;
+	pthread_mutex_lock(&b->lock);
+	for (int i = 0; i < s->n; i++) {
+		uint64_t c = ctr_of(s->ev[i]);
+		enum clab_netctr what = c == CTR_SENT ? CLAB_NET_SENT_CHUNKS
+			: c == CTR_RECV ? CLAB_NET_RECV_PACKETS : CLAB_NET_RECV_FIFO;
+		v[i] = 0;
+		if (c == 0x40ull) { /* the reader's clock at 500 of 1600 MHz */
+			v[i] = u->node->hwt[s->hw].now * 5 / 16;
+			continue;
+		}
+		for (int l = 0; l < b->torus.nlinks; l++)
+			if (links_of(s->arg[i]) & (1u << l))
+				v[i] += clab_net_count(b->net, b->node, l, what, vcs_of(s->arg[i]));
+	}
+	pthread_mutex_unlock(&b->lock);
+	return CLAB_OK;
+}
+
+static const bgq_fixed_kind nw_kind = {
+	.natives = bgq_nwunit_natives,
+	.arg = nw_arg,
+	.admit = nw_admit,
+	.retire = nw_retire,
+	.values = nw_values,
+};
+
+static const char *const nw_keys[] = {"rank", "order", NULL};
+
+static int nw_open(clab_machine *m, const char *section, void **unit,
+		   clab_unit_desc *d)
+{
+	(void)section;
+	bgq_fixed_unit *u;
+	int rc = bgq_fixed_open(m, &nw_kind, &u);
+	if (rc)
+		return rc;
+	if (!(u->net = bgq_net_get(m, &rc))) {
+		bgq_fixed_close(u);
+		return rc;
+	}
+	*unit = u;
+	*d = (clab_unit_desc){
+		.description = "Blue Gene/Q network unit, simulated: 11 links x 6 counters, counts from the torus model",
+		.rules = "Node-wide; one event set at a time. A set counts at most 4 _SENT events (counters 0-3), one _RECV (counter 4), one _RECV_FIFO (counter 5; 4 and 5 share one VC mask) and PEVT_NW_CYCLES, attached to one set of links (:links=MASK, default all 11); generic PEVT_NW_SENT/RECV/RECV_FIFO take :vc=MASK. No overflow.",
+		.ncounters = 7,
+		.width = 64,
+		.scope = CLAB_SCOPE_NODE,
+		.overflow = CLAB_OVF_NONE,
+		.natives = bgq_nwunit_natives,
+		.nnative = BGQ_N_NWUNIT,
+		.quals = nw_quals,
+		.nquals = 2,
+	};
+	return CLAB_OK;
+}
+
+const clab_unit_ops clab_bgq_nw_ops = BGQ_FIXED_OPS("bgq-nw", nw_keys, nw_open);
+
+/* ---- the unit's events for counterlab-netsim ----------------------------- */
+
+static clab_netevent nw_events[BGQ_N_NWUNIT];
+static pthread_once_t nw_events_once = PTHREAD_ONCE_INIT;
+
+static void nw_events_build(void)
+{
+	for (int i = 0; i < BGQ_N_NWUNIT; i++) {
+		uint64_t c = ctr_of(i);
+		unsigned vc = bgq_nwunit_attr[i].sel;
+		nw_events[i] = (clab_netevent){
+			.name = name_of(i),
+			.descr = bgq_nwunit_natives[i].descr,
+			.what = c == CTR_SENT ? CLAB_NET_SENT_CHUNKS : c == CTR_RECV ? CLAB_NET_RECV_PACKETS
+				: c == CTR_FIFO ? CLAB_NET_RECV_FIFO : CLAB_NET_CYCLES,
+			.vcmask = vc ? vc : ALL_VCS,
+			.link = -1,
+			.main = vc == 0x70,
+		};
+	}
+}
+
+const clab_netevent *clab_bgq_netevents(int *n)
+{
+	pthread_once(&nw_events_once, nw_events_build);
+	*n = BGQ_N_NWUNIT;
+	return nw_events;
+}

@@ -1,0 +1,461 @@
+/* Traffic on the torus: link loads of each phase, its modelled time, and
+ * the counters that measure waiting.
+ *
+ * Loads. A message's packets follow a dimension-ordered route: along each
+ * dimension in turn, the shortest way round the ring. A phase's loads are
+ * kept as difference arrays along every ring, so a route costs one update
+ * per dimension it crosses however many hops it takes; the phase end turns
+ * them into per-link counts with one prefix sum per ring. Dynamic routing
+ * (BG/Q's adaptive routing over minimal paths) is modelled by spreading a
+ * flow's messages evenly over the rotations of the order of the dimensions
+ * it crosses, each rotation a minimal path. An all-to-all is reduced to
+ * its nodes and how many member ranks each holds; groups with the same
+ * nodes are merged, so an all-to-all costs one route per pair of nodes.
+ *
+ * Time. Flows that share a link share it fairly; a phase of equal-sized
+ * flows then ends when its busiest link (or the busiest receiving node,
+ * which takes in at most drain_links links' worth) has moved its bytes,
+ * plus the longest route's latency. For unequal flows this is a lower
+ * bound (README, "The torus network model").
+ *
+ * Waiting. A link busy a fraction rho of the phase keeps a mean receive
+ * queue of rho + rho^2 / (2 (1 - rho)) packets (a queue with random
+ * arrivals and fixed service), at most the FIFO's capacity. A node that
+ * cannot drain its links as fast as they deliver slows them all by the
+ * same factor: their queues fill, and their senders spend the lost time
+ * with data but no token (BG/L's "no token" cycles). */
+#include <stdlib.h>
+#include <string.h>
+#include "counterlab/backend.h"
+#include "counterlab/torus.h"
+
+typedef struct { int64_t c, p; } cp_t;   /* chunks, packets */
+
+enum { T_CHUNKS, T_PACKETS, T_FIFO, T_N }; /* totals per node, link, VC */
+
+typedef struct group {
+	struct group *next;
+	uint64_t hash, weight, bytes;
+	int vc;
+	uint32_t n;
+	uint32_t *node, *cnt;
+} group;
+
+#define NBUCKETS 4096
+
+struct clab_net {
+	const clab_torus *t;
+	const clab_map *map;
+	int nd, tl, nl;
+	uint16_t *coord;       /* [node][nd] */
+	cp_t *diff;            /* [node][tl][NVC], this phase */
+	double *ej;            /* [node] wire bytes received, this phase */
+	unsigned vcs;          /* VCs used this phase */
+	int max_hops;
+	uint64_t *tot;         /* [node][nl][NVC][T_N] */
+	uint64_t *notoken;     /* [node][nl] */
+	uint64_t cycles, local, phases;
+	double time;
+	group *bucket[NBUCKETS];
+	uint32_t *scratch;     /* ranks' nodes while grouping */
+	size_t nscratch;
+	void (*progress)(void *, double);
+	void *progress_arg;
+};
+
+#define DIFF(n, node, link, vc) ((n)->diff[((size_t)(node) * (n)->tl + (link)) * CLAB_NVC + (vc)])
+#define TOT(n, node, link, vc, k) ((n)->tot[(((size_t)(node) * (n)->nl + (link)) * CLAB_NVC + (vc)) * T_N + (k)])
+
+clab_net *clab_net_new(const clab_torus *t, const clab_map *map, int *err)
+{
+	clab_net *n = calloc(1, sizeof *n);
+	size_t nodes = t->nodes;
+	if (n) {
+		n->t = t;
+		n->map = map;
+		n->nd = t->ndims;
+		n->tl = 2 * t->ndims;
+		n->nl = t->nlinks;
+		n->coord = malloc(nodes * (size_t)n->nd * sizeof *n->coord);
+		n->diff = calloc(nodes * (size_t)n->tl * CLAB_NVC, sizeof *n->diff);
+		n->ej = calloc(nodes, sizeof *n->ej);
+		n->tot = calloc(nodes * (size_t)n->nl * CLAB_NVC * T_N, sizeof *n->tot);
+		n->notoken = calloc(nodes * (size_t)n->nl, sizeof *n->notoken);
+	}
+	if (!n || !n->coord || !n->diff || !n->ej || !n->tot || !n->notoken) {
+		clab_net_free(n);
+		*err = clab_seterr(CLAB_E_NOMEM, "no memory for the traffic of %u nodes", t->nodes);
+		return NULL;
+	}
+	for (uint32_t i = 0; i < t->nodes; i++) {
+		int c[CLAB_TORUS_MAXD];
+		clab_torus_coords(t, i, c);
+		for (int d = 0; d < n->nd; d++)
+			n->coord[(size_t)i * n->nd + d] = (uint16_t)c[d];
+	}
+	*err = CLAB_OK;
+	return n;
+}
+
+static void groups_clear(clab_net *n)
+{
+	for (int b = 0; b < NBUCKETS; b++) {
+		for (group *g = n->bucket[b], *next; g; g = next) {
+			next = g->next;
+			free(g->node);
+			free(g);
+		}
+		n->bucket[b] = NULL;
+	}
+}
+
+void clab_net_free(clab_net *n)
+{
+	if (!n)
+		return;
+	groups_clear(n);
+	free(n->coord);
+	free(n->diff);
+	free(n->ej);
+	free(n->tot);
+	free(n->notoken);
+	free(n->scratch);
+	free(n);
+}
+
+void clab_net_progress(clab_net *n, void (*fn)(void *, double), void *arg)
+{
+	n->progress = fn;
+	n->progress_arg = arg;
+}
+
+/* Adds (c, p) to the links of k hops (k != 0) along dimension d from
+ * coordinate a on the ring through node `at`. */
+static inline void segment(clab_net *n, uint32_t at, int d, int a, int k,
+			   int vc, int64_t c, int64_t p)
+{
+	const clab_torus *t = n->t;
+	int size = t->size[d], len = abs(k), link = 2 * d + (k > 0);
+	int start = k > 0 ? a : a + k + 1;
+	if (start < 0)
+		start += size;
+	uint32_t base = at - (uint32_t)a * t->stride[d], st = t->stride[d];
+	cp_t *x = &DIFF(n, base + (uint32_t)start * st, link, vc);
+	x->c += c, x->p += p;
+	int end = start + len;
+	if (end > size) {
+		x = &DIFF(n, base, link, vc);
+		x->c += c, x->p += p;
+		end -= size;
+	}
+	if (end < size) {
+		x = &DIFF(n, base + (uint32_t)end * st, link, vc);
+		x->c -= c, x->p -= p;
+	}
+}
+
+/* nmsg messages of `bytes` from node s to node r (s != r). */
+static void add_flow(clab_net *n, uint32_t s, uint32_t r, uint64_t nmsg,
+		     uint64_t bytes, int vc)
+{
+	const clab_torus *t = n->t;
+	const uint16_t *cs = n->coord + (size_t)s * n->nd, *cr = n->coord + (size_t)r * n->nd;
+	int dim[CLAB_TORUS_MAXD], delta[CLAB_TORUS_MAXD], k = 0, hops = 0, odd = 0;
+	for (int i = 0; i < n->nd; i++)
+		odd ^= cs[i] & 1;
+	for (int i = 0; i < n->nd; i++) {
+		int d = t->order[i];
+		int x = clab_torus_delta(t, d, cs[d], cr[d], odd);
+		if (x) {
+			dim[k] = d;
+			delta[k++] = x;
+			hops += abs(x);
+		}
+	}
+	if (vc == CLAB_VC_MPI) /* eager and one-line messages go deterministic */
+		vc = bytes > t->spec->eager_max && k > 1 ? CLAB_VC_DYNAMIC : CLAB_VC_ESCAPE;
+	clab_packets pk = clab_netspec_packetize(t->spec, bytes);
+	n->ej[r] += (double)(nmsg * pk.wire);
+	n->vcs |= 1u << vc;
+	if (hops > n->max_hops)
+		n->max_hops = hops;
+	int routes = vc == CLAB_VC_DYNAMIC && (uint64_t)k > 1 ? (nmsg < (uint64_t)k ? (int)nmsg : k) : 1;
+	for (int rot = 0; rot < routes; rot++) {
+		uint64_t m = nmsg / (uint64_t)routes + ((uint64_t)rot < nmsg % (uint64_t)routes);
+		int64_t c = (int64_t)(m * pk.chunks), p = (int64_t)(m * pk.packets);
+		uint32_t at = s;
+		for (int i = 0; i < k; i++) {
+			int j = (i + rot) % k, d = dim[j];
+			segment(n, at, d, cs[d], delta[j], vc, c, p);
+			at += (uint32_t)((int)cr[d] - (int)cs[d]) * t->stride[d];
+		}
+	}
+}
+
+static int check_rank(const clab_net *n, uint32_t r)
+{
+	return r < n->map->nranks ? CLAB_OK
+		: clab_seterr(CLAB_E_PATTERN, "rank %u does not exist: the map places %u ranks",
+			      r, n->map->nranks);
+}
+
+int clab_net_send(clab_net *n, uint32_t src, uint32_t dst, uint64_t bytes,
+		  uint64_t count, int vc)
+{
+	int rc = check_rank(n, src);
+	if (!rc)
+		rc = check_rank(n, dst);
+	if (rc || !count)
+		return rc;
+	if (vc < CLAB_VC_MPI || vc >= CLAB_NVC)
+		return clab_seterr(CLAB_E_INVAL, "virtual channel %d does not exist", vc);
+	uint32_t s = n->map->node[src], r = n->map->node[dst];
+	if (s == r)
+		n->local += bytes * count;
+	else
+		add_flow(n, s, r, count, bytes, vc);
+	return CLAB_OK;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+int clab_net_alltoall(clab_net *n, const uint32_t *ranks, uint32_t k,
+		      uint64_t bytes, int vc)
+{
+	if (vc < CLAB_VC_MPI || vc >= CLAB_NVC)
+		return clab_seterr(CLAB_E_INVAL, "virtual channel %d does not exist", vc);
+	if (k > n->nscratch) {
+		uint32_t *s = realloc(n->scratch, (size_t)k * sizeof *s);
+		if (!s)
+			return clab_seterr(CLAB_E_NOMEM, "no memory for a group of %u ranks", k);
+		n->scratch = s;
+		n->nscratch = k;
+	}
+	for (uint32_t i = 0; i < k; i++) {
+		int rc = check_rank(n, ranks[i]);
+		if (rc)
+			return rc;
+		n->scratch[i] = n->map->node[ranks[i]];
+	}
+	qsort(n->scratch, k, sizeof *n->scratch, cmp_u32);
+	/* the group as distinct nodes and counts, written over scratch */
+	uint32_t m = 0, *cnt = malloc((size_t)k * sizeof *cnt);
+	if (!cnt && k)
+		return clab_seterr(CLAB_E_NOMEM, "no memory for a group of %u ranks", k);
+	for (uint32_t i = 0; i < k; i++) {
+		if (m && n->scratch[m - 1] == n->scratch[i]) {
+			cnt[m - 1]++;
+		} else {
+			n->scratch[m] = n->scratch[i];
+			cnt[m++] = 1;
+		}
+	}
+	uint64_t h = 1469598103934665603ull ^ bytes ^ ((uint64_t)(vc + 1) << 56);
+	for (uint32_t i = 0; i < m; i++)
+		h = (h ^ n->scratch[i] ^ ((uint64_t)cnt[i] << 32)) * 1099511628211ull;
+	group **b = &n->bucket[h % NBUCKETS];
+	for (group *g = *b; g; g = g->next) {
+		if (g->hash == h && g->n == m && g->bytes == bytes && g->vc == vc &&
+		    !memcmp(g->node, n->scratch, m * sizeof *g->node) &&
+		    !memcmp(g->cnt, cnt, m * sizeof *cnt)) {
+			g->weight++;
+			free(cnt);
+			return CLAB_OK;
+		}
+	}
+	group *g = calloc(1, sizeof *g);
+	uint32_t *nodes = malloc(2 * (size_t)m * sizeof *nodes + 1);
+	if (!g || !nodes) {
+		free(g);
+		free(nodes);
+		free(cnt);
+		return clab_seterr(CLAB_E_NOMEM, "no memory for a group of %u ranks", k);
+	}
+	memcpy(nodes, n->scratch, m * sizeof *nodes);
+	memcpy(nodes + m, cnt, m * sizeof *cnt);
+	free(cnt);
+	*g = (group){*b, h, 1, bytes, vc, m, nodes, nodes + m};
+	*b = g;
+	return CLAB_OK;
+}
+
+/* Every member node of every group sends to every other. */
+static void expand_groups(clab_net *n)
+{
+	double total = 0, done = 0;
+	for (int b = 0; b < NBUCKETS; b++)
+		for (group *g = n->bucket[b]; g; g = g->next)
+			total += (double)g->n * g->n;
+	for (int b = 0; b < NBUCKETS; b++) {
+		for (group *g = n->bucket[b]; g; g = g->next) {
+			for (uint32_t i = 0; i < g->n; i++) {
+				uint64_t ci = g->cnt[i] * g->weight;
+				n->local += ci * (g->cnt[i] - 1) * g->bytes;
+				for (uint32_t j = 0; j < g->n; j++)
+					if (j != i)
+						add_flow(n, g->node[i], g->node[j],
+							 ci * g->cnt[j], g->bytes, g->vc);
+				done += g->n;
+				if (n->progress && (i & 63) == 63)
+					n->progress(n->progress_arg, done / total);
+			}
+		}
+	}
+	groups_clear(n);
+}
+
+/* Turns the difference arrays into per-link loads: a prefix sum along
+ * every ring, for both directions and every VC used. */
+static void prefix_sums(clab_net *n)
+{
+	const clab_torus *t = n->t;
+	for (int d = 0; d < n->nd; d++) {
+		uint32_t st = t->stride[d], size = (uint32_t)t->size[d];
+		for (uint32_t outer = 0; outer < t->nodes; outer += size * st)
+			for (uint32_t inner = 0; inner < st; inner++)
+				for (int link = 2 * d; link <= 2 * d + 1; link++)
+					for (int vc = 0; vc < CLAB_NVC; vc++) {
+						if (!(n->vcs & (1u << vc)))
+							continue;
+						cp_t run = {0, 0};
+						for (uint32_t p = 0; p < size; p++) {
+							cp_t *x = &DIFF(n, outer + inner + p * st, link, vc);
+							run.c += x->c, run.p += x->p;
+							*x = run;
+						}
+					}
+	}
+}
+
+static double wire_bytes(const clab_net *n, uint32_t node, int link)
+{
+	const clab_netspec *s = n->t->spec;
+	int64_t c = 0, p = 0;
+	for (int vc = 0; vc < CLAB_NVC; vc++)
+		if (n->vcs & (1u << vc)) {
+			c += DIFF(n, node, link, vc).c;
+			p += DIFF(n, node, link, vc).p;
+		}
+	double b = (double)c * s->chunk;
+	return b + (double)p * s->extra_per_packet;
+}
+
+int clab_net_phase_end(clab_net *n, uint64_t times, double *time_s)
+{
+	const clab_torus *t = n->t;
+	const clab_netspec *s = t->spec;
+	expand_groups(n);
+	prefix_sums(n);
+	/* the busiest link and the busiest receiver set the pace */
+	double busiest = 0, drain_bw = s->drain_links * s->link_bytes_s;
+	for (uint32_t x = 0; x < t->nodes; x++) {
+		for (int l = 0; l < n->tl; l++) {
+			double w = wire_bytes(n, x, l);
+			if (w > busiest)
+				busiest = w;
+		}
+		if (n->ej[x] / drain_bw * s->link_bytes_s > busiest)
+			busiest = n->ej[x] / drain_bw * s->link_bytes_s;
+	}
+	double transfer = busiest / s->link_bytes_s;
+	double phase = transfer + n->max_hops * s->hop_s;
+	double net_cycles = phase * s->net_hz;
+	for (uint32_t x = 0; transfer > 0 && x < t->nodes; x++) {
+		/* receiver x: how much slower than its links it drains */
+		double in_busy = 0;
+		for (int l = 0; l < n->tl; l++) {
+			uint32_t y = clab_torus_neighbor(t, x, l);
+			double b = y == x ? 0 : wire_bytes(n, y, l ^ 1) / s->link_bytes_s;
+			if (b > in_busy)
+				in_busy = b;
+		}
+		double eject = n->ej[x] / drain_bw;
+		double slow = in_busy > 0 && eject > in_busy ? eject / in_busy : 1;
+		for (int l = 0; l < n->tl; l++) {
+			uint32_t y = clab_torus_neighbor(t, x, l);
+			if (y == x)
+				continue;
+			double rho = wire_bytes(n, y, l ^ 1) / s->link_bytes_s / transfer;
+			double eff = rho * slow > 1 ? 1 : rho * slow;
+			double q = eff >= 1 ? s->fifo_packets : eff + eff * eff / (2 * (1 - eff));
+			if (q > s->fifo_packets)
+				q = s->fifo_packets;
+			n->notoken[(size_t)y * n->nl + (l ^ 1)] +=
+				(uint64_t)((eff - rho) * transfer * s->net_hz) * times;
+			int64_t pk = 0;
+			for (int vc = 0; vc < CLAB_NVC; vc++)
+				pk += DIFF(n, y, l ^ 1, vc).p;
+			for (int vc = 0; pk && vc < CLAB_NVC; vc++) {
+				int64_t p = DIFF(n, y, l ^ 1, vc).p;
+				if (p)
+					TOT(n, x, l, vc, T_FIFO) += (uint64_t)
+						(q * transfer * s->net_hz * (double)p / (double)pk) * times;
+			}
+		}
+	}
+	for (uint32_t x = 0; x < t->nodes; x++) {
+		for (int l = 0; l < n->tl; l++)
+			for (int vc = 0; vc < CLAB_NVC; vc++) {
+				cp_t *v = &DIFF(n, x, l, vc);
+				TOT(n, x, l, vc, T_CHUNKS) += (uint64_t)v->c * times;
+				TOT(n, x, l, vc, T_PACKETS) += (uint64_t)v->p * times;
+				*v = (cp_t){0, 0};
+			}
+		n->ej[x] = 0;
+	}
+	n->cycles += (uint64_t)(net_cycles + 0.5) * times;
+	n->time += phase * (double)times;
+	n->phases += times;
+	n->vcs = 0;
+	n->max_hops = 0;
+	if (time_s)
+		*time_s = phase * (double)times;
+	return CLAB_OK;
+}
+
+uint64_t clab_net_count(const clab_net *n, uint32_t node, int link,
+			enum clab_netctr what, unsigned vcmask)
+{
+	if (node >= n->t->nodes || link >= n->nl)
+		return 0;
+	if (what == CLAB_NET_CYCLES)
+		return n->cycles;
+	if (link < 0) {
+		uint64_t sum = 0;
+		for (int l = 0; l < n->tl; l++)
+			sum += clab_net_count(n, node, l, what, vcmask);
+		return sum;
+	}
+	if (what == CLAB_NET_NO_TOKEN)
+		return n->notoken[(size_t)node * n->nl + link];
+	int k = what == CLAB_NET_SENT_CHUNKS || what == CLAB_NET_RECV_CHUNKS ? T_CHUNKS
+		: what == CLAB_NET_RECV_FIFO ? T_FIFO : T_PACKETS;
+	uint32_t from = node;
+	if (what == CLAB_NET_RECV_CHUNKS || what == CLAB_NET_RECV_PACKETS) {
+		/* what arrives here was sent by the neighbour on its opposite link */
+		if (link >= n->tl || (from = clab_torus_neighbor(n->t, node, link)) == node)
+			return 0;
+		link ^= 1;
+	}
+	uint64_t sum = 0;
+	for (int vc = 0; vc < CLAB_NVC; vc++)
+		if (vcmask & CLAB_VC_BIT(vc))
+			sum += TOT(n, from, link, vc, k);
+	return sum;
+}
+
+double clab_net_time(const clab_net *n) { return n->time; }
+uint64_t clab_net_phases(const clab_net *n) { return n->phases; }
+uint64_t clab_net_local_bytes(const clab_net *n) { return n->local; }
+uint32_t clab_net_nranks(const clab_net *n) { return n->map->nranks; }
+const clab_torus *clab_net_torus(const clab_net *n) { return n->t; }
+
+uint64_t clab_netevent_count(const clab_net *n, const clab_netevent *e,
+			     uint32_t node)
+{
+	return clab_net_count(n, node, e->link, e->what, e->vcmask);
+}

@@ -1,0 +1,331 @@
+/* Traffic patterns: "NAME:key=value,..." turned into phases of messages
+ * on a clab_net. Ranks are the map's ranks 0..nranks-1. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "pattern.h"
+
+typedef pattern_args args;
+#define MAX_ARGS PATTERN_MAX_ARGS
+
+typedef struct pattern {
+	const char *name;
+	const char *keys; /* accepted keys, space-separated */
+	const char *help;
+	int (*run)(clab_net *n, args *a);
+} pattern;
+
+const char *pattern_find(args *a, const char *key)
+{
+	for (int i = 0; i < a->n; i++)
+		if (!strcmp(a->key[i], key))
+			return a->val[i];
+	return NULL;
+}
+#define find pattern_find
+#define get_u64 pattern_u64
+#define get_grid pattern_grid
+
+int pattern_u64(args *a, const char *key, uint64_t def, uint64_t min,
+		   uint64_t max, uint64_t *out)
+{
+	const char *v = find(a, key);
+	if (!v) {
+		*out = def;
+		return CLAB_OK;
+	}
+	char *end;
+	errno = 0;
+	unsigned long long x = strtoull(v, &end, 10);
+	int shift = *end == 'k' || *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 0;
+	end += shift != 0;
+	if (end == v || *end || errno || *v == '-' || (x << shift) >> shift != x ||
+	    (x << shift) < min || (x << shift) > max)
+		return clab_seterr(CLAB_E_PATTERN,
+				   "%s: %s=%s: want a whole number %llu..%llu (k, M, G allowed)",
+				   a->pattern, key, v, (unsigned long long)min,
+				   (unsigned long long)max);
+	*out = x << shift;
+	return CLAB_OK;
+}
+
+int pattern_grid(args *a, const char *key, int k, uint32_t nranks, uint32_t *g)
+{
+	const char *v = find(a, key);
+	if (!v) {
+		uint32_t left = nranks;
+		for (int i = 0; i < k; i++) {
+			uint32_t best = 1;
+			for (uint32_t f = 1; (uint64_t)f * f <= left; f++) {
+				/* the largest factor not above left^(1/(k-i)) */
+				uint64_t p = 1;
+				for (int j = i; j < k; j++)
+					p *= f;
+				if (p <= left && left % f == 0)
+					best = f;
+			}
+			g[k - 1 - i] = i == k - 1 ? left : best;
+			left /= g[k - 1 - i];
+		}
+		return CLAB_OK;
+	}
+	const char *p = v;
+	uint64_t prod = 1;
+	for (int i = 0; i < k; i++) {
+		char *end;
+		unsigned long x = strtoul(p, &end, 10);
+		if (end == p || x < 1 || x > nranks || *end != (i + 1 < k ? 'x' : '\0'))
+			return clab_seterr(CLAB_E_PATTERN, "%s: %s=%s: want %d sizes joined by x, e.g. %s",
+					   a->pattern, key, v, k, k == 2 ? "16x512" : "4x4x8");
+		g[i] = (uint32_t)x;
+		prod *= x;
+		p = end + 1;
+	}
+	if (prod != nranks)
+		return clab_seterr(CLAB_E_PATTERN, "%s: %s=%s has %llu ranks; the map places %u",
+				   a->pattern, key, v, (unsigned long long)prod, nranks);
+	return CLAB_OK;
+}
+
+#define nranks clab_net_nranks
+
+/* Every group of `size` ranks spaced `stride` apart (which tile the ranks)
+ * does an all-to-all of `bytes` per pair. */
+static int alltoall_groups(clab_net *n, const char *who, uint32_t size,
+			   uint32_t stride, uint64_t bytes)
+{
+	uint32_t P = nranks(n);
+	if (!size || (uint64_t)size * stride > P || P % (size * stride))
+		return clab_seterr(CLAB_E_PATTERN,
+				   "%s: groups of %u ranks %u apart do not tile the %u ranks",
+				   who, size, stride, P);
+	uint32_t *r = malloc((size_t)size * sizeof *r);
+	if (!r)
+		return clab_seterr(CLAB_E_NOMEM, "no memory for a group of %u ranks", size);
+	int rc = CLAB_OK;
+	for (uint32_t block = 0; block < P && !rc; block += size * stride)
+		for (uint32_t off = 0; off < stride && !rc; off++) {
+			for (uint32_t i = 0; i < size; i++)
+				r[i] = block + off + i * stride;
+			rc = clab_net_alltoall(n, r, size, bytes, CLAB_VC_MPI);
+		}
+	free(r);
+	return rc;
+}
+
+/* ---- the patterns -------------------------------------------------------- */
+
+static int run_pingpong(clab_net *n, args *a)
+{
+	uint64_t x, y, bytes, iters;
+	uint32_t P = nranks(n);
+	int rc = get_u64(a, "a", 0, 0, P - 1, &x);
+	if (!rc) rc = get_u64(a, "b", P > 1, 0, P - 1, &y);
+	if (!rc) rc = get_u64(a, "bytes", 8, 0, 1ull << 40, &bytes);
+	if (!rc) rc = get_u64(a, "iters", 1, 1, 1ull << 40, &iters);
+	if (!rc) rc = clab_net_send(n, (uint32_t)x, (uint32_t)y, bytes, 1, CLAB_VC_MPI);
+	if (!rc) rc = clab_net_phase_end(n, iters, NULL);
+	if (!rc) rc = clab_net_send(n, (uint32_t)y, (uint32_t)x, bytes, 1, CLAB_VC_MPI);
+	if (!rc) rc = clab_net_phase_end(n, iters, NULL);
+	return rc;
+}
+
+static int run_alltoall(clab_net *n, args *a)
+{
+	uint64_t bytes, size, stride, iters;
+	uint32_t P = nranks(n);
+	int rc = get_u64(a, "bytes", 1024, 0, 1ull << 40, &bytes);
+	if (!rc) rc = get_u64(a, "group", P, 1, P, &size);
+	if (!rc) rc = get_u64(a, "stride", 1, 1, P, &stride);
+	if (!rc) rc = get_u64(a, "iters", 1, 1, 1ull << 40, &iters);
+	if (!rc) rc = alltoall_groups(n, a->pattern, (uint32_t)size, (uint32_t)stride, bytes);
+	if (!rc) rc = clab_net_phase_end(n, iters, NULL);
+	return rc;
+}
+
+static int run_fft3d(clab_net *n, args *a)
+{
+	uint64_t side, nx, ny, nz, elem, phase;
+	uint32_t P = nranks(n), g[2];
+	const char *ph = find(a, "phase");
+	int rc = get_u64(a, "n", 512, 1, 1u << 20, &side);
+	if (!rc) rc = get_u64(a, "nx", side, 1, 1u << 20, &nx);
+	if (!rc) rc = get_u64(a, "ny", side, 1, 1u << 20, &ny);
+	if (!rc) rc = get_u64(a, "nz", side, 1, 1u << 20, &nz);
+	if (!rc) rc = get_u64(a, "elem", 16, 1, 1024, &elem);
+	if (!rc) rc = get_grid(a, "grid", 2, P, g);
+	if (rc)
+		return rc;
+	if (!ph || !strcmp(ph, "all"))
+		phase = 3;
+	else if (!strcmp(ph, "1") || !strcmp(ph, "2"))
+		phase = (uint64_t)(*ph - '0');
+	else
+		return clab_seterr(CLAB_E_PATTERN, "%s: phase=%s: want 1, 2 or all", a->pattern, ph);
+	/* each rank holds 1/P of the cube and sends 1/Pr (1/Pc) of it to each
+	 * member of its column (row) group */
+	double per_rank = (double)nx * (double)ny * (double)nz * (double)elem / P;
+	if (phase & 1) {
+		rc = alltoall_groups(n, "fft3d phase 1 (grid columns)", g[0], g[1],
+				     (uint64_t)(per_rank / g[0] + 0.999999));
+		if (!rc) rc = clab_net_phase_end(n, 1, NULL);
+	}
+	if (!rc && (phase & 2)) {
+		rc = alltoall_groups(n, "fft3d phase 2 (grid rows)", g[1], 1,
+				     (uint64_t)(per_rank / g[1] + 0.999999));
+		if (!rc) rc = clab_net_phase_end(n, 1, NULL);
+	}
+	return rc;
+}
+
+/* Neighbour of grid position c (x fastest) shifted by s in each dimension,
+ * or -1 past a non-periodic edge. */
+static int64_t grid_rank(const uint32_t *g, const int *c, const int *s, int periodic)
+{
+	int64_t r = 0;
+	for (int d = 2; d >= 0; d--) {
+		int x = c[d] + s[d];
+		if (x < 0 || x >= (int)g[d]) {
+			if (!periodic)
+				return -1;
+			x = (x + (int)g[d]) % (int)g[d];
+		}
+		r = r * g[d] + x;
+	}
+	return r;
+}
+
+static int run_halo3d(clab_net *n, args *a)
+{
+	uint64_t side, l[3], stencil, elem, vars, periodic, steps;
+	uint32_t P = nranks(n), g[3];
+	int rc = get_u64(a, "n", 64, 1, 1u << 16, &side);
+	if (!rc) rc = get_u64(a, "nx", side, 1, 1u << 16, &l[0]);
+	if (!rc) rc = get_u64(a, "ny", side, 1, 1u << 16, &l[1]);
+	if (!rc) rc = get_u64(a, "nz", side, 1, 1u << 16, &l[2]);
+	if (!rc) rc = get_u64(a, "stencil", 7, 7, 27, &stencil);
+	if (!rc) rc = get_u64(a, "elem", 8, 1, 1024, &elem);
+	if (!rc) rc = get_u64(a, "vars", 1, 1, 1024, &vars);
+	if (!rc) rc = get_u64(a, "periodic", 0, 0, 1, &periodic);
+	if (!rc) rc = get_u64(a, "steps", 1, 1, 1ull << 40, &steps);
+	if (!rc) rc = get_grid(a, "grid", 3, P, g);
+	if (rc)
+		return rc;
+	if (stencil != 7 && stencil != 27)
+		return clab_seterr(CLAB_E_PATTERN, "%s: stencil=%llu: want 7 or 27",
+				   a->pattern, (unsigned long long)stencil);
+	for (uint32_t r = 0; r < P && !rc; r++) {
+		int c[3] = {(int)(r % g[0]), (int)(r / g[0] % g[1]), (int)(r / g[0] / g[1])};
+		for (int s = 0; s < 27 && !rc; s++) {
+			int sh[3] = {s % 3 - 1, s / 3 % 3 - 1, s / 9 - 1};
+			int moved = !!sh[0] + !!sh[1] + !!sh[2];
+			if (!moved || (stencil == 7 && moved > 1))
+				continue;
+			/* a face, edge or corner: the extent of the dimensions not moved in */
+			uint64_t cells = 1;
+			for (int d = 0; d < 3; d++)
+				cells *= sh[d] ? 1 : l[d];
+			int64_t to = grid_rank(g, c, sh, (int)periodic);
+			if (to >= 0 && (uint32_t)to != r)
+				rc = clab_net_send(n, r, (uint32_t)to, cells * elem * vars, 1, CLAB_VC_MPI);
+		}
+	}
+	if (!rc) rc = clab_net_phase_end(n, steps, NULL);
+	return rc;
+}
+
+/* A binomial tree: in round k the ranks that have the data (relative to
+ * the root, below 2^k) send it 2^k further. */
+static int run_bcast(clab_net *n, args *a)
+{
+	uint64_t root, bytes, iters;
+	uint32_t P = nranks(n);
+	int rc = get_u64(a, "root", 0, 0, P - 1, &root);
+	if (!rc) rc = get_u64(a, "bytes", 1024, 0, 1ull << 40, &bytes);
+	if (!rc) rc = get_u64(a, "iters", 1, 1, 1ull << 40, &iters);
+	for (uint64_t span = 1; !rc && span < P; span *= 2) {
+		for (uint64_t rel = 0; rel < span && rel + span < P && !rc; rel++)
+			rc = clab_net_send(n, (uint32_t)((rel + root) % P),
+					   (uint32_t)((rel + span + root) % P), bytes, 1, CLAB_VC_MPI);
+		if (!rc) rc = clab_net_phase_end(n, iters, NULL);
+	}
+	return rc;
+}
+
+static const pattern patterns[] = {
+	{"pingpong", "a b bytes iters",
+	 "rank a sends `bytes` to rank b and b answers, iters times (a=0,b=1,bytes=8)",
+	 run_pingpong},
+	{"alltoall", "bytes group stride iters",
+	 "all-to-all of `bytes` per pair in groups of `group` ranks `stride` apart (default: all ranks, stride 1)",
+	 run_alltoall},
+	{"fft3d", "n nx ny nz elem grid phase",
+	 "2D-decomposed 3D FFT of an n^3 (or nx*ny*nz) cube of elem-byte elements (16, double complex) on grid=PrxPc, rank = r*Pc + c; phase 1: all-to-all in grid columns (Pr ranks c, c+Pc, ...), phase 2: in grid rows (Pc ranks); phase=1|2|all",
+	 run_fft3d},
+	{"halo3d", "n nx ny nz stencil elem vars periodic grid steps",
+	 "halo exchange of a 3D stencil (7: faces, 27: faces, edges, corners) with local blocks n^3 (nx,ny,nz) of elem-byte values x vars, rank grid=PxxPyxPz (x fastest), periodic=0|1, steps time steps",
+	 run_halo3d},
+	{"bcast", "root bytes iters",
+	 "broadcast of `bytes` from root along a binomial tree of point-to-point messages, one phase per round",
+	 run_bcast},
+};
+#define NPATTERNS (int)(sizeof patterns / sizeof *patterns)
+
+const char *clab_net_pattern_help(void)
+{
+	static char buf[4096];
+	if (!buf[0]) {
+		size_t o = 0;
+		for (int i = 0; i < NPATTERNS; i++)
+			o += (size_t)snprintf(buf + o, sizeof buf - o, "  %-9s keys: %s\n            %s\n",
+					      patterns[i].name, patterns[i].keys, patterns[i].help);
+	}
+	return buf;
+}
+
+int clab_net_pattern(clab_net *n, const char *spec)
+{
+	args a = {.pattern = spec};
+	const char *colon = strchr(spec, ':');
+	size_t len = colon ? (size_t)(colon - spec) : strlen(spec);
+	const pattern *p = NULL;
+	for (int i = 0; i < NPATTERNS; i++)
+		if (strlen(patterns[i].name) == len && !strncmp(patterns[i].name, spec, len))
+			p = &patterns[i];
+	if (!p) {
+		char names[256] = "";
+		for (int i = 0; i < NPATTERNS; i++)
+			snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
+				 i ? ", " : "", patterns[i].name);
+		return clab_seterr(CLAB_E_PATTERN, "unknown traffic pattern \"%.*s\"; known: %s",
+				   (int)len, spec, names);
+	}
+	for (const char *q = colon ? colon + 1 : ""; *q;) {
+		const char *eq = strchr(q, '='), *comma = strchr(q, ',');
+		if (!comma)
+			comma = q + strlen(q);
+		if (!eq || eq > comma || eq == q || a.n == MAX_ARGS ||
+		    (size_t)(eq - q) >= sizeof a.key[0] || (size_t)(comma - eq - 1) >= sizeof a.val[0])
+			return clab_seterr(CLAB_E_PATTERN, "%s: \"%.*s\" is not key=value", spec,
+					   (int)(comma - q), q);
+		snprintf(a.key[a.n], sizeof a.key[0], "%.*s", (int)(eq - q), q);
+		snprintf(a.val[a.n], sizeof a.val[0], "%.*s", (int)(comma - eq - 1), eq + 1);
+		/* whole words of the key list only */
+		char padded[96];
+		snprintf(padded, sizeof padded, " %s ", p->keys);
+		char word[32];
+		snprintf(word, sizeof word, " %s ", a.key[a.n]);
+		if (!strstr(padded, word))
+			return clab_seterr(CLAB_E_PATTERN, "%s: unknown key \"%s\"; %s takes: %s",
+					   spec, a.key[a.n], p->name, p->keys);
+		for (int i = 0; i < a.n; i++)
+			if (!strcmp(a.key[i], a.key[a.n]))
+				return clab_seterr(CLAB_E_PATTERN, "%s: key \"%s\" given twice",
+						   spec, a.key[i]);
+		a.n++;
+		q = *comma ? comma + 1 : comma;
+	}
+	return p->run(n, &a);
+}

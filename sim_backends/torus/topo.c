@@ -1,0 +1,334 @@
+/* Torus topology, dimension-ordered routes and rank maps. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "counterlab/backend.h"
+#include "counterlab/torus.h"
+
+#define MAX_SIZE 1024            /* nodes along one dimension */
+#define MAX_NODES (1u << 22)
+
+static int letter_dim(const clab_netspec *s, int ch)
+{
+	const char *p = strchr(s->letters, toupper(ch));
+	return ch && p ? (int)(p - s->letters) : -1;
+}
+
+int clab_torus_init(clab_torus *t, const clab_netspec *spec,
+		    const char *shape, int ppn, const char *order)
+{
+	memset(t, 0, sizeof *t);
+	t->spec = spec;
+	t->ndims = spec->ndims;
+	const char *p = shape ? shape : spec->shape;
+	uint64_t nodes = 1;
+	for (int d = 0; d < spec->ndims; d++) {
+		char *end;
+		errno = 0;
+		long v = strtol(p, &end, 10);
+		if (end == p || errno || v < 1 || v > MAX_SIZE)
+			return clab_seterr(CLAB_E_MAP,
+					   "torus \"%s\": dimension %c needs a size 1..%d, as in %s",
+					   shape, spec->letters[d], MAX_SIZE, spec->shape);
+		t->size[d] = (int)v;
+		t->wrap[d] = *end != 'm';
+		end += *end == 'm';
+		if (d == spec->fixed_dim && v != spec->fixed_size)
+			return clab_seterr(CLAB_E_MAP,
+					   "torus \"%s\": on %s dimension %c is always %d",
+					   shape, spec->name, spec->letters[d], spec->fixed_size);
+		if (*end != (d + 1 < spec->ndims ? 'x' : '\0'))
+			return clab_seterr(CLAB_E_MAP,
+					   "torus \"%s\": a %s torus has %d dimensions (%.*s), written like %s",
+					   shape, spec->name, spec->ndims, spec->ndims,
+					   spec->letters, spec->shape);
+		p = end + 1;
+		nodes *= (uint64_t)v;
+	}
+	if (nodes > MAX_NODES)
+		return clab_seterr(CLAB_E_MAP, "torus \"%s\" has %llu nodes; the model takes at most %u",
+				   shape, (unsigned long long)nodes, MAX_NODES);
+	if (ppn < 1 || ppn > spec->max_ppn)
+		return clab_seterr(CLAB_E_MAP, "%d ranks per node: %s nodes take 1..%d",
+				   ppn, spec->name, spec->max_ppn);
+	t->nodes = (uint32_t)nodes;
+	t->ppn = ppn;
+	t->nlinks = 2 * t->ndims + spec->io_link;
+	for (int d = t->ndims - 1, s = 1; d >= 0; s *= t->size[d], d--)
+		t->stride[d] = (uint32_t)s;
+	if (order && *order) {
+		unsigned seen = 0;
+		for (int i = 0; i < t->ndims; i++) {
+			int d = letter_dim(spec, order[i]);
+			if (d < 0 || d >= t->ndims || (seen & (1u << d)) ||
+			    (i + 1 == t->ndims && order[i + 1]))
+				return clab_seterr(CLAB_E_MAP,
+						   "routing order \"%s\": give each of %.*s once",
+						   order, t->ndims, spec->letters);
+			seen |= 1u << d;
+			t->order[i] = d;
+		}
+	} else { /* longest dimension first; ties in letter order */
+		for (int i = 0; i < t->ndims; i++)
+			t->order[i] = i;
+		for (int i = 1; i < t->ndims; i++)
+			for (int j = i; j > 0 && t->size[t->order[j]] > t->size[t->order[j - 1]]; j--) {
+				int x = t->order[j];
+				t->order[j] = t->order[j - 1];
+				t->order[j - 1] = x;
+			}
+	}
+	return CLAB_OK;
+}
+
+void clab_torus_coords(const clab_torus *t, uint32_t node, int *c)
+{
+	for (int d = 0; d < t->ndims; d++)
+		c[d] = (int)(node / t->stride[d] % (uint32_t)t->size[d]);
+}
+
+uint32_t clab_torus_node(const clab_torus *t, const int *c)
+{
+	uint32_t n = 0;
+	for (int d = 0; d < t->ndims; d++)
+		n += (uint32_t)c[d] * t->stride[d];
+	return n;
+}
+
+int clab_torus_delta(const clab_torus *t, int d, int a, int b, int odd)
+{
+	int k = b - a, s = t->size[d];
+	if (!t->wrap[d])
+		return k;
+	if (k < 0)
+		k += s;
+	if (2 * k == s)
+		return odd ? -k : k;
+	return 2 * k < s ? k : k - s;
+}
+
+int clab_torus_odd(const clab_torus *t, uint32_t n)
+{
+	int c[CLAB_TORUS_MAXD], sum = 0;
+	clab_torus_coords(t, n, c);
+	for (int d = 0; d < t->ndims; d++)
+		sum += c[d];
+	return sum & 1;
+}
+
+int clab_torus_hops(const clab_torus *t, uint32_t a, uint32_t b)
+{
+	int ca[CLAB_TORUS_MAXD], cb[CLAB_TORUS_MAXD], h = 0;
+	clab_torus_coords(t, a, ca);
+	clab_torus_coords(t, b, cb);
+	for (int d = 0; d < t->ndims; d++)
+		h += abs(clab_torus_delta(t, d, ca[d], cb[d], 0));
+	return h;
+}
+
+uint32_t clab_torus_neighbor(const clab_torus *t, uint32_t n, int link)
+{
+	if (link < 0 || link >= 2 * t->ndims)
+		return n;
+	int d = link / 2, c = (int)(n / t->stride[d] % (uint32_t)t->size[d]);
+	int to = c + (link & 1 ? 1 : -1);
+	if (to < 0 || to >= t->size[d]) {
+		if (!t->wrap[d])
+			return n;
+		to = (to + t->size[d]) % t->size[d];
+	}
+	return n + (uint32_t)(to - c) * t->stride[d];
+}
+
+int clab_torus_route(const clab_torus *t, uint32_t src, uint32_t dst, int rot,
+		     void (*fn)(void *arg, uint32_t node, int link), void *arg)
+{
+	int cs[CLAB_TORUS_MAXD], cd[CLAB_TORUS_MAXD], hops = 0;
+	clab_torus_coords(t, src, cs);
+	clab_torus_coords(t, dst, cd);
+	uint32_t cur = src;
+	int odd = clab_torus_odd(t, src);
+	for (int i = 0; i < t->ndims; i++) {
+		int d = t->order[(i + rot) % t->ndims];
+		int k = clab_torus_delta(t, d, cs[d], cd[d], odd);
+		int link = 2 * d + (k > 0);
+		for (int h = 0; h < abs(k); h++, hops++) {
+			if (fn)
+				fn(arg, cur, link);
+			cur = clab_torus_neighbor(t, cur, link);
+		}
+	}
+	return hops;
+}
+
+const char *clab_torus_link_name(const clab_torus *t, int link, char *buf,
+				 size_t len)
+{
+	if (link >= 0 && link < 2 * t->ndims)
+		snprintf(buf, len, "%c%c", t->spec->letters[link / 2], link & 1 ? '+' : '-');
+	else
+		snprintf(buf, len, "%s", link == 2 * t->ndims && t->spec->io_link ? "IO" : "?");
+	return buf;
+}
+
+/* ---- rank maps ----------------------------------------------------------- */
+
+static int letters_only(const char *spec)
+{
+	size_t n = strlen(spec);
+	if (!n || n > CLAB_TORUS_MAXD + 1)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!isalpha((unsigned char)spec[i]))
+			return 0;
+	return 1;
+}
+
+static int map_alloc(clab_map *m, uint32_t n)
+{
+	m->nranks = n;
+	m->node = malloc((size_t)n * sizeof *m->node);
+	m->slot = malloc((size_t)n * sizeof *m->slot);
+	if (!m->node || !m->slot) {
+		clab_map_free(m);
+		return clab_seterr(CLAB_E_NOMEM, "no memory for a map of %u ranks", n);
+	}
+	return CLAB_OK;
+}
+
+static int map_permutation(clab_map *m, const clab_torus *t, const char *perm)
+{
+	const clab_netspec *s = t->spec;
+	int nl = t->ndims + 1, dim[CLAB_TORUS_MAXD + 1];
+	unsigned seen = 0;
+	for (int i = 0; i < nl; i++) {
+		int d = letter_dim(s, perm[i]);
+		if (d < 0 || (seen & (1u << d)) || (i + 1 == nl && perm[i + 1]))
+			return clab_seterr(CLAB_E_MAP,
+					   "map \"%s\" is neither a permutation of %s (each letter once, the rightmost varies fastest) nor a map file",
+					   perm, s->letters);
+		seen |= 1u << d;
+		dim[i] = d;
+	}
+	int rc = map_alloc(m, t->nodes * (uint32_t)t->ppn);
+	if (rc)
+		return rc;
+	for (uint32_t r = 0; r < m->nranks; r++) {
+		uint32_t q = r, node = 0;
+		for (int i = nl - 1; i >= 0; i--) {
+			int d = dim[i];
+			uint32_t size = d == t->ndims ? (uint32_t)t->ppn : (uint32_t)t->size[d];
+			uint32_t c = q % size;
+			q /= size;
+			if (d == t->ndims)
+				m->slot[r] = (uint16_t)c;
+			else
+				node += c * t->stride[d];
+		}
+		m->node[r] = node;
+	}
+	return CLAB_OK;
+}
+
+static int map_file(clab_map *m, const clab_torus *t, const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return clab_seterr(CLAB_E_MAP, "map file %s: %s", path, strerror(errno));
+	uint32_t slots = t->nodes * (uint32_t)t->ppn, cap = 1024, n = 0;
+	uint8_t *used = calloc(slots, 1);
+	int rc = map_alloc(m, cap);
+	if (rc || !used) {
+		fclose(f);
+		free(used);
+		return rc ? rc : clab_seterr(CLAB_E_NOMEM, "no memory for map file %s", path);
+	}
+	char line[512];
+	for (int lineno = 1; fgets(line, sizeof line, f); lineno++) {
+		char *h = strchr(line, '#');
+		if (h)
+			*h = '\0';
+		int c[CLAB_TORUS_MAXD + 1], k = 0;
+		char *p = line, *end;
+		for (;;) {
+			while (isspace((unsigned char)*p))
+				p++;
+			if (!*p)
+				break;
+			long v = strtol(p, &end, 10);
+			if (end == p || !(isspace((unsigned char)*end) || !*end) || k > t->ndims) {
+				rc = clab_seterr(CLAB_E_MAP, "%s:%d: want %d whole numbers (%s coordinates, then the slot on the node)",
+						 path, lineno, t->ndims + 1, t->spec->letters);
+				goto out;
+			}
+			int max = k < t->ndims ? t->size[k] : t->ppn;
+			if (v < 0 || v >= max) {
+				rc = clab_seterr(CLAB_E_MAP, "%s:%d: %c = %ld is outside 0..%d of this torus (%d ranks per node)",
+						 path, lineno, t->spec->letters[k], v, max - 1, t->ppn);
+				goto out;
+			}
+			c[k++] = (int)v;
+			p = end;
+		}
+		if (!k)
+			continue;
+		if (k != t->ndims + 1) {
+			rc = clab_seterr(CLAB_E_MAP, "%s:%d: %d numbers; a line is \"%s\" coordinates and the slot (%d numbers)",
+					 path, lineno, k, t->spec->letters, t->ndims + 1);
+			goto out;
+		}
+		uint32_t node = clab_torus_node(t, c), slot = node * (uint32_t)t->ppn + (uint32_t)c[t->ndims];
+		if (used[slot]) {
+			rc = clab_seterr(CLAB_E_MAP, "%s:%d: rank %u is given a place another rank already has",
+					 path, lineno, n);
+			goto out;
+		}
+		used[slot] = 1;
+		if (n == cap) {
+			cap *= 2;
+			uint32_t *nn = realloc(m->node, cap * sizeof *nn);
+			if (nn)
+				m->node = nn;
+			uint16_t *ns = realloc(m->slot, cap * sizeof *ns);
+			if (ns)
+				m->slot = ns;
+			if (!nn || !ns) {
+				rc = clab_seterr(CLAB_E_NOMEM, "no memory for map file %s", path);
+				goto out;
+			}
+		}
+		m->node[n] = node;
+		m->slot[n++] = (uint16_t)c[t->ndims];
+	}
+	if (ferror(f))
+		rc = clab_seterr(CLAB_E_MAP, "map file %s: read error", path);
+	else if (!n)
+		rc = clab_seterr(CLAB_E_MAP, "map file %s places no ranks", path);
+out:
+	fclose(f);
+	free(used);
+	m->nranks = n;
+	if (rc)
+		clab_map_free(m);
+	return rc;
+}
+
+int clab_map_init(clab_map *m, const clab_torus *t, const char *spec)
+{
+	memset(m, 0, sizeof *m);
+	if (!spec || !*spec)
+		spec = t->spec->letters;
+	return letters_only(spec) ? map_permutation(m, t, spec)
+						 : map_file(m, t, spec);
+}
+
+void clab_map_free(clab_map *m)
+{
+	free(m->node);
+	free(m->slot);
+	m->node = NULL;
+	m->slot = NULL;
+	m->nranks = 0;
+}

@@ -1,0 +1,391 @@
+/* Heat maps of one value per torus node: the PNGs are read back with libpng
+ * and checked for size, limits, the color of given nodes' cells, the torus
+ * structure of the layout, and clean failures. */
+#include <dirent.h>
+#include <math.h>
+#include <png.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include "../../utils/heatmap.h"
+
+static char dir[64];
+
+struct pic {
+	int w, h;
+	uint8_t *px;
+};
+
+static const char *in_dir(const char *name)
+{
+	static char buf[256];
+	snprintf(buf, sizeof buf, "%s/%s", dir, name);
+	return buf;
+}
+
+static int entries(const char *d)
+{
+	DIR *dp = opendir(d);
+	struct dirent *e;
+	int n = 0;
+	assert_non_null(dp);
+	while ((e = readdir(dp)))
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(dp);
+	return n;
+}
+
+static struct pic load(const char *path)
+{
+	png_image im;
+	memset(&im, 0, sizeof im);
+	im.version = PNG_IMAGE_VERSION;
+	if (!png_image_begin_read_from_file(&im, path))
+		fail_msg("read %s: %s", path, im.message);
+	assert_int_equal(im.format, PNG_FORMAT_RGB);	/* 8-bit RGB, no alpha */
+	struct pic p = {(int)im.width, (int)im.height, malloc(PNG_IMAGE_SIZE(im))};
+	assert_non_null(p.px);
+	if (!png_image_finish_read(&im, NULL, p.px, 0, NULL))
+		fail_msg("decode %s: %s", path, im.message);
+	return p;
+}
+
+static const uint8_t *at(const struct pic *p, int x, int y)
+{
+	assert_true(x >= 0 && x < p->w && y >= 0 && y < p->h);
+	return p->px + ((size_t)y * p->w + x) * 3;
+}
+
+static int same(const uint8_t *a, const unsigned char *b)
+{
+	return a[0] == b[0] && a[1] == b[1] && a[2] == b[2];
+}
+
+static int nodes_of(int nd, const int *size)
+{
+	int n = 1;
+	for (int d = 0; d < nd; d++)
+		n *= size[d];
+	return n;
+}
+
+static int node_at(int nd, const int *size, const int *c)
+{
+	int n = 0;
+	for (int d = 0; d < nd; d++)
+		n = n * size[d] + c[d];
+	return n;
+}
+
+/* Writes a ramp heat map of the torus, reads it back, checks every cell is
+ * inside the picture, and removes the file. */
+static struct pic render(int nd, const int *size)
+{
+	int n = nodes_of(nd, size);
+	double *v = malloc(sizeof *v * n);
+	char err[256];
+	assert_non_null(v);
+	for (int i = 0; i < n; i++)
+		v[i] = i;
+	const char *path = in_dir("ramp.png");
+	int rc = clab_heatmap_write(path, nd, size, "ABCDEF", v, "ramp", err, sizeof err);
+	if (rc)
+		fail_msg("write: %s", err);
+	struct pic p = load(path);
+	unlink(path);
+	for (int i = 0; i < n; i++) {
+		int x, y, w, h;
+		assert_int_equal(clab_heatmap_cell(nd, size, i, &x, &y, &w, &h), 0);
+		assert_true(w >= 1 && w == h);
+		assert_true(x >= 0 && y >= 0 && x + w <= p.w && y + h <= p.h);
+	}
+	free(v);
+	return p;
+}
+
+static void refused(int nd, const int *size)
+{
+	double v[4] = {0};
+	char err[256] = "";
+	assert_int_equal(clab_heatmap_write(in_dir("big.png"), nd, size, NULL, v,
+					    NULL, err, sizeof err), -1);
+	assert_non_null(strstr(err, "16384"));
+	assert_int_equal(access(in_dir("big.png"), F_OK), -1);
+}
+
+static void size_grows_and_limits(void **state)
+{
+	(void)state;
+	/* everyday machines: a readable picture of moderate size */
+	static const int shapes[][7] = {	/* ndims, sizes */
+		{1, 8}, {2, 8, 8}, {3, 8, 8, 8}, {5, 4, 4, 4, 4, 2},
+		{5, 16, 12, 16, 16, 2}, {6, 2, 3, 4, 3, 2, 2},
+	};
+	for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+		struct pic p = render(shapes[i][0], shapes[i] + 1);
+		assert_in_range(p.w, 480, 1600);
+		assert_in_range(p.h, 100, 1600);
+		free(p.px);
+	}
+	/* once cells are 1 px, a longer torus gives a wider picture */
+	int prev = 0;
+	for (int n = 4000; n <= 16000; n += 6000) {
+		struct pic p = render(1, &n);
+		assert_true(p.w > prev && p.w > n && p.w <= 16384);
+		prev = p.w;
+		free(p.px);
+	}
+	struct pic a = render(3, (const int[]){32, 32, 32});
+	struct pic b = render(3, (const int[]){64, 32, 32});	/* BG/L */
+	assert_true(b.w > a.w + 1000);
+	assert_int_equal(b.h, a.h);
+	free(a.px);
+	free(b.px);
+	/* beyond 16384 px on either side: refused, not truncated */
+	refused(1, (const int[]){16384});	/* cells fit, margins do not */
+	refused(1, (const int[]){20000});
+	refused(2, (const int[]){2, 20000});
+	refused(6, (const int[]){32, 32, 32, 32, 32, 32});
+	refused(6, (const int[]){1 << 20, 1 << 20, 1 << 20, 1 << 20, 1 << 20, 1 << 20});
+}
+
+/* BG/Q 4x4x4x4x2 with one hot node: its cell alone has the max color. */
+static void hot_node_colors(void **state)
+{
+	(void)state;
+	static const int size[5] = {4, 4, 4, 4, 2};
+	int n = nodes_of(5, size), hot = node_at(5, size, (const int[]){2, 1, 3, 0, 1});
+	double v[512] = {0};
+	unsigned char lo[3], hi[3];
+	char err[256];
+	v[hot] = 1234.5;
+	clab_heatmap_color(0, lo);
+	clab_heatmap_color(1, hi);
+	assert_false(same(lo, hi));
+	const char *path = in_dir("hot.png");
+	assert_int_equal(clab_heatmap_write(path, 5, size, "ABCDE", v,
+					    "PEVT_NW_USER_PP_SENT", err, sizeof err), 0);
+	struct pic p = load(path);
+	int x, y, w, h, hot_cells = 0;
+	for (int i = 0; i < n; i++) {
+		assert_int_equal(clab_heatmap_cell(5, size, i, &x, &y, &w, &h), 0);
+		const uint8_t *c = at(&p, x + w / 2, y + h / 2);
+		assert_true(same(c, i == hot ? hi : lo));
+		hot_cells += same(c, hi);
+	}
+	assert_int_equal(hot_cells, 1);
+	/* the whole hot rectangle, corners included */
+	assert_int_equal(clab_heatmap_cell(5, size, hot, &x, &y, &w, &h), 0);
+	assert_true(w >= 2);
+	for (int dy = 0; dy < h; dy++)
+		for (int dx = 0; dx < w; dx++)
+			assert_true(same(at(&p, x + dx, y + dy), hi));
+	/* the max color appears outside the cell too: the legend bar's end */
+	int hi_px = 0;
+	for (int yy = 0; yy < p.h; yy++)
+		for (int xx = 0; xx < p.w; xx++)
+			hi_px += same(at(&p, xx, yy), hi);
+	assert_true(hi_px > w * h);
+	free(p.px);
+	unlink(path);
+}
+
+/* Equal values use the low color; NaN and infinities are gray. */
+static void flat_and_missing(void **state)
+{
+	(void)state;
+	static const int size[2] = {2, 3};
+	double v[6] = {5, 5, 5, 5, 5, 5};
+	unsigned char lo[3], gray[3];
+	char err[256];
+	clab_heatmap_color(0, lo);
+	clab_heatmap_color(NAN, gray);
+	/* gray means a neutral gray, unlike any color of the scale's ends */
+	assert_true(gray[0] == gray[1] && gray[1] == gray[2] && !same(gray, lo));
+	assert_in_range(gray[0], 64, 224);
+	const char *path = in_dir("flat.png");
+	for (int round = 0; round < 2; round++) {
+		if (round) {
+			v[1] = NAN;
+			v[4] = INFINITY;
+		}
+		assert_int_equal(clab_heatmap_write(path, 2, size, "XY", v, "", err,
+						    sizeof err), 0);
+		struct pic p = load(path);
+		for (int i = 0; i < 6; i++) {
+			int x, y, w, h;
+			clab_heatmap_cell(2, size, i, &x, &y, &w, &h);
+			int missing = round && (i == 1 || i == 4);
+			assert_true(same(at(&p, x + w / 2, y + h / 2), missing ? gray : lo));
+		}
+		free(p.px);
+	}
+	for (int i = 0; i < 6; i++)
+		v[i] = NAN;
+	assert_int_equal(clab_heatmap_write(path, 2, size, "XY", v, NULL, err,
+					    sizeof err), 0);
+	unlink(path);
+}
+
+static int cell_x(const int *size, const int *c)
+{
+	int x, y, w, h;
+	assert_int_equal(clab_heatmap_cell(5, size, node_at(5, size, c), &x, &y, &w, &h), 0);
+	return x;
+}
+
+/* Cells never overlap, coordinates advance along their axis, and gaps widen
+ * from the innermost blocks outward. */
+static void layout_structure(void **state)
+{
+	(void)state;
+	static const int shapes[][7] = {
+		{1, 7}, {2, 3, 5}, {3, 4, 3, 2}, {5, 4, 4, 4, 4, 2},
+		{6, 2, 3, 2, 3, 2, 2},
+	};
+	for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+		int nd = shapes[s][0], n = nodes_of(nd, shapes[s] + 1);
+		enum { SIDE = 2000 };
+		uint8_t *used = calloc((size_t)SIDE * SIDE, 1);
+		assert_non_null(used);
+		for (int i = 0; i < n; i++) {
+			int x, y, w, h;
+			assert_int_equal(clab_heatmap_cell(nd, shapes[s] + 1, i, &x, &y,
+							   &w, &h), 0);
+			assert_true(x + w <= SIDE && y + h <= SIDE);
+			for (int dy = 0; dy < h; dy++)
+				for (int dx = 0; dx < w; dx++)
+					assert_int_equal(used[(size_t)(y + dy) * SIDE + x + dx]++, 0);
+		}
+		free(used);
+	}
+	static const int size[5] = {4, 4, 4, 4, 2};
+	int x, y, w, h, y2;
+	clab_heatmap_cell(5, size, 0, &x, &y, &w, &h);
+	/* E pairs touch; E blocks are apart; C blocks further; A blocks further */
+	assert_int_equal(cell_x(size, (const int[]){0, 0, 0, 0, 1}), x + w);
+	int gap_e = cell_x(size, (const int[]){0, 0, 1, 0, 0}) - (x + 2 * w);
+	int gap_c = cell_x(size, (const int[]){1, 0, 0, 0, 0}) -
+		    (cell_x(size, (const int[]){0, 0, 3, 0, 1}) + w);
+	assert_true(gap_e >= 1 && gap_c > gap_e);
+	/* B and D lie on y: moving in D moves down, not across */
+	clab_heatmap_cell(5, size, node_at(5, size, (const int[]){0, 0, 0, 1, 0}),
+			  &x, &y2, &w, &h);
+	assert_int_equal(x, cell_x(size, (const int[]){0, 0, 0, 0, 0}));
+	assert_true(y2 >= y + h);
+	/* bad queries */
+	assert_int_equal(clab_heatmap_cell(5, size, -1, &x, &y, &w, &h), -1);
+	assert_int_equal(clab_heatmap_cell(5, size, 512, &x, &y, &w, &h), -1);
+	assert_int_equal(clab_heatmap_cell(0, size, 0, &x, &y, &w, &h), -1);
+	assert_int_equal(clab_heatmap_cell(5, NULL, 0, &x, &y, &w, &h), -1);
+	assert_int_equal(clab_heatmap_cell(5, size, 0, NULL, &y, &w, &h), -1);
+}
+
+/* Bad input: -1, a message, no file, and an existing file left alone. */
+static void bad_inputs(void **state)
+{
+	(void)state;
+	static const int ok[3] = {2, 2, 2}, zero[3] = {2, 0, 2}, neg[3] = {2, 2, -3};
+	double v[8] = {0};
+	char err[256];
+	const char *path = in_dir("keep.png");
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("keep", f);
+	fclose(f);
+	int before = entries(dir);
+	struct {
+		const char *path;
+		int nd;
+		const int *size;
+		const char *letters;
+		const double *v;
+	} bad[] = {
+		{path, 0, ok, "ABC", v}, {path, 7, ok, "ABCDEFG", v},
+		{path, -1, ok, "ABC", v}, {path, 3, NULL, "ABC", v},
+		{path, 3, zero, "ABC", v}, {path, 3, neg, "ABC", v},
+		{path, 3, ok, "ABC", NULL}, {NULL, 3, ok, "ABC", v},
+		{"", 3, ok, "ABC", v}, {path, 3, ok, "AB", v},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		err[0] = 0;
+		assert_int_equal(clab_heatmap_write(bad[i].path, bad[i].nd, bad[i].size,
+						    bad[i].letters, bad[i].v, "t",
+						    err, sizeof err), -1);
+		assert_true(strlen(err) > 10);
+		/* and without anywhere to put the message */
+		assert_int_equal(clab_heatmap_write(bad[i].path, bad[i].nd, bad[i].size,
+						    bad[i].letters, bad[i].v, "t",
+						    NULL, 0), -1);
+	}
+	assert_int_equal(entries(dir), before);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	char buf[16] = "";
+	assert_non_null(fgets(buf, sizeof buf, f));
+	fclose(f);
+	assert_string_equal(buf, "keep");
+	unlink(path);
+}
+
+/* Unwritable destinations: -1 naming the path, nothing left behind. */
+static void unwritable_path(void **state)
+{
+	(void)state;
+	static const int size[2] = {2, 2};
+	double v[4] = {1, 2, 3, 4};
+	char err[512], path[256];
+	FILE *f = fopen(in_dir("plain"), "w");
+	assert_non_null(f);
+	fclose(f);
+	int before = entries(dir);
+	const char *names[] = {"plain/x.png", "missing/x.png", "adir"};
+	assert_int_equal(mkdir(in_dir("adir"), 0755), 0);
+	before++;
+	for (int i = 0; i < 3; i++) {
+		snprintf(path, sizeof path, "%s", in_dir(names[i]));
+		err[0] = 0;
+		assert_int_equal(clab_heatmap_write(path, 2, size, "AB", v, "t", err,
+						    sizeof err), -1);
+		if (!strstr(err, path))
+			fail_msg("message does not name %s: %s", path, err);
+		assert_int_equal(entries(dir), before);
+	}
+	assert_non_null(strstr(err, "directory"));	/* rename onto a directory */
+	assert_int_equal(entries(in_dir("adir")), 0);
+	rmdir(in_dir("adir"));
+	unlink(in_dir("plain"));
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof dir, "/tmp/clab_heatmap.XXXXXX");
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	return rmdir(dir);	/* fails if a test left a file behind */
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(size_grows_and_limits),
+		cmocka_unit_test(hot_node_colors),
+		cmocka_unit_test(flat_and_missing),
+		cmocka_unit_test(layout_structure),
+		cmocka_unit_test(bad_inputs),
+		cmocka_unit_test(unwritable_path),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

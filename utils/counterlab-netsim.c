@@ -1,0 +1,383 @@
+/* counterlab-netsim: runs a traffic pattern over a whole Blue Gene torus
+ * and prints the network counters every node would have shown, and the
+ * modelled time. See --help. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "counterlab/counterlab.h"
+#include "counterlab/torus.h"
+#include "heatmap.h"
+
+#define MAX_PATTERNS 16
+
+enum format { TABLE, CSV, JSON };
+
+typedef struct opts {
+	const char *machine, *torus, *map, *order, *heatmap, *heat_event, *counters;
+	const char *pattern[MAX_PATTERNS];
+	int npattern, ppn, per_node, quiet;
+	enum format format;
+} opts;
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: counterlab-netsim [options] --pattern NAME[:key=value,...] ...\n"
+		"Runs traffic over a simulated torus and prints the network counters of\n"
+		"every node (summed over its torus links) and the modelled time.\n\n"
+		"  --machine bgq|bgl     the machine (default bgq)\n"
+		"  --torus AxBxCxDxE     torus shape; a size with a trailing m is a mesh\n"
+		"                        dimension (default bgq 4x4x4x4x2, bgl 8x4x4)\n"
+		"  --ppn N               ranks per node (default bgq 16, bgl 1)\n"
+		"  --map PERM|FILE       rank map: a permutation of ABCDET (XYZT on bgl),\n"
+		"                        rightmost fastest, or a map file of lines \"a b c d e t\"\n"
+		"                        (default ABCDET / XYZT)\n"
+		"  --order LETTERS       deterministic routing order (default longest first)\n"
+		"  --pattern SPEC        traffic; repeat for phases in sequence\n"
+		"  --format table|csv|json   output (default table)\n"
+		"  --per-node            one row (or JSON object) per node\n"
+		"  --counters A,B,...    events in per-node tables (default the main ones)\n"
+		"  --heatmap FILE.png    picture of one counter per node by torus coordinates\n"
+		"  --heatmap-event NAME  its counter (default the first main event)\n"
+		"  --list-events         the machine's network events\n"
+		"  --quiet               no progress bar\n"
+		"  --help\n\n"
+		"Patterns:\n%s", clab_net_pattern_help());
+}
+
+static int die(const char *what)
+{
+	fprintf(stderr, "counterlab-netsim: %s%s%s\n", what, *clab_errmsg() ? ": " : "",
+		clab_errmsg());
+	return 2;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* The progress bar: shown once a run has taken a second. */
+typedef struct progress {
+	double start, last;
+	const char *pattern;
+	int shown, quiet;
+} progress;
+
+static void progress_draw(void *arg, double frac)
+{
+	progress *p = arg;
+	double t = now_s();
+	if (p->quiet || t - p->start < 1.0 || t - p->last < (isatty(2) ? 0.1 : 5.0))
+		return;
+	p->last = t;
+	p->shown = 1;
+	int w = 40, fill = (int)(frac * w);
+	fprintf(stderr, "\r%-24.24s [%.*s%*s] %3d%%  %.0fs", p->pattern,
+		fill, "########################################", w - fill, "",
+		(int)(frac * 100), t - p->start);
+	if (!isatty(2))
+		fputc('\n', stderr);
+	fflush(stderr);
+}
+
+static int parse(int argc, char **argv, opts *o)
+{
+	static const struct option longopts[] = {
+		{"machine", 1, 0, 'm'}, {"torus", 1, 0, 't'}, {"ppn", 1, 0, 'n'},
+		{"map", 1, 0, 'M'}, {"order", 1, 0, 'o'}, {"pattern", 1, 0, 'p'},
+		{"format", 1, 0, 'f'}, {"per-node", 0, 0, 'N'}, {"counters", 1, 0, 'c'},
+		{"heatmap", 1, 0, 'H'}, {"heatmap-event", 1, 0, 'E'},
+		{"list-events", 0, 0, 'L'}, {"quiet", 0, 0, 'q'}, {"help", 0, 0, 'h'},
+		{0, 0, 0, 0},
+	};
+	int c, list = 0;
+	*o = (opts){.machine = "bgq", .ppn = -1};
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'm': o->machine = optarg; break;
+		case 't': o->torus = optarg; break;
+		case 'n': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+			if (end == optarg || *end || v < 1 || v > 1024) {
+				fprintf(stderr, "counterlab-netsim: --ppn %s: want a whole number of ranks per node\n", optarg);
+				return 2;
+			}
+			o->ppn = (int)v;
+			break;
+		}
+		case 'M': o->map = optarg; break;
+		case 'o': o->order = optarg; break;
+		case 'p':
+			if (o->npattern == MAX_PATTERNS) {
+				fprintf(stderr, "counterlab-netsim: at most %d patterns\n", MAX_PATTERNS);
+				return 2;
+			}
+			o->pattern[o->npattern++] = optarg;
+			break;
+		case 'f':
+			if (!strcmp(optarg, "table")) o->format = TABLE;
+			else if (!strcmp(optarg, "csv")) o->format = CSV;
+			else if (!strcmp(optarg, "json")) o->format = JSON;
+			else {
+				fprintf(stderr, "counterlab-netsim: --format %s: want table, csv or json\n", optarg);
+				return 2;
+			}
+			break;
+		case 'N': o->per_node = 1; break;
+		case 'c': o->counters = optarg; break;
+		case 'H': o->heatmap = optarg; break;
+		case 'E': o->heat_event = optarg; break;
+		case 'L': list = 1; break;
+		case 'q': o->quiet = 1; break;
+		case 'h': usage(stdout); exit(0);
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "counterlab-netsim: unexpected argument %s (see --help)\n", argv[optind]);
+		return 2;
+	}
+	if (!clab_netspec_find(o->machine)) {
+		fprintf(stderr, "counterlab-netsim: --machine %s: known machines are bgq and bgl\n", o->machine);
+		return 2;
+	}
+	if (list)
+		return -1;
+	if (!o->npattern) {
+		fprintf(stderr, "counterlab-netsim: no --pattern given (see --help)\n");
+		return 2;
+	}
+	return 0;
+}
+
+/* The events to show: a comma list, or the main ones. */
+static int pick_events(const clab_netevent *ev, int nev, const char *list, int *pick)
+{
+	int k = 0;
+	if (!list) {
+		for (int i = 0; i < nev; i++)
+			if (ev[i].main)
+				pick[k++] = i;
+		return k;
+	}
+	char *copy = strdup(list), *save, *tok;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int i = 0;
+		while (i < nev && strcmp(ev[i].name, tok))
+			i++;
+		if (i == nev) {
+			fprintf(stderr, "counterlab-netsim: no network event %s (see --list-events)\n", tok);
+			free(copy);
+			return -1;
+		}
+		pick[k++] = i;
+	}
+	free(copy);
+	return k;
+}
+
+static void json_string(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			printf("\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			printf("\\u%04x", *s);
+		else
+			putchar(*s);
+	}
+	putchar('"');
+}
+
+int main(int argc, char **argv)
+{
+	opts o;
+	int rc = parse(argc, argv, &o);
+	const clab_netspec *spec = clab_netspec_find(o.machine);
+	int nev;
+	const clab_netevent *ev = spec ? clab_netevents(o.machine, &nev) : NULL;
+	if (rc == -1) {
+		for (int i = 0; i < nev; i++)
+			printf("%-48s %s\n", ev[i].name, ev[i].descr);
+		return 0;
+	}
+	if (rc)
+		return rc;
+	clab_torus t;
+	clab_map map;
+	if (clab_torus_init(&t, spec, o.torus, o.ppn > 0 ? o.ppn : spec->ppn, o.order))
+		return die("--torus/--ppn/--order");
+	if (clab_map_init(&map, &t, o.map))
+		return die("--map");
+	int *pick = malloc((size_t)nev * 64 * sizeof *pick);
+	int npick = pick ? pick_events(ev, nev, o.counters, pick) : -1;
+	int heat = 0;
+	if (npick < 0)
+		return 2;
+	if (o.heatmap) {
+		heat = -1;
+		for (int i = 0; i < nev; i++)
+			if (o.heat_event ? !strcmp(ev[i].name, o.heat_event) : ev[i].main && heat < 0)
+				heat = i;
+		if (heat < 0) {
+			fprintf(stderr, "counterlab-netsim: --heatmap-event %s: not an event of %s\n",
+				o.heat_event, o.machine);
+			return 2;
+		}
+	}
+	clab_net *net = clab_net_new(&t, &map, &rc);
+	if (!net)
+		return die("model");
+	progress pr = {.start = now_s(), .quiet = o.quiet};
+	clab_net_progress(net, progress_draw, &pr);
+	for (int i = 0; i < o.npattern; i++) {
+		pr.pattern = o.pattern[i];
+		if (clab_net_pattern(net, o.pattern[i])) {
+			if (pr.shown)
+				fputc('\n', stderr);
+			return die("--pattern");
+		}
+	}
+	if (pr.shown) {
+		progress_draw(&pr, 1.0);
+		fputc('\n', stderr);
+	}
+
+	/* per-node values of every event, then the summary over nodes */
+	uint32_t N = t.nodes;
+	uint64_t *val = malloc((size_t)N * nev * sizeof *val);
+	if (!val)
+		return die("no memory for the per-node table");
+	for (uint32_t x = 0; x < N; x++)
+		for (int e = 0; e < nev; e++)
+			val[(size_t)x * nev + e] = clab_netevent_count(net, &ev[e], x);
+	double time_s = clab_net_time(net);
+	char shape[64] = "";
+	for (int d = 0; d < t.ndims; d++)
+		snprintf(shape + strlen(shape), sizeof shape - strlen(shape), "%s%d%s",
+			 d ? "x" : "", t.size[d], t.wrap[d] ? "" : "m");
+	const char *mapname = o.map ? o.map : spec->letters;
+
+	if (o.format == JSON) {
+		printf("{\"machine\": \"%s\", \"torus\": \"%s\", \"nodes\": %u, \"ppn\": %d, \"ranks\": %u, \"map\": ",
+		       spec->name, shape, N, t.ppn, map.nranks);
+		json_string(mapname);
+		printf(", \"patterns\": [");
+		for (int i = 0; i < o.npattern; i++) {
+			printf(i ? ", " : "");
+			json_string(o.pattern[i]);
+		}
+		printf("], \"phases\": %llu, \"time_s\": %.9g, \"local_bytes\": %llu,\n \"summary\": {\"counters\": {",
+		       (unsigned long long)clab_net_phases(net), time_s,
+		       (unsigned long long)clab_net_local_bytes(net));
+	} else if (o.format == TABLE) {
+		printf("machine %s, torus %s (%u nodes), %d ranks per node (%u ranks), map %s\n",
+		       spec->name, shape, N, t.ppn, map.nranks, mapname);
+		for (int i = 0; i < o.npattern; i++)
+			printf("pattern %s\n", o.pattern[i]);
+		printf("modelled time %.6g s over %llu phases; %llu bytes stayed on their node\n\n",
+		       time_s, (unsigned long long)clab_net_phases(net),
+		       (unsigned long long)clab_net_local_bytes(net));
+		if (!o.per_node)
+			printf("%-44s %14s %16s %14s %18s\n", "event (per node, all torus links)",
+			       "min", "mean", "max", "total");
+	} else if (!o.per_node) {
+		printf("event,min,mean,max,total\n");
+	}
+	for (int e = 0; e < nev && !o.per_node; e++) {
+		uint64_t mn = UINT64_MAX, mx = 0, total = 0;
+		for (uint32_t x = 0; x < N; x++) {
+			uint64_t v = val[(size_t)x * nev + e];
+			mn = v < mn ? v : mn;
+			mx = v > mx ? v : mx;
+			total += v;
+		}
+		double mean = (double)total / N;
+		if (o.format == JSON)
+			printf("%s\n  \"%s\": {\"min\": %llu, \"mean\": %.6f, \"max\": %llu, \"total\": %llu}",
+			       e ? "," : "", ev[e].name, (unsigned long long)mn, mean,
+			       (unsigned long long)mx, (unsigned long long)total);
+		else if (o.format == CSV)
+			printf("%s,%llu,%.6f,%llu,%llu\n", ev[e].name, (unsigned long long)mn, mean,
+			       (unsigned long long)mx, (unsigned long long)total);
+		else
+			printf("%-44s %14llu %16.1f %14llu %18llu\n", ev[e].name, (unsigned long long)mn,
+			       mean, (unsigned long long)mx, (unsigned long long)total);
+	}
+	if (o.format == JSON)
+		printf("}}%s", o.per_node ? ",\n \"per_node\": [" : "}\n");
+	if (o.per_node) {
+		if (o.format == TABLE) {
+			printf("%-8s %-14s", "node", t.ndims == 5 ? "A B C D E" : "X Y Z");
+			for (int k = 0; k < npick; k++)
+				printf(" %*s", (int)strlen(ev[pick[k]].name) > 14 ? (int)strlen(ev[pick[k]].name) : 14,
+				       ev[pick[k]].name);
+			printf("\n");
+		} else if (o.format == CSV) {
+			printf("node");
+			for (int d = 0; d < t.ndims; d++)
+				printf(",%c", spec->letters[d]);
+			for (int k = 0; k < npick; k++)
+				printf(",%s", ev[pick[k]].name);
+			printf("\n");
+		}
+		for (uint32_t x = 0; x < N; x++) {
+			int c[CLAB_TORUS_MAXD];
+			char coords[64] = "";
+			clab_torus_coords(&t, x, c);
+			for (int d = 0; d < t.ndims; d++)
+				snprintf(coords + strlen(coords), sizeof coords - strlen(coords), "%s%d",
+					 d ? (o.format == TABLE ? " " : ",") : "", c[d]);
+			if (o.format == JSON)
+				printf("%s\n  {\"node\": %u, \"coords\": [%s], \"counters\": {", x ? "," : "", x, coords);
+			else if (o.format == CSV)
+				printf("%u,%s", x, coords);
+			else
+				printf("%-8u %-14s", x, coords);
+			for (int k = 0; k < npick; k++) {
+				unsigned long long v = (unsigned long long)val[(size_t)x * nev + pick[k]];
+				const char *name = ev[pick[k]].name;
+				if (o.format == JSON)
+					printf("%s\"%s\": %llu", k ? ", " : "", name, v);
+				else if (o.format == CSV)
+					printf(",%llu", v);
+				else
+					printf(" %*llu", (int)strlen(name) > 14 ? (int)strlen(name) : 14, v);
+			}
+			printf(o.format == JSON ? "}}" : "\n");
+		}
+		if (o.format == JSON)
+			printf("]}\n");
+	}
+	if (o.heatmap) {
+		double *v = malloc((size_t)N * sizeof *v);
+		char title[256], err[256];
+		if (!v)
+			return die("no memory for the heat map");
+		for (uint32_t x = 0; x < N; x++)
+			v[x] = (double)val[(size_t)x * nev + heat];
+		snprintf(title, sizeof title, "%s %s, map %s: %s", spec->name, shape, mapname,
+			 ev[heat].name);
+		if (clab_heatmap_write(o.heatmap, t.ndims, t.size, spec->letters, v, title,
+				       err, sizeof err)) {
+			fprintf(stderr, "counterlab-netsim: --heatmap: %s\n", err);
+			return 2;
+		}
+		free(v);
+	}
+	free(val);
+	free(pick);
+	clab_net_free(net);
+	clab_map_free(&map);
+	return 0;
+}
