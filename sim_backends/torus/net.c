@@ -54,7 +54,7 @@ struct clab_net {
 	int max_hops;
 	uint64_t *tot;         /* [node][nl][NVC][T_N] */
 	uint64_t *notoken;     /* [node][nl] */
-	uint64_t cycles, local, phases;
+	uint64_t cycles, local, phase_local, phases;
 	double time;
 	group *bucket[NBUCKETS];
 	uint32_t *scratch;     /* ranks' nodes while grouping */
@@ -211,7 +211,7 @@ int clab_net_send(clab_net *n, uint32_t src, uint32_t dst, uint64_t bytes,
 		return clab_seterr(CLAB_E_INVAL, "virtual channel %d does not exist", vc);
 	uint32_t s = n->map->node[src], r = n->map->node[dst];
 	if (s == r)
-		n->local += bytes * count;
+		n->phase_local += bytes * count;
 	else
 		add_flow(n, s, r, count, bytes, vc);
 	return CLAB_OK;
@@ -294,7 +294,7 @@ static void expand_groups(clab_net *n)
 		for (group *g = n->bucket[b]; g; g = g->next) {
 			for (uint32_t i = 0; i < g->n; i++) {
 				uint64_t ci = g->cnt[i] * g->weight;
-				n->local += ci * (g->cnt[i] - 1) * g->bytes;
+				n->phase_local += ci * (g->cnt[i] - 1) * g->bytes;
 				for (uint32_t j = 0; j < g->n; j++)
 					if (j != i)
 						add_flow(n, g->node[i], g->node[j],
@@ -408,6 +408,8 @@ int clab_net_phase_end(clab_net *n, uint64_t times, double *time_s)
 		n->ej[x] = 0;
 	}
 	n->cycles += (uint64_t)(net_cycles + 0.5) * times;
+	n->local += n->phase_local * times;
+	n->phase_local = 0;
 	n->time += phase * (double)times;
 	n->phases += times;
 	n->vcs = 0;

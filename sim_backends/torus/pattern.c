@@ -270,6 +270,15 @@ static const pattern patterns[] = {
 	{"bcast", "root bytes iters",
 	 "broadcast of `bytes` from root along a binomial tree of point-to-point messages, one phase per round",
 	 run_bcast},
+	{"bt", "class iters",
+	 "NAS BT (class A, B, C): multi-partition face exchange and x, y, z solve pipelines on a square number of ranks",
+	 pattern_nas_bt},
+	{"cg", "class iters",
+	 "NAS CG (class A, B, C): row reductions and transpose exchanges on a 2D grid, a power of two of ranks",
+	 pattern_nas_cg},
+	{"mg", "class iters",
+	 "NAS MG (class A, B, C): face exchanges on every level of the V-cycle, 3D grid, a power of two of ranks",
+	 pattern_nas_mg},
 };
 #define NPATTERNS (int)(sizeof patterns / sizeof *patterns)
 

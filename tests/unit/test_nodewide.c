@@ -414,7 +414,7 @@ static void test_bad_input(void **state)
 
 	static const struct { const char *spec, *want; } bad[] = {
 		{"bgq:kernel.nope=1", "has no key 'nope'"},
-		{"bgq:network.x=1", "names no component"},
+		{"bgq:network.x=1", "has no key 'x' (known: rank, order"},
 		{"bgq:kernel.fit_period=-3", "not an integer"},
 		{"bgq:io.port_latency=0", "not an integer"},
 		{"bgq:.x=1", "unknown machine override"},

@@ -1,0 +1,267 @@
+/* NAS Parallel Benchmarks as traffic patterns: the point-to-point messages
+ * of NPB 3.3's MPI versions of BT, CG and MG, class A, B or C, on the
+ * map's P ranks. Sizes are in doubles (8 bytes). One iteration of the
+ * benchmark is generated; every phase of it is ended with `times` = the
+ * iteration count, which is exact because the iterations are identical.
+ * Messages a rank would send to itself are left out, and a phase left
+ * empty is not ended (one rank sends nothing and counts no phases). Keys:
+ * class=A|B|C (default A), iters= (default: the class's count).
+ *
+ * BT (P = q^2): the multi-partition of the grid into q^3 cells, q per
+ * rank. Per time step, copy_faces (6 face messages per rank, one phase),
+ * then the x, y and z solves. Simplified: a solve is a pipeline whose
+ * stages are staggered across ranks; here its forward sweep is q-1
+ * phases in which every rank sends 30 M^2 to its successor and its back
+ * substitution q-1 phases in which every rank sends 5 M^2 to its
+ * predecessor (M = N/q + 1, the buffer NPB sends); those q-1 phases are
+ * identical, so each sweep is one phase repeated (q-1) x niter times.
+ *
+ * CG (P = 2^k): an nprows x npcols grid of ranks. Vector reductions are
+ * log2(npcols) pairwise exchanges in the rank's row of about na/npcols
+ * doubles, followed by one exchange with the transpose partner; scalar
+ * reductions take the same steps with 1 or 2 doubles. Remainders of
+ * na/npcols are ignored. The 25 identical inner iterations of conj_grad
+ * are one pass whose phases repeat 25 x niter times.
+ *
+ * MG (P = 2^k): a px x py x pz grid of ranks (x fastest). Every comm3
+ * exchanges ghost faces with both neighbours along x, then y, then z
+ * (one phase per axis). Simplified: NPB lets ranks without points take
+ * part in coarse levels (comm1p); here a level where any axis has fewer
+ * points than ranks has no communication at all. */
+#include <ctype.h>
+#include <string.h>
+#include "pattern.h"
+
+#define DOUBLE 8
+#define CG_INNER 25 /* conjugate-gradient steps per outer iteration (cgitmax) */
+
+/* One benchmark being generated: the net and the open phase. */
+typedef struct job {
+	clab_net *n;
+	uint32_t P;
+	uint64_t pending; /* messages of the open phase */
+	int rc;
+} job;
+
+static void msg(job *j, uint32_t src, uint32_t dst, uint64_t doubles)
+{
+	if (j->rc || src == dst)
+		return;
+	j->rc = clab_net_send(j->n, src, dst, doubles * DOUBLE, 1, CLAB_VC_MPI);
+	j->pending++;
+}
+
+/* Ends the open phase as `times` identical phases; an empty one is
+ * dropped (it would only count phases that move nothing). */
+static void phase(job *j, uint64_t times)
+{
+	if (!j->rc && j->pending)
+		j->rc = clab_net_phase_end(j->n, times, NULL);
+	j->pending = 0;
+}
+
+/* class= (A, B or C: 0, 1, 2; A when absent) and iters= (the class's
+ * count when absent). */
+static int nas_args(pattern_args *a, const char *bench, const uint64_t *niters,
+		    int *cls, uint64_t *niter)
+{
+	const char *v = pattern_find(a, "class");
+	if (!v)
+		*cls = 0;
+	else if (v[0] && !v[1] && strchr("ABCabc", v[0]))
+		*cls = toupper((unsigned char)v[0]) - 'A';
+	else
+		return clab_seterr(CLAB_E_PATTERN, "%s: class=%s: %s comes in classes A, B and C",
+				   a->pattern, v, bench);
+	return pattern_u64(a, "iters", niters[*cls], 1, 1ull << 32, niter);
+}
+
+/* log2(P), or an error for a P that is not a power of two. */
+static int power_of_two(pattern_args *a, const char *bench, uint32_t P, int *k)
+{
+	*k = 0;
+	while ((1ull << (*k + 1)) <= P)
+		(*k)++;
+	if ((1ull << *k) == P)
+		return CLAB_OK;
+	return clab_seterr(CLAB_E_PATTERN,
+			   "%s: the map places %u ranks; %s needs a power of two (%llu or %llu would do)",
+			   a->pattern, P, bench, 1ull << *k, 1ull << (*k + 1));
+}
+
+/* ---- BT ------------------------------------------------------------------ */
+
+/* The neighbour of rank (i, j) of the q x q grid along axis ax (0 x, 1 y,
+ * 2 z) in direction dir (+1 successor, -1 predecessor): x moves i, y
+ * moves j, z moves j forward and i back. */
+static uint32_t bt_next(long q, long i, long j, int ax, int dir)
+{
+	long di = ax == 0 ? dir : ax == 2 ? -dir : 0, dj = ax == 0 ? 0 : dir;
+	return (uint32_t)((i + di + q) % q + q * ((j + dj + q) % q));
+}
+
+int pattern_nas_bt(clab_net *n, pattern_args *a)
+{
+	static const uint64_t side[3] = {64, 102, 162}, niters[3] = {200, 200, 200};
+	int cls;
+	uint64_t niter;
+	int rc = nas_args(a, "BT", niters, &cls, &niter);
+	if (rc)
+		return rc;
+	uint32_t P = clab_net_nranks(n);
+	long q = 0;
+	while ((q + 1) * (q + 1) <= (long)P)
+		q++;
+	if ((uint64_t)(q * q) != P)
+		return clab_seterr(CLAB_E_PATTERN,
+				   "%s: the map places %u ranks; BT needs a square number (%ld or %ld would do)",
+				   a->pattern, P, q * q, (q + 1) * (q + 1));
+	if (q == 1)
+		return CLAB_OK;
+	uint64_t N = side[cls];
+	job j = {n, P, 0, CLAB_OK};
+
+	/* copy_faces: to each neighbour, 5 variables x 2 ghost layers of the
+	 * faces of the rank's cells that are not on the grid's far side */
+	for (uint32_t r = 0; r < P; r++) {
+		long i = r % q, jj = r / q;
+		uint64_t face[3][2] = {{0}}; /* [axis][0 pred, 1 succ] */
+		for (long c = 0; c < q; c++) {
+			long cell[3] = {(i + c) % q, ((jj - c) % q + q) % q, c};
+			uint64_t ext[3];
+			for (int ax = 0; ax < 3; ax++)
+				ext[ax] = N / (uint64_t)q + ((uint64_t)cell[ax] < N % (uint64_t)q);
+			for (int ax = 0; ax < 3; ax++) {
+				uint64_t area = ext[(ax + 1) % 3] * ext[(ax + 2) % 3];
+				face[ax][1] += cell[ax] != q - 1 ? area : 0;
+				face[ax][0] += cell[ax] != 0 ? area : 0;
+			}
+		}
+		for (int ax = 0; ax < 3; ax++) {
+			msg(&j, r, bt_next(q, i, jj, ax, +1), 10 * face[ax][1]);
+			msg(&j, r, bt_next(q, i, jj, ax, -1), 10 * face[ax][0]);
+		}
+	}
+	phase(&j, niter);
+
+	/* x, y, z solves: forward elimination (5x5 block and right-hand side
+	 * per line) to the successor, back substitution to the predecessor */
+	uint64_t M = N / (uint64_t)q + 1;
+	for (int ax = 0; ax < 3; ax++) {
+		for (int dir = +1; dir >= -1; dir -= 2) {
+			for (uint32_t r = 0; r < P; r++)
+				msg(&j, r, bt_next(q, r % q, r / q, ax, dir),
+				    (dir > 0 ? 30 : 5) * M * M);
+			phase(&j, (uint64_t)(q - 1) * niter);
+		}
+	}
+	return j.rc;
+}
+
+/* ---- CG ------------------------------------------------------------------ */
+
+/* A reduction in each row of `cols` ranks: log2(cols) phases, in step s
+ * every rank exchanges `doubles` with the rank cols >> s columns away. */
+static void cg_reduce(job *j, uint32_t cols, uint64_t doubles, uint64_t times)
+{
+	for (uint32_t dist = cols >> 1; dist; dist >>= 1) {
+		for (uint32_t r = 0; r < j->P; r++)
+			msg(j, r, r - r % cols + ((r % cols) ^ dist), doubles);
+		phase(j, times);
+	}
+}
+
+/* The exchange with the transpose partner (itself on a square grid's
+ * diagonal). */
+static void cg_transpose(job *j, uint32_t rows, uint32_t cols, uint64_t doubles,
+			 uint64_t times)
+{
+	for (uint32_t r = 0; r < j->P; r++) {
+		uint32_t h = r / 2, to = rows == cols ? r % rows * rows + r / rows
+			: 2 * (h % rows * rows + h / rows) + r % 2;
+		msg(j, r, to, doubles);
+	}
+	phase(j, times);
+}
+
+int pattern_nas_cg(clab_net *n, pattern_args *a)
+{
+	static const uint64_t na_of[3] = {14000, 75000, 150000}, niters[3] = {15, 75, 75};
+	int cls, k;
+	uint64_t niter;
+	uint32_t P = clab_net_nranks(n);
+	int rc = nas_args(a, "CG", niters, &cls, &niter);
+	if (!rc)
+		rc = power_of_two(a, "CG", P, &k);
+	if (rc)
+		return rc;
+	uint32_t cols = 1u << ((k + 1) / 2), rows = 1u << (k / 2);
+	uint64_t vec = na_of[cls] / cols, inner = CG_INNER * niter;
+	job j = {n, P, 0, CLAB_OK};
+
+	cg_reduce(&j, cols, 1, niter);          /* rho = r.r */
+	cg_reduce(&j, cols, vec, inner);        /* q = A p: row sums... */
+	cg_transpose(&j, rows, cols, vec, inner); /* ...to the column layout */
+	cg_reduce(&j, cols, 1, inner);          /* p.q */
+	cg_reduce(&j, cols, 1, inner);          /* new rho */
+	cg_reduce(&j, cols, vec, niter);        /* residual A z */
+	cg_transpose(&j, rows, cols, vec, niter);
+	cg_reduce(&j, cols, 1, niter);          /* its norm */
+	cg_reduce(&j, cols, 2, niter);          /* x.z and z.z */
+	return j.rc;
+}
+
+/* ---- MG ------------------------------------------------------------------ */
+
+/* comm3 on level lev (2^lev points per dimension) of a p[0] x p[1] x p[2]
+ * rank grid: both ghost faces along x, then y, then z. */
+static void mg_comm3(job *j, const uint32_t *p, int lev, uint64_t times)
+{
+	uint64_t m[3];
+	for (int ax = 0; ax < 3; ax++) {
+		if ((1ull << lev) < p[ax])
+			return; /* see the simplification above */
+		m[ax] = 2 + (1ull << lev) / p[ax];
+	}
+	uint64_t face[3] = {(m[1] - 2) * (m[2] - 2), m[0] * (m[2] - 2), m[0] * m[1]};
+	for (int ax = 0; ax < 3; ax++) {
+		for (uint32_t r = 0; r < j->P; r++) {
+			for (int dir = -1; dir <= 1; dir += 2) {
+				uint32_t c[3] = {r % p[0], r / p[0] % p[1], r / p[0] / p[1]};
+				c[ax] = (c[ax] + (dir > 0 ? 1 : p[ax] - 1)) % p[ax];
+				msg(j, r, c[0] + p[0] * (c[1] + p[1] * c[2]), face[ax]);
+			}
+		}
+		phase(j, times);
+	}
+}
+
+int pattern_nas_mg(clab_net *n, pattern_args *a)
+{
+	static const int log_side[3] = {8, 8, 9};
+	static const uint64_t niters[3] = {4, 20, 20};
+	int cls, k;
+	uint64_t niter;
+	uint32_t P = clab_net_nranks(n);
+	int rc = nas_args(a, "MG", niters, &cls, &niter);
+	if (!rc)
+		rc = power_of_two(a, "MG", P, &k);
+	if (rc)
+		return rc;
+	int dx = k / 3, dy = (k - dx) / 2, lt = log_side[cls];
+	uint32_t p[3] = {1u << dx, 1u << dy, P >> dx >> dy};
+	job j = {n, P, 0, CLAB_OK};
+
+	/* mg3P: restriction down to level 1, smoothing there, then up:
+	 * residual and smoothing on each level; then the residual on the
+	 * finest level. Level lt: 3 comm3, levels 2..lt-1: 3, level 1: 2. */
+	for (int lev = lt - 1; lev >= 1; lev--)
+		mg_comm3(&j, p, lev, niter);    /* rprj3 */
+	mg_comm3(&j, p, 1, niter);              /* psinv */
+	for (int lev = 2; lev <= lt; lev++) {
+		mg_comm3(&j, p, lev, niter);    /* resid */
+		mg_comm3(&j, p, lev, niter);    /* psinv */
+	}
+	mg_comm3(&j, p, lt, niter);             /* resid after mg3P */
+	return j.rc;
+}

@@ -1,0 +1,466 @@
+/* NAS benchmark traffic (sim_backends/torus/nas.c): the link loads of BT,
+ * CG and MG against sums worked out message by message from the
+ * benchmarks' communication, phase counts, how classes and iterations
+ * scale the traffic, and the errors for bad input. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "helpers.h"
+#include "counterlab/torus.h"
+#include "../../sim_backends/torus/pattern.h"
+
+typedef int (*bench_fn)(clab_net *, pattern_args *);
+
+typedef struct world {
+	clab_torus t;
+	clab_map m;
+	clab_net *n;
+} world;
+
+/* A BG/L torus of `shape`, one rank per node in XYZT order. */
+static world *make(const char *shape)
+{
+	world *w = calloc(1, sizeof *w);
+	assert_non_null(w);
+	int err;
+	if (clab_torus_init(&w->t, clab_netspec_find("bgl"), shape, 1, NULL) ||
+	    clab_map_init(&w->m, &w->t, "XYZT") ||
+	    !(w->n = clab_net_new(&w->t, &w->m, &err)))
+		fail_msg("torus %s: %s", shape, clab_errmsg());
+	return w;
+}
+
+/* The same torus with the ranks scattered over the nodes by a fixed
+ * shuffle (a map file), so that no symmetry of the placement can hide a
+ * message of the wrong size sent to the wrong rank. */
+static world *make_scattered(const char *shape)
+{
+	world *w = calloc(1, sizeof *w);
+	assert_non_null(w);
+	if (clab_torus_init(&w->t, clab_netspec_find("bgl"), shape, 1, NULL))
+		fail_msg("torus %s: %s", shape, clab_errmsg());
+	uint32_t nodes = w->t.nodes, *perm = malloc(nodes * sizeof *perm), seed = 12345;
+	assert_non_null(perm);
+	for (uint32_t i = 0; i < nodes; i++)
+		perm[i] = i;
+	for (uint32_t i = nodes - 1; i > 0; i--) {
+		seed = seed * 1103515245u + 12345u;
+		uint32_t k = (seed >> 8) % (i + 1), x = perm[i];
+		perm[i] = perm[k];
+		perm[k] = x;
+	}
+	char path[] = "/tmp/clab_nas_map.XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	FILE *f = fdopen(fd, "w");
+	assert_non_null(f);
+	for (uint32_t r = 0; r < nodes; r++) {
+		int c[CLAB_TORUS_MAXD];
+		clab_torus_coords(&w->t, perm[r], c);
+		fprintf(f, "%d %d %d 0\n", c[0], c[1], c[2]);
+	}
+	fclose(f);
+	free(perm);
+	int err, rc = clab_map_init(&w->m, &w->t, path);
+	unlink(path);
+	if (rc || !(w->n = clab_net_new(&w->t, &w->m, &err)))
+		fail_msg("map of %s: %s", shape, clab_errmsg());
+	return w;
+}
+
+static void drop(world *w)
+{
+	clab_net_free(w->n);
+	clab_map_free(&w->m);
+	free(w);
+}
+
+/* Runs fn with the arguments of spec ("NAME:key=value,..."), filled in as
+ * clab_net_pattern would. */
+static int run(world *w, bench_fn fn, const char *spec)
+{
+	pattern_args a = {.pattern = spec};
+	const char *colon = strchr(spec, ':');
+	char buf[256];
+	snprintf(buf, sizeof buf, "%s", colon ? colon + 1 : "");
+	for (char *save, *kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(kv, '=');
+		assert_non_null(eq);
+		*eq = '\0';
+		snprintf(a.key[a.n], sizeof a.key[0], "%s", kv);
+		snprintf(a.val[a.n], sizeof a.val[0], "%s", eq + 1);
+		a.n++;
+	}
+	return fn(w->n, &a);
+}
+
+/* what summed over every torus link of every node and every VC. */
+static uint64_t total(const world *w, enum clab_netctr what)
+{
+	uint64_t sum = 0;
+	for (uint32_t x = 0; x < w->t.nodes; x++)
+		sum += clab_net_count(w->n, x, -1, what, 0x7f);
+	return sum;
+}
+
+/* Chunks one message of `doubles` from rank a to rank b puts on links. */
+static uint64_t chunk_hops(const world *w, uint32_t a, uint32_t b, uint64_t doubles)
+{
+	return clab_netspec_packetize(w->t.spec, doubles * 8).chunks *
+	       (uint64_t)clab_torus_hops(&w->t, w->m.node[a], w->m.node[b]);
+}
+
+/* Runs spec and returns the chunks sent, checking they were all received. */
+static uint64_t chunks_of(world *w, bench_fn fn, const char *spec)
+{
+	int rc = run(w, fn, spec);
+	if (rc)
+		fail_msg("%s: %s", spec, clab_errmsg());
+	uint64_t sent = total(w, CLAB_NET_SENT_CHUNKS);
+	assert_int_equal(sent, total(w, CLAB_NET_RECV_CHUNKS));
+	return sent;
+}
+
+/* CG on 4 ranks (a 2x2 grid): reductions swap with rank r^1, the
+ * transpose swaps ranks 1 and 2; na/2 = 7000 doubles per vector. */
+static void cg_four_ranks(void **state)
+{
+	(void)state;
+	world *w = make("4x1x1");
+	const uint64_t niter = 3, vec = 14000 / 2;
+	uint64_t s1 = 0, s2 = 0, v = 0;
+	for (uint32_t r = 0; r < 4; r++) {
+		s1 += chunk_hops(w, r, r ^ 1, 1);
+		s2 += chunk_hops(w, r, r ^ 1, 2);
+		v += chunk_hops(w, r, r ^ 1, vec);
+	}
+	uint64_t tr = chunk_hops(w, 1, 2, vec) + chunk_hops(w, 2, 1, vec);
+	uint64_t want = niter * (s1 + 25 * (v + tr + 2 * s1) + v + tr + s1 + s2);
+	assert_int_equal(chunks_of(w, pattern_nas_cg, "cg:class=A,iters=3"), want);
+	/* 1 + 25 x 4 + 3 + 1 phases per iteration */
+	assert_int_equal(clab_net_phases(w->n), niter * 105);
+	drop(w);
+}
+
+/* BT on 4 ranks (q = 2, class A: 32^3 cells): every face message is
+ * 10 x 32 x 32 doubles, two to each of r^1 (x), r^2 (y), r^3 (z); each
+ * solve sends 30 x 33^2 forward and 5 x 33^2 back to the same ranks. */
+static void bt_four_ranks(void **state)
+{
+	(void)state;
+	world *w = make("4x1x1");
+	const uint64_t niter = 2;
+	uint64_t want = 0;
+	for (uint32_t r = 0; r < 4; r++)
+		for (uint32_t x = 1; x <= 3; x++)
+			want += 2 * chunk_hops(w, r, r ^ x, 10 * 32 * 32) +
+				chunk_hops(w, r, r ^ x, 30 * 33 * 33) +
+				chunk_hops(w, r, r ^ x, 5 * 33 * 33);
+	assert_int_equal(chunks_of(w, pattern_nas_bt, "bt:class=A,iters=2"), niter * want);
+	/* copy_faces, then 3 solves x 2 sweeps x (q - 1) stages */
+	assert_int_equal(clab_net_phases(w->n), niter * 7);
+	drop(w);
+}
+
+/* BT on 9 ranks (q = 3, class B, N = 102 = 3 x 34): each rank owns
+ * three 34^3 cells, two of which face each neighbour. */
+static void bt_nine_ranks(void **state)
+{
+	(void)state;
+	world *w = make("9x1x1");
+	uint64_t want = 0;
+	for (uint32_t r = 0; r < 9; r++) {
+		uint32_t i = r % 3, j = r / 3, up = (i + 1) % 3, dn = (i + 2) % 3;
+		uint32_t nb[6] = {up + 3 * j, dn + 3 * j, i + 3 * ((j + 1) % 3),
+				  i + 3 * ((j + 2) % 3), dn + 3 * ((j + 1) % 3), up + 3 * ((j + 2) % 3)};
+		for (int k = 0; k < 6; k++)
+			want += chunk_hops(w, r, nb[k], 10 * 2 * 34 * 34) +
+				2 * chunk_hops(w, r, nb[k], (k % 2 ? 5 : 30) * 35 * 35);
+	}
+	assert_int_equal(chunks_of(w, pattern_nas_bt, "bt:class=B,iters=1"), want);
+	drop(w);
+}
+
+/* Doubles rank r of a q x q BT grid sends to its successor (dir 1) or
+ * predecessor (dir 0) along axis ax in copy_faces, straight from the
+ * multi-partition: its cells c = 0..q-1 sit at ((i+c) mod q, (j-c) mod q,
+ * c), and a face goes out unless the cell is on the grid's far side. */
+static uint64_t bt_face(uint32_t q, uint64_t N, uint32_t r, int ax, int dir)
+{
+	uint64_t sum = 0;
+	for (uint32_t c = 0; c < q; c++) {
+		uint32_t at[3] = {(r % q + c) % q, (r / q + q - c) % q, c};
+		if (at[ax] == (dir ? q - 1 : 0))
+			continue;
+		uint64_t area = 1;
+		for (int other = 0; other < 3; other++)
+			if (other != ax)
+				area *= N / q + (at[other] < N % q);
+		sum += 10 * area;
+	}
+	return sum;
+}
+
+/* BT with cells of unequal size, ranks scattered over a torus: 9 ranks of class A (64 = 22 + 21 + 21), 16 of class B (102 =
+ * 26 + 26 + 25 + 25), 25 of class A (64 = 4 x 13 + 12), 16 of class C
+ * (162 = 41 + 41 + 40 + 40). */
+static void bt_uneven_cells(void **state)
+{
+	(void)state;
+	/* by hand: rank 0 owns cells (0,0,0) (1,2,1) (2,1,2), rank 4 owns
+	 * (1,1,0) (2,0,1) (0,2,2); coordinate 0 is 22 wide, the others 21 */
+	assert_int_equal(bt_face(3, 64, 0, 0, 1), 10 * (22 * 22 + 21 * 21));
+	assert_int_equal(bt_face(3, 64, 0, 2, 0), 10 * (21 * 21 + 21 * 21));
+	assert_int_equal(bt_face(3, 64, 4, 0, 1), 10 * (21 * 22 + 21 * 21));
+	assert_int_equal(bt_face(3, 64, 4, 0, 0), 10 * (21 * 22 + 22 * 21));
+	assert_int_equal(bt_face(3, 64, 4, 1, 1), 10 * (21 * 22 + 21 * 21));
+	static const struct {
+		const char *shape, *spec;
+		uint32_t q;
+		uint64_t N;
+	} c[] = {
+		{"3x3x1", "bt:class=A,iters=1", 3, 64},
+		{"4x4x1", "bt:class=B,iters=1", 4, 102},
+		{"5x5x1", "bt:iters=1", 5, 64},
+		{"4x4x1", "bt:class=C,iters=1", 4, 162},
+	};
+	for (size_t t = 0; t < sizeof c / sizeof *c; t++) {
+		world *w = make_scattered(c[t].shape);
+		uint32_t q = c[t].q;
+		uint64_t want = 0, M = c[t].N / q + 1;
+		for (uint32_t r = 0; r < q * q; r++) {
+			uint32_t i = r % q, j = r / q, ip = (i + 1) % q, im = (i + q - 1) % q,
+				 jp = (j + 1) % q, jm = (j + q - 1) % q;
+			/* x, y, z successor then predecessor */
+			uint32_t nb[6] = {ip + q * j, im + q * j, i + q * jp, i + q * jm,
+					  im + q * jp, ip + q * jm};
+			for (int k = 0; k < 6; k++)
+				want += chunk_hops(w, r, nb[k], bt_face(q, c[t].N, r, k / 2, k % 2 == 0)) +
+					(q - 1) * chunk_hops(w, r, nb[k], (k % 2 ? 5 : 30) * M * M);
+		}
+		assert_int_equal(chunks_of(w, pattern_nas_bt, c[t].spec), want);
+		drop(w);
+	}
+}
+
+/* CG on 8 ranks, classes B and C: a 2 x 4 grid (not square);
+ * reductions swap with the rank 2, then 1, columns away; transpose
+ * partners by hand; vectors of na/4 doubles. */
+static void cg_eight_ranks(void **state)
+{
+	(void)state;
+	static const uint32_t tr[8] = {0, 1, 4, 5, 2, 3, 6, 7};
+	static const char *const spec[2] = {"cg:class=B,iters=1", "cg:class=C,iters=1"};
+	static const uint64_t na[2] = {75000, 150000};
+	for (int c = 0; c < 2; c++) {
+		world *w = make_scattered("8x1x1");
+		uint64_t s1 = 0, s2 = 0, v = 0, t = 0;
+		for (uint32_t r = 0; r < 8; r++) {
+			for (uint32_t x = 2; x >= 1; x--) {
+				s1 += chunk_hops(w, r, r ^ x, 1);
+				s2 += chunk_hops(w, r, r ^ x, 2);
+				v += chunk_hops(w, r, r ^ x, na[c] / 4);
+			}
+			t += chunk_hops(w, r, tr[r], na[c] / 4);
+		}
+		uint64_t want = s1 + 25 * (v + t + 2 * s1) + v + t + s1 + s2;
+		assert_int_equal(chunks_of(w, pattern_nas_cg, spec[c]), want);
+		assert_int_equal(clab_net_phases(w->n), 2 + 25 * 7 + 5 + 2);
+		drop(w);
+	}
+}
+
+/* MG on 8 ranks (a 2x2x2 grid on a ring of 8 nodes, so the x, y and z
+ * neighbours r^1, r^2, r^4 are 1, 2 and 4 hops away): on level k each
+ * neighbour is both the +1 and the -1 one and gets two messages of each
+ * face, m = 2 + 2^(k-1); 3 comm3 on levels 2..8 and 2 on level 1. */
+static void mg_eight_ranks(void **state)
+{
+	(void)state;
+	world *w = make("8x1x1");
+	uint64_t want = 0, calls = 0;
+	for (int k = 1; k <= 8; k++) {
+		uint64_t m = 2 + (1u << (k - 1)), c = k == 1 ? 2 : 3;
+		for (uint32_t r = 0; r < 8; r++)
+			want += c * 2 * (chunk_hops(w, r, r ^ 1, (m - 2) * (m - 2)) +
+					 chunk_hops(w, r, r ^ 2, m * (m - 2)) +
+					 chunk_hops(w, r, r ^ 4, m * m));
+		calls += c;
+	}
+	assert_int_equal(chunks_of(w, pattern_nas_mg, "mg:iters=1"), want);
+	assert_int_equal(clab_net_phases(w->n), 3 * calls);
+	drop(w);
+}
+
+/* Chunks of one MG iteration on a p[0] x p[1] x p[2] grid (x fastest) of
+ * 2^lt points: 3 comm3 a level, 2 on level 1, none on a level with fewer
+ * points than ranks along some axis; faces with ghosts m = 2 + 2^k/p. */
+static uint64_t mg_want(const world *w, const uint32_t *p, int lt)
+{
+	uint64_t want = 0;
+	for (int k = 1; k <= lt; k++) {
+		if ((1u << k) < p[0] || (1u << k) < p[1] || (1u << k) < p[2])
+			continue;
+		uint64_t m[3], calls = k == 1 ? 2 : 3;
+		for (int ax = 0; ax < 3; ax++)
+			m[ax] = 2 + (1u << k) / p[ax];
+		uint64_t face[3] = {(m[1] - 2) * (m[2] - 2), m[0] * (m[2] - 2), m[0] * m[1]};
+		for (uint32_t r = 0; r < w->m.nranks; r++)
+			for (uint32_t ax = 0, step = 1; ax < 3; step *= p[ax], ax++) {
+				uint32_t mine = r / step % p[ax], base = r - mine * step;
+				if (p[ax] > 1)
+					want += calls * (chunk_hops(w, r, base + (mine + 1) % p[ax] * step, face[ax]) +
+							 chunk_hops(w, r, base + (mine + p[ax] - 1) % p[ax] * step, face[ax]));
+			}
+	}
+	return want;
+}
+
+/* Chunks sent on link l of every node. */
+static uint64_t link_total(const world *w, int l)
+{
+	uint64_t sum = 0;
+	for (uint32_t x = 0; x < w->t.nodes; x++)
+		sum += clab_net_count(w->n, x, l, CLAB_NET_SENT_CHUNKS, 0x7f);
+	return sum;
+}
+
+/* MG on rings of 32 and 64 nodes (hops differ from pair to pair): the
+ * grids 2x4x4 and 4x4x4, where the +1 and -1 neighbours differ and level
+ * 1 (2 points for 4 ranks) has no traffic. Every exchange goes both ways,
+ * so the plus and minus links carry the same. */
+static void mg_rings(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *shape, *spec;
+		uint32_t p[3];
+		int lt;
+		uint64_t iters, phases;
+	} c[] = {
+		{"32x1x1", "mg:class=A,iters=1", {2, 4, 4}, 8, 1, 3 * 3 * 7},
+		{"64x1x1", "mg:class=C,iters=1", {4, 4, 4}, 9, 1, 3 * 3 * 8},
+		{"64x1x1", "mg:class=B,iters=2", {4, 4, 4}, 8, 2, 2 * 3 * 3 * 7},
+	};
+	for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+		world *w = make(c[i].shape);
+		assert_int_equal(chunks_of(w, pattern_nas_mg, c[i].spec),
+				 c[i].iters * mg_want(w, c[i].p, c[i].lt));
+		assert_int_equal(clab_net_phases(w->n), c[i].phases);
+		assert_int_equal(link_total(w, 0), link_total(w, 1));
+		drop(w);
+	}
+}
+
+/* On 64 ranks: traffic grows with the class, is linear in the iteration
+ * count, and has the expected number of phases. */
+static void classes_on_64(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *name;
+		bench_fn fn;
+		uint64_t niter[3], phases_per_iter; /* for class A */
+	} b[] = {
+		/* copy_faces x 1 + 6 sweeps x 7 stages */
+		{"bt", pattern_nas_bt, {200, 200, 200}, 1 + 6 * 7},
+		/* 8x8 grid, 3 steps a reduction: 3 + 25 x 10 + 7 + 3 */
+		{"cg", pattern_nas_cg, {15, 75, 75}, 263},
+		/* 4x4x4 grid: level 1 has 2 points for 4 ranks, so 21 comm3 */
+		{"mg", pattern_nas_mg, {4, 20, 20}, 21 * 3},
+	};
+	for (size_t i = 0; i < sizeof b / sizeof *b; i++) {
+		uint64_t prev = 0;
+		for (int c = 0; c < 3; c++) {
+			char spec[64];
+			snprintf(spec, sizeof spec, "%s:class=%c", b[i].name, 'A' + c);
+			world *w = make("4x4x4");
+			uint64_t all = chunks_of(w, b[i].fn, spec);
+			if (c == 0)
+				assert_int_equal(clab_net_phases(w->n), b[i].niter[0] * b[i].phases_per_iter);
+			drop(w);
+			w = make("4x4x4");
+			snprintf(spec, sizeof spec, "%s:class=%c,iters=1", b[i].name, 'A' + c);
+			uint64_t one = chunks_of(w, b[i].fn, spec);
+			drop(w);
+			assert_true(one > 0);
+			assert_int_equal(all, b[i].niter[c] * one);
+			assert_true(all > prev);
+			prev = all;
+		}
+		/* once registered, the table entry runs the same code */
+		char spec[64];
+		snprintf(spec, sizeof spec, "%s:class=B,iters=1", b[i].name);
+		world *w = make("4x4x4"), *v = make("4x4x4");
+		int rc = clab_net_pattern(w->n, spec);
+		if (rc == CLAB_OK)
+			assert_int_equal(total(w, CLAB_NET_SENT_CHUNKS),
+					 chunks_of(v, b[i].fn, spec));
+		else
+			assert_non_null(strstr(clab_errmsg(), "unknown traffic pattern"));
+		drop(w);
+		drop(v);
+	}
+}
+
+/* One rank: nothing leaves it and no phase is counted. */
+static void single_rank(void **state)
+{
+	(void)state;
+	bench_fn fns[3] = {pattern_nas_bt, pattern_nas_cg, pattern_nas_mg};
+	for (int i = 0; i < 3; i++) {
+		world *w = make("1x1x1");
+		assert_int_equal(run(w, fns[i], "x:class=C"), CLAB_OK);
+		assert_int_equal(clab_net_phases(w->n), 0);
+		assert_int_equal(clab_net_local_bytes(w->n), 0);
+		drop(w);
+	}
+}
+
+static void expect_error(world *w, bench_fn fn, const char *spec, const char *says)
+{
+	assert_int_equal(run(w, fn, spec), CLAB_E_PATTERN);
+	if (!strstr(clab_errmsg(), says))
+		fail_msg("%s: message \"%s\" does not say \"%s\"", spec, clab_errmsg(), says);
+	assert_int_equal(clab_net_phases(w->n), 0);
+}
+
+static void bad_input(void **state)
+{
+	(void)state;
+	world *w = make("4x4x4");
+	expect_error(w, pattern_nas_bt, "bt:class=D", "class=D: BT comes in classes A, B and C");
+	expect_error(w, pattern_nas_cg, "cg:class=AB", "class=AB");
+	expect_error(w, pattern_nas_mg, "mg:class=", "classes A, B and C");
+	expect_error(w, pattern_nas_cg, "cg:iters=0", "iters=0");
+	expect_error(w, pattern_nas_mg, "mg:iters=many", "iters=many");
+	drop(w);
+	w = make("2x2x2");
+	expect_error(w, pattern_nas_bt, "bt", "8 ranks; BT needs a square number (4 or 9 would do)");
+	drop(w);
+	w = make("3x3x1");
+	expect_error(w, pattern_nas_cg, "cg", "9 ranks; CG needs a power of two (8 or 16 would do)");
+	expect_error(w, pattern_nas_mg, "mg", "MG needs a power of two");
+	drop(w);
+	w = make("3x1x1");
+	expect_error(w, pattern_nas_mg, "mg:class=B", "(2 or 4 would do)");
+	drop(w);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(cg_four_ranks),
+		cmocka_unit_test(bt_four_ranks),
+		cmocka_unit_test(bt_nine_ranks),
+		cmocka_unit_test(bt_uneven_cells),
+		cmocka_unit_test(cg_eight_ranks),
+		cmocka_unit_test(mg_eight_ranks),
+		cmocka_unit_test(mg_rings),
+		cmocka_unit_test(classes_on_64),
+		cmocka_unit_test(single_rank),
+		cmocka_unit_test(bad_input),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,437 @@
+/* The torus model: routing, packetization, conservation of traffic, map
+ * validation, and the 3D-FFT mapping result. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "counterlab/torus.h"
+#include "counterlab/counterlab.h"
+
+static void init(clab_torus *t, const char *machine, const char *shape, int ppn,
+		 const char *order)
+{
+	if (clab_torus_init(t, clab_netspec_find(machine), shape, ppn, order))
+		fail_msg("%s %s: %s", machine, shape, clab_errmsg());
+}
+
+static uint32_t node_at(const clab_torus *t, int a, int b, int c)
+{
+	int x[3] = {a, b, c};
+	return clab_torus_node(t, x);
+}
+
+/* ---- routing ------------------------------------------------------------- */
+
+typedef struct walk { int n; uint32_t node[64]; int link[64]; } walk;
+static void record(void *arg, uint32_t node, int link)
+{
+	walk *w = arg;
+	w->node[w->n] = node;
+	w->link[w->n++] = link;
+}
+
+static void test_rings(void **state)
+{
+	(void)state;
+	clab_torus t;
+	init(&t, "bgl", "5x4x3m", 1, "XYZ");
+	/* odd ring of 5: 0 -> 3 goes minus through 4, 2 hops */
+	assert_int_equal(clab_torus_delta(&t, 0, 0, 3, 0), -2);
+	assert_int_equal(clab_torus_delta(&t, 0, 3, 0, 0), 2);
+	assert_int_equal(clab_torus_delta(&t, 0, 1, 3, 0), 2);
+	/* even ring of 4: half way goes plus from even nodes, minus from odd */
+	assert_int_equal(clab_torus_delta(&t, 1, 0, 2, 0), 2);
+	assert_int_equal(clab_torus_delta(&t, 1, 0, 2, 1), -2);
+	assert_int_equal(clab_torus_delta(&t, 1, 3, 0, 0), 1);
+	/* mesh of 3: no wrap-around link */
+	assert_int_equal(clab_torus_delta(&t, 2, 0, 2, 0), 2);
+	assert_int_equal(clab_torus_delta(&t, 2, 2, 0, 1), -2);
+	assert_int_equal(clab_torus_neighbor(&t, node_at(&t, 0, 0, 2), 5), node_at(&t, 0, 0, 2));
+	assert_int_equal(clab_torus_neighbor(&t, node_at(&t, 0, 0, 0), 0), node_at(&t, 4, 0, 0));
+
+	/* hop counts */
+	assert_int_equal(clab_torus_hops(&t, node_at(&t, 0, 0, 0), node_at(&t, 3, 2, 2)), 2 + 2 + 2);
+	assert_int_equal(clab_torus_hops(&t, node_at(&t, 4, 3, 0), node_at(&t, 0, 0, 0)), 1 + 1 + 0);
+
+	/* the route wraps: (0,0,0) -> (3,1,1) goes X- to 4 then 3, Y+, Z+ */
+	walk w = {0};
+	int hops = clab_torus_route(&t, node_at(&t, 0, 0, 0), node_at(&t, 3, 1, 1), 0, record, &w);
+	assert_int_equal(hops, 4);
+	assert_int_equal(w.n, 4);
+	assert_int_equal(w.link[0], 0);
+	assert_int_equal(w.node[1], node_at(&t, 4, 0, 0));
+	assert_int_equal(w.link[1], 0);
+	assert_int_equal(w.link[2], 3);
+	assert_int_equal(w.node[2], node_at(&t, 3, 0, 0));
+	assert_int_equal(w.link[3], 5);
+	assert_int_equal(w.node[3], node_at(&t, 3, 1, 0));
+}
+
+static void test_dimension_order(void **state)
+{
+	(void)state;
+	clab_torus t;
+	walk w = {0};
+	/* default: longest dimension first (Y 8, then Z 4, then X 2) */
+	init(&t, "bgl", "2x8x4", 1, NULL);
+	assert_int_equal(t.order[0], 1);
+	assert_int_equal(t.order[1], 2);
+	assert_int_equal(t.order[2], 0);
+	clab_torus_route(&t, node_at(&t, 0, 0, 0), node_at(&t, 1, 1, 1), 0, record, &w);
+	assert_int_equal(w.link[0], 3);
+	assert_int_equal(w.link[1], 5);
+	assert_int_equal(w.link[2], 1);
+	/* a given order, and its rotation (a dynamic route) */
+	init(&t, "bgl", "2x8x4", 1, "ZXY");
+	w.n = 0;
+	clab_torus_route(&t, node_at(&t, 0, 0, 0), node_at(&t, 1, 1, 1), 0, record, &w);
+	assert_int_equal(w.link[0], 5);
+	assert_int_equal(w.link[1], 1);
+	assert_int_equal(w.link[2], 3);
+	w.n = 0;
+	clab_torus_route(&t, node_at(&t, 0, 0, 0), node_at(&t, 1, 1, 1), 1, record, &w);
+	assert_int_equal(w.link[0], 1);
+	/* BG/Q default: the longest of ABCD first, E last */
+	init(&t, "bgq", "4x4x8x4x2", 16, NULL);
+	assert_int_equal(t.order[0], 2);
+	assert_int_equal(t.order[4], 4);
+}
+
+/* ---- packetization ------------------------------------------------------- */
+
+static void test_packets(void **state)
+{
+	(void)state;
+	const clab_netspec *q = clab_netspec_find("bgq"), *l = clab_netspec_find("bgl");
+	static const struct { uint64_t bytes, packets, chunks; } bgq[] = {
+		{0, 1, 1}, {1, 1, 2}, {32, 1, 2}, {33, 1, 3}, {512, 1, 17},
+		{513, 2, 19}, {1024, 2, 34}, {1 << 20, 2048, 2048 * 17},
+	};
+	for (size_t i = 0; i < sizeof bgq / sizeof bgq[0]; i++) {
+		clab_packets p = clab_netspec_packetize(q, bgq[i].bytes);
+		assert_int_equal(p.packets, bgq[i].packets);
+		assert_int_equal(p.chunks, bgq[i].chunks);
+		assert_int_equal(p.wire, 32 * bgq[i].chunks);
+	}
+	/* BG/L: 16-byte header, 240 payload, 32..256-byte packets, 14 bytes more */
+	static const struct { uint64_t bytes, packets, chunks; } bgl[] = {
+		{0, 1, 1}, {16, 1, 1}, {17, 1, 2}, {240, 1, 8}, {241, 2, 9}, {480, 2, 16},
+	};
+	for (size_t i = 0; i < sizeof bgl / sizeof bgl[0]; i++) {
+		clab_packets p = clab_netspec_packetize(l, bgl[i].bytes);
+		assert_int_equal(p.packets, bgl[i].packets);
+		assert_int_equal(p.chunks, bgl[i].chunks);
+		assert_int_equal(p.wire, 32 * bgl[i].chunks + 14 * bgl[i].packets);
+	}
+}
+
+/* ---- conservation -------------------------------------------------------- */
+
+typedef struct tally { uint64_t *sent; int nl; uint64_t c; } tally;
+static void add_hop(void *arg, uint32_t node, int link)
+{
+	tally *t = arg;
+	t->sent[node * (uint32_t)t->nl + (uint32_t)link] += t->c;
+}
+
+/* Random deterministic traffic: the per-link loads of the model equal a
+ * hop-by-hop walk of every message, what is sent on a link arrives at the
+ * far end, and every node's packets balance: arrived + injected = sent on
+ * + delivered. */
+static void test_conservation(void **state)
+{
+	(void)state;
+	clab_torus t;
+	clab_map m;
+	init(&t, "bgq", "3x4x2x5x2", 2, NULL);
+	assert_int_equal(clab_map_init(&m, &t, "ABCDET"), CLAB_OK);
+	int err;
+	clab_net *n = clab_net_new(&t, &m, &err);
+	assert_non_null(n);
+	uint64_t *walked = calloc((size_t)t.nodes * t.nlinks, sizeof *walked);
+	uint64_t *inj = calloc(t.nodes, sizeof *inj), *ej = calloc(t.nodes, sizeof *ej);
+	uint64_t seed = 12345;
+	for (int i = 0; i < 3000; i++) {
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		uint32_t s = (uint32_t)(seed >> 33) % m.nranks, r = (uint32_t)(seed >> 13) % m.nranks;
+		uint64_t bytes = (seed >> 40) % 3000, count = 1 + (seed >> 20) % 3;
+		assert_int_equal(clab_net_send(n, s, r, bytes, count, CLAB_VC_ESCAPE), CLAB_OK);
+		if (m.node[s] == m.node[r])
+			continue;
+		clab_packets p = clab_netspec_packetize(t.spec, bytes);
+		tally ta = {walked, t.nlinks, p.chunks * count};
+		clab_torus_route(&t, m.node[s], m.node[r], 0, add_hop, &ta);
+		inj[m.node[s]] += p.packets * count;
+		ej[m.node[r]] += p.packets * count;
+	}
+	assert_int_equal(clab_net_phase_end(n, 1, NULL), CLAB_OK);
+	unsigned esc = CLAB_VC_BIT(CLAB_VC_ESCAPE);
+	uint64_t total = 0;
+	for (uint32_t x = 0; x < t.nodes; x++) {
+		uint64_t in = 0, out = 0;
+		for (int l = 0; l < 2 * t.ndims; l++) {
+			uint64_t c = clab_net_count(n, x, l, CLAB_NET_SENT_CHUNKS, esc);
+			assert_int_equal(c, walked[x * (uint32_t)t.nlinks + (uint32_t)l]);
+			total += c;
+			uint32_t y = clab_torus_neighbor(&t, x, l);
+			assert_int_equal(clab_net_count(n, y, l ^ 1, CLAB_NET_RECV_CHUNKS, esc), c);
+			assert_int_equal(clab_net_count(n, y, l ^ 1, CLAB_NET_RECV_PACKETS, esc),
+					 clab_net_count(n, x, l, CLAB_NET_SENT_PACKETS, esc));
+			in += clab_net_count(n, x, l, CLAB_NET_RECV_PACKETS, esc);
+			out += clab_net_count(n, x, l, CLAB_NET_SENT_PACKETS, esc);
+		}
+		assert_int_equal(in + inj[x], out + ej[x]);
+		/* nothing on the other VCs, nor on the I/O link */
+		assert_int_equal(clab_net_count(n, x, -1, CLAB_NET_SENT_CHUNKS, 0x7f & ~esc), 0);
+		assert_int_equal(clab_net_count(n, x, 10, CLAB_NET_SENT_CHUNKS, 0x7f), 0);
+	}
+	assert_true(total > 0);
+	free(walked);
+	free(inj);
+	free(ej);
+	clab_net_free(n);
+	clab_map_free(&m);
+}
+
+/* A dynamic flow is spread over the rotations of the order of the
+ * dimensions it crosses: 3 messages to a node 1 hop away in each of 3
+ * dimensions leave on 3 different links. */
+static void test_dynamic(void **state)
+{
+	(void)state;
+	clab_torus t;
+	clab_map m;
+	init(&t, "bgl", "8x4x4", 1, "XYZ");
+	assert_int_equal(clab_map_init(&m, &t, "XYZT"), CLAB_OK);
+	int err;
+	clab_net *n = clab_net_new(&t, &m, &err);
+	uint32_t a = node_at(&t, 0, 0, 0), b = node_at(&t, 1, 1, 1);
+	/* by size as MPI: 2000 bytes is above BG/L's eager limit */
+	assert_int_equal(clab_net_send(n, a, b, 2000, 3, CLAB_VC_MPI), CLAB_OK);
+	assert_int_equal(clab_net_phase_end(n, 1, NULL), CLAB_OK);
+	uint64_t per = clab_netspec_packetize(t.spec, 2000).chunks;
+	unsigned dyn = CLAB_VC_BIT(CLAB_VC_DYNAMIC);
+	for (int l = 1; l < 6; l += 2)
+		assert_int_equal(clab_net_count(n, a, l, CLAB_NET_SENT_CHUNKS, dyn), per);
+	assert_int_equal(clab_net_count(n, a, -1, CLAB_NET_SENT_CHUNKS, 0x7f), 3 * per);
+	assert_int_equal(clab_net_count(n, b, -1, CLAB_NET_RECV_CHUNKS, 0x7f), 3 * per);
+	/* an eager message, and one along a line, go deterministic */
+	assert_int_equal(clab_net_send(n, a, b, 100, 1, CLAB_VC_MPI), CLAB_OK);
+	assert_int_equal(clab_net_send(n, a, node_at(&t, 3, 0, 0), 5000, 1, CLAB_VC_MPI), CLAB_OK);
+	assert_int_equal(clab_net_phase_end(n, 1, NULL), CLAB_OK);
+	assert_int_equal(clab_net_count(n, a, 1, CLAB_NET_SENT_CHUNKS, CLAB_VC_BIT(CLAB_VC_ESCAPE)),
+			 clab_netspec_packetize(t.spec, 100).chunks +
+			 clab_netspec_packetize(t.spec, 5000).chunks);
+	clab_net_free(n);
+	clab_map_free(&m);
+}
+
+/* Timing: equal flows sharing a link take proportionally longer; a node
+ * that cannot drain its links makes their senders wait without tokens. */
+static void test_timing(void **state)
+{
+	(void)state;
+	clab_torus t;
+	clab_map m;
+	init(&t, "bgl", "8x8x8", 1, "XYZ");
+	assert_int_equal(clab_map_init(&m, &t, "XYZT"), CLAB_OK);
+	int err;
+	clab_net *n = clab_net_new(&t, &m, &err);
+	uint32_t c = node_at(&t, 4, 4, 4);
+	double one, five;
+	uint32_t from[5] = {node_at(&t, 3, 4, 4), node_at(&t, 5, 4, 4), node_at(&t, 4, 3, 4),
+			    node_at(&t, 4, 5, 4), node_at(&t, 4, 4, 3)};
+	assert_int_equal(clab_net_send(n, from[0], c, 1 << 20, 1, CLAB_VC_ESCAPE), CLAB_OK);
+	assert_int_equal(clab_net_phase_end(n, 1, &one), CLAB_OK);
+	assert_int_equal(clab_net_count(n, from[0], 1, CLAB_NET_NO_TOKEN, 0x7f), 0);
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(clab_net_send(n, from[i], c, 1 << 20, 1, CLAB_VC_ESCAPE), CLAB_OK);
+	assert_int_equal(clab_net_phase_end(n, 1, &five), CLAB_OK);
+	/* five links into a node that drains two: 2.5 times as long */
+	double hops = t.spec->hop_s;
+	assert_true((five - hops) / (one - hops) > 2.49 && (five - hops) / (one - hops) < 2.51);
+	uint64_t nt = clab_net_count(n, from[0], 1, CLAB_NET_NO_TOKEN, 0x7f);
+	double want = (five - one) * t.spec->net_hz;
+	assert_true(nt > 0.99 * want && nt < 1.01 * want);
+	clab_net_free(n);
+	clab_map_free(&m);
+}
+
+/* ---- maps ---------------------------------------------------------------- */
+
+static char *write_tmp(const char *text)
+{
+	static char path[64];
+	snprintf(path, sizeof path, "/tmp/clab_map_XXXXXX");
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	return path;
+}
+
+static void test_maps(void **state)
+{
+	(void)state;
+	clab_torus t;
+	clab_map m;
+	init(&t, "bgl", "2x2x2", 2, NULL);
+	/* permutations: rightmost fastest */
+	assert_int_equal(clab_map_init(&m, &t, "XYZT"), CLAB_OK);
+	assert_int_equal(m.nranks, 16);
+	assert_int_equal(m.node[1], 0);
+	assert_int_equal(m.slot[1], 1);
+	assert_int_equal(m.node[2], 1);
+	clab_map_free(&m);
+	assert_int_equal(clab_map_init(&m, &t, "TXYZ"), CLAB_OK);
+	assert_int_equal(m.node[1], 1);
+	assert_int_equal(m.slot[8], 1);
+	clab_map_free(&m);
+	/* a file */
+	char *p = write_tmp("# two ranks\n1 0 1 1\n\n0 0 0 0  # rank 1\n");
+	assert_int_equal(clab_map_init(&m, &t, p), CLAB_OK);
+	assert_int_equal(m.nranks, 2);
+	assert_int_equal(m.node[0], node_at(&t, 1, 0, 1));
+	assert_int_equal(m.slot[0], 1);
+	clab_map_free(&m);
+	unlink(p);
+	static const struct { const char *text, *want; } bad[] = {
+		{"0 0 0 0\n0 0 0 0\n", "already has"},
+		{"0 0 2 0\n", "outside 0..1"},
+		{"0 0 0 2\n", "outside 0..1"},
+		{"0 0 0\n", "3 numbers"},
+		{"0 0 0 0 0\n", "want 4 whole numbers"},
+		{"0 0 x 0\n", "want 4 whole numbers"},
+		{"-1 0 0 0\n", "outside"},
+		{"# nothing\n", "places no ranks"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		p = write_tmp(bad[i].text);
+		assert_int_equal(clab_map_init(&m, &t, p), CLAB_E_MAP);
+		if (!strstr(clab_errmsg(), bad[i].want))
+			fail_msg("%s: '%s' lacks '%s'", bad[i].text, clab_errmsg(), bad[i].want);
+		assert_null(m.node);
+		unlink(p);
+	}
+	assert_int_equal(clab_map_init(&m, &t, "XYZ"), CLAB_E_MAP);
+	assert_non_null(strstr(clab_errmsg(), "permutation of XYZT"));
+	assert_int_equal(clab_map_init(&m, &t, "XXYZ"), CLAB_E_MAP);
+	assert_int_equal(clab_map_init(&m, &t, "/no/such/map"), CLAB_E_MAP);
+	assert_non_null(strstr(clab_errmsg(), "/no/such/map"));
+	/* shapes */
+	static const char *shapes[] = {"2x2", "2x2x2x2", "0x2x2", "2x2x2x", "2xx2", "4x4x4x4x3", "100000x100x100"};
+	for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+		const char *mach = i == 5 ? "bgq" : "bgl";
+		assert_int_equal(clab_torus_init(&t, clab_netspec_find(mach), shapes[i], 1, NULL), CLAB_E_MAP);
+		assert_true(strlen(clab_errmsg()) > 10);
+	}
+	assert_int_equal(clab_torus_init(&t, clab_netspec_find("bgl"), "2x2x2", 3, NULL), CLAB_E_MAP);
+	assert_int_equal(clab_torus_init(&t, clab_netspec_find("bgl"), "2x2x2", 1, "XYQ"), CLAB_E_MAP);
+}
+
+/* ---- patterns -------------------------------------------------------------- */
+
+/* The BG/Q 3D-FFT study: with a map that puts each 16-rank grid column on
+ * one node, phase 1 never touches the torus; the default map sends it
+ * over every node's links. */
+static void test_fft_mapping(void **state)
+{
+	(void)state;
+	clab_torus t;
+	clab_map dflt, custom;
+	init(&t, "bgq", NULL, 16, NULL);
+	assert_int_equal(clab_map_init(&dflt, &t, "ABCDET"), CLAB_OK);
+	/* rank c + 512 r of the 16 x 512 grid on node c, slot r */
+	char path[] = "/tmp/clab_fftmap_XXXXXX";
+	int fd = mkstemp(path);
+	FILE *f = fdopen(fd, "w");
+	for (uint32_t rank = 0; rank < 8192; rank++) {
+		int c[5];
+		clab_torus_coords(&t, rank % 512, c);
+		fprintf(f, "%d %d %d %d %d %u\n", c[0], c[1], c[2], c[3], c[4], rank / 512);
+	}
+	fclose(f);
+	assert_int_equal(clab_map_init(&custom, &t, path), CLAB_OK);
+	unlink(path);
+	int err;
+	clab_net *a = clab_net_new(&t, &dflt, &err), *b = clab_net_new(&t, &custom, &err);
+	const char *phase1 = "fft3d:n=128,grid=16x512,phase=1";
+	assert_int_equal(clab_net_pattern(a, phase1), CLAB_OK);
+	assert_int_equal(clab_net_pattern(b, phase1), CLAB_OK);
+	uint64_t per_rank = 128ull * 128 * 128 * 16 / 8192;
+	for (uint32_t x = 0; x < t.nodes; x++) {
+		assert_int_equal(clab_net_count(b, x, -1, CLAB_NET_SENT_CHUNKS, 0x7f), 0);
+		assert_int_equal(clab_net_count(b, x, -1, CLAB_NET_RECV_PACKETS, 0x7f), 0);
+		assert_true(clab_net_count(a, x, -1, CLAB_NET_SENT_CHUNKS, 0x7f) > 0);
+	}
+	/* every rank keeps what it sends to its 15 column mates on the node */
+	assert_int_equal(clab_net_local_bytes(b), 8192 * 15 * (per_rank / 16));
+	assert_int_equal(clab_net_local_bytes(a), 0);
+	assert_true(clab_net_time(b) < clab_net_time(a));
+	/* phase 2 (grid rows) is where the custom map's traffic goes */
+	assert_int_equal(clab_net_pattern(b, "fft3d:n=128,grid=16x512,phase=2"), CLAB_OK);
+	assert_true(clab_net_count(b, 0, -1, CLAB_NET_SENT_CHUNKS, 0x7f) > 0);
+	clab_net_free(a);
+	clab_net_free(b);
+	clab_map_free(&dflt);
+	clab_map_free(&custom);
+}
+
+static void test_pattern_errors(void **state)
+{
+	(void)state;
+	clab_torus t;
+	clab_map m;
+	init(&t, "bgl", "2x2x2", 2, NULL);
+	assert_int_equal(clab_map_init(&m, &t, NULL), CLAB_OK);
+	int err;
+	clab_net *n = clab_net_new(&t, &m, &err);
+	static const struct { const char *spec, *want; } bad[] = {
+		{"nope", "unknown traffic pattern"},
+		{"fft3d:n=64,color=red", "unknown key \"color\""},
+		{"fft3d:n=64,n=32", "given twice"},
+		{"fft3d:grid=3x5", "has 15 ranks"},
+		{"fft3d:grid=4", "want 2 sizes"},
+		{"fft3d:phase=3", "want 1, 2 or all"},
+		{"pingpong:b=16", "want a whole number 0..15"},
+		{"pingpong:bytes=-1", "want a whole number"},
+		{"alltoall:group=3", "do not tile"},
+		{"halo3d:stencil=9", "want 7 or 27"},
+		{"bcast:bytes", "not key=value"},
+		{"alltoall:bytes=1Q", "want a whole number"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		assert_int_equal(clab_net_pattern(n, bad[i].spec), CLAB_E_PATTERN);
+		if (!strstr(clab_errmsg(), bad[i].want))
+			fail_msg("%s: '%s' lacks '%s'", bad[i].spec, clab_errmsg(), bad[i].want);
+	}
+	/* nothing was counted by the refused patterns */
+	assert_int_equal(clab_net_phases(n), 0);
+	/* good ones: a 27-point halo sends to 26 neighbours on a periodic grid */
+	assert_int_equal(clab_net_pattern(n, "halo3d:grid=4x2x2,n=8,stencil=27,periodic=1"), CLAB_OK);
+	assert_int_equal(clab_net_pattern(n, "bcast:bytes=4k"), CLAB_OK);
+	assert_int_equal(clab_net_phases(n), 1 + 4);
+	clab_net_free(n);
+	clab_map_free(&m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rings),
+		cmocka_unit_test(test_dimension_order),
+		cmocka_unit_test(test_packets),
+		cmocka_unit_test(test_conservation),
+		cmocka_unit_test(test_dynamic),
+		cmocka_unit_test(test_timing),
+		cmocka_unit_test(test_maps),
+		cmocka_unit_test(test_fft_mapping),
+		cmocka_unit_test(test_pattern_errors),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
