@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Benchmarks (`make bench`): builds bench/*.c into $BUILD/bench/, runs them and
-# writes bench/results/read_latency.json. Targets are reported, not asserted:
-# the exit status is non-zero only when a build or a program fails.
+# writes bench/results/read_latency.json and netsim.json. Targets are
+# reported, not asserted: the exit status is non-zero only when a build or a
+# program fails.
 #
+#   BENCHES  which to run (default "read_latency netsim")
 #   PREFIX  where PAPI and libcounterlab are installed (default build/prefix)
 #   BUILD   build directory (default build)
 #   READ_LATENCY_ARGS  "REPS BATCH" for read_latency (default: its own, 15 20000)
@@ -28,6 +30,8 @@ ldrpath=(-L"$PREFIX/lib" -Wl,-rpath,"$PREFIX/lib")
 echo "bench: building into $out"
 "$CC" "${cflags[@]}" "$here/read_latency.c" -o "$out/read_latency" "${ldrpath[@]}" -lpapi -lcounterlab
 "$CC" "${cflags[@]}" "$here/node_memory.c" -o "$out/node_memory" "${ldrpath[@]}" -lcounterlab
+"$CC" "${cflags[@]}" "$here/netsim.c" -o "$out/netsim" "${ldrpath[@]}" -lcounterlab
+benches=${BENCHES:-read_latency netsim}
 
 # run NAME ARGS...: one program, its stdout (one JSON object) echoed back
 run() {
@@ -47,6 +51,32 @@ run() {
 # field JSON KEY: a scalar member of a flat JSON object (quotes stripped)
 field() { sed -n "s/.*\"$2\":\"\{0,1\}\([^,\"}]*\).*/\1/p" <<<"$1"; }
 
+cpu=$(sed -n 's/^model name[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo 2>/dev/null |
+      head -1 | tr -d '"\\' || true)
+machine_json() {
+	printf '"date":"%s","machine":{"arch":"%s","nproc":%d,"cpu":"%s","kernel":"%s"}' \
+		"$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$(uname -m)" "$(nproc)" "$cpu" "$(uname -r)"
+}
+# write NAME JSON: results/NAME.json, checked when python3 is at hand
+write() {
+	local tmp=$results/.$1.json.$$
+	printf '%s\n' "$2" >"$tmp"
+	if command -v python3 >/dev/null 2>&1; then
+		python3 -m json.tool "$tmp" >/dev/null ||
+			{ echo "bench: invalid JSON in $tmp" >&2; exit 1; }
+	fi
+	mv "$tmp" "$results/$1.json"
+	echo "bench: wrote $results/$1.json"
+}
+
+if [[ " $benches " == *" netsim "* ]]; then
+	echo "bench: netsim (512-node FFT study, then Sequoia)"
+	ns=$(run netsim)
+	write netsim "${ns%\}},$(machine_json)}"
+	echo "netsim: $ns"
+fi
+[[ " $benches " == *" read_latency "* ]] || exit 0
+
 # each run in a process of its own: the machine opens once per process.
 # Every component on both clocks with only the reader's thread live; the
 # node-wide units again with all 68 hardware threads live (a full node:
@@ -64,20 +94,7 @@ done
 echo "bench: node_memory"
 mem=$(run node_memory)
 
-cpu=$(sed -n 's/^model name[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo 2>/dev/null |
-      head -1 | tr -d '"\\' || true)
-tmp=$results/.read_latency.json.$$
-{
-	printf '{"benchmark":"read_latency","date":"%s",' "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
-	printf '"machine":{"arch":"%s","nproc":%d,"cpu":"%s","kernel":"%s"},' \
-		"$(uname -m)" "$(nproc)" "$cpu" "$(uname -r)"
-	printf '"runs":[%s],"node_memory":%s}\n' "$(IFS=,; echo "${runs[*]}")" "$mem"
-} >"$tmp"
-if command -v python3 >/dev/null 2>&1; then
-	python3 -m json.tool "$tmp" >/dev/null ||
-		{ echo "bench: invalid JSON in $tmp" >&2; exit 1; }
-fi
-mv "$tmp" "$results/read_latency.json"
+write read_latency "{\"benchmark\":\"read_latency\",$(machine_json),\"runs\":[$(IFS=,; echo "${runs[*]}")],\"node_memory\":$mem}"
 
 echo
 echo "read_latency ($(uname -m), $(nproc) CPUs): median ns per PAPI_read of 4 events"
@@ -90,4 +107,3 @@ for j in "${runs[@]}"; do
 done
 echo "node_memory ($(field "$mem" machine_spec) + 1 event set): node_rss_kib=$(field "$mem" node_rss_kib)" \
      "(heap $(field "$mem" node_heap_kib) KiB; method check: 1 MiB malloc = $(field "$mem" check_malloc_1mib_rss_kib) KiB)"
-echo "bench: wrote $results/read_latency.json"

@@ -1,6 +1,6 @@
 /* Seeded mutation fuzzing of every parser: event names with qualifiers,
- * machine specs, machine profiles, activity profiles, preset files and
- * postfix formulas. Each input must give either success or one of the
+ * machine specs, machine profiles, activity profiles, preset files,
+ * postfix formulas, torus shapes, rank maps and traffic patterns. Each input must give either success or one of the
  * documented errors with a message, never a crash (the suite also runs
  * under AddressSanitizer and UndefinedBehaviorSanitizer). */
 #include <stdio.h>
@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include "helpers.h"
 #include "../../framework/internal.h"
+#include "counterlab/torus.h"
 
 #define ROUNDS 1500
 
@@ -227,6 +228,57 @@ static void fuzz_postfix(void **state)
 	}
 }
 
+/* Torus shapes, routing orders, rank maps (permutations and files) and
+ * traffic patterns on a small torus: success or CLAB_E_MAP/PATTERN. */
+static void fuzz_torus(void **state)
+{
+	(void)state;
+	static const char *shapes[] = {"2x2x2", "4mx2x3", "1x1x1"};
+	static const char *patterns[] = {
+		"fft3d:n=16,grid=4x4,phase=1", "alltoall:bytes=1k,group=4,stride=2",
+		"halo3d:grid=4x2x2,n=4,stencil=27,periodic=1", "pingpong:a=1,b=9,bytes=300,iters=2",
+		"bcast:root=3,bytes=2000", "cg:class=A,iters=1", "mg:class=A,iters=1", "bt:class=A,iters=1",
+	};
+	static const char map_text[] = "0 0 0 0\n1 0 1 1 # r1\n\n1 1 1 0\n";
+	const clab_netspec *bgl = clab_netspec_find("bgl");
+	char buf[256], path[] = "/tmp/clab-fuzz-map-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	clab_torus t;
+	clab_map m;
+	for (int r = 0; r < ROUNDS; r++) {
+		mutate(shapes[r % 3], buf, sizeof buf);
+		int rc = clab_torus_init(&t, bgl, buf, 2, r % 2 ? "ZYX" : NULL);
+		assert_true(rc == CLAB_OK || rc == CLAB_E_MAP);
+		mutate("XZY", buf, sizeof buf);
+		rc = clab_torus_init(&t, bgl, "2x2x2", 2, buf);
+		assert_true(rc == CLAB_OK || rc == CLAB_E_MAP);
+		assert_int_equal(clab_torus_init(&t, bgl, "2x2x2", 2, NULL), CLAB_OK);
+		mutate(r % 2 ? "TXYZ" : map_text, buf, sizeof buf);
+		if (r % 2 == 0) {
+			FILE *f = fopen(path, "w");
+			fputs(buf, f);
+			fclose(f);
+		}
+		rc = clab_map_init(&m, &t, r % 2 ? buf : path);
+		if (rc != CLAB_OK) {
+			assert_int_equal(rc, CLAB_E_MAP);
+			assert_true(strlen(clab_errmsg()) > 0);
+			continue;
+		}
+		int err;
+		clab_net *n = clab_net_new(&t, &m, &err);
+		assert_non_null(n);
+		mutate(patterns[r % 8], buf, sizeof buf);
+		rc = clab_net_pattern(n, buf);
+		assert_true(rc == CLAB_OK || rc == CLAB_E_PATTERN);
+		clab_net_free(n);
+		clab_map_free(&m);
+	}
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -235,6 +287,7 @@ int main(void)
 		cmocka_unit_test(fuzz_profiles),
 		cmocka_unit_test(fuzz_presets),
 		cmocka_unit_test(fuzz_postfix),
+		cmocka_unit_test(fuzz_torus),
 	};
 	return cmocka_run_group_tests_name("fuzz", tests, NULL, NULL);
 }
