@@ -31,7 +31,8 @@ LIB_SRCS := $(wildcard framework/*.c sim_backends/activity/*.c sim_backends/bgq/
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 GEN := $(BUILD)/gen/bgq_events.h
 LIBCLAB := $(PREFIX)/lib/libcounterlab.so
-UTILS := $(PREFIX)/bin/counterlab-native-avail $(PREFIX)/bin/counterlab-netsim
+UTILS := $(PREFIX)/bin/counterlab-native-avail $(PREFIX)/bin/counterlab-netsim \
+	$(PREFIX)/bin/counterlab-map
 DATA_STAMP := $(BUILD)/data.stamp
 PAPI_STAMP := $(BUILD)/papi.stamp
 PAPI_TREE := $(BUILD)/papi

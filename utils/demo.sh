@@ -31,5 +31,42 @@ COUNTERLAB_MACHINE=bgq:clock=virtual \
 say "Counting what cannot be counted together"
 COUNTERLAB_MACHINE=bgq:clock=virtual \
 	"$bin/papi_command_line" PEVT_L1P_SW_MAS_SW_REQ_VAL PEVT_L1P_STRM_LINE_ESTB 2>&1 | grep -E 'PEVT|Failed|conflict|hardware' | head -4 || true
+# ---- the flagship: what a rank mapping does to the torus --------------------
+out=${DEMO_OUT:-$(dirname "$PREFIX")/demo}
+mkdir -p "$out"
+fft=n=512,grid=16x512
+say "The BG/Q 3D-FFT mapping study: 512 nodes (4x4x4x4x2), 16 ranks per node, 512^3 double complex on a 16 x 512 grid"
+echo "Phase 1 is the all-to-all inside each grid column (16 ranks c, c+512, ...); phase 2 inside each row (512 ranks)."
+echo "Default map ABCDET puts consecutive ranks on a node, so a column's 16 ranks sit on 16 nodes across the machine."
+echo "The custom map groups each column on one node:"
+echo "  counterlab-map --machine bgq group:size=16,stride=512 -o $out/fft-columns.map"
+"$bin/counterlab-map" --machine bgq group:size=16,stride=512 -o "$out/fft-columns.map"
+get() { # json event field: one summary figure of a netsim JSON output
+	sed -n "s/.*\"$2\": {\"min\": \([0-9]*\), \"mean\": \([0-9.]*\), \"max\": \([0-9]*\).*/\1 \2 \3/p" "$1" |
+		awk -v f="$3" '{ print (f == "min") ? $1 : (f == "mean") ? $2 : $3 }'
+}
+printf '\n%-8s %-6s %12s %16s %16s %16s %14s\n' map phase "time (ms)" "sent chunks/node" "max chunks/node" "recv-FIFO mean" "bytes on node"
+for map in ABCDET "$out/fft-columns.map"; do
+	name=$([ "$map" = ABCDET ] && echo ABCDET || echo columns)
+	for phase in 1 2; do
+		j=$out/fft-$name-phase$phase.json
+		"$bin/counterlab-netsim" --quiet --map "$map" --pattern "fft3d:$fft,phase=$phase" --format json > "$j"
+		printf '%-8s %-6s %12.3f %16.0f %16s %16.0f %14s\n' "$name" "$phase" \
+			"$(sed -n 's/.*"time_s": \([0-9.e+-]*\).*/\1/p' "$j" | awk '{ print $1 * 1000 }')" \
+			"$(get "$j" PEVT_NW_USER_PP_SENT mean)" "$(get "$j" PEVT_NW_USER_PP_SENT max)" \
+			"$(get "$j" PEVT_NW_USER_PP_RECV_FIFO mean)" \
+			"$(sed -n 's/.*"local_bytes": \([0-9]*\).*/\1/p' "$j")"
+	done
+	"$bin/counterlab-netsim" --quiet --map "$map" --pattern "fft3d:$fft,phase=1" --per-node \
+		--heatmap "$out/fft-$name.png" --heatmap-event PEVT_NW_USER_PP_SENT > "$out/fft-$name.txt"
+done
+echo
+echo "Per-node counters of phase 1, summed over each node's torus links (first 4 nodes; all in $out/fft-*.txt):"
+for name in ABCDET columns; do
+	sed -n '1p;5,9p' "$out/fft-$name.txt" | sed "s/^/  /"
+done
+echo
+echo "Heat maps of PEVT_NW_USER_PP_SENT per node in phase 1: $out/fft-ABCDET.png $out/fft-columns.png"
+
 echo
 echo "Next: make check (every test), make bench (benchmarks), README.md (the tour)."
