@@ -262,10 +262,8 @@ int main(int argc, char **argv)
 		for (int e = 0; e < nev; e++)
 			val[(size_t)x * nev + e] = clab_netevent_count(net, &ev[e], x);
 	double time_s = clab_net_time(net);
-	char shape[64] = "";
-	for (int d = 0; d < t.ndims; d++)
-		snprintf(shape + strlen(shape), sizeof shape - strlen(shape), "%s%d%s",
-			 d ? "x" : "", t.size[d], t.wrap[d] ? "" : "m");
+	char shape[64];
+	clab_torus_shape(&t, shape, sizeof shape);
 	const char *mapname = o.map ? o.map : spec->letters;
 
 	if (o.format == JSON) {

@@ -45,7 +45,7 @@ get() { # json event field: one summary figure of a netsim JSON output
 	sed -n "s/.*\"$2\": {\"min\": \([0-9]*\), \"mean\": \([0-9.]*\), \"max\": \([0-9]*\).*/\1 \2 \3/p" "$1" |
 		awk -v f="$3" '{ print (f == "min") ? $1 : (f == "mean") ? $2 : $3 }'
 }
-printf '\n%-8s %-6s %12s %16s %16s %16s %14s\n' map phase "time (ms)" "sent chunks/node" "max chunks/node" "recv-FIFO mean" "bytes on node"
+printf '\n%-8s %-6s %12s %16s %16s %16s %14s\n' map phase "time (ms)" "sent chunks/node" "max chunks/node" "recv-FIFO mean" "bytes kept on nodes"
 for map in ABCDET "$out/fft-columns.map"; do
 	name=$([ "$map" = ABCDET ] && echo ABCDET || echo columns)
 	for phase in 1 2; do

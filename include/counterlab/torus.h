@@ -89,6 +89,8 @@ uint32_t clab_torus_neighbor(const clab_torus *t, uint32_t n, int link);
  * calls fn(arg, node, link) for every link crossed; returns the hops. */
 int clab_torus_route(const clab_torus *t, uint32_t src, uint32_t dst, int rot,
 		     void (*fn)(void *arg, uint32_t node, int link), void *arg);
+/* The shape as clab_torus_init takes it ("4x4x4x4x2", "8x4mx4"). */
+const char *clab_torus_shape(const clab_torus *t, char *buf, size_t len);
 /* "A+", "X-", "IO": the name of link l. */
 const char *clab_torus_link_name(const clab_torus *t, int link, char *buf,
 				 size_t len);
@@ -107,6 +109,8 @@ typedef struct clab_map {
  * as a permutation. Every slot is used at most once. */
 int clab_map_init(clab_map *m, const clab_torus *t, const char *spec);
 void clab_map_free(clab_map *m);
+/* An unfilled map of n ranks (for generators); CLAB_E_NOMEM. */
+int clab_map_alloc(clab_map *m, uint32_t n);
 
 /* Virtual channels of the traffic (BG/Q's seven; VC mask bit 0x40 >> vc). */
 enum clab_vc {

@@ -163,6 +163,16 @@ int clab_torus_route(const clab_torus *t, uint32_t src, uint32_t dst, int rot,
 	return hops;
 }
 
+const char *clab_torus_shape(const clab_torus *t, char *buf, size_t len)
+{
+	size_t k = 0;
+	buf[0] = '\0';
+	for (int d = 0; d < t->ndims && k < len; d++)
+		k += (size_t)snprintf(buf + k, len - k, "%s%d%s", d ? "x" : "", t->size[d],
+				      t->wrap[d] ? "" : "m");
+	return buf;
+}
+
 const char *clab_torus_link_name(const clab_torus *t, int link, char *buf,
 				 size_t len)
 {
@@ -186,7 +196,7 @@ static int letters_only(const char *spec)
 	return 1;
 }
 
-static int map_alloc(clab_map *m, uint32_t n)
+int clab_map_alloc(clab_map *m, uint32_t n)
 {
 	m->nranks = n;
 	m->node = malloc((size_t)n * sizeof *m->node);
@@ -212,7 +222,7 @@ static int map_permutation(clab_map *m, const clab_torus *t, const char *perm)
 		seen |= 1u << d;
 		dim[i] = d;
 	}
-	int rc = map_alloc(m, t->nodes * (uint32_t)t->ppn);
+	int rc = clab_map_alloc(m, t->nodes * (uint32_t)t->ppn);
 	if (rc)
 		return rc;
 	for (uint32_t r = 0; r < m->nranks; r++) {
@@ -239,7 +249,7 @@ static int map_file(clab_map *m, const clab_torus *t, const char *path)
 		return clab_seterr(CLAB_E_MAP, "map file %s: %s", path, strerror(errno));
 	uint32_t slots = t->nodes * (uint32_t)t->ppn, cap = 1024, n = 0;
 	uint8_t *used = calloc(slots, 1);
-	int rc = map_alloc(m, cap);
+	int rc = clab_map_alloc(m, cap);
 	if (rc || !used) {
 		fclose(f);
 		free(used);
