@@ -124,24 +124,14 @@ static double study(const clab_torus *t, const clab_map *m, const fft *f, uint32
 }
 
 /* The custom map: grid column c (ranks c + Pc*r, Pr = ppn of them) on node c. */
-static void column_map(const clab_torus *t, const fft *f, clab_map *m)
+static void column_map(const fft *f, clab_map *m)
 {
-	char path[] = "/tmp/clab-bench-map-XXXXXX";
-	int fd = mkstemp(path);
-	FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
-	if (!out)
-		die("map file");
-	for (uint32_t rank = 0; rank < f->pr * f->pc; rank++) {
-		int c[CLAB_TORUS_MAXD];
-		clab_torus_coords(t, rank % f->pc, c);
-		for (int d = 0; d < t->ndims; d++)
-			fprintf(out, "%d ", c[d]);
-		fprintf(out, "%u\n", rank / f->pc);
-	}
-	fclose(out);
-	if (clab_map_init(m, t, path))
+	if (clab_map_alloc(m, f->pr * f->pc))
 		die("column map");
-	remove(path);
+	for (uint32_t rank = 0; rank < m->nranks; rank++) {
+		m->node[rank] = rank % f->pc;
+		m->slot[rank] = (uint16_t)(rank / f->pc);
+	}
 }
 
 int main(int argc, char **argv)
@@ -155,7 +145,7 @@ int main(int argc, char **argv)
 	       "\"pattern\": \"fft3d:n=512,grid=16x512\", \"target_s\": 1.0, ");
 	if (clab_torus_init(&t, bgq, "4x4x4x4x2", 16, NULL) || clab_map_init(&dflt, &t, "ABCDET"))
 		die("512 nodes");
-	column_map(&t, &small, &cols);
+	column_map(&small, &cols);
 	double both = study(&t, &dflt, &small, 1, "ABCDET", 0);
 	both += study(&t, &cols, &small, 1, "columns", 0);
 	clab_map_free(&dflt);

@@ -147,7 +147,10 @@ static int parse(int argc, char **argv, opts *o)
 		return 2;
 	}
 	if (!clab_netspec_find(o->machine)) {
-		fprintf(stderr, "counterlab-netsim: --machine %s: known machines are bgq and bgl\n", o->machine);
+		fprintf(stderr, "counterlab-netsim: --machine %s: known machines are", o->machine);
+		for (const char *const *m = clab_netspec_names(); *m; m++)
+			fprintf(stderr, " %s", *m);
+		fputc('\n', stderr);
 		return 2;
 	}
 	if (list)
@@ -219,7 +222,8 @@ int main(int argc, char **argv)
 		return die("--torus/--ppn/--order");
 	if (clab_map_init(&map, &t, o.map))
 		return die("--map");
-	int *pick = malloc((size_t)nev * 64 * sizeof *pick);
+	/* a --counters list names at most one event per two characters */
+	int *pick = malloc(((size_t)nev + (o.counters ? strlen(o.counters) : 0)) * sizeof *pick);
 	int npick = pick ? pick_events(ev, nev, o.counters, pick) : -1;
 	int heat = 0;
 	if (npick < 0)

@@ -80,8 +80,6 @@ uint32_t clab_torus_node(const clab_torus *t, const int *c);
  * round a ring of even size goes plus from a node whose coordinates sum to
  * an even number (odd = 0), minus otherwise, as BG/Q's routers do. */
 int clab_torus_delta(const clab_torus *t, int d, int a, int b, int odd);
-/* 1 when node n's coordinates sum to an odd number. */
-int clab_torus_odd(const clab_torus *t, uint32_t n);
 int clab_torus_hops(const clab_torus *t, uint32_t a, uint32_t b);
 /* The node across link l of node n (n itself past a mesh edge). */
 uint32_t clab_torus_neighbor(const clab_torus *t, uint32_t n, int link);
@@ -91,9 +89,6 @@ int clab_torus_route(const clab_torus *t, uint32_t src, uint32_t dst, int rot,
 		     void (*fn)(void *arg, uint32_t node, int link), void *arg);
 /* The shape as clab_torus_init takes it ("4x4x4x4x2", "8x4mx4"). */
 const char *clab_torus_shape(const clab_torus *t, char *buf, size_t len);
-/* "A+", "X-", "IO": the name of link l. */
-const char *clab_torus_link_name(const clab_torus *t, int link, char *buf,
-				 size_t len);
 
 /* Ranks on nodes: rank r runs on node[r] as on-node slot slot[r]. */
 typedef struct clab_map {
@@ -156,7 +151,6 @@ uint64_t clab_net_count(const clab_net *n, uint32_t node, int link,
 double clab_net_time(const clab_net *n);      /* seconds, all phases */
 uint64_t clab_net_phases(const clab_net *n);
 uint32_t clab_net_nranks(const clab_net *n);
-const clab_torus *clab_net_torus(const clab_net *n);
 /* Bytes that stayed on their node (never touched the torus). */
 uint64_t clab_net_local_bytes(const clab_net *n);
 /* Progress callback for long runs: done/total of the current phase. */

@@ -18,6 +18,7 @@
 #define CTR_SENT 0xfull
 #define CTR_RECV 0x10ull
 #define CTR_FIFO 0x20ull
+#define CTR_CYCLES 0x40ull
 
 static const clab_qual_info nw_quals[] = {
 	[BGQ_Q_LINKS] = {"links", "links the event set attaches to: bit l for link l (A- A+ B- B+ C- C+ D- D+ E- E+ IO), default 0x7ff", 1, ALL_LINKS},
@@ -98,6 +99,13 @@ int bgq_net_traffic(bgq_net *b, const char *pattern, double *seconds)
 
 static const char *name_of(int ev) { return bgq_nwunit_natives[ev].name; }
 static uint64_t ctr_of(int ev) { return bgq_nwunit_natives[ev].ctr_mask; }
+/* What the torus model counts for event ev (its hardware counter). */
+static enum clab_netctr what_of(int ev)
+{
+	uint64_t c = ctr_of(ev);
+	return c == CTR_SENT ? CLAB_NET_SENT_CHUNKS : c == CTR_RECV ? CLAB_NET_RECV_PACKETS
+		: c == CTR_FIFO ? CLAB_NET_RECV_FIFO : CLAB_NET_CYCLES;
+}
 static unsigned links_of(int64_t arg) { return (unsigned)(arg & 0xffff); }
 static unsigned vcs_of(int64_t arg) { return (unsigned)(arg >> 16); }
 
@@ -127,7 +135,7 @@ static int nw_admit(bgq_fixed_unit *u, const bgq_fixed_set *s,
 					   "%s: a network event set counts at most 4 _SENT events (counters 0-3)",
 					   name_of(s->ev[i]));
 		if ((c == CTR_RECV && recv >= 0) || (c == CTR_FIFO && fifo >= 0) ||
-		    (c == 0x40ull && cycles++))
+		    (c == CTR_CYCLES && cycles++))
 			return clab_seterr(CLAB_E_CONFLICT,
 					   "%s: a network event set counts one _RECV, one _RECV_FIFO and one PEVT_NW_CYCLES event",
 					   name_of(s->ev[i]));
@@ -160,11 +168,9 @@ static int nw_values(bgq_fixed_unit *u, bgq_fixed_set *s, uint64_t *v)
 	bgq_net *b = u->net;
 	pthread_mutex_lock(&b->lock);
 	for (int i = 0; i < s->n; i++) {
-		uint64_t c = ctr_of(s->ev[i]);
-		enum clab_netctr what = c == CTR_SENT ? CLAB_NET_SENT_CHUNKS
-			: c == CTR_RECV ? CLAB_NET_RECV_PACKETS : CLAB_NET_RECV_FIFO;
+		enum clab_netctr what = what_of(s->ev[i]);
 		v[i] = 0;
-		if (c == 0x40ull) { /* the reader's clock at 500 of 1600 MHz */
+		if (what == CLAB_NET_CYCLES) { /* the reader's clock at 500 of 1600 MHz */
 			v[i] = u->node->hwt[s->hw].now * 5 / 16;
 			continue;
 		}
@@ -224,13 +230,11 @@ static pthread_once_t nw_events_once = PTHREAD_ONCE_INIT;
 static void nw_events_build(void)
 {
 	for (int i = 0; i < BGQ_N_NWUNIT; i++) {
-		uint64_t c = ctr_of(i);
 		unsigned vc = bgq_nwunit_attr[i].sel;
 		nw_events[i] = (clab_netevent){
 			.name = name_of(i),
 			.descr = bgq_nwunit_natives[i].descr,
-			.what = c == CTR_SENT ? CLAB_NET_SENT_CHUNKS : c == CTR_RECV ? CLAB_NET_RECV_PACKETS
-				: c == CTR_FIFO ? CLAB_NET_RECV_FIFO : CLAB_NET_CYCLES,
+			.what = what_of(i),
 			.vcmask = vc ? vc : ALL_VCS,
 			.link = -1,
 			.main = vc == 0x70,

@@ -454,7 +454,6 @@ double clab_net_time(const clab_net *n) { return n->time; }
 uint64_t clab_net_phases(const clab_net *n) { return n->phases; }
 uint64_t clab_net_local_bytes(const clab_net *n) { return n->local; }
 uint32_t clab_net_nranks(const clab_net *n) { return n->map->nranks; }
-const clab_torus *clab_net_torus(const clab_net *n) { return n->t; }
 
 uint64_t clab_netevent_count(const clab_net *n, const clab_netevent *e,
 			     uint32_t node)

@@ -7,31 +7,26 @@
 #include <string.h>
 #include "pattern.h"
 
-typedef pattern_args args;
-#define MAX_ARGS PATTERN_MAX_ARGS
 
 typedef struct pattern {
 	const char *name;
 	const char *keys; /* accepted keys, space-separated */
 	const char *help;
-	int (*run)(clab_net *n, args *a);
+	int (*run)(clab_net *n, pattern_args *a);
 } pattern;
 
-const char *pattern_find(args *a, const char *key)
+const char *pattern_find(pattern_args *a, const char *key)
 {
 	for (int i = 0; i < a->n; i++)
 		if (!strcmp(a->key[i], key))
 			return a->val[i];
 	return NULL;
 }
-#define find pattern_find
-#define get_u64 pattern_u64
-#define get_grid pattern_grid
 
-int pattern_u64(args *a, const char *key, uint64_t def, uint64_t min,
+int pattern_u64(pattern_args *a, const char *key, uint64_t def, uint64_t min,
 		   uint64_t max, uint64_t *out)
 {
-	const char *v = find(a, key);
+	const char *v = pattern_find(a, key);
 	if (!v) {
 		*out = def;
 		return CLAB_OK;
@@ -51,9 +46,9 @@ int pattern_u64(args *a, const char *key, uint64_t def, uint64_t min,
 	return CLAB_OK;
 }
 
-int pattern_grid(args *a, const char *key, int k, uint32_t nranks, uint32_t *g)
+int pattern_grid(pattern_args *a, const char *key, int k, uint32_t nranks, uint32_t *g)
 {
-	const char *v = find(a, key);
+	const char *v = pattern_find(a, key);
 	if (!v) {
 		uint32_t left = nranks;
 		for (int i = 0; i < k; i++) {
@@ -89,14 +84,13 @@ int pattern_grid(args *a, const char *key, int k, uint32_t nranks, uint32_t *g)
 	return CLAB_OK;
 }
 
-#define nranks clab_net_nranks
 
 /* Every group of `size` ranks spaced `stride` apart (which tile the ranks)
  * does an all-to-all of `bytes` per pair. */
 static int alltoall_groups(clab_net *n, const char *who, uint32_t size,
 			   uint32_t stride, uint64_t bytes)
 {
-	uint32_t P = nranks(n);
+	uint32_t P = clab_net_nranks(n);
 	if (!size || (uint64_t)size * stride > P || P % (size * stride))
 		return clab_seterr(CLAB_E_PATTERN,
 				   "%s: groups of %u ranks %u apart do not tile the %u ranks",
@@ -117,14 +111,14 @@ static int alltoall_groups(clab_net *n, const char *who, uint32_t size,
 
 /* ---- the patterns -------------------------------------------------------- */
 
-static int run_pingpong(clab_net *n, args *a)
+static int run_pingpong(clab_net *n, pattern_args *a)
 {
 	uint64_t x, y, bytes, iters;
-	uint32_t P = nranks(n);
-	int rc = get_u64(a, "a", 0, 0, P - 1, &x);
-	if (!rc) rc = get_u64(a, "b", P > 1, 0, P - 1, &y);
-	if (!rc) rc = get_u64(a, "bytes", 8, 0, 1ull << 40, &bytes);
-	if (!rc) rc = get_u64(a, "iters", 1, 1, 1ull << 40, &iters);
+	uint32_t P = clab_net_nranks(n);
+	int rc = pattern_u64(a, "a", 0, 0, P - 1, &x);
+	if (!rc) rc = pattern_u64(a, "b", P > 1, 0, P - 1, &y);
+	if (!rc) rc = pattern_u64(a, "bytes", 8, 0, 1ull << 40, &bytes);
+	if (!rc) rc = pattern_u64(a, "iters", 1, 1, 1ull << 40, &iters);
 	if (!rc) rc = clab_net_send(n, (uint32_t)x, (uint32_t)y, bytes, 1, CLAB_VC_MPI);
 	if (!rc) rc = clab_net_phase_end(n, iters, NULL);
 	if (!rc) rc = clab_net_send(n, (uint32_t)y, (uint32_t)x, bytes, 1, CLAB_VC_MPI);
@@ -132,30 +126,30 @@ static int run_pingpong(clab_net *n, args *a)
 	return rc;
 }
 
-static int run_alltoall(clab_net *n, args *a)
+static int run_alltoall(clab_net *n, pattern_args *a)
 {
 	uint64_t bytes, size, stride, iters;
-	uint32_t P = nranks(n);
-	int rc = get_u64(a, "bytes", 1024, 0, 1ull << 40, &bytes);
-	if (!rc) rc = get_u64(a, "group", P, 1, P, &size);
-	if (!rc) rc = get_u64(a, "stride", 1, 1, P, &stride);
-	if (!rc) rc = get_u64(a, "iters", 1, 1, 1ull << 40, &iters);
+	uint32_t P = clab_net_nranks(n);
+	int rc = pattern_u64(a, "bytes", 1024, 0, 1ull << 40, &bytes);
+	if (!rc) rc = pattern_u64(a, "group", P, 1, P, &size);
+	if (!rc) rc = pattern_u64(a, "stride", 1, 1, P, &stride);
+	if (!rc) rc = pattern_u64(a, "iters", 1, 1, 1ull << 40, &iters);
 	if (!rc) rc = alltoall_groups(n, a->pattern, (uint32_t)size, (uint32_t)stride, bytes);
 	if (!rc) rc = clab_net_phase_end(n, iters, NULL);
 	return rc;
 }
 
-static int run_fft3d(clab_net *n, args *a)
+static int run_fft3d(clab_net *n, pattern_args *a)
 {
 	uint64_t side, nx, ny, nz, elem, phase;
-	uint32_t P = nranks(n), g[2];
-	const char *ph = find(a, "phase");
-	int rc = get_u64(a, "n", 512, 1, 1u << 20, &side);
-	if (!rc) rc = get_u64(a, "nx", side, 1, 1u << 20, &nx);
-	if (!rc) rc = get_u64(a, "ny", side, 1, 1u << 20, &ny);
-	if (!rc) rc = get_u64(a, "nz", side, 1, 1u << 20, &nz);
-	if (!rc) rc = get_u64(a, "elem", 16, 1, 1024, &elem);
-	if (!rc) rc = get_grid(a, "grid", 2, P, g);
+	uint32_t P = clab_net_nranks(n), g[2];
+	const char *ph = pattern_find(a, "phase");
+	int rc = pattern_u64(a, "n", 512, 1, 1u << 20, &side);
+	if (!rc) rc = pattern_u64(a, "nx", side, 1, 1u << 20, &nx);
+	if (!rc) rc = pattern_u64(a, "ny", side, 1, 1u << 20, &ny);
+	if (!rc) rc = pattern_u64(a, "nz", side, 1, 1u << 20, &nz);
+	if (!rc) rc = pattern_u64(a, "elem", 16, 1, 1024, &elem);
+	if (!rc) rc = pattern_grid(a, "grid", 2, P, g);
 	if (rc)
 		return rc;
 	if (!ph || !strcmp(ph, "all"))
@@ -197,20 +191,20 @@ static int64_t grid_rank(const uint32_t *g, const int *c, const int *s, int peri
 	return r;
 }
 
-static int run_halo3d(clab_net *n, args *a)
+static int run_halo3d(clab_net *n, pattern_args *a)
 {
 	uint64_t side, l[3], stencil, elem, vars, periodic, steps;
-	uint32_t P = nranks(n), g[3];
-	int rc = get_u64(a, "n", 64, 1, 1u << 16, &side);
-	if (!rc) rc = get_u64(a, "nx", side, 1, 1u << 16, &l[0]);
-	if (!rc) rc = get_u64(a, "ny", side, 1, 1u << 16, &l[1]);
-	if (!rc) rc = get_u64(a, "nz", side, 1, 1u << 16, &l[2]);
-	if (!rc) rc = get_u64(a, "stencil", 7, 7, 27, &stencil);
-	if (!rc) rc = get_u64(a, "elem", 8, 1, 1024, &elem);
-	if (!rc) rc = get_u64(a, "vars", 1, 1, 1024, &vars);
-	if (!rc) rc = get_u64(a, "periodic", 0, 0, 1, &periodic);
-	if (!rc) rc = get_u64(a, "steps", 1, 1, 1ull << 40, &steps);
-	if (!rc) rc = get_grid(a, "grid", 3, P, g);
+	uint32_t P = clab_net_nranks(n), g[3];
+	int rc = pattern_u64(a, "n", 64, 1, 1u << 16, &side);
+	if (!rc) rc = pattern_u64(a, "nx", side, 1, 1u << 16, &l[0]);
+	if (!rc) rc = pattern_u64(a, "ny", side, 1, 1u << 16, &l[1]);
+	if (!rc) rc = pattern_u64(a, "nz", side, 1, 1u << 16, &l[2]);
+	if (!rc) rc = pattern_u64(a, "stencil", 7, 7, 27, &stencil);
+	if (!rc) rc = pattern_u64(a, "elem", 8, 1, 1024, &elem);
+	if (!rc) rc = pattern_u64(a, "vars", 1, 1, 1024, &vars);
+	if (!rc) rc = pattern_u64(a, "periodic", 0, 0, 1, &periodic);
+	if (!rc) rc = pattern_u64(a, "steps", 1, 1, 1ull << 40, &steps);
+	if (!rc) rc = pattern_grid(a, "grid", 3, P, g);
 	if (rc)
 		return rc;
 	if (stencil != 7 && stencil != 27)
@@ -238,13 +232,13 @@ static int run_halo3d(clab_net *n, args *a)
 
 /* A binomial tree: in round k the ranks that have the data (relative to
  * the root, below 2^k) send it 2^k further. */
-static int run_bcast(clab_net *n, args *a)
+static int run_bcast(clab_net *n, pattern_args *a)
 {
 	uint64_t root, bytes, iters;
-	uint32_t P = nranks(n);
-	int rc = get_u64(a, "root", 0, 0, P - 1, &root);
-	if (!rc) rc = get_u64(a, "bytes", 1024, 0, 1ull << 40, &bytes);
-	if (!rc) rc = get_u64(a, "iters", 1, 1, 1ull << 40, &iters);
+	uint32_t P = clab_net_nranks(n);
+	int rc = pattern_u64(a, "root", 0, 0, P - 1, &root);
+	if (!rc) rc = pattern_u64(a, "bytes", 1024, 0, 1ull << 40, &bytes);
+	if (!rc) rc = pattern_u64(a, "iters", 1, 1, 1ull << 40, &iters);
 	for (uint64_t span = 1; !rc && span < P; span *= 2) {
 		for (uint64_t rel = 0; rel < span && rel + span < P && !rc; rel++)
 			rc = clab_net_send(n, (uint32_t)((rel + root) % P),
@@ -296,7 +290,7 @@ const char *clab_net_pattern_help(void)
 
 int clab_net_pattern(clab_net *n, const char *spec)
 {
-	args a = {.pattern = spec};
+	pattern_args a = {.pattern = spec};
 	const char *colon = strchr(spec, ':');
 	size_t len = colon ? (size_t)(colon - spec) : strlen(spec);
 	const pattern *p = NULL;
@@ -315,7 +309,7 @@ int clab_net_pattern(clab_net *n, const char *spec)
 		const char *eq = strchr(q, '='), *comma = strchr(q, ',');
 		if (!comma)
 			comma = q + strlen(q);
-		if (!eq || eq > comma || eq == q || a.n == MAX_ARGS ||
+		if (!eq || eq > comma || eq == q || a.n == PATTERN_MAX_ARGS ||
 		    (size_t)(eq - q) >= sizeof a.key[0] || (size_t)(comma - eq - 1) >= sizeof a.val[0])
 			return clab_seterr(CLAB_E_PATTERN, "%s: \"%.*s\" is not key=value", spec,
 					   (int)(comma - q), q);

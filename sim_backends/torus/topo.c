@@ -109,7 +109,8 @@ int clab_torus_delta(const clab_torus *t, int d, int a, int b, int odd)
 	return 2 * k < s ? k : k - s;
 }
 
-int clab_torus_odd(const clab_torus *t, uint32_t n)
+/* 1 when node n's coordinates sum to an odd number. */
+static int node_odd(const clab_torus *t, uint32_t n)
 {
 	int c[CLAB_TORUS_MAXD], sum = 0;
 	clab_torus_coords(t, n, c);
@@ -149,7 +150,7 @@ int clab_torus_route(const clab_torus *t, uint32_t src, uint32_t dst, int rot,
 	clab_torus_coords(t, src, cs);
 	clab_torus_coords(t, dst, cd);
 	uint32_t cur = src;
-	int odd = clab_torus_odd(t, src);
+	int odd = node_odd(t, src);
 	for (int i = 0; i < t->ndims; i++) {
 		int d = t->order[(i + rot) % t->ndims];
 		int k = clab_torus_delta(t, d, cs[d], cd[d], odd);
@@ -170,16 +171,6 @@ const char *clab_torus_shape(const clab_torus *t, char *buf, size_t len)
 	for (int d = 0; d < t->ndims && k < len; d++)
 		k += (size_t)snprintf(buf + k, len - k, "%s%d%s", d ? "x" : "", t->size[d],
 				      t->wrap[d] ? "" : "m");
-	return buf;
-}
-
-const char *clab_torus_link_name(const clab_torus *t, int link, char *buf,
-				 size_t len)
-{
-	if (link >= 0 && link < 2 * t->ndims)
-		snprintf(buf, len, "%c%c", t->spec->letters[link / 2], link & 1 ? '+' : '-');
-	else
-		snprintf(buf, len, "%s", link == 2 * t->ndims && t->spec->io_link ? "IO" : "?");
 	return buf;
 }
 
