@@ -5,26 +5,6 @@
 #include <string.h>
 #include "internal.h"
 
-typedef struct evset_event {
-	uint32_t code;
-	enum clab_derived derived;
-	const clab_token *tok; /* postfix program, for DERIVED_POSTFIX */
-	int ntok;
-	int nterms;
-	int req[CLAB_MAX_TERMS]; /* index into the set's request list */
-} evset_event;
-
-struct clab_evset {
-	clab_component *c;
-	clab_thread *t;
-	int n;
-	evset_event ev[CLAB_EVSET_MAX];
-	int nreq;
-	clab_evreq req[CLAB_EVSET_MAX];
-	void *bset; /* backend's programmed set, NULL when empty */
-	int running;
-};
-
 int clab_evset_create(clab_component *c, clab_thread *t, clab_evset **out)
 {
 	if (!c || !t || !out)
@@ -42,11 +22,14 @@ void clab_evset_destroy(clab_evset *s)
 {
 	if (!s)
 		return;
+	CLAB_ENTER();
+	clab_ovf_forget(s);
 	if (s->running)
 		s->c->ops->stop(s->c->unit, s->bset);
 	if (s->bset)
 		s->c->ops->release(s->c->unit, s->bset);
 	free(s);
+	clab_leave(CLAB_OK);
 }
 
 /* Finds or appends req in the request list. */
@@ -92,7 +75,7 @@ static int expand(clab_component *c, uint32_t code, evset_event *e,
 	return CLAB_OK;
 }
 
-int clab_evset_program(clab_evset *s, const uint32_t *codes, int n)
+static int program(clab_evset *s, const uint32_t *codes, int n)
 {
 	if (s->running)
 		return clab_seterr(CLAB_E_STATE, "cannot change a running event set");
@@ -122,7 +105,13 @@ int clab_evset_program(clab_evset *s, const uint32_t *codes, int n)
 	memcpy(s->ev, ev, (size_t)n * sizeof *ev);
 	s->nreq = nreq;
 	memcpy(s->req, reqs, (size_t)nreq * sizeof *reqs);
-	return CLAB_OK;
+	return clab_ovf_reprogram(s);
+}
+
+int clab_evset_program(clab_evset *s, const uint32_t *codes, int n)
+{
+	CLAB_ENTER();
+	return clab_leave(program(s, codes, n));
 }
 
 int clab_evset_add(clab_evset *s, uint32_t code)
@@ -135,7 +124,8 @@ int clab_evset_add(clab_evset *s, uint32_t code)
 				   "event set of %s holds at most %d events",
 				   s->c->name, CLAB_EVSET_MAX);
 	codes[s->n] = code;
-	return clab_evset_program(s, codes, s->n + 1);
+	CLAB_ENTER();
+	return clab_leave(program(s, codes, s->n + 1));
 }
 
 int clab_evset_size(const clab_evset *s) { return s->n; }
@@ -146,10 +136,13 @@ int clab_evset_start(clab_evset *s)
 		return clab_seterr(CLAB_E_STATE, "event set is already running");
 	if (!s->bset)
 		return clab_seterr(CLAB_E_STATE, "event set is empty");
+	CLAB_ENTER();
 	int rc = s->c->ops->start(s->c->unit, s->bset);
-	if (!rc)
+	if (!rc) {
 		s->running = 1;
-	return rc;
+		clab_ovf_started(s);
+	}
+	return clab_leave(rc);
 }
 
 static void fold(const clab_evset *s, const uint64_t *raw, int64_t *vals)
@@ -176,7 +169,7 @@ static void fold(const clab_evset *s, const uint64_t *raw, int64_t *vals)
 	}
 }
 
-int clab_evset_read(clab_evset *s, int64_t *vals)
+static int read_(clab_evset *s, int64_t *vals)
 {
 	if (!s->bset)
 		return clab_seterr(CLAB_E_STATE, "event set is empty");
@@ -187,7 +180,13 @@ int clab_evset_read(clab_evset *s, int64_t *vals)
 	return rc;
 }
 
-int clab_evset_stop(clab_evset *s, int64_t *vals)
+int clab_evset_read(clab_evset *s, int64_t *vals)
+{
+	CLAB_ENTER();
+	return clab_leave(read_(s, vals));
+}
+
+static int stop(clab_evset *s, int64_t *vals)
 {
 	if (!s->running)
 		return clab_seterr(CLAB_E_STATE, "event set is not running");
@@ -195,23 +194,32 @@ int clab_evset_stop(clab_evset *s, int64_t *vals)
 	if (rc)
 		return rc;
 	s->running = 0;
-	return vals ? clab_evset_read(s, vals) : CLAB_OK;
+	clab_ovf_stopped(s);
+	return vals ? read_(s, vals) : CLAB_OK;
+}
+
+int clab_evset_stop(clab_evset *s, int64_t *vals)
+{
+	CLAB_ENTER();
+	return clab_leave(stop(s, vals));
 }
 
 int clab_evset_reset(clab_evset *s)
 {
-	return s->bset ? s->c->ops->reset(s->c->unit, s->bset) : CLAB_OK;
+	CLAB_ENTER();
+	return clab_leave(s->bset ? s->c->ops->reset(s->c->unit, s->bset) : CLAB_OK);
 }
 
 int clab_evset_accum(clab_evset *s, int64_t *vals)
 {
 	int64_t now[CLAB_EVSET_MAX];
-	int rc = clab_evset_read(s, now);
+	CLAB_ENTER();
+	int rc = read_(s, now);
 	if (rc)
-		return rc;
+		return clab_leave(rc);
 	for (int i = 0; i < s->n; i++)
 		vals[i] += now[i];
-	return clab_evset_reset(s);
+	return clab_leave(s->bset ? s->c->ops->reset(s->c->unit, s->bset) : CLAB_OK);
 }
 
 uint64_t clab_evset_counters(const clab_evset *s, int i)

@@ -84,6 +84,28 @@ struct clab_machine {
 	void *sim;
 };
 
+/* An event set (evset.c). */
+typedef struct evset_event {
+	uint32_t code;
+	enum clab_derived derived;
+	const clab_token *tok; /* postfix program, for DERIVED_POSTFIX */
+	int ntok;
+	int nterms;
+	int req[CLAB_MAX_TERMS]; /* index into the set's request list */
+} evset_event;
+
+struct clab_evset {
+	clab_component *c;
+	clab_thread *t;
+	int n;
+	evset_event ev[CLAB_EVSET_MAX];
+	int nreq;
+	clab_evreq req[CLAB_EVSET_MAX];
+	void *bset; /* backend's programmed set, NULL when empty */
+	int running;
+	struct clab_ovf *ovf; /* overflow arming (overflow.c), NULL if never armed */
+};
+
 /* catalog.c */
 int clab_catalog_load_presets(clab_component *c, const char *path);
 void clab_catalog_free(clab_component *c);
@@ -93,5 +115,18 @@ int clab_postfix_compile(const char *text, int nterms, clab_token *tok,
 			 int *ntok);
 int64_t clab_postfix_eval(const clab_token *tok, int ntok,
 			  const int64_t *terms);
+
+/* overflow.c: library calls that take locks run between these, so that an
+ * overflow signal arriving inside one is handled at its end. */
+void clab_enter(void *caller_pc);
+int clab_leave(int rc);
+#define CLAB_ENTER() clab_enter(__builtin_return_address(0))
+/* Re-arms s's armed events on its newly programmed set; the set's arming
+ * goes when s does. */
+int clab_ovf_reprogram(clab_evset *s);
+void clab_ovf_forget(clab_evset *s);
+/* A set starts or stops: the host-clock timer of its thread follows. */
+void clab_ovf_started(clab_evset *s);
+void clab_ovf_stopped(clab_evset *s);
 
 #endif

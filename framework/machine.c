@@ -18,7 +18,7 @@
 
 static const char *const machine_keys[] = {
 	"description", "topology", "clock", "tick", "seed",
-	"activity", "torus", "ppn", "map", NULL,
+	"activity", "torus", "ppn", "map", "timer_us", NULL,
 };
 static const char *const component_names[] = {
 	"core", "l2", "io", "network", "kernel", NULL,

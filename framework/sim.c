@@ -15,15 +15,18 @@ static int has_sim(const clab_thread *t)
 int clab_thread_advance(clab_thread *t, uint64_t cycles)
 {
 	int rc = has_sim(t);
-	return rc ? rc : t->machine->sim_ops->advance(t->machine->sim, t->hwthread, cycles);
+	CLAB_ENTER();
+	return clab_leave(rc ? rc : t->machine->sim_ops->advance(t->machine->sim,
+								 t->hwthread, cycles));
 }
 
 int clab_thread_work(clab_thread *t, uint64_t cycles, const char *const *events,
 		     const uint64_t *counts, int n)
 {
 	int rc = has_sim(t);
-	return rc ? rc : t->machine->sim_ops->work(t->machine->sim, t->hwthread,
-						   cycles, events, counts, n);
+	CLAB_ENTER();
+	return clab_leave(rc ? rc : t->machine->sim_ops->work(t->machine->sim, t->hwthread,
+							      cycles, events, counts, n));
 }
 
 uint64_t clab_thread_now(clab_thread *t)
@@ -34,8 +37,9 @@ uint64_t clab_thread_now(clab_thread *t)
 int clab_thread_set_activity(clab_thread *t, const char *profile)
 {
 	int rc = has_sim(t);
-	return rc ? rc : t->machine->sim_ops->set_activity(t->machine->sim,
-							   t->hwthread, profile);
+	CLAB_ENTER();
+	return clab_leave(rc ? rc : t->machine->sim_ops->set_activity(t->machine->sim,
+								      t->hwthread, profile));
 }
 
 int clab_thread_message(clab_thread *t, enum clab_msg kind, uint64_t bytes)
@@ -46,8 +50,9 @@ int clab_thread_message(clab_thread *t, enum clab_msg kind, uint64_t bytes)
 	if (!rc && !t->machine->sim_ops->message)
 		rc = clab_seterr(CLAB_E_NOSUPP, "machine %s has no message unit",
 				 t->machine->name);
-	return rc ? rc : t->machine->sim_ops->message(t->machine->sim, t->hwthread,
-						      (int)kind, bytes);
+	CLAB_ENTER();
+	return clab_leave(rc ? rc : t->machine->sim_ops->message(t->machine->sim,
+								 t->hwthread, (int)kind, bytes));
 }
 
 int clab_thread_traffic(clab_thread *t, const char *pattern, double *seconds)
@@ -58,8 +63,9 @@ int clab_thread_traffic(clab_thread *t, const char *pattern, double *seconds)
 	if (!rc && !t->machine->sim_ops->traffic)
 		rc = clab_seterr(CLAB_E_NOSUPP, "machine %s has no torus network",
 				 t->machine->name);
-	return rc ? rc : t->machine->sim_ops->traffic(t->machine->sim, t->hwthread,
-						      pattern, seconds);
+	CLAB_ENTER();
+	return clab_leave(rc ? rc : t->machine->sim_ops->traffic(t->machine->sim,
+								 t->hwthread, pattern, seconds));
 }
 
 /* The calling thread on the process-wide machine. */
@@ -74,28 +80,33 @@ static clab_thread *self(void)
 
 int clab_sim_advance(uint64_t cycles)
 {
-	return clab_thread_advance(self(), cycles);
+	CLAB_ENTER();
+	return clab_leave(clab_thread_advance(self(), cycles));
 }
 
 int clab_sim_work(uint64_t cycles, const char *const *events,
 		  const uint64_t *counts, int n)
 {
-	return clab_thread_work(self(), cycles, events, counts, n);
+	CLAB_ENTER();
+	return clab_leave(clab_thread_work(self(), cycles, events, counts, n));
 }
 
 uint64_t clab_sim_now(void) { return clab_thread_now(self()); }
 
 int clab_sim_set_activity(const char *profile)
 {
-	return clab_thread_set_activity(self(), profile);
+	CLAB_ENTER();
+	return clab_leave(clab_thread_set_activity(self(), profile));
 }
 
 int clab_sim_message(enum clab_msg kind, uint64_t bytes)
 {
-	return clab_thread_message(self(), kind, bytes);
+	CLAB_ENTER();
+	return clab_leave(clab_thread_message(self(), kind, bytes));
 }
 
 int clab_sim_traffic(const char *pattern, double *seconds)
 {
-	return clab_thread_traffic(self(), pattern, seconds);
+	CLAB_ENTER();
+	return clab_leave(clab_thread_traffic(self(), pattern, seconds));
 }

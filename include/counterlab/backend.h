@@ -71,7 +71,27 @@ typedef struct clab_unit_ops {
 	int (*reset)(void *unit, void *set);
 	/* Counters given to request i (bit c = counter c). */
 	uint64_t (*counters)(void *unit, void *set, int i);
+	/* Overflow (NULL when desc.overflow is CLAB_OVF_NONE). Arms request i
+	 * of set to interrupt each time its count grows by period from start
+	 * (0 disarms); cookie goes back to clab_overflow_raise. A unit with
+	 * node-wide thresholds refuses a period that differs from another
+	 * set's on the same counter (CLAB_E_CONFLICT). */
+	int (*overflow)(void *unit, void *set, int i, uint64_t period, void *cookie);
+	/* The set's overflow handler starts (on = 1): its counters stop (a
+	 * fast unit froze them at the interrupt already); or it returned (on =
+	 * 0): they count again and the requests that overflowed are re-armed
+	 * one period from their current count. */
+	int (*handler)(void *unit, void *set, int on);
 } clab_unit_ops;
+
+/* A unit's armed request(s) `reqs` (bit i: request i) of the set armed with
+ * cookie interrupted. Called with the unit's locks held: it only notes the
+ * interrupt; the set's thread gets its signal at the next safe point. */
+void clab_overflow_raise(void *cookie, uint64_t reqs);
+/* A safe point inside a long backend operation (no lock held): interrupts
+ * raised so far are delivered now, so a handler runs at the simulated time
+ * of its interrupt. */
+void clab_overflow_flush(void);
 
 /* Backend registry (framework/registry.c). */
 const clab_unit_ops *clab_backend_find(const char *name);
@@ -98,6 +118,9 @@ typedef struct clab_sim_ops {
 	int (*message)(void *sim, int hwthread, int kind, uint64_t bytes);
 	/* NULL when the machine has no torus network */
 	int (*traffic)(void *sim, int hwthread, const char *pattern, double *seconds);
+	/* Host clock: brings the thread's simulated time up to its CPU time
+	 * (called by the calling OS thread for its own hardware thread). */
+	void (*sync)(void *sim, int hwthread);
 } clab_sim_ops;
 void clab_machine_set_sim(clab_machine *m, const clab_sim_ops *ops, void *sim);
 

@@ -158,6 +158,36 @@ int clab_evset_accum(clab_evset *s, int64_t *vals);
 /* Counters used by event i of the set (bit c = counter c). */
 uint64_t clab_evset_counters(const clab_evset *s, int i);
 
+/* ---- overflow ---------------------------------------------------------- */
+
+/* Called in the thread that owns the set, with the set's counters stopped:
+ * vector has bit i for every event i of the set that overflowed; pc is
+ * where the thread was interrupted (host clock) or the call site of the
+ * library call that moved its simulated time (virtual clock); ucontext is
+ * the signal's, or NULL. */
+typedef void (*clab_overflow_handler)(clab_evset *s, uint64_t vector, void *pc,
+				      void *ucontext, void *arg);
+
+/* Arms event i of s to interrupt each time its count grows by period
+ * (1 .. 2^63; 0 disarms) and call h when it does. The unit decides how:
+ * CLAB_OVF_FAST units interrupt within overflow_latency cycles and freeze
+ * the set's counters until h returns; CLAB_OVF_SLOW units notice on their
+ * next accumulation scan and count on until h starts. Units without
+ * overflow, derived events and multiplexed sets: CLAB_E_NOSUPP. All armed
+ * events of a set share one handler. */
+int clab_evset_overflow(clab_evset *s, int i, uint64_t period,
+			clab_overflow_handler h, void *arg);
+/* Period event i is armed with (0: none). */
+uint64_t clab_evset_overflow_period(const clab_evset *s, int i);
+
+/* The real-time signal that carries overflows to the thread that owns the
+ * set (and, on a host-clock machine, the thread's CPU-time timer that lets
+ * simulated time catch up while it runs). counterlab installs a handler for
+ * it when the first event is armed, unless the program has one; a program
+ * (or PAPI) with its own handler calls clab_overflow_dispatch from it. */
+int clab_overflow_signal(void);
+void clab_overflow_dispatch(void *ucontext);
+
 #ifdef __cplusplus
 }
 #endif

@@ -34,6 +34,7 @@ typedef struct bgq_attr {
 #define BGQ_HWTHREADS (BGQ_CORES * BGQ_TPC)
 #define BGQ_CTRS 24
 #define BGQ_SCAN 800         /* cycles between UPC_C accumulation scans */
+#define BGQ_OVF_LATENCY 4    /* cycles from a PUnit counter's crossing to its interrupt */
 #define BGQ_HW_BITS 14       /* width of a UPC_P hardware counter */
 #define BGQ_MHZ 1600
 #define BGQ_CPU_SAMPLE_NS 20000 /* host clock: CPU time resampled this often */
@@ -88,6 +89,7 @@ typedef struct bgq_hwt {
 	pthread_t owner;
 	uint64_t origin_ns, origin_cycles;
 	uint64_t cpu_ns, sample_wall;
+	uint64_t perfmon;   /* performance-monitor interrupts taken (atomic) */
 } bgq_hwt;
 
 /* A PUnit counter. It counts a weighted sum of primary events of its
@@ -102,7 +104,34 @@ typedef struct bgq_ctr {
 	uint64_t start;     /* contributors' weighted truth at start/reset */
 	uint64_t last14;    /* hardware counter value at the last scan */
 	uint64_t acc;       /* UPC_C 64-bit accumulation */
+	/* fast overflow, armed when ovf_period > 0: the count that interrupts
+	 * next, the cycle the interrupt is due (0: none), and whether it is
+	 * waiting for the handler */
+	uint64_t ovf_period, ovf_next, ovf_fire;
+	void *ovf_cookie;
+	int ovf_req;
+	int ovf_hit;
+	int frozen;         /* stopped by an overflow until the handler returns */
+	int owner;          /* hardware thread of the owning set */
 } bgq_ctr;
+
+/* A node-wide counter (L2, I/O) armed for slow overflow: the interrupt comes
+ * on the first accumulation scan at or after the crossing. `part` keeps
+ * each thread's share as of its last move, so a thread that moves can find
+ * the crossing on its own clock. */
+#define BGQ_SLOW_MAX 64
+typedef struct bgq_slow {
+	void *set;             /* NULL: free */
+	void *cookie;
+	int req, nev;
+	int running;           /* the set counts */
+	int hit;               /* detected, waiting for the handler */
+	uint64_t period, next; /* next: node-wide total that overflows */
+	uint64_t detect;       /* cycle of the pending detection (0: none) */
+	uint64_t stopped_at;   /* node-wide total when the handler stopped it */
+	int owner;             /* hardware thread of the set */
+	uint64_t part[BGQ_HWTHREADS];
+} bgq_slow;
 
 typedef struct bgq_core {
 	pthread_mutex_t lock;
@@ -127,6 +156,10 @@ typedef struct bgq_node {
 	 * together so that node-wide reads check all threads in a few lines */
 	uint64_t version[BGQ_HWTHREADS];
 	uint64_t msg_seq;      /* messages so far: spreads them over MU ports */
+	pthread_mutex_t slow_lock; /* after a core lock; guards slow[] */
+	int nslow;             /* entries in use (read unlocked as a hint) */
+	bgq_slow slow[BGQ_SLOW_MAX];
+	uint32_t ovf_latency;  /* fast overflow: cycles from crossing to interrupt */
 } bgq_node;
 
 /* node.c */
@@ -165,6 +198,19 @@ void bgq_node_sum(bgq_node *n, bgq_sum *s);
 /* bgq_node_sync for node-wide units: takes and drops h's core lock. */
 void bgq_node_sync_thread(bgq_node *n, int h, int is_read);
 
+/* Overflow (node.c). PUnit counters carry their own arming (bgq_ctr); a
+ * frozen set's counters stop as on bgq_punit stop. */
+void bgq_ctr_freeze(bgq_node *n, int core, bgq_ctr *c);
+void bgq_ctr_thaw(bgq_node *n, int core, bgq_ctr *c);
+/* Slow overflow of request req (node event nev) of a node-wide set owned
+ * by hardware thread hw: arm (period 0: disarm), start/restart counting
+ * from now (set's entries: next = total now + period), stop. */
+int bgq_slow_arm(bgq_node *n, void *set, int hw, int req, int nev,
+		 uint64_t period, void *cookie, const char *what);
+enum bgq_slow_mode { BGQ_SLOW_STOP, BGQ_SLOW_START, BGQ_SLOW_RESUME };
+void bgq_slow_run(bgq_node *n, void *set, enum bgq_slow_mode mode);
+void bgq_slow_drop(bgq_node *n, void *set);
+
 /* Positions in the I/O unit's table (checked by tests/unit/test_nodewide). */
 enum {
 	MU_PKT_INJ = 0, MU_MSG_INJ = 1, MU_FIFO_PKT_RCV = 2, MU_RGET_PKT_RCV = 3,
@@ -197,6 +243,7 @@ int bgq_net_traffic(bgq_net *b, const char *pattern, double *seconds);
 
 typedef struct bgq_fixed_set {
 	int hw, n, running;
+	int held;                  /* stopped by its overflow handler */
 	int ev[BGQ_SET_MAX];       /* index into the unit's native table */
 	int64_t arg[BGQ_SET_MAX];  /* the event's qualifiers, as the kind keeps them */
 	uint64_t base[BGQ_SET_MAX], stopped[BGQ_SET_MAX];
@@ -215,6 +262,9 @@ typedef struct bgq_fixed_kind {
 	void (*retire)(bgq_fixed_unit *u, const bgq_fixed_set *s);
 	/* Current values of the set's events. */
 	int (*values)(bgq_fixed_unit *u, bgq_fixed_set *s, uint64_t *v);
+	/* The node event request i counts one for one, for slow overflow;
+	 * -1 with a message when it cannot overflow (NULL: none can). */
+	int (*overflow_nev)(const bgq_fixed_set *s, int i);
 } bgq_fixed_kind;
 
 struct bgq_fixed_unit {
@@ -240,6 +290,8 @@ int bgq_fixed_stop(void *unit, void *set);
 int bgq_fixed_read(void *unit, void *set, uint64_t *vals);
 int bgq_fixed_reset(void *unit, void *set);
 uint64_t bgq_fixed_counters(void *unit, void *set, int i);
+int bgq_fixed_overflow(void *unit, void *set, int i, uint64_t period, void *cookie);
+int bgq_fixed_handler(void *unit, void *set, int on);
 
 /* The ops of a node-wide unit: its name, keys and open, the rest shared. */
 #define BGQ_FIXED_OPS(NAME, KEYS, OPEN) {                                      \
@@ -247,7 +299,9 @@ uint64_t bgq_fixed_counters(void *unit, void *set, int i);
 	.program = bgq_fixed_program, .release = bgq_fixed_release,            \
 	.start = bgq_fixed_start, .stop = bgq_fixed_stop,                      \
 	.read = bgq_fixed_read, .reset = bgq_fixed_reset,                      \
-	.counters = bgq_fixed_counters,                                        \
+	.counters = bgq_fixed_counters, .overflow = bgq_fixed_overflow,        \
+	.handler = bgq_fixed_handler,                                          \
 }
+
 
 #endif

@@ -85,9 +85,22 @@ static int io_values(bgq_fixed_unit *u, bgq_fixed_set *s, uint64_t *v)
 	return CLAB_OK;
 }
 
+/* Each counter counts its node event one for one, but the pending-request
+ * counters, which the model computes from the port requests. */
+static int io_overflow_nev(const bgq_fixed_set *s, int i)
+{
+	int ev = s->ev[i];
+	if (ev >= MU_PEND0 && ev < MU_EVENTS)
+		return clab_seterr(CLAB_E_NOSUPP,
+				   "%s: the model computes pending-request cycles from the port requests and cannot interrupt on them; arm a port request event instead",
+				   bgq_iounit_natives[ev].name);
+	return BGQ_NEV_IO + ev;
+}
+
 static const bgq_fixed_kind io_kind = {
 	.natives = bgq_iounit_natives,
 	.values = io_values,
+	.overflow_nev = io_overflow_nev,
 };
 
 static const char *const io_keys[] = {"port_latency", NULL};

@@ -88,12 +88,23 @@ static int l2_values(bgq_fixed_unit *u, bgq_fixed_set *s, uint64_t *v)
 	return CLAB_OK;
 }
 
+/* The L2 unit interrupts only in combined mode. */
+static int l2_overflow_nev(const bgq_fixed_set *s, int i)
+{
+	if (is_slice(s->ev[i]))
+		return clab_seterr(CLAB_E_NOSUPP,
+				   "%s: the L2 unit interrupts on overflow only when it counts combined; arm the event without _SLICE",
+				   name_of(s->ev[i]));
+	return bgq_nev_of(BGQ_UNIT_L2, s->ev[i]);
+}
+
 static const bgq_fixed_kind l2_kind = {
 	.natives = bgq_l2unit_natives,
 	.arg = l2_arg,
 	.admit = l2_admit,
 	.retire = l2_retire,
 	.values = l2_values,
+	.overflow_nev = l2_overflow_nev,
 };
 
 static int l2_open(clab_machine *m, const char *section, void **unit,

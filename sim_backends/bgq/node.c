@@ -345,8 +345,8 @@ static prof_pos profile_pos(const bgq_profile *p, uint64_t act)
 static uint64_t profile_count_at(const prof_pos *pos, int e)
 {
 	const bgq_profile *p = pos->p;
-	if (!p)
-		return 0;
+	if (!p) /* a thread without a profile idles: only cycles pass */
+		return e == BGQ_EV_CYCLES ? pos->r : 0;
 	size_t row = (size_t)pos->ph * BGQ_N_NEV + (size_t)e;
 	uint64_t c = clab_rate_count(p->ppm[row], pos->r);
 	if (p->period == 0)
@@ -361,29 +361,42 @@ static uint64_t profile_count(const bgq_profile *p, int e, uint64_t act)
 	return profile_count_at(&pos, e);
 }
 
-static uint64_t prim_truth_at(const bgq_hwt *t, const prof_pos *pos, int e)
+/* Count of primary e of thread t at position pos of its profile, its
+ * clock standing at `now`. */
+static uint64_t prim_truth_at(const bgq_hwt *t, const prof_pos *pos, int e,
+			      uint64_t now)
 {
 	uint64_t v = profile_count_at(pos, e) + t->work[e];
 	if (t->wcount)
-		v += (uint64_t)((unsigned __int128)t->wcount[e] * (t->now - t->w0) / t->wlen);
+		v += (uint64_t)((unsigned __int128)t->wcount[e] * (now - t->w0) / t->wlen);
 	return v;
+}
+
+/* Where thread t's profile would stand with its clock at `at` (in_work:
+ * within its work segment, whose cycles do not run the profile). */
+static prof_pos pos_at(const bgq_hwt *t, uint64_t at, int in_work)
+{
+	return profile_pos(t->prof, in_work ? t->act : t->act + (at - t->now));
 }
 
 /* Thread truth of node event nev at pos (PUnit opcode groups excepted:
  * the PUnit counts those through bgq_terms_for). */
-static uint64_t nev_truth_at(const bgq_hwt *t, const prof_pos *pos, int nev)
+static uint64_t nev_truth_at(const bgq_hwt *t, const prof_pos *pos, int nev,
+			     uint64_t now)
 {
+	if (nev >= BGQ_NEV_CNK && bgq_nev_feed(nev) == BGQ_FEED_OVERFLOW)
+		return __atomic_load_n(&t->perfmon, __ATOMIC_RELAXED);
 	if (nev < BGQ_NEV_L2 || nev >= BGQ_NEV_IO ||
 	    bgq_nev_feed(nev) != BGQ_FEED_DERIVED)
-		return prim_truth_at(t, pos, nev);
-	uint64_t miss = prim_truth_at(t, pos, BGQ_NEV_L2 + L2C_MISSES);
+		return prim_truth_at(t, pos, nev, now);
+	uint64_t miss = prim_truth_at(t, pos, BGQ_NEV_L2 + L2C_MISSES, now);
 	switch (nev - BGQ_NEV_L2) {
 	case L2C_HITS: /* every load the L1p could not serve is looked up */
-		return prim_truth_at(t, pos, BGQ_EV_L1P_MISS) - miss;
+		return prim_truth_at(t, pos, BGQ_EV_L1P_MISS, now) - miss;
 	case L2C_REQ_MISS_AND_EVICT: /* a full cache evicts on every miss */
 		return miss;
 	default: /* FETCH_LINE, MISS_AND_EVICT: demand misses and prefetches */
-		return miss + prim_truth_at(t, pos, BGQ_NEV_L2 + L2C_PREFETCH);
+		return miss + prim_truth_at(t, pos, BGQ_NEV_L2 + L2C_PREFETCH, now);
 	}
 }
 
@@ -430,7 +443,7 @@ void bgq_node_sum(bgq_node *n, bgq_sum *s)
 			prof_pos pos = profile_pos(t->prof, t->act);
 			uint64_t *v = s->val + (size_t)h * (size_t)s->k;
 			for (int i = 0; i < s->k; i++) {
-				uint64_t x = nev_truth_at(t, &pos, s->nev[i]);
+				uint64_t x = nev_truth_at(t, &pos, s->nev[i], t->now);
 				s->total[i] += x - v[i]; /* modulo 2^64: exact */
 				v[i] = x;
 			}
@@ -440,17 +453,27 @@ void bgq_node_sum(bgq_node *n, bgq_sum *s)
 	}
 }
 
-uint64_t bgq_ctr_truth(const bgq_node *n, int core, const bgq_ctr *c)
+/* Counter c's truth with thread h's clock at `at` (h < 0: as things are). */
+static uint64_t ctr_truth_at(const bgq_node *n, int core, const bgq_ctr *c,
+			     int h, uint64_t at, int in_work)
 {
 	uint64_t v = 0;
 	for (int s = 0; s < BGQ_TPC; s++)
 		if (c->contrib & (1u << s)) {
-			const bgq_hwt *t = &n->hwt[core * BGQ_TPC + s];
-			prof_pos pos = profile_pos(t->prof, t->act);
+			int g = core * BGQ_TPC + s;
+			const bgq_hwt *t = &n->hwt[g];
+			uint64_t now = g == h ? at : t->now;
+			prof_pos pos = g == h ? pos_at(t, at, in_work)
+					      : profile_pos(t->prof, t->act);
 			for (int k = 0; k < c->nterm; k++)
-				v += c->weight[k] * prim_truth_at(t, &pos, c->term[k]);
+				v += c->weight[k] * prim_truth_at(t, &pos, c->term[k], now);
 		}
 	return v;
+}
+
+uint64_t bgq_ctr_truth(const bgq_node *n, int core, const bgq_ctr *c)
+{
+	return ctr_truth_at(n, core, c, -1, 0, 0);
 }
 
 /* ---- time -------------------------------------------------------------- */
@@ -504,6 +527,346 @@ static void move_to(bgq_node *n, int h, uint64_t to, int in_work)
 		changed(n, h);
 }
 
+/* ---- overflow ---------------------------------------------------------- */
+
+#define NONE UINT64_MAX
+
+/* First cycle in (from, to] at which thread h's part of a count reaches
+ * goal (counts only grow with time): `from` when it already has, NONE when
+ * it does not by `to`. */
+typedef struct reach {
+	const bgq_node *n;
+	int h, in_work;
+	const bgq_ctr *c; /* a PUnit counter of h's core, or */
+	int nev;          /* a node event of h */
+} reach;
+
+static uint64_t reach_value(const reach *r, uint64_t at)
+{
+	const bgq_hwt *t = &r->n->hwt[r->h];
+	if (r->c)
+		return ctr_truth_at(r->n, r->h / BGQ_TPC, r->c, r->h, at, r->in_work);
+	prof_pos pos = pos_at(t, at, r->in_work);
+	return nev_truth_at(t, &pos, r->nev, at);
+}
+
+static uint64_t first_reach(const reach *r, uint64_t from, uint64_t to,
+			    uint64_t goal)
+{
+	if (reach_value(r, from) >= goal)
+		return from;
+	if (reach_value(r, to) < goal)
+		return NONE;
+	uint64_t lo = from, hi = to; /* value(lo) < goal <= value(hi) */
+	while (hi - lo > 1) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		if (reach_value(r, mid) >= goal)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	return hi;
+}
+
+/* Slow units see a crossing on their next accumulation scan. */
+static uint64_t scan_after(uint64_t tc)
+{
+	return (tc + BGQ_SCAN - 1) / BGQ_SCAN * BGQ_SCAN;
+}
+
+static uint64_t slow_others(const bgq_slow *e, int h)
+{
+	uint64_t v = 0;
+	for (int g = 0; g < BGQ_HWTHREADS; g++)
+		if (g != h)
+			v += e->part[g];
+	return v;
+}
+
+/* The first overflow interrupt while thread h moves to `to` (NONE: none
+ * by then). The crossings that happen by the move's end are noted, with
+ * their interrupt time. Core lock of h held. */
+static uint64_t next_interrupt(bgq_node *n, int h, uint64_t to, int in_work)
+{
+	bgq_hwt *t = &n->hwt[h];
+	bgq_core *k = &n->core[h / BGQ_TPC];
+	unsigned smt = (unsigned)(h % BGQ_TPC);
+	uint64_t when = NONE, tc[BGQ_CTRS], stc[BGQ_SLOW_MAX];
+	for (int i = 0; i < BGQ_CTRS; i++) {
+		bgq_ctr *c = &k->ctr[i];
+		tc[i] = NONE;
+		if (!c->ovf_period || c->ovf_hit || !c->running ||
+		    !(c->contrib & (1u << smt)))
+			continue;
+		if (c->ovf_fire) {
+			when = c->ovf_fire < when ? c->ovf_fire : when;
+			continue;
+		}
+		reach r = {n, h, in_work, c, 0};
+		tc[i] = first_reach(&r, t->now, to, c->start + c->ovf_next);
+		if (tc[i] != NONE && tc[i] + n->ovf_latency < when)
+			when = tc[i] + n->ovf_latency;
+	}
+	int nslow = __atomic_load_n(&n->nslow, __ATOMIC_ACQUIRE);
+	if (nslow)
+		pthread_mutex_lock(&n->slow_lock);
+	for (int j = 0; nslow && j < BGQ_SLOW_MAX; j++) {
+		bgq_slow *e = &n->slow[j];
+		stc[j] = NONE;
+		if (!e->set || !e->running || e->hit)
+			continue;
+		if (e->detect) {
+			when = e->detect < when ? e->detect : when;
+			continue;
+		}
+		uint64_t others = slow_others(e, h);
+		reach r = {n, h, in_work, NULL, e->nev};
+		stc[j] = e->next <= others ? t->now
+			 : first_reach(&r, t->now, to, e->next - others);
+		if (stc[j] != NONE && scan_after(stc[j]) < when)
+			when = scan_after(stc[j]);
+	}
+	uint64_t end = when < to ? when : to;
+	for (int i = 0; i < BGQ_CTRS; i++)
+		if (tc[i] <= end)
+			k->ctr[i].ovf_fire = tc[i] + n->ovf_latency;
+	for (int j = 0; nslow && j < BGQ_SLOW_MAX; j++)
+		if (n->slow[j].set && stc[j] <= end)
+			n->slow[j].detect = scan_after(stc[j]);
+	if (nslow)
+		pthread_mutex_unlock(&n->slow_lock);
+	return when;
+}
+
+static void perfmon(bgq_node *n, int hw)
+{
+	__atomic_fetch_add(&n->hwt[hw].perfmon, 1, __ATOMIC_RELAXED);
+	changed(n, hw);
+}
+
+void bgq_ctr_freeze(bgq_node *n, int core, bgq_ctr *c)
+{
+	if (!c->running)
+		return;
+	c->acc = bgq_ctr_truth(n, core, c) - c->start; /* drained: exact */
+	c->running = 0;
+	c->frozen = 1;
+}
+
+void bgq_ctr_thaw(bgq_node *n, int core, bgq_ctr *c)
+{
+	if (!c->frozen)
+		return;
+	c->start = bgq_ctr_truth(n, core, c) - c->acc;
+	c->last14 = c->acc & HW_MASK;
+	c->running = 1;
+	c->frozen = 0;
+}
+
+/* Interrupts due at thread h's cycle `at`: a PUnit set freezes and reports
+ * every armed counter past its threshold; a slow counter reports alone.
+ * Returns whether any fired. Core lock of h held. */
+static int fire(bgq_node *n, int h, uint64_t at)
+{
+	int core = h / BGQ_TPC, fired = 0;
+	bgq_core *k = &n->core[core];
+	for (int i = 0; i < BGQ_CTRS; i++) {
+		bgq_ctr *c = &k->ctr[i];
+		if (!c->ovf_fire || c->ovf_fire > at || c->ovf_hit || !c->running)
+			continue;
+		void *set = c->set;
+		for (int j = 0; j < BGQ_CTRS; j++)
+			if (k->ctr[j].set == set)
+				bgq_ctr_freeze(n, core, &k->ctr[j]);
+		uint64_t reqs = 0;
+		for (int j = 0; j < BGQ_CTRS; j++) {
+			bgq_ctr *d = &k->ctr[j];
+			if (d->set == set && d->ovf_period && !d->ovf_hit &&
+			    d->acc >= d->ovf_next) {
+				d->ovf_hit = 1;
+				d->ovf_fire = 0;
+				reqs |= 1ull << d->ovf_req;
+			}
+		}
+		if (reqs) {
+			clab_overflow_raise(c->ovf_cookie, reqs);
+			perfmon(n, c->owner);
+			fired = 1;
+		}
+	}
+	if (!__atomic_load_n(&n->nslow, __ATOMIC_ACQUIRE))
+		return fired;
+	pthread_mutex_lock(&n->slow_lock);
+	for (int j = 0; j < BGQ_SLOW_MAX; j++) {
+		bgq_slow *e = &n->slow[j];
+		if (e->set && e->running && !e->hit && e->detect && e->detect <= at) {
+			e->hit = 1;
+			e->detect = 0;
+			clab_overflow_raise(e->cookie, 1ull << e->req);
+			perfmon(n, e->owner);
+			fired = 1;
+		}
+	}
+	pthread_mutex_unlock(&n->slow_lock);
+	return fired;
+}
+
+/* Thread h's share of the armed node-wide counters after it moved or
+ * received counts at once (a message: a crossing then is seen on the next
+ * scan). Core lock of h held. */
+static void slow_note(bgq_node *n, int h)
+{
+	if (!__atomic_load_n(&n->nslow, __ATOMIC_ACQUIRE))
+		return;
+	const bgq_hwt *t = &n->hwt[h];
+	prof_pos pos = profile_pos(t->prof, t->act);
+	pthread_mutex_lock(&n->slow_lock);
+	for (int j = 0; j < BGQ_SLOW_MAX; j++) {
+		bgq_slow *e = &n->slow[j];
+		if (!e->set)
+			continue;
+		e->part[h] = nev_truth_at(t, &pos, e->nev, t->now);
+		if (e->running && !e->hit && !e->detect &&
+		    slow_others(e, -1) >= e->next)
+			e->detect = scan_after(t->now);
+	}
+	pthread_mutex_unlock(&n->slow_lock);
+}
+
+int bgq_slow_arm(bgq_node *n, void *set, int hw, int req, int nev,
+		 uint64_t period, void *cookie, const char *what)
+{
+	int rc = CLAB_OK, free_ = -1, mine = -1;
+	pthread_mutex_lock(&n->slow_lock);
+	for (int j = 0; j < BGQ_SLOW_MAX; j++) {
+		bgq_slow *e = &n->slow[j];
+		if (!e->set) {
+			free_ = free_ < 0 ? j : free_;
+		} else if (e->set == set && e->req == req) {
+			mine = j;
+		} else if (period && e->nev == nev && e->period != period) {
+			rc = clab_seterr(CLAB_E_CONFLICT,
+					 "%s already overflows every %llu events for another event set; thresholds of node-wide counters are per counter, so %llu cannot be set too",
+					 what, (unsigned long long)e->period,
+					 (unsigned long long)period);
+			break;
+		}
+	}
+	if (!rc && period && mine < 0 && free_ < 0)
+		rc = clab_seterr(CLAB_E_CONFLICT, "more than %d node-wide counters armed for overflow",
+				 BGQ_SLOW_MAX);
+	if (!rc && !period && mine >= 0) {
+		memset(&n->slow[mine], 0, sizeof n->slow[mine]);
+		n->nslow--;
+	} else if (!rc && period) {
+		if (mine < 0) {
+			mine = free_;
+			memset(&n->slow[mine], 0, sizeof n->slow[mine]);
+			__atomic_store_n(&n->nslow, n->nslow + 1, __ATOMIC_RELEASE);
+		}
+		bgq_slow *e = &n->slow[mine];
+		e->set = set;
+		e->cookie = cookie;
+		e->req = req;
+		e->nev = nev;
+		e->owner = hw;
+		e->period = period;
+		e->running = 0; /* counts from the set's next start */
+	}
+	pthread_mutex_unlock(&n->slow_lock);
+	return rc;
+}
+
+/* The set's entries start counting from every thread's share now, stop,
+ * or resume after the handler: those that overflowed re-arm a period from
+ * now, the others wait as many more events as the node counted meanwhile.
+ * Takes each thread's core lock in turn, then the slow lock. */
+void bgq_slow_run(bgq_node *n, void *set, enum bgq_slow_mode mode)
+{
+	if (!__atomic_load_n(&n->nslow, __ATOMIC_ACQUIRE))
+		return;
+	for (int j = 0; j < BGQ_SLOW_MAX; j++) {
+		pthread_mutex_lock(&n->slow_lock);
+		int nev = n->slow[j].set == set ? n->slow[j].nev : -1;
+		pthread_mutex_unlock(&n->slow_lock);
+		if (nev < 0)
+			continue;
+		uint64_t part[BGQ_HWTHREADS], total = 0;
+		for (int g = 0; g < BGQ_HWTHREADS; g++) {
+			bgq_core *k = &n->core[g / BGQ_TPC];
+			pthread_mutex_lock(&k->lock);
+			const bgq_hwt *t = &n->hwt[g];
+			prof_pos pos = profile_pos(t->prof, t->act);
+			part[g] = nev_truth_at(t, &pos, nev, t->now);
+			total += part[g];
+			pthread_mutex_unlock(&k->lock);
+		}
+		pthread_mutex_lock(&n->slow_lock);
+		bgq_slow *e = &n->slow[j];
+		if (e->set == set) {
+			memcpy(e->part, part, sizeof part);
+			if (mode == BGQ_SLOW_STOP)
+				e->stopped_at = total;
+			else if (mode == BGQ_SLOW_START || e->hit)
+				e->next = total + e->period;
+			else
+				e->next += total - e->stopped_at;
+			e->running = mode != BGQ_SLOW_STOP;
+			if (mode != BGQ_SLOW_STOP)
+				e->hit = e->detect = 0;
+		}
+		pthread_mutex_unlock(&n->slow_lock);
+	}
+}
+
+void bgq_slow_drop(bgq_node *n, void *set)
+{
+	if (!__atomic_load_n(&n->nslow, __ATOMIC_ACQUIRE))
+		return;
+	pthread_mutex_lock(&n->slow_lock);
+	for (int j = 0; j < BGQ_SLOW_MAX; j++)
+		if (n->slow[j].set == set) {
+			memset(&n->slow[j], 0, sizeof n->slow[j]);
+			n->nslow--;
+		}
+	pthread_mutex_unlock(&n->slow_lock);
+}
+
+/* Moves thread h toward `to`, stopping at the first overflow interrupt on
+ * the way; returns whether one fired. Core lock of h held. */
+static int move_until(bgq_node *n, int h, uint64_t to, int in_work)
+{
+	uint64_t when = next_interrupt(n, h, to, in_work);
+	move_to(n, h, when < to ? when : to, in_work);
+	slow_note(n, h);
+	return when <= to && fire(n, h, n->hwt[h].now);
+}
+
+/* Delivers raised interrupts: the handler runs in this or the set's own
+ * thread while the core lock is dropped. Returns the cycles the handler
+ * moved thread h's clock itself. */
+static uint64_t deliver(bgq_node *n, int h)
+{
+	bgq_core *k = &n->core[h / BGQ_TPC];
+	uint64_t before = n->hwt[h].now;
+	pthread_mutex_unlock(&k->lock);
+	clab_overflow_flush();
+	pthread_mutex_lock(&k->lock);
+	return n->hwt[h].now - before;
+}
+
+/* Runs thread h's activity up to `end`, interrupts included; time a
+ * handler spends on the thread comes on top when `extend`. */
+static void run_to(bgq_node *n, int h, uint64_t end, int extend)
+{
+	while (n->hwt[h].now < end)
+		if (move_until(n, h, end, 0)) {
+			uint64_t d = deliver(n, h);
+			if (extend)
+				end += d;
+		}
+}
+
 static int node_advance(void *sim, int h, uint64_t cycles)
 {
 	bgq_node *n = sim;
@@ -511,7 +874,7 @@ static int node_advance(void *sim, int h, uint64_t cycles)
 		return clab_seterr(CLAB_E_INVAL, "no hardware thread %d", h);
 	bgq_core *k = &n->core[h / BGQ_TPC];
 	pthread_mutex_lock(&k->lock);
-	move_to(n, h, n->hwt[h].now + cycles, 0);
+	run_to(n, h, n->hwt[h].now + cycles, 1);
 	pthread_mutex_unlock(&k->lock);
 	return CLAB_OK;
 }
@@ -542,10 +905,28 @@ static int node_work(void *sim, int h, uint64_t cycles,
 	bgq_core *k = &n->core[h / BGQ_TPC];
 	bgq_hwt *t = &n->hwt[h];
 	pthread_mutex_lock(&k->lock);
+	uint64_t end = t->now + cycles;
 	t->w0 = t->now;
 	t->wlen = cycles;
 	t->wcount = c;
-	move_to(n, h, t->now + cycles, 1);
+	while (t->now < end) {
+		if (!move_until(n, h, end, 1))
+			continue;
+		/* an interrupt: the segment's done part joins the tally and the
+		 * rest resumes after the handler, which may work on its own */
+		uint64_t el = t->now - t->w0;
+		for (int e = 0; e < BGQ_N_NEV; e++) {
+			uint64_t d = (uint64_t)((unsigned __int128)c[e] * el / t->wlen);
+			t->work[e] += d;
+			c[e] -= d;
+		}
+		t->wlen -= el;
+		t->wcount = NULL;
+		changed(n, h);
+		end += deliver(n, h);
+		t->w0 = t->now;
+		t->wcount = t->wlen ? c : NULL;
+	}
 	t->wcount = NULL;
 	for (int e = 0; e < BGQ_N_NEV; e++)
 		t->work[e] += c[e];
@@ -596,6 +977,7 @@ static int node_message(void *sim, int h, int kind, uint64_t bytes)
 	for (int i = 0; i < BGQ_N_IOUNIT; i++)
 		n->hwt[h].work[BGQ_NEV_IO + i] += c[i];
 	changed(n, h);
+	slow_note(n, h);
 	pthread_mutex_unlock(&k->lock);
 	return CLAB_OK;
 }
@@ -616,6 +998,8 @@ static int node_traffic(void *sim, int h, const char *pattern, double *seconds)
 	return rc;
 }
 
+static void node_sync(void *sim, int h);
+
 static const clab_sim_ops node_sim_ops = {
 	.advance = node_advance,
 	.work = node_work,
@@ -623,6 +1007,7 @@ static const clab_sim_ops node_sim_ops = {
 	.set_activity = node_set_activity,
 	.message = node_message,
 	.traffic = node_traffic,
+	.sync = node_sync,
 };
 
 static uint64_t now_ns(clockid_t clk)
@@ -657,10 +1042,15 @@ void bgq_node_sync(bgq_node *n, int h, int is_read)
 		cpu = t->cpu_ns + (wall - t->sample_wall);
 		uint64_t target = t->origin_cycles + (cpu - t->origin_ns) * BGQ_MHZ / 1000;
 		if (target > t->now)
-			move_to(n, h, target, 0);
+			run_to(n, h, target, 0);
 	} else if (is_read && n->tick) {
-		move_to(n, h, t->now + n->tick, 0);
+		run_to(n, h, t->now + n->tick, 1);
 	}
+}
+
+static void node_sync(void *sim, int h)
+{
+	bgq_node_sync_thread(sim, h, 0);
 }
 
 void bgq_node_sync_thread(bgq_node *n, int h, int is_read)
@@ -681,6 +1071,7 @@ static void node_destroy(void *p)
 	for (int c = 0; c < BGQ_CORES; c++)
 		pthread_mutex_destroy(&n->core[c].lock);
 	pthread_mutex_destroy(&n->prof_lock);
+	pthread_mutex_destroy(&n->slow_lock);
 	free(n);
 }
 
@@ -700,6 +1091,8 @@ static void *node_create(clab_machine *m, int *err)
 	}
 	n->m = m;
 	pthread_mutex_init(&n->prof_lock, NULL);
+	pthread_mutex_init(&n->slow_lock, NULL);
+	n->ovf_latency = BGQ_OVF_LATENCY;
 	for (int c = 0; c < BGQ_CORES; c++) {
 		pthread_mutex_init(&n->core[c].lock, NULL);
 		n->core[c].l1p_mode = -1;

@@ -76,6 +76,7 @@ int bgq_fixed_program(void *unit, int hw, const clab_evreq *reqs, int n,
 void bgq_fixed_release(void *unit, void *set)
 {
 	bgq_fixed_unit *u = unit;
+	bgq_slow_drop(u->node, set);
 	pthread_mutex_lock(&u->lock);
 	if (u->kind->retire)
 		u->kind->retire(u, set);
@@ -94,9 +95,13 @@ static int now_values(bgq_fixed_unit *u, bgq_fixed_set *s, int is_read,
 int bgq_fixed_start(void *unit, void *set)
 {
 	bgq_fixed_set *s = set;
+	bgq_fixed_unit *u = unit;
 	int rc = now_values(unit, s, 0, s->base);
 	memset(s->stopped, 0, sizeof s->stopped);
 	s->running = !rc;
+	s->held = 0;
+	if (!rc)
+		bgq_slow_run(u->node, s, BGQ_SLOW_START);
 	return rc;
 }
 
@@ -110,6 +115,8 @@ int bgq_fixed_stop(void *unit, void *set)
 	for (int i = 0; i < s->n; i++)
 		s->stopped[i] = v[i] - s->base[i];
 	s->running = 0;
+	s->held = 0;
+	bgq_slow_run(((bgq_fixed_unit *)unit)->node, s, BGQ_SLOW_STOP);
 	return CLAB_OK;
 }
 
@@ -131,6 +138,44 @@ int bgq_fixed_reset(void *unit, void *set)
 	bgq_fixed_set *s = set;
 	memset(s->stopped, 0, sizeof s->stopped);
 	return s->running ? now_values(unit, s, 0, s->base) : CLAB_OK;
+}
+
+/* Slow overflow (L2 combined, I/O): node.c detects the crossing on the
+ * next accumulation scan; the set counts on until its handler stops it. */
+int bgq_fixed_overflow(void *unit, void *set, int i, uint64_t period, void *cookie)
+{
+	bgq_fixed_unit *u = unit;
+	bgq_fixed_set *s = set;
+	int nev = u->kind->overflow_nev ? u->kind->overflow_nev(s, i) : -1;
+	if (nev < 0)
+		return u->kind->overflow_nev ? CLAB_E_NOSUPP
+		       : clab_seterr(CLAB_E_NOSUPP, "this unit's counters cannot interrupt on overflow");
+	return bgq_slow_arm(u->node, s, s->hw, i, nev, period, cookie,
+			    u->kind->natives[s->ev[i]].name);
+}
+
+/* The handler stops the set (on) and restarts it when it returns. */
+int bgq_fixed_handler(void *unit, void *set, int on)
+{
+	bgq_fixed_unit *u = unit;
+	bgq_fixed_set *s = set;
+	if (on && s->running) {
+		int rc = bgq_fixed_stop(unit, set);
+		s->held = !rc;
+		return rc;
+	}
+	if (!on && s->held) {
+		uint64_t v[BGQ_SET_MAX];
+		int rc = now_values(u, s, 0, v);
+		if (rc)
+			return rc;
+		for (int i = 0; i < s->n; i++)
+			s->base[i] = v[i] - s->stopped[i];
+		s->running = 1;
+		s->held = 0;
+		bgq_slow_run(u->node, s, BGQ_SLOW_RESUME);
+	}
+	return CLAB_OK;
 }
 
 uint64_t bgq_fixed_counters(void *unit, void *set, int i)

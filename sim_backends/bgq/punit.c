@@ -322,6 +322,7 @@ static int punit_program(void *unit, int hw, const clab_evreq *reqs, int n,
 		c->nterm = bgq_terms_for(ev[i], reqs[i].qual[BGQ_Q_MASK], c->term, c->weight);
 		c->contrib = bgq_punit_natives[ev[i]].scope == CLAB_SCOPE_THREAD
 			     ? (uint8_t)(1u << s->smt) : 0xf;
+		c->owner = hw;
 		int src = bgq_punit_attr[ev[i]].src;
 		if (is_l1p_mode(src) && !s->l1p) {
 			s->l1p = 1;
@@ -353,8 +354,13 @@ static void zero_locked(bgq_node *n, punit_set *s, int run)
 		c->start = bgq_ctr_truth(n, s->core, c);
 		c->acc = 0;
 		c->last14 = 0;
-		if (run >= 0)
+		c->ovf_next = c->ovf_period;
+		c->ovf_hit = 0;
+		c->ovf_fire = 0;
+		if (run >= 0) {
 			c->running = run;
+			c->frozen = 0;
+		}
 	}
 }
 
@@ -395,6 +401,51 @@ static int punit_stop(void *unit, void *set)
 		if (c->running)
 			c->acc = bgq_ctr_truth(u->node, s->core, c) - c->start;
 		c->running = 0;
+		c->frozen = 0;
+	}
+	pthread_mutex_unlock(&k->lock);
+	return CLAB_OK;
+}
+
+/* Fast overflow: the counter interrupts BGQ_OVF_LATENCY cycles after it
+ * crosses its threshold, and the set's counters freeze until the handler
+ * returns (node.c finds the crossings as time moves). */
+static int punit_overflow(void *unit, void *set, int i, uint64_t period,
+			  void *cookie)
+{
+	punit *u = unit;
+	punit_set *s = set;
+	bgq_core *k = &u->node->core[s->core];
+	pthread_mutex_lock(&k->lock);
+	bgq_ctr *c = &k->ctr[s->ctr[i]];
+	c->ovf_period = period;
+	c->ovf_next = period;
+	c->ovf_cookie = cookie;
+	c->ovf_req = i;
+	c->ovf_hit = 0;
+	c->ovf_fire = 0;
+	pthread_mutex_unlock(&k->lock);
+	return CLAB_OK;
+}
+
+static int punit_handler(void *unit, void *set, int on)
+{
+	punit *u = unit;
+	punit_set *s = set;
+	bgq_core *k = &u->node->core[s->core];
+	pthread_mutex_lock(&k->lock);
+	for (int i = 0; i < s->n; i++) {
+		bgq_ctr *c = &k->ctr[s->ctr[i]];
+		if (on) {
+			bgq_ctr_freeze(u->node, s->core, c);
+			continue;
+		}
+		bgq_ctr_thaw(u->node, s->core, c);
+		if (c->ovf_hit) {
+			c->ovf_next = c->acc + c->ovf_period;
+			c->ovf_hit = 0;
+			c->ovf_fire = 0;
+		}
 	}
 	pthread_mutex_unlock(&k->lock);
 	return CLAB_OK;
@@ -441,7 +492,7 @@ static int punit_open(clab_machine *m, const char *section, void **unit,
 		.width = BGQ_HW_BITS,
 		.scope = CLAB_SCOPE_CORE,
 		.overflow = CLAB_OVF_FAST,
-		.overflow_latency = 4,
+		.overflow_latency = BGQ_OVF_LATENCY,
 		.can_multiplex = 1,
 		.natives = bgq_punit_natives,
 		.nnative = BGQ_N_PUNIT,
@@ -467,4 +518,6 @@ const clab_unit_ops clab_bgq_punit_ops = {
 	.read = punit_read,
 	.reset = punit_reset,
 	.counters = punit_counters,
+	.overflow = punit_overflow,
+	.handler = punit_handler,
 };

@@ -1,0 +1,412 @@
+/* Overflow delivery. A unit notes an interrupt with clab_overflow_raise
+ * (under its locks); at the next safe point the framework sends the
+ * overflow signal to the thread that owns the set, and in that thread
+ * clab_overflow_dispatch runs the set's handler with the unit stopped
+ * (fast units froze it at the interrupt already, slow units count until
+ * here), then lets the unit count again and re-arm.
+ *
+ * Library calls mark their OS thread busy: a signal arriving inside one is
+ * deferred to its end, so a handler never runs under a library lock.
+ *
+ * Host clock: while a thread runs an armed set, a timer on its CPU clock
+ * sends it the same signal every `timer_us` microseconds of CPU time; the
+ * dispatch brings its simulated time up to date first, so overflows
+ * interrupt a running program as the hardware's would. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include "internal.h"
+
+#define ARMED_MAX 256  /* armed event sets in the process */
+#define RAISED_MAX 32  /* sets raised within one library call */
+#define TIMER_US 100   /* host-clock timer period, CPU microseconds */
+
+struct clab_ovf {
+	uint64_t period[CLAB_EVSET_MAX]; /* per event; 0: not armed */
+	clab_overflow_handler fn;
+	void *arg;
+	uint64_t pending;   /* requests raised, not yet delivered (atomic) */
+	int registered;     /* in the process's table of armed sets */
+	int timed;          /* holds its thread's host-clock timer */
+};
+
+/* The signal is process-wide, so is the table of sets it may concern. */
+static struct {
+	pthread_mutex_t lock;
+	clab_evset *set[ARMED_MAX];
+	int n;
+} armed = {PTHREAD_MUTEX_INITIALIZER, {0}, 0};
+
+/* Shared with the signal handler of the same thread: volatile, or the
+ * compiler may drop stores it cannot see a reader for. */
+static __thread volatile int busy;        /* inside library calls */
+static __thread volatile int deferred;    /* a signal came while busy */
+static __thread volatile int dispatching; /* inside clab_overflow_dispatch */
+static __thread volatile int self_signal; /* the signal was sent by this thread */
+static __thread void *caller_pc; /* where the outermost library call came from */
+static __thread struct {
+	clab_evset *s[RAISED_MAX];
+	int n;
+} raised;
+static __thread struct {
+	timer_t id;
+	int users;
+} timer;
+
+int clab_overflow_signal(void) { return SIGRTMIN + 3; }
+
+void clab_enter(void *pc)
+{
+	if (busy++ == 0)
+		caller_pc = pc;
+}
+
+static void *pc_of(void *uc)
+{
+	if (!uc)
+		return NULL;
+	const ucontext_t *u = uc;
+#if defined(__x86_64__)
+	return (void *)u->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+	return (void *)u->uc_mcontext.pc;
+#else
+	(void)u;
+	return NULL;
+#endif
+}
+
+/* Sends the signal to the owners of the raised sets (this thread too). */
+static void send_raised(void)
+{
+	int n = raised.n;
+	raised.n = 0;
+	for (int i = 0; i < n; i++) {
+		pthread_t owner = raised.s[i]->t->owner;
+		int dup = 0;
+		for (int j = 0; j < i; j++)
+			dup |= pthread_equal(raised.s[j]->t->owner, owner);
+		if (dup)
+			continue;
+		if (pthread_equal(owner, pthread_self())) {
+			self_signal++;
+			pthread_kill(owner, clab_overflow_signal());
+			self_signal--;
+		} else {
+			pthread_kill(owner, clab_overflow_signal());
+		}
+	}
+}
+
+/* The armed sets this thread owns that have interrupts pending, or that
+ * hold its host-clock timer. */
+static int my_sets(clab_evset **mine, int timed)
+{
+	int n = 0;
+	pthread_t self = pthread_self();
+	pthread_mutex_lock(&armed.lock);
+	for (int i = 0; i < armed.n; i++) {
+		clab_evset *s = armed.set[i];
+		if (pthread_equal(s->t->owner, self) &&
+		    (timed ? s->ovf->timed
+			   : __atomic_load_n(&s->ovf->pending, __ATOMIC_ACQUIRE) != 0))
+			mine[n++] = s;
+	}
+	pthread_mutex_unlock(&armed.lock);
+	return n;
+}
+
+/* Runs the handlers of this thread's sets with pending interrupts. */
+static void deliver(void *uc)
+{
+	clab_evset *mine[ARMED_MAX];
+	int n = my_sets(mine, 0);
+	void *pc = uc && !self_signal ? pc_of(uc) : caller_pc;
+	for (int i = 0; i < n; i++) {
+		clab_evset *s = mine[i];
+		uint64_t reqs = __atomic_exchange_n(&s->ovf->pending, 0, __ATOMIC_ACQ_REL);
+		uint64_t vector = 0;
+		for (int e = 0; e < s->n; e++)
+			if (s->ovf->period[e] && (reqs >> s->ev[e].req[0] & 1))
+				vector |= 1ull << e;
+		if (!vector || !s->running)
+			continue; /* stopped since: nothing to say */
+		const clab_unit_ops *ops = s->c->ops;
+		ops->handler(s->c->unit, s->bset, 1);
+		s->ovf->fn(s, vector, pc, uc, s->ovf->arg);
+		ops->handler(s->c->unit, s->bset, 0);
+	}
+}
+
+/* Host clock: the thread's running armed sets catch up with its CPU time.
+ * Their units raise what overflowed on the way (and flush, which delivers
+ * at once since we are dispatching). */
+static void sync_host(void)
+{
+	clab_evset *mine[ARMED_MAX];
+	int n = my_sets(mine, 1);
+	for (int i = 0; i < n; i++) {
+		clab_machine *m = mine[i]->t->machine;
+		if (m->sim_ops && m->sim_ops->sync)
+			m->sim_ops->sync(m->sim, mine[i]->t->hwthread);
+	}
+}
+
+void clab_overflow_dispatch(void *uc)
+{
+	if (busy) {
+		deferred = 1;
+		return;
+	}
+	int saved = errno;
+	busy++;
+	dispatching++;
+	if (!self_signal)
+		sync_host();
+	deliver(uc);
+	dispatching--;
+	busy--;
+	send_raised(); /* sets of other threads that our time moved */
+	errno = saved;
+}
+
+int clab_leave(int rc)
+{
+	if (--busy == 0 && (raised.n || deferred)) {
+		int again = deferred;
+		deferred = 0;
+		send_raised();
+		if (again)
+			clab_overflow_dispatch(NULL);
+	}
+	return rc;
+}
+
+void clab_overflow_raise(void *cookie, uint64_t reqs)
+{
+	clab_evset *s = cookie;
+	__atomic_fetch_or(&s->ovf->pending, reqs, __ATOMIC_RELEASE);
+	for (int i = 0; i < raised.n; i++)
+		if (raised.s[i] == s)
+			return;
+	if (raised.n < RAISED_MAX)
+		raised.s[raised.n++] = s;
+	/* else: the bits wait for the owner's next signal */
+}
+
+void clab_overflow_flush(void)
+{
+	if (!raised.n)
+		return;
+	if (dispatching) { /* we are the handler's thread, in its signal */
+		deliver(NULL);
+		send_raised();
+		return;
+	}
+	int saved = busy;
+	busy = 0;
+	send_raised();
+	busy = saved;
+}
+
+static void default_handler(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)si;
+	clab_overflow_dispatch(uc);
+}
+
+/* Our handler, unless the program (or PAPI) installed its own. */
+static int install_handler(void)
+{
+	struct sigaction old, sa;
+	int sig = clab_overflow_signal();
+	if (sigaction(sig, NULL, &old) < 0)
+		return clab_seterr(CLAB_E_SYS, "sigaction(%d): %s", sig, strerror(errno));
+	if (old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN)
+		return CLAB_OK;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = default_handler;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(sig, &sa, NULL) < 0)
+		return clab_seterr(CLAB_E_SYS, "sigaction(%d): %s", sig, strerror(errno));
+	return CLAB_OK;
+}
+
+static void registry_add(clab_evset *s)
+{
+	pthread_mutex_lock(&armed.lock);
+	if (!s->ovf->registered && armed.n < ARMED_MAX) {
+		armed.set[armed.n++] = s;
+		s->ovf->registered = 1;
+	}
+	pthread_mutex_unlock(&armed.lock);
+}
+
+static void registry_remove(clab_evset *s)
+{
+	pthread_mutex_lock(&armed.lock);
+	for (int i = 0; i < armed.n; i++)
+		if (armed.set[i] == s) {
+			armed.set[i] = armed.set[--armed.n];
+			break;
+		}
+	s->ovf->registered = 0;
+	pthread_mutex_unlock(&armed.lock);
+	for (int i = 0; i < raised.n; i++)
+		if (raised.s[i] == s)
+			raised.s[i--] = raised.s[--raised.n];
+}
+
+static int any_armed(const clab_evset *s)
+{
+	for (int e = 0; e < s->n; e++)
+		if (s->ovf->period[e])
+			return 1;
+	return 0;
+}
+
+static int check_event(clab_evset *s, int i)
+{
+	clab_component *c = s->c;
+	if (i < 0 || i >= s->n)
+		return clab_seterr(CLAB_E_INVAL, "event set of %s has no event %d", c->name, i);
+	if (c->desc.overflow == CLAB_OVF_NONE || !c->ops->overflow)
+		return clab_seterr(CLAB_E_NOSUPP,
+				   "%s counters cannot interrupt on overflow (%s); count them and read instead",
+				   c->name, c->desc.description);
+	if (s->ev[i].nterms != 1 || s->ev[i].derived != CLAB_NOT_DERIVED)
+		return clab_seterr(CLAB_E_NOSUPP,
+				   "event %d of the %s set is derived from %d counters; only an event counted by one counter can overflow",
+				   i, c->name, s->ev[i].nterms);
+	return CLAB_OK;
+}
+
+#define PERIOD_MAX (1ull << 63)
+
+static int overflow_locked(clab_evset *s, int i, uint64_t period,
+			   clab_overflow_handler h, void *arg)
+{
+	if (!s || (period && !h))
+		return clab_seterr(CLAB_E_INVAL, "evset_overflow: NULL %s", s ? "handler" : "set");
+	if (s->running)
+		return clab_seterr(CLAB_E_STATE, "cannot arm overflow on a running event set");
+	int rc = check_event(s, i);
+	if (rc)
+		return rc;
+	if (period > PERIOD_MAX)
+		return clab_seterr(CLAB_E_INVAL,
+				   "overflow period %llu is out of range: 1 .. 2^63 (0 disarms)",
+				   (unsigned long long)period);
+	if (!s->ovf && !(s->ovf = calloc(1, sizeof *s->ovf)))
+		return CLAB_E_NOMEM;
+	if (period && s->ovf->fn && s->ovf->fn != h && any_armed(s))
+		return clab_seterr(CLAB_E_INVAL,
+				   "the armed events of a set share one handler; disarm them first to change it");
+	if (period && (rc = install_handler()))
+		return rc;
+	rc = s->c->ops->overflow(s->c->unit, s->bset, s->ev[i].req[0], period, s);
+	if (rc)
+		return rc;
+	s->ovf->period[i] = period;
+	if (period) {
+		s->ovf->fn = h;
+		s->ovf->arg = arg;
+		registry_add(s);
+	} else if (!any_armed(s)) {
+		registry_remove(s);
+	}
+	return CLAB_OK;
+}
+
+int clab_evset_overflow(clab_evset *s, int i, uint64_t period,
+			clab_overflow_handler h, void *arg)
+{
+	CLAB_ENTER();
+	return clab_leave(overflow_locked(s, i, period, h, arg));
+}
+
+uint64_t clab_evset_overflow_period(const clab_evset *s, int i)
+{
+	return s && s->ovf && i >= 0 && i < s->n ? s->ovf->period[i] : 0;
+}
+
+/* evset.c reprogrammed s: events keep their arming by position when the
+ * same event is still there, else it goes. */
+int clab_ovf_reprogram(clab_evset *s)
+{
+	if (!s->ovf)
+		return CLAB_OK;
+	for (int e = 0; e < s->n; e++) {
+		uint64_t p = s->ovf->period[e];
+		if (!p)
+			continue;
+		int rc = check_event(s, e);
+		if (!rc)
+			rc = s->c->ops->overflow(s->c->unit, s->bset, s->ev[e].req[0], p, s);
+		if (rc)
+			s->ovf->period[e] = 0;
+	}
+	for (int e = s->n; e < CLAB_EVSET_MAX; e++)
+		s->ovf->period[e] = 0;
+	if (!any_armed(s))
+		registry_remove(s);
+	return CLAB_OK;
+}
+
+void clab_ovf_forget(clab_evset *s)
+{
+	if (!s->ovf)
+		return;
+	clab_ovf_stopped(s);
+	registry_remove(s);
+	free(s->ovf);
+	s->ovf = NULL;
+}
+
+static int host_clock(const clab_evset *s)
+{
+	const char *clock = clab_machine_setting(s->t->machine, "clock");
+	return clock && strcmp(clock, "host") == 0;
+}
+
+void clab_ovf_started(clab_evset *s)
+{
+	if (!s->ovf || s->ovf->timed || !any_armed(s) || !host_clock(s))
+		return;
+	if (timer.users == 0) {
+		uint64_t us = TIMER_US;
+		clab_machine_setting_u64(s->t->machine, "timer_us", TIMER_US, 10,
+					 1000000, &us);
+		struct sigevent ev;
+		memset(&ev, 0, sizeof ev);
+		ev.sigev_notify = SIGEV_THREAD_ID;
+		ev.sigev_signo = clab_overflow_signal();
+		ev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
+		if (timer_create(CLOCK_THREAD_CPUTIME_ID, &ev, &timer.id) < 0)
+			return; /* overflows then show at reads only */
+		struct itimerspec it = {
+			.it_interval = {(time_t)(us / 1000000), (long)(us % 1000000) * 1000},
+			.it_value = {(time_t)(us / 1000000), (long)(us % 1000000) * 1000},
+		};
+		timer_settime(timer.id, 0, &it, NULL);
+	}
+	timer.users++;
+	s->ovf->timed = 1;
+}
+
+void clab_ovf_stopped(clab_evset *s)
+{
+	if (!s->ovf || !s->ovf->timed)
+		return;
+	s->ovf->timed = 0;
+	if (--timer.users == 0)
+		timer_delete(timer.id);
+}
