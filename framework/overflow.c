@@ -50,6 +50,7 @@ static __thread volatile int deferred;    /* a signal came while busy */
 static __thread volatile int dispatching; /* inside clab_overflow_dispatch */
 static __thread volatile int self_signal; /* the signal was sent by this thread */
 static __thread void *caller_pc; /* where the outermost library call came from */
+static __thread void *signal_uc;  /* the context of the signal being dispatched */
 static __thread struct {
 	clab_evset *s[RAISED_MAX];
 	int n;
@@ -167,9 +168,12 @@ void clab_overflow_dispatch(void *uc)
 	int saved = errno;
 	busy++;
 	dispatching++;
+	void *outer_uc = signal_uc;
+	signal_uc = uc;
 	if (!self_signal)
 		sync_host();
 	deliver(uc);
+	signal_uc = outer_uc;
 	dispatching--;
 	busy--;
 	send_raised(); /* sets of other threads that our time moved */
@@ -205,7 +209,7 @@ void clab_overflow_flush(void)
 	if (!raised.n)
 		return;
 	if (dispatching) { /* we are the handler's thread, in its signal */
-		deliver(NULL);
+		deliver(signal_uc);
 		send_raised();
 		return;
 	}

@@ -139,6 +139,10 @@ int clab_papi_init_component(clab_papi_comp *pc, int cidx)
 	v->cmp_info.num_native_events = pc->nenum;
 	v->cmp_info.num_cntrs = ci.ncounters;
 	v->cmp_info.num_mpx_cntrs = ci.ncounters;
+	/* overflows come as a real-time signal on the counted thread; units
+	 * without overflow refuse PAPI_overflow in set_overflow */
+	v->cmp_info.hardware_intr = 1;
+	v->cmp_info.hardware_intr_sig = clab_overflow_signal();
 	snprintf(v->cmp_info.support_version, PAPI_MIN_STR_LEN, "%s", ci.backend);
 	snprintf(v->cmp_info.description, PAPI_MAX_STR_LEN, "%s (%s)",
 		 ci.description, clab_machine_name(pc->machine));
@@ -361,4 +365,55 @@ int clab_papi_code_to_info(clab_papi_comp *pc, unsigned int code,
 	snprintf(info->short_descr, sizeof info->short_descr, "%s", ei.descr);
 	describe(pc, &ei, info->long_descr, sizeof info->long_descr);
 	return PAPI_OK;
+}
+
+/* An overflow of one of our sets, in its thread: into PAPI's machinery,
+ * which calls the PAPI_overflow handler or updates the PAPI_profil
+ * buffers with the interrupted PC. */
+static void overflow_to_papi(clab_evset *s, uint64_t vector, void *pc, void *uc,
+			     void *arg)
+{
+	(void)s;
+	_papi_hwi_context_t ctx = {.si = NULL, .ucontext = uc};
+	ThreadInfo_t *thread = NULL;
+	int hardware = 1;
+	_papi_hwi_dispatch_overflow_signal(&ctx, (vptr_t)pc, &hardware,
+					   (long long)vector, 0, &thread,
+					   (int)(intptr_t)arg);
+}
+
+static int any_armed(const clab_papi_control *s)
+{
+	for (int i = 0; i < s->n; i++)
+		if (clab_evset_overflow_period(s->set, i))
+			return 1;
+	return 0;
+}
+
+int clab_papi_set_overflow(clab_papi_comp *pc, EventSetInfo_t *esi, int index,
+			   int threshold)
+{
+	clab_papi_control *s = (clab_papi_control *)esi->ctl_state;
+	int cidx = pc->vector->cmp_info.CmpIdx;
+	int sig = pc->vector->cmp_info.hardware_intr_sig;
+	int pos = esi->EventInfoArray[index].pos[0];
+	int was = any_armed(s);
+	if (threshold > 0 && !was) {
+		int rc = _papi_hwi_start_signal(sig, 1, cidx);
+		if (rc != PAPI_OK)
+			return rc;
+	}
+	int rc = clab_evset_overflow(s->set, pos, (uint64_t)threshold,
+				     overflow_to_papi, (void *)(intptr_t)cidx);
+	if ((was || threshold > 0) && !any_armed(s))
+		_papi_hwi_stop_signal(sig);
+	return rc ? fail(rc) : PAPI_OK;
+}
+
+/* PAPI installs this for the overflow signal of all our components. */
+void clab_papi_dispatch_timer(int sig, hwd_siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)si;
+	clab_overflow_dispatch(uc);
 }

@@ -56,6 +56,9 @@ int clab_papi_code_to_descr(clab_papi_comp *pc, unsigned int code, char *d,
 			    int len);
 int clab_papi_code_to_info(clab_papi_comp *pc, unsigned int code,
 			   PAPI_event_info_t *info);
+int clab_papi_set_overflow(clab_papi_comp *pc, EventSetInfo_t *esi, int index,
+			   int threshold);
+void clab_papi_dispatch_timer(int sig, hwd_siginfo_t *si, void *uc);
 
 #define CLAB_PAPI_COMPONENT(NAME, UNIT, DESCR)                                  \
 	papi_vector_t _clab_##NAME##_vector;                                     \
@@ -77,6 +80,8 @@ int clab_papi_code_to_info(clab_papi_comp *pc, unsigned int code,
 	{ return clab_papi_code_to_descr(&pc_, e, n, l); }                       \
 	static int code_to_info_(unsigned int e, PAPI_event_info_t *i)           \
 	{ return clab_papi_code_to_info(&pc_, e, i); }                           \
+	static int set_overflow_(EventSetInfo_t *s, int i, int t)                \
+	{ return clab_papi_set_overflow(&pc_, s, i, t); }                        \
 	papi_vector_t _clab_##NAME##_vector = {                                  \
 		.cmp_info = {                                                    \
 			.name = UNIT, /* PAPI matches "UNIT:::EVENT" on name */ \
@@ -114,6 +119,8 @@ int clab_papi_code_to_info(clab_papi_comp *pc, unsigned int code,
 		.ntv_code_to_name = code_to_name_,                               \
 		.ntv_code_to_descr = code_to_descr_,                             \
 		.ntv_code_to_info = code_to_info_,                               \
+		.set_overflow = set_overflow_,                                   \
+		.dispatch_timer = clab_papi_dispatch_timer,                      \
 	}
 
 #endif
