@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Benchmarks (`make bench`): builds bench/*.c into $BUILD/bench/, runs them and
-# writes bench/results/read_latency.json and netsim.json. Targets are
+# writes bench/results/read_latency.json, netsim.json and overflow.json. Targets are
 # reported, not asserted: the exit status is non-zero only when a build or a
 # program fails.
 #
-#   BENCHES  which to run (default "read_latency netsim")
+#   BENCHES  which to run (default "read_latency netsim overflow")
 #   PREFIX  where PAPI and libcounterlab are installed (default build/prefix)
 #   BUILD   build directory (default build)
 #   READ_LATENCY_ARGS  "REPS BATCH" for read_latency (default: its own, 15 20000)
@@ -31,7 +31,8 @@ echo "bench: building into $out"
 "$CC" "${cflags[@]}" "$here/read_latency.c" -o "$out/read_latency" "${ldrpath[@]}" -lpapi -lcounterlab
 "$CC" "${cflags[@]}" "$here/node_memory.c" -o "$out/node_memory" "${ldrpath[@]}" -lcounterlab
 "$CC" "${cflags[@]}" "$here/netsim.c" -o "$out/netsim" "${ldrpath[@]}" -lcounterlab
-benches=${BENCHES:-read_latency netsim}
+"$CC" "${cflags[@]}" "$here/overflow.c" -o "$out/overflow" "${ldrpath[@]}" -lcounterlab -pthread
+benches=${BENCHES:-read_latency netsim overflow}
 
 # run NAME ARGS...: one program, its stdout (one JSON object) echoed back
 run() {
@@ -74,6 +75,13 @@ if [[ " $benches " == *" netsim "* ]]; then
 	ns=$(run netsim)
 	write netsim "${ns%\}},$(machine_json)}"
 	echo "netsim: $ns"
+fi
+if [[ " $benches " == *" overflow "* ]]; then
+	echo "bench: overflow (skid of fast and slow units, cost of a delivery)"
+	ov=$(run overflow)
+	write overflow "${ov%\}},$(machine_json)}"
+	echo "overflow: delivery $(field "$ov" delivery_ns) ns, bare signal $(field "$ov" bare_signal_ns) ns," \
+	     "ratio $(field "$ov" ratio_to_bare_signal)"
 fi
 [[ " $benches " == *" read_latency "* ]] || exit 0
 
