@@ -10,6 +10,7 @@
 #define CLAB_MAX_SETTINGS 32
 #define CLAB_MAX_HWTHREADS 1024
 #define CLAB_EVSET_MAX 64
+#define CLAB_TIMER_US 100 /* host-clock overflow timer, CPU microseconds */
 
 /* A postfix program over an event's terms. */
 enum { CLAB_TOK_TERM, CLAB_TOK_CONST, CLAB_TOK_ADD, CLAB_TOK_SUB,

@@ -395,7 +395,8 @@ static int check_settings(clab_machine *m)
 		return clab_seterr(CLAB_E_PROFILE,
 				   "machine %s: clock=%s (use virtual or host)",
 				   m->name, clock);
-	return CLAB_OK;
+	uint64_t us; /* the overflow timer's period, read when a set arms */
+	return clab_machine_setting_u64(m, "timer_us", CLAB_TIMER_US, 10, 1000000, &us);
 }
 
 int clab_machine_open(const char *spec, clab_machine **out)

@@ -25,7 +25,6 @@
 
 #define ARMED_MAX 256  /* armed event sets in the process */
 #define RAISED_MAX 32  /* sets raised within one library call */
-#define TIMER_US 100   /* host-clock timer period, CPU microseconds */
 
 struct clab_ovf {
 	uint64_t period[CLAB_EVSET_MAX]; /* per event; 0: not armed */
@@ -386,8 +385,8 @@ void clab_ovf_started(clab_evset *s)
 	if (!s->ovf || s->ovf->timed || !any_armed(s) || !host_clock(s))
 		return;
 	if (timer.users == 0) {
-		uint64_t us = TIMER_US;
-		clab_machine_setting_u64(s->t->machine, "timer_us", TIMER_US, 10,
+		uint64_t us = CLAB_TIMER_US; /* checked when the machine opened */
+		clab_machine_setting_u64(s->t->machine, "timer_us", CLAB_TIMER_US, 10,
 					 1000000, &us);
 		struct sigevent ev;
 		memset(&ev, 0, sizeof ev);
