@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Benchmarks (`make bench`): builds bench/*.c into $BUILD/bench/, runs them and
-# writes bench/results/read_latency.json, netsim.json and overflow.json. Targets are
+# writes bench/results/read_latency.json, netsim.json, overflow.json and
+# multiplex.json. Targets are
 # reported, not asserted: the exit status is non-zero only when a build or a
 # program fails.
 #
-#   BENCHES  which to run (default "read_latency netsim overflow")
+#   BENCHES  which to run (default "read_latency netsim overflow multiplex")
 #   PREFIX  where PAPI and libcounterlab are installed (default build/prefix)
 #   BUILD   build directory (default build)
 #   READ_LATENCY_ARGS  "REPS BATCH" for read_latency (default: its own, 15 20000)
@@ -32,7 +33,8 @@ echo "bench: building into $out"
 "$CC" "${cflags[@]}" "$here/node_memory.c" -o "$out/node_memory" "${ldrpath[@]}" -lcounterlab
 "$CC" "${cflags[@]}" "$here/netsim.c" -o "$out/netsim" "${ldrpath[@]}" -lcounterlab
 "$CC" "${cflags[@]}" "$here/overflow.c" -o "$out/overflow" "${ldrpath[@]}" -lcounterlab -pthread
-benches=${BENCHES:-read_latency netsim overflow}
+"$CC" "${cflags[@]}" "$here/multiplex.c" -o "$out/multiplex" "${ldrpath[@]}" -lcounterlab -lm
+benches=${BENCHES:-read_latency netsim overflow multiplex}
 
 # run NAME ARGS...: one program, its stdout (one JSON object) echoed back
 run() {
@@ -82,6 +84,18 @@ if [[ " $benches " == *" overflow "* ]]; then
 	write overflow "${ov%\}},$(machine_json)}"
 	echo "overflow: delivery $(field "$ov" delivery_ns) ns, bare signal $(field "$ov" bare_signal_ns) ns," \
 	     "ratio $(field "$ov" ratio_to_bare_signal)"
+fi
+if [[ " $benches " == *" multiplex "* ]]; then
+	echo "bench: multiplex (estimate errors, steady and phase-changing rates)"
+	mx=$(run multiplex)
+	write multiplex "${mx%\}},$(machine_json)}"
+	printf '  %-7s %-9s %-6s %9s %9s  %s\n' profile turns period norm_max rr_max meets
+	if command -v python3 >/dev/null 2>&1; then
+		python3 -c 'import json,sys
+for c in json.load(sys.stdin)["cases"]:
+	print("  %-7s %-9s %-6s %8.3f%% %8.3f%%  %s" % (c["profile"], c["turns"], c["period_of_phase"],
+		100 * c["normalized_max_err"], 100 * c["roundrobin_max_err"], c.get("meets_target", "")))' <<<"$mx"
+	fi
 fi
 [[ " $benches " == *" read_latency "* ]] || exit 0
 

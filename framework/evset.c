@@ -5,6 +5,38 @@
 #include <string.h>
 #include "internal.h"
 
+/* ---- hooks for multiplexing (mpx.c) ------------------------------------ */
+
+clab_component *clab_evset_component(const clab_evset *s) { return s->c; }
+clab_thread *clab_evset_thread(const clab_evset *s) { return s->t; }
+int clab_evset_running(const clab_evset *s) { return s->running; }
+void **clab_evset_bset(clab_evset *s) { return &s->bset; }
+struct clab_mpx **clab_evset_mpx(clab_evset *s) { return &s->mpx; }
+const struct clab_mpx *clab_evset_mpx_const(const clab_evset *s) { return s->mpx; }
+
+int clab_evset_repack(clab_evset *s)
+{
+	uint32_t codes[CLAB_EVSET_MAX];
+	for (int i = 0; i < s->n; i++)
+		codes[i] = s->ev[i].code;
+	return clab_evset_program(s, codes, s->n);
+}
+
+/* Hands the expanded events to mpx.c as request masks (nreq <= 64). */
+static int mpx_program(clab_evset *s, const evset_event *ev, int n,
+		       const clab_evreq *reqs, int nreq)
+{
+	uint64_t need[CLAB_EVSET_MAX];
+	for (int i = 0; i < n; i++) {
+		need[i] = 0;
+		for (int k = 0; k < ev[i].nterms; k++)
+			need[i] |= 1ull << ev[i].req[k];
+	}
+	return clab_mpx_pack(s, &s->bset, reqs, nreq, need, n, s->req, s->nreq);
+}
+
+/* ------------------------------------------------------------------------ */
+
 int clab_evset_create(clab_component *c, clab_thread *t, clab_evset **out)
 {
 	if (!c || !t || !out)
@@ -24,6 +56,8 @@ void clab_evset_destroy(clab_evset *s)
 		return;
 	CLAB_ENTER();
 	clab_ovf_forget(s);
+	if (s->mpx)
+		clab_mpx_free(s); /* leaves the current group's bset to the code below */
 	if (s->running)
 		s->c->ops->stop(s->c->unit, s->bset);
 	if (s->bset)
@@ -92,7 +126,12 @@ static int program(clab_evset *s, const uint32_t *codes, int n)
 			return rc;
 	}
 	void *bset = NULL;
-	if (nreq) {
+	if (s->mpx) { /* multiplexing: mpx.c packs the events into groups */
+		int rc = mpx_program(s, ev, n, reqs, nreq);
+		if (rc)
+			return rc;
+		bset = s->bset;
+	} else if (nreq) {
 		int rc = s->c->ops->program(s->c->unit, s->t->hwthread, reqs, nreq,
 					    s->bset, &bset);
 		if (rc)
@@ -137,7 +176,7 @@ int clab_evset_start(clab_evset *s)
 	if (!s->bset)
 		return clab_seterr(CLAB_E_STATE, "event set is empty");
 	CLAB_ENTER();
-	int rc = s->c->ops->start(s->c->unit, s->bset);
+	int rc = s->mpx ? clab_mpx_start(s) : s->c->ops->start(s->c->unit, s->bset);
 	if (!rc) {
 		s->running = 1;
 		clab_ovf_started(s);
@@ -145,34 +184,40 @@ int clab_evset_start(clab_evset *s)
 	return clab_leave(rc);
 }
 
+int64_t clab_evset_fold_one(const clab_evset *s, int i, const uint64_t *raw)
+{
+	const evset_event *e = &s->ev[i];
+	int64_t t[CLAB_MAX_TERMS] = {0};
+	for (int k = 0; k < e->nterms; k++)
+		t[k] = (int64_t)raw[e->req[k]];
+	int64_t v = t[0];
+	switch (e->derived) {
+	case CLAB_NOT_DERIVED: break;
+	case CLAB_DERIVED_ADD:
+		for (int k = 1; k < e->nterms; k++) v += t[k];
+		break;
+	case CLAB_DERIVED_SUB:
+		for (int k = 1; k < e->nterms; k++) v -= t[k];
+		break;
+	case CLAB_DERIVED_POSTFIX:
+		v = clab_postfix_eval(e->tok, e->ntok, t);
+		break;
+	}
+	return v;
+}
+
 static void fold(const clab_evset *s, const uint64_t *raw, int64_t *vals)
 {
-	for (int i = 0; i < s->n; i++) {
-		const evset_event *e = &s->ev[i];
-		int64_t t[CLAB_MAX_TERMS];
-		for (int k = 0; k < e->nterms; k++)
-			t[k] = (int64_t)raw[e->req[k]];
-		int64_t v = t[0];
-		switch (e->derived) {
-		case CLAB_NOT_DERIVED: break;
-		case CLAB_DERIVED_ADD:
-			for (int k = 1; k < e->nterms; k++) v += t[k];
-			break;
-		case CLAB_DERIVED_SUB:
-			for (int k = 1; k < e->nterms; k++) v -= t[k];
-			break;
-		case CLAB_DERIVED_POSTFIX:
-			v = clab_postfix_eval(e->tok, e->ntok, t);
-			break;
-		}
-		vals[i] = v;
-	}
+	for (int i = 0; i < s->n; i++)
+		vals[i] = clab_evset_fold_one(s, i, raw);
 }
 
 static int read_(clab_evset *s, int64_t *vals)
 {
 	if (!s->bset)
 		return clab_seterr(CLAB_E_STATE, "event set is empty");
+	if (s->mpx)
+		return clab_mpx_read(s, vals, 1);
 	uint64_t raw[CLAB_EVSET_MAX];
 	int rc = s->c->ops->read(s->c->unit, s->bset, raw);
 	if (!rc)
@@ -190,7 +235,7 @@ static int stop(clab_evset *s, int64_t *vals)
 {
 	if (!s->running)
 		return clab_seterr(CLAB_E_STATE, "event set is not running");
-	int rc = s->c->ops->stop(s->c->unit, s->bset);
+	int rc = s->mpx ? clab_mpx_stop(s) : s->c->ops->stop(s->c->unit, s->bset);
 	if (rc)
 		return rc;
 	s->running = 0;
@@ -207,6 +252,8 @@ int clab_evset_stop(clab_evset *s, int64_t *vals)
 int clab_evset_reset(clab_evset *s)
 {
 	CLAB_ENTER();
+	if (s->mpx)
+		return clab_leave(clab_mpx_reset(s));
 	return clab_leave(s->bset ? s->c->ops->reset(s->c->unit, s->bset) : CLAB_OK);
 }
 
@@ -226,6 +273,8 @@ uint64_t clab_evset_counters(const clab_evset *s, int i)
 {
 	if (i < 0 || i >= s->n || !s->bset)
 		return 0;
+	if (s->mpx)
+		return clab_mpx_counters(s, i);
 	uint64_t mask = 0;
 	for (int k = 0; k < s->ev[i].nterms; k++)
 		mask |= s->c->ops->counters(s->c->unit, s->bset, s->ev[i].req[k]);

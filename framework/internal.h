@@ -57,6 +57,10 @@ struct clab_thread {
 	int hwthread;
 	pthread_t owner;
 	int attached;
+	/* multiplexing (mpx.c): the thread's running multiplexed sets, linked
+	 * through their mpx state; clab_thread_advance stops at their switch
+	 * deadlines */
+	clab_evset *mpx_running;
 };
 
 typedef struct clab_setting {
@@ -105,7 +109,43 @@ struct clab_evset {
 	void *bset; /* backend's programmed set, NULL when empty */
 	int running;
 	struct clab_ovf *ovf; /* overflow arming (overflow.c), NULL if never armed */
+	struct clab_mpx *mpx; /* multiplexing (mpx.c), NULL: off */
 };
+
+/* evset.c, for mpx.c: the parts of a set multiplexing works on. */
+struct clab_mpx;
+clab_component *clab_evset_component(const clab_evset *s);
+clab_thread *clab_evset_thread(const clab_evset *s);
+int clab_evset_running(const clab_evset *s);
+void **clab_evset_bset(clab_evset *s);        /* the programmed backend set */
+struct clab_mpx **clab_evset_mpx(clab_evset *s);
+const struct clab_mpx *clab_evset_mpx_const(const clab_evset *s);
+/* Event i's value from counts raw[] of the set's requests. */
+int64_t clab_evset_fold_one(const clab_evset *s, int i, const uint64_t *raw);
+/* Programs the set's events again (after multiplexing changed). */
+int clab_evset_repack(clab_evset *s);
+
+/* mpx.c: multiplexing. A set is used by one OS thread at a time. */
+/* Packs events into groups: need[i] is the mask of requests (into reqs)
+ * event i reads; old[0..nold) is what *bset holds when no groups exist yet.
+ * On success *bset is the first group's backend set; on failure the set is
+ * as before. */
+int clab_mpx_pack(clab_evset *s, void **bset, const clab_evreq *reqs, int nreq,
+		  const uint64_t *need, int n, const clab_evreq *old, int nold);
+void clab_mpx_free(clab_evset *s);
+int clab_mpx_start(clab_evset *s);
+int clab_mpx_stop(clab_evset *s);
+int clab_mpx_reset(clab_evset *s);
+/* scaled: estimates for the whole time; else the raw counts */
+int clab_mpx_read(clab_evset *s, int64_t *vals, int scaled);
+uint64_t clab_mpx_counters(const clab_evset *s, int i);
+/* Switches groups if the period has passed on the set's thread clock; does
+ * nothing for a set not multiplexed or not running. Allocates nothing. */
+void clab_mpx_poll(clab_evset *s);
+/* The same for every running multiplexed set of t; and the earliest switch
+ * deadline among them on t's clock (UINT64_MAX: none). */
+void clab_mpx_poll_thread(clab_thread *t);
+uint64_t clab_mpx_deadline(const clab_thread *t);
 
 /* catalog.c */
 int clab_catalog_load_presets(clab_component *c, const char *path);
@@ -126,6 +166,7 @@ int clab_leave(int rc);
  * goes when s does. */
 int clab_ovf_reprogram(clab_evset *s);
 void clab_ovf_forget(clab_evset *s);
+int clab_ovf_armed(const clab_evset *s);
 /* A set starts or stops: the host-clock timer of its thread follows. */
 void clab_ovf_started(clab_evset *s);
 void clab_ovf_stopped(clab_evset *s);

@@ -155,6 +155,7 @@ static void sync_host(void)
 		clab_machine *m = mine[i]->t->machine;
 		if (m->sim_ops && m->sim_ops->sync)
 			m->sim_ops->sync(m->sim, mine[i]->t->hwthread);
+		clab_mpx_poll(mine[i]); /* a multiplexed set's turn may be over */
 	}
 }
 
@@ -276,11 +277,20 @@ static int any_armed(const clab_evset *s)
 	return 0;
 }
 
+int clab_ovf_armed(const clab_evset *s)
+{
+	return s->ovf && any_armed(s);
+}
+
 static int check_event(clab_evset *s, int i)
 {
 	clab_component *c = s->c;
 	if (i < 0 || i >= s->n)
 		return clab_seterr(CLAB_E_INVAL, "event set of %s has no event %d", c->name, i);
+	if (s->mpx)
+		return clab_seterr(CLAB_E_NOSUPP,
+				   "the %s set is multiplexed: its groups take turns, so an event cannot interrupt on time; turn multiplexing off to arm overflow",
+				   c->name);
 	if (c->desc.overflow == CLAB_OVF_NONE || !c->ops->overflow)
 		return clab_seterr(CLAB_E_NOSUPP,
 				   "%s counters cannot interrupt on overflow (%s); count them and read instead",
@@ -380,10 +390,17 @@ static int host_clock(const clab_evset *s)
 	return clock && strcmp(clock, "host") == 0;
 }
 
+/* Armed and multiplexed sets need the timer on the host clock: the one to
+ * interrupt on time, the other to take turns while the program runs. */
 void clab_ovf_started(clab_evset *s)
 {
-	if (!s->ovf || s->ovf->timed || !any_armed(s) || !host_clock(s))
+	if (!(clab_ovf_armed(s) || s->mpx) || !host_clock(s))
 		return;
+	if (!s->ovf && !(s->ovf = calloc(1, sizeof *s->ovf)))
+		return; /* then turns and overflows show at reads only */
+	if (s->ovf->timed || install_handler())
+		return;
+	registry_add(s);
 	if (timer.users == 0) {
 		uint64_t us = CLAB_TIMER_US; /* checked when the machine opened */
 		clab_machine_setting_u64(s->t->machine, "timer_us", CLAB_TIMER_US, 10,
@@ -410,6 +427,8 @@ void clab_ovf_stopped(clab_evset *s)
 	if (!s->ovf || !s->ovf->timed)
 		return;
 	s->ovf->timed = 0;
+	if (!any_armed(s))
+		registry_remove(s);
 	if (--timer.users == 0)
 		timer_delete(timer.id);
 }

@@ -12,21 +12,41 @@ static int has_sim(const clab_thread *t)
 	return CLAB_OK;
 }
 
+/* The run stops at every switch deadline of the thread's multiplexed sets,
+ * so their groups change exactly every period. */
 int clab_thread_advance(clab_thread *t, uint64_t cycles)
 {
 	int rc = has_sim(t);
+	if (rc)
+		return rc;
 	CLAB_ENTER();
-	return clab_leave(rc ? rc : t->machine->sim_ops->advance(t->machine->sim,
-								 t->hwthread, cycles));
+	const clab_sim_ops *ops = t->machine->sim_ops;
+	clab_mpx_poll_thread(t); /* switches already due */
+	do {
+		uint64_t step = cycles, now = ops->now(t->machine->sim, t->hwthread);
+		uint64_t due = clab_mpx_deadline(t);
+		if (due > now && due - now < step)
+			step = due - now;
+		rc = ops->advance(t->machine->sim, t->hwthread, step);
+		cycles -= step;
+		clab_mpx_poll_thread(t);
+	} while (cycles && !rc);
+	return clab_leave(rc);
 }
 
+/* A work segment is atomic: a switch that falls due inside it happens at
+ * its end (the group counted longer, and its cycles say so). */
 int clab_thread_work(clab_thread *t, uint64_t cycles, const char *const *events,
 		     const uint64_t *counts, int n)
 {
 	int rc = has_sim(t);
 	CLAB_ENTER();
-	return clab_leave(rc ? rc : t->machine->sim_ops->work(t->machine->sim, t->hwthread,
-							      cycles, events, counts, n));
+	if (!rc)
+		rc = t->machine->sim_ops->work(t->machine->sim, t->hwthread, cycles,
+					       events, counts, n);
+	if (!rc)
+		clab_mpx_poll_thread(t);
+	return clab_leave(rc);
 }
 
 uint64_t clab_thread_now(clab_thread *t)
@@ -64,8 +84,12 @@ int clab_thread_traffic(clab_thread *t, const char *pattern, double *seconds)
 		rc = clab_seterr(CLAB_E_NOSUPP, "machine %s has no torus network",
 				 t->machine->name);
 	CLAB_ENTER();
-	return clab_leave(rc ? rc : t->machine->sim_ops->traffic(t->machine->sim,
-								 t->hwthread, pattern, seconds));
+	if (!rc)
+		rc = t->machine->sim_ops->traffic(t->machine->sim, t->hwthread,
+						  pattern, seconds);
+	if (!rc) /* the wait is atomic, like work */
+		clab_mpx_poll_thread(t);
+	return clab_leave(rc);
 }
 
 /* The calling thread on the process-wide machine. */

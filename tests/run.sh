@@ -88,6 +88,15 @@ for t in overflow overflow2 overflow_single_event overflow_twoevents \
 	overflow_pthreads profile; do
 	CTEST_MACHINE=bgq:clock=host run "ctest/$t" ctest "$t"
 done
+# Multiplexing: the core component multiplexes in the framework (kernel
+# multiplexing to PAPI); multiplex2 and kufrin fill a set with every
+# non-derived preset, which takes two groups. reset_multiplex compares the
+# counts of a loop with those of half of it, so its counts must follow the
+# work done: the host clock.
+for t in multiplex1 multiplex2 multiplex1_pthreads sdsc-mpx kufrin; do
+	run "ctest/$t" ctest "$t"
+done
+CTEST_MACHINE=bgq:clock=host run "ctest/reset_multiplex" ctest reset_multiplex
 
 echo
 if [ $failed -gt 0 ]; then

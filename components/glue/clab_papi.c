@@ -138,7 +138,11 @@ int clab_papi_init_component(clab_papi_comp *pc, int cidx)
 	}
 	v->cmp_info.num_native_events = pc->nenum;
 	v->cmp_info.num_cntrs = ci.ncounters;
-	v->cmp_info.num_mpx_cntrs = ci.ncounters;
+	/* Multiplexing is ours, not PAPI's software multiplexing (which serves
+	 * component 0 only): PAPI_set_multiplex reaches clab_papi_ctl on every
+	 * component, and those that cannot multiplex refuse it there. */
+	v->cmp_info.kernel_multiplex = 1;
+	v->cmp_info.num_mpx_cntrs = ci.can_multiplex ? CLAB_PAPI_MAX : ci.ncounters;
 	/* overflows come as a real-time signal on the counted thread; units
 	 * without overflow refuse PAPI_overflow in set_overflow */
 	v->cmp_info.hardware_intr = 1;
@@ -154,6 +158,7 @@ int clab_papi_init_component(clab_papi_comp *pc, int cidx)
 int clab_papi_init_thread(clab_papi_comp *pc, hwd_context_t *ctx)
 {
 	clab_papi_context *c = (clab_papi_context *)ctx;
+	c->pc = pc;
 	int rc = clab_thread_attach(pc->machine, &c->thread);
 	return rc ? fail(rc) : PAPI_OK;
 }
@@ -181,6 +186,8 @@ int clab_papi_update_control_state(clab_papi_comp *pc, hwd_control_state_t *ctl,
 	uint32_t codes[CLAB_PAPI_MAX];
 	if (count > CLAB_PAPI_MAX)
 		return PAPI_ECNFLCT;
+	if (!s->set && count == 0)
+		return PAPI_OK; /* PAPI empties sets it is about to free */
 	if (!s->set) {
 		int rc = clab_evset_create(pc->comp, c->thread, &s->set);
 		if (rc)
@@ -251,13 +258,32 @@ int clab_papi_write(hwd_context_t *ctx, hwd_control_state_t *ctl, long long *v)
 	return PAPI_ENOSUPP; /* BG/Q's UPC counters are not writable */
 }
 
+/* PAPI_set_multiplex: PAPI may ask before any event is added, so the set
+ * may need creating here. PAPI's period is in ns; the unit counts cycles. */
+static int set_multiplex(clab_papi_context *c, _papi_int_multiplex_t *mpx)
+{
+	clab_papi_control *s = (clab_papi_control *)mpx->ESI->ctl_state;
+	if (!s->set) {
+		int rc = clab_evset_create(c->pc->comp, c->thread, &s->set);
+		if (rc)
+			return fail(rc);
+	}
+	clab_component_info ci;
+	clab_component_get_info(c->pc->comp, &ci);
+	uint64_t period = (uint64_t)mpx->ns * ci.clock_mhz / 1000;
+	if (period < CLAB_MPX_MIN_PERIOD)
+		period = CLAB_MPX_MIN_PERIOD;
+	int rc = clab_evset_set_multiplex(s->set, period);
+	return rc ? fail(rc) : PAPI_OK;
+}
+
 int clab_papi_ctl(hwd_context_t *ctx, int code, _papi_int_option_t *option)
 {
-	(void)ctx;
-	(void)option;
 	switch (code) {
 	case PAPI_DOMAIN: case PAPI_DEFDOM: case PAPI_GRANUL: case PAPI_DEFGRN:
 		return PAPI_OK;
+	case PAPI_MULTIPLEX:
+		return set_multiplex((clab_papi_context *)ctx, &option->multiplex);
 	default:
 		return PAPI_ENOSUPP;
 	}

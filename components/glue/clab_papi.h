@@ -21,6 +21,7 @@ typedef struct clab_papi_comp {
 
 typedef struct clab_papi_context {
 	clab_thread *thread;
+	clab_papi_comp *pc;      /* for ctl(), which PAPI calls without it */
 } clab_papi_context;
 
 #define CLAB_PAPI_MAX 64

@@ -42,6 +42,10 @@ typedef struct clab_unit_desc {
 	enum clab_overflow overflow;
 	uint32_t overflow_latency;
 	int can_multiplex;
+	/* multiplexing: the native event counting the thread's cycles, which
+	 * every group carries to time its turns (read only when can_multiplex) */
+	int cycles_native;
+	uint32_t clock_mhz;     /* cycles per microsecond (0: unknown) */
 	const clab_native *natives;
 	int nnative;
 	const clab_qual_info *quals;
@@ -69,6 +73,10 @@ typedef struct clab_unit_ops {
 	/* Counts since start/reset, one per request, in request order. */
 	int (*read)(void *unit, void *set, uint64_t *vals);
 	int (*reset)(void *unit, void *set);
+	/* As read(), but simulated time does not pass (no tick, no host-clock
+	 * step): multiplexing reads a group at the instant it switches. Needed
+	 * when can_multiplex is set; may be NULL otherwise. */
+	int (*peek)(void *unit, void *set, uint64_t *vals);
 	/* Counters given to request i (bit c = counter c). */
 	uint64_t (*counters)(void *unit, void *set, int i);
 	/* Overflow (NULL when desc.overflow is CLAB_OVF_NONE). Arms request i

@@ -88,6 +88,7 @@ typedef struct clab_component_info {
 	enum clab_overflow overflow;
 	uint32_t overflow_latency; /* cycles from crossing to interrupt (max) */
 	int can_multiplex;
+	uint32_t clock_mhz;      /* cycles per microsecond of the unit's clock (0: unknown) */
 	int nnative;             /* native events, codes 0 .. nnative-1 */
 	int npreset;             /* presets, codes nnative .. nnative+npreset-1 */
 } clab_component_info;
@@ -187,6 +188,38 @@ uint64_t clab_evset_overflow_period(const clab_evset *s, int i);
  * (or PAPI) with its own handler calls clab_overflow_dispatch from it. */
 int clab_overflow_signal(void);
 void clab_overflow_dispatch(void *ucontext);
+/* ---- multiplexing ------------------------------------------------------ */
+
+/* Multiplexing: events beyond what the unit counts at once are packed
+ * first-fit into groups, each with a hidden cycle counter; groups take turns
+ * every period simulated cycles (and on clab_evset_switch). Only on a stopped
+ * set; period 0 turns multiplexing off. CLAB_E_NOSUPP on units that cannot.
+ * clab_evset_read then returns estimates for the whole time the set ran:
+ * count * (cycles of all groups) / (cycles of the event's group).
+ * clab_evset_counters(s, i) names event i's counters only while its group
+ * counts (0 otherwise). */
+#define CLAB_EVSET_MAX_EVENTS 64
+#define CLAB_EVSET_MAX_GROUPS 64
+#define CLAB_MPX_MIN_PERIOD 1000 /* cycles: shorter turns would be mostly switching */
+int clab_evset_set_multiplex(clab_evset *s, uint64_t period);
+int clab_evset_get_multiplex(const clab_evset *s, uint64_t *period); /* 0: off */
+int clab_evset_switch(clab_evset *s);                  /* next group now */
+int clab_evset_read_raw(clab_evset *s, int64_t *vals); /* unscaled counts */
+
+typedef struct clab_mpx_stats {
+	uint64_t period;          /* cycles per turn, 0: not multiplexed */
+	int ngroups;
+	int current;              /* group counting (or to count) now */
+	uint64_t switches;        /* group changes since start */
+	uint64_t failed_switches; /* refused by the unit: the group kept counting */
+	uint64_t elapsed;         /* cycles the set counted since start/reset */
+	uint64_t cycles[CLAB_EVSET_MAX_GROUPS]; /* of which each group counted */
+	uint64_t turns[CLAB_EVSET_MAX_GROUPS];  /* turns each group began */
+	int nevents[CLAB_EVSET_MAX_GROUPS];     /* user events per group */
+	int group_of[CLAB_EVSET_MAX_EVENTS];    /* group of event i */
+} clab_mpx_stats;
+/* On a set that is not multiplexed: period 0 and one group holding all. */
+int clab_evset_mpx_stats(const clab_evset *s, clab_mpx_stats *st);
 
 #ifdef __cplusplus
 }

@@ -297,14 +297,16 @@ static int punit_program(void *unit, int hw, const clab_evreq *reqs, int n,
 		pthread_mutex_unlock(&k->lock);
 		return rc;
 	}
-	punit_set *s = calloc(1, sizeof *s);
+	/* A replaced set's memory is reused: switching multiplexed groups then
+	 * allocates nothing (it may run in a signal handler). */
+	punit_set *s = replace ? replace : calloc(1, sizeof *s);
 	if (!s) {
 		pthread_mutex_unlock(&k->lock);
 		return CLAB_E_NOMEM;
 	}
 	if (replace) {
 		set_release_locked(k, replace);
-		free(replace);
+		memset(s, 0, sizeof *s);
 	}
 	s->hw = hw;
 	s->core = core;
@@ -465,6 +467,19 @@ static int punit_read(void *unit, void *set, uint64_t *vals)
 	return CLAB_OK;
 }
 
+/* Multiplexing reads groups at their switch: no time passes here. */
+static int punit_peek(void *unit, void *set, uint64_t *vals)
+{
+	punit *u = unit;
+	punit_set *s = set;
+	bgq_core *k = &u->node->core[s->core];
+	pthread_mutex_lock(&k->lock);
+	for (int i = 0; i < s->n; i++)
+		vals[i] = k->ctr[s->ctr[i]].acc;
+	pthread_mutex_unlock(&k->lock);
+	return CLAB_OK;
+}
+
 static uint64_t punit_counters(void *unit, void *set, int i)
 {
 	(void)unit;
@@ -494,6 +509,8 @@ static int punit_open(clab_machine *m, const char *section, void **unit,
 		.overflow = CLAB_OVF_FAST,
 		.overflow_latency = BGQ_OVF_LATENCY,
 		.can_multiplex = 1,
+		.cycles_native = BGQ_EV_CYCLES,
+		.clock_mhz = BGQ_MHZ,
 		.natives = bgq_punit_natives,
 		.nnative = BGQ_N_PUNIT,
 		.quals = punit_quals,
@@ -517,6 +534,7 @@ const clab_unit_ops clab_bgq_punit_ops = {
 	.stop = punit_stop,
 	.read = punit_read,
 	.reset = punit_reset,
+	.peek = punit_peek,
 	.counters = punit_counters,
 	.overflow = punit_overflow,
 	.handler = punit_handler,
