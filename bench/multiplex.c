@@ -20,23 +20,13 @@
 #include <string.h>
 #include "counterlab/counterlab.h"
 #include "counterlab/sim.h"
+#include "../tests/opcodes.h"
 
 #define N 30
 #define L 10000000ull            /* phase length of phases.ini */
 #define R (L * 1037 / 100)       /* cycles of every run */
 
-static const char *const names[N] = {
-	"PEVT_INST_XU_IADD", "PEVT_INST_XU_ILOG", "PEVT_INST_XU_ICMP",
-	"PEVT_INST_XU_IMOV", "PEVT_INST_XU_BITS", "PEVT_INST_XU_LD",
-	"PEVT_INST_XU_ST", "PEVT_INST_XU_BRC", "PEVT_INST_XU_BRU",
-	"PEVT_INST_XU_FLD", "PEVT_INST_XU_FST", "PEVT_INST_XU_QLD",
-	"PEVT_INST_XU_QST", "PEVT_INST_XU_CINV", "PEVT_INST_XU_CSTO",
-	"PEVT_INST_XU_CTCH", "PEVT_INST_XU_ICSW", "PEVT_INST_XU_IDIV",
-	"PEVT_INST_XU_IMUL", "PEVT_INST_XU_INT", "PEVT_INST_XU_LSCX",
-	"PEVT_INST_XU_SYNC", "PEVT_INST_XU_TLB", "PEVT_INST_XU_TLBI",
-	"PEVT_INST_XU_WCH", "PEVT_INST_QFPU_FMA", "PEVT_INST_QFPU_QMA",
-	"PEVT_INST_QFPU_FADD", "PEVT_INST_QFPU_QADD", "PEVT_INST_QFPU_FMUL",
-};
+static const char *const *const names = clab_opcode_events;
 static const int divisors[] = {1, 2, 5, 10, 20, 50, 100};
 #define NDIV (int)(sizeof divisors / sizeof *divisors)
 

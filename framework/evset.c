@@ -7,13 +7,6 @@
 
 /* ---- hooks for multiplexing (mpx.c) ------------------------------------ */
 
-clab_component *clab_evset_component(const clab_evset *s) { return s->c; }
-clab_thread *clab_evset_thread(const clab_evset *s) { return s->t; }
-int clab_evset_running(const clab_evset *s) { return s->running; }
-void **clab_evset_bset(clab_evset *s) { return &s->bset; }
-struct clab_mpx **clab_evset_mpx(clab_evset *s) { return &s->mpx; }
-const struct clab_mpx *clab_evset_mpx_const(const clab_evset *s) { return s->mpx; }
-
 int clab_evset_repack(clab_evset *s)
 {
 	uint32_t codes[CLAB_EVSET_MAX];

@@ -112,15 +112,7 @@ struct clab_evset {
 	struct clab_mpx *mpx; /* multiplexing (mpx.c), NULL: off */
 };
 
-/* evset.c, for mpx.c: the parts of a set multiplexing works on. */
-struct clab_mpx;
-clab_component *clab_evset_component(const clab_evset *s);
-clab_thread *clab_evset_thread(const clab_evset *s);
-int clab_evset_running(const clab_evset *s);
-void **clab_evset_bset(clab_evset *s);        /* the programmed backend set */
-struct clab_mpx **clab_evset_mpx(clab_evset *s);
-const struct clab_mpx *clab_evset_mpx_const(const clab_evset *s);
-/* Event i's value from counts raw[] of the set's requests. */
+/* evset.c, for mpx.c. Event i's value from counts raw[] of the set's requests. */
 int64_t clab_evset_fold_one(const clab_evset *s, int i, const uint64_t *raw);
 /* Programs the set's events again (after multiplexing changed). */
 int clab_evset_repack(clab_evset *s);

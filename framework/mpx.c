@@ -43,7 +43,6 @@ struct clab_mpx {
 	clab_evset *next;     /* the thread's next running multiplexed set */
 };
 
-static struct clab_mpx *mpx_of(clab_evset *s) { return *clab_evset_mpx(s); }
 
 static void groups_free(mpx_group *g, int ng)
 {
@@ -99,9 +98,9 @@ static int try_group(clab_component *c, clab_thread *t, const struct clab_mpx *m
 int clab_mpx_pack(clab_evset *s, void **bset, const clab_evreq *reqs, int nreq,
 		  const uint64_t *need, int n, const clab_evreq *old, int nold)
 {
-	struct clab_mpx *m = mpx_of(s);
-	clab_component *c = clab_evset_component(s);
-	clab_thread *t = clab_evset_thread(s);
+	struct clab_mpx *m = s->mpx;
+	clab_component *c = s->c;
+	clab_thread *t = s->t;
 	uint64_t gmask[CLAB_EVSET_MAX];
 	int gof[CLAB_EVSET_MAX], ng = 0, touched = 0, rc = CLAB_OK;
 	void *hold = *bset;
@@ -214,7 +213,7 @@ static void link_running(clab_evset *s, struct clab_mpx *m, clab_thread *t)
 
 static void unlink_running(clab_evset *s, struct clab_mpx *m, clab_thread *t)
 {
-	for (clab_evset **p = &t->mpx_running; *p; p = &mpx_of(*p)->next)
+	for (clab_evset **p = &t->mpx_running; *p; p = &(*p)->mpx->next)
 		if (*p == s) {
 			__atomic_store_n(p, m->next, __ATOMIC_RELEASE);
 			break;
@@ -225,7 +224,7 @@ static void unlink_running(clab_evset *s, struct clab_mpx *m, clab_thread *t)
 void clab_mpx_poll_thread(clab_thread *t)
 {
 	for (clab_evset *s = __atomic_load_n(&t->mpx_running, __ATOMIC_ACQUIRE); s;
-	     s = mpx_of(s)->next)
+	     s = s->mpx->next)
 		clab_mpx_poll(s);
 }
 
@@ -233,9 +232,9 @@ uint64_t clab_mpx_deadline(const clab_thread *t)
 {
 	uint64_t d = UINT64_MAX;
 	for (clab_evset *s = __atomic_load_n(&t->mpx_running, __ATOMIC_ACQUIRE); s;
-	     s = mpx_of(s)->next)
-		if (mpx_of(s)->deadline < d)
-			d = mpx_of(s)->deadline;
+	     s = s->mpx->next)
+		if (s->mpx->deadline < d)
+			d = s->mpx->deadline;
 	return d;
 }
 
@@ -251,9 +250,9 @@ static void arm(struct clab_mpx *m, clab_thread *t)
  * counting for another period; the refusal is counted. */
 static int mpx_switch(clab_evset *s, struct clab_mpx *m, int next)
 {
-	clab_component *c = clab_evset_component(s);
-	clab_thread *t = clab_evset_thread(s);
-	void **bset = clab_evset_bset(s);
+	clab_component *c = s->c;
+	clab_thread *t = s->t;
+	void **bset = &s->bset;
 	mpx_group *g = &m->g[m->cur];
 	uint64_t live[CLAB_EVSET_MAX + 1];
 	int rc = c->ops->stop(c->unit, *bset);
@@ -281,19 +280,19 @@ static int mpx_switch(clab_evset *s, struct clab_mpx *m, int next)
 
 void clab_mpx_poll(clab_evset *s)
 {
-	struct clab_mpx *m = s ? mpx_of(s) : NULL;
+	struct clab_mpx *m = s ? s->mpx : NULL;
 	if (!m || !m->on || m->ng < 2)
 		return;
-	if (clab_thread_now(clab_evset_thread(s)) >= m->deadline)
+	if (clab_thread_now(s->t) >= m->deadline)
 		mpx_switch(s, m, (m->cur + 1) % m->ng);
 }
 
 int clab_mpx_start(clab_evset *s)
 {
-	struct clab_mpx *m = mpx_of(s);
-	clab_component *c = clab_evset_component(s);
-	clab_thread *t = clab_evset_thread(s);
-	void **bset = clab_evset_bset(s);
+	struct clab_mpx *m = s->mpx;
+	clab_component *c = s->c;
+	clab_thread *t = s->t;
+	void **bset = &s->bset;
 	/* every run begins with the first group, for reproducible turns */
 	if (m->cur != 0) {
 		void *nb;
@@ -320,9 +319,9 @@ int clab_mpx_start(clab_evset *s)
 
 int clab_mpx_stop(clab_evset *s)
 {
-	struct clab_mpx *m = mpx_of(s);
-	clab_component *c = clab_evset_component(s);
-	void **bset = clab_evset_bset(s);
+	struct clab_mpx *m = s->mpx;
+	clab_component *c = s->c;
+	void **bset = &s->bset;
 	uint64_t live[CLAB_EVSET_MAX + 1];
 	clab_mpx_poll(s);
 	int rc = c->ops->stop(c->unit, *bset);
@@ -334,21 +333,21 @@ int clab_mpx_stop(clab_evset *s)
 	for (int k = 0; k < g->nreq; k++)
 		g->acc[k] += live[k];
 	m->on = 0;
-	unlink_running(s, m, clab_evset_thread(s));
+	unlink_running(s, m, s->t);
 	return CLAB_OK;
 }
 
 int clab_mpx_reset(clab_evset *s)
 {
-	struct clab_mpx *m = mpx_of(s);
-	clab_component *c = clab_evset_component(s);
+	struct clab_mpx *m = s->mpx;
+	clab_component *c = s->c;
 	if (!m->ng)
 		return CLAB_OK;
 	for (int g = 0; g < m->ng; g++) {
 		memset(m->g[g].acc, 0, (size_t)m->g[g].nreq * sizeof *m->g[g].acc);
 		m->g[g].turns = g == m->cur && m->on;
 	}
-	return c->ops->reset(c->unit, *clab_evset_bset(s));
+	return c->ops->reset(c->unit, s->bset);
 }
 
 /* count * total / own, rounded; 0 for a group that has not counted yet */
@@ -363,10 +362,10 @@ static uint64_t scale(uint64_t count, uint64_t total, uint64_t own)
 
 int clab_mpx_read(clab_evset *s, int64_t *vals, int scaled)
 {
-	struct clab_mpx *m = mpx_of(s);
-	clab_component *c = clab_evset_component(s);
-	clab_thread *t = clab_evset_thread(s);
-	void **bset = clab_evset_bset(s);
+	struct clab_mpx *m = s->mpx;
+	clab_component *c = s->c;
+	clab_thread *t = s->t;
+	void **bset = &s->bset;
 	uint64_t live[CLAB_EVSET_MAX + 1] = {0};
 	int rc = CLAB_OK;
 	if (m->on) {
@@ -408,11 +407,11 @@ int clab_mpx_read(clab_evset *s, int64_t *vals, int scaled)
 
 uint64_t clab_mpx_counters(const clab_evset *s, int i)
 {
-	const struct clab_mpx *m = clab_evset_mpx_const(s);
-	const clab_component *c = clab_evset_component(s);
+	const struct clab_mpx *m = s->mpx;
+	const clab_component *c = s->c;
 	if (!m->ng || m->group_of[i] != m->cur)
 		return 0;
-	void *bset = *clab_evset_bset((clab_evset *)s);
+	void *bset = s->bset;
 	uint64_t mask = 0;
 	for (uint64_t b = m->need[i]; b; b &= b - 1)
 		mask |= c->ops->counters(c->unit, bset,
@@ -422,14 +421,14 @@ uint64_t clab_mpx_counters(const clab_evset *s, int i)
 
 void clab_mpx_free(clab_evset *s)
 {
-	struct clab_mpx *m = mpx_of(s);
+	struct clab_mpx *m = s->mpx;
 	if (!m)
 		return;
 	if (m->on)
-		unlink_running(s, m, clab_evset_thread(s));
+		unlink_running(s, m, s->t);
 	groups_free(m->g, m->ng);
 	free(m);
-	*clab_evset_mpx(s) = NULL;
+	s->mpx = NULL;
 }
 
 /* ---- public API -------------------------------------------------------- */
@@ -438,9 +437,9 @@ int clab_evset_set_multiplex(clab_evset *s, uint64_t period)
 {
 	if (!s)
 		return clab_seterr(CLAB_E_INVAL, "set_multiplex: NULL event set");
-	clab_component *c = clab_evset_component(s);
-	struct clab_mpx **mp = clab_evset_mpx(s);
-	if (clab_evset_running(s))
+	clab_component *c = s->c;
+	struct clab_mpx **mp = &s->mpx;
+	if (s->running)
 		return clab_seterr(CLAB_E_STATE,
 				   "multiplexing changes only on a stopped event set");
 	if (period == 0) {
@@ -503,7 +502,7 @@ int clab_evset_get_multiplex(const clab_evset *s, uint64_t *period)
 {
 	if (!s || !period)
 		return clab_seterr(CLAB_E_INVAL, "get_multiplex: NULL argument");
-	const struct clab_mpx *m = clab_evset_mpx_const(s);
+	const struct clab_mpx *m = s->mpx;
 	*period = m ? m->period : 0;
 	return CLAB_OK;
 }
@@ -512,7 +511,7 @@ int clab_evset_switch(clab_evset *s)
 {
 	if (!s)
 		return clab_seterr(CLAB_E_INVAL, "switch: NULL event set");
-	struct clab_mpx *m = mpx_of(s);
+	struct clab_mpx *m = s->mpx;
 	if (!m)
 		return clab_seterr(CLAB_E_STATE, "event set is not multiplexed");
 	if (!m->on)
@@ -526,9 +525,9 @@ int clab_evset_read_raw(clab_evset *s, int64_t *vals)
 {
 	if (!s || !vals)
 		return clab_seterr(CLAB_E_INVAL, "read_raw: NULL argument");
-	if (!mpx_of(s))
+	if (!s->mpx)
 		return clab_evset_read(s, vals);
-	if (!*clab_evset_bset(s))
+	if (!s->bset)
 		return clab_seterr(CLAB_E_STATE, "event set is empty");
 	return clab_mpx_read(s, vals, 0);
 }
@@ -537,7 +536,7 @@ int clab_evset_mpx_stats(const clab_evset *s, clab_mpx_stats *st)
 {
 	if (!s || !st)
 		return clab_seterr(CLAB_E_INVAL, "mpx_stats: NULL argument");
-	const struct clab_mpx *m = clab_evset_mpx_const(s);
+	const struct clab_mpx *m = s->mpx;
 	memset(st, 0, sizeof *st);
 	int n = clab_evset_size(s);
 	if (!m) {
@@ -558,9 +557,9 @@ int clab_evset_mpx_stats(const clab_evset *s, clab_mpx_stats *st)
 	}
 	/* the running group's current turn, as far as the unit has seen it */
 	if (m->on && m->ng) {
-		clab_component *c = clab_evset_component(s);
+		clab_component *c = s->c;
 		uint64_t live[CLAB_EVSET_MAX + 1];
-		if (c->ops->peek(c->unit, *clab_evset_bset((clab_evset *)s), live) == CLAB_OK)
+		if (c->ops->peek(c->unit, s->bset, live) == CLAB_OK)
 			st->cycles[m->cur] += live[m->g[m->cur].cyc];
 	}
 	for (int g = 0; g < m->ng; g++)

@@ -159,7 +159,6 @@ typedef struct bgq_node {
 	pthread_mutex_t slow_lock; /* after a core lock; guards slow[] */
 	int nslow;             /* entries in use (read unlocked as a hint) */
 	bgq_slow slow[BGQ_SLOW_MAX];
-	uint32_t ovf_latency;  /* fast overflow: cycles from crossing to interrupt */
 } bgq_node;
 
 /* node.c */

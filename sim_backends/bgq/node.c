@@ -604,8 +604,8 @@ static uint64_t next_interrupt(bgq_node *n, int h, uint64_t to, int in_work)
 		}
 		reach r = {n, h, in_work, c, 0};
 		tc[i] = first_reach(&r, t->now, to, c->start + c->ovf_next);
-		if (tc[i] != NONE && tc[i] + n->ovf_latency < when)
-			when = tc[i] + n->ovf_latency;
+		if (tc[i] != NONE && tc[i] + BGQ_OVF_LATENCY < when)
+			when = tc[i] + BGQ_OVF_LATENCY;
 	}
 	int nslow = __atomic_load_n(&n->nslow, __ATOMIC_ACQUIRE);
 	if (nslow)
@@ -629,7 +629,7 @@ static uint64_t next_interrupt(bgq_node *n, int h, uint64_t to, int in_work)
 	uint64_t end = when < to ? when : to;
 	for (int i = 0; i < BGQ_CTRS; i++)
 		if (tc[i] <= end)
-			k->ctr[i].ovf_fire = tc[i] + n->ovf_latency;
+			k->ctr[i].ovf_fire = tc[i] + BGQ_OVF_LATENCY;
 	for (int j = 0; nslow && j < BGQ_SLOW_MAX; j++)
 		if (n->slow[j].set && stc[j] <= end)
 			n->slow[j].detect = scan_after(stc[j]);
@@ -1092,7 +1092,6 @@ static void *node_create(clab_machine *m, int *err)
 	n->m = m;
 	pthread_mutex_init(&n->prof_lock, NULL);
 	pthread_mutex_init(&n->slow_lock, NULL);
-	n->ovf_latency = BGQ_OVF_LATENCY;
 	for (int c = 0; c < BGQ_CORES; c++) {
 		pthread_mutex_init(&n->core[c].lock, NULL);
 		n->core[c].l1p_mode = -1;

@@ -11,6 +11,24 @@
 #define CHECK_PAPI(call) do { int rc_ = (call); \
 	CHECK(rc_ == PAPI_OK, "%s: %s", #call, PAPI_strerror(rc_)); } while (0)
 
+/* A new event set of names[0..n), and its end. */
+static inline int make_set(const char *const *names, int n)
+{
+	int es = PAPI_NULL;
+	CHECK_PAPI(PAPI_create_eventset(&es));
+	for (int i = 0; i < n; i++) {
+		int rc = PAPI_add_named_event(es, names[i]);
+		CHECK(rc == PAPI_OK, "add %s: %s", names[i], PAPI_strerror(rc));
+	}
+	return es;
+}
+
+static inline void drop_set(int es)
+{
+	CHECK_PAPI(PAPI_cleanup_eventset(es));
+	CHECK_PAPI(PAPI_destroy_eventset(&es));
+}
+
 /* Writes an activity profile for this test and selects it, before PAPI
  * starts. */
 static inline void use_activity(const char *text, const char *extra)

@@ -13,28 +13,10 @@
 #define E_PLUS 0x200 /* link 9 */
 #define E_MINUS 0x100
 
-static int make_set(const char *const *names, int n, long long *unused)
-{
-	(void)unused;
-	int es = PAPI_NULL;
-	CHECK_PAPI(PAPI_create_eventset(&es));
-	for (int i = 0; i < n; i++) {
-		int rc = PAPI_add_named_event(es, names[i]);
-		CHECK(rc == PAPI_OK, "add %s: %s", names[i], PAPI_strerror(rc));
-	}
-	return es;
-}
-
-static void drop_set(int es)
-{
-	CHECK_PAPI(PAPI_cleanup_eventset(es));
-	CHECK_PAPI(PAPI_destroy_eventset(&es));
-}
-
 /* The counts of one ping-pong run on a set of the given events. */
 static void measure(const char *const *names, int n, long long *v, double *secs)
 {
-	int es = make_set(names, n, NULL);
+	int es = make_set(names, n);
 	CHECK_PAPI(PAPI_start(es));
 	int rc = clab_sim_traffic("pingpong:a=0,b=16,bytes=8,iters=3", secs);
 	CHECK(rc == 0, "clab_sim_traffic: %d", rc);
@@ -109,14 +91,14 @@ int main(void)
 
 	/* one set at a time holds the node's network unit */
 	const char *one[] = {"network:::PEVT_NW_CYCLES"};
-	int first = make_set(one, 1, NULL);
+	int first = make_set(one, 1);
 	expect_add_fails(one, 1, PAPI_ECNFLCT);
 	drop_set(first);
-	int again = make_set(one, 1, NULL);
+	int again = make_set(one, 1);
 	drop_set(again);
 
 	/* no overflow on the network unit */
-	int es = make_set(one, 1, NULL);
+	int es = make_set(one, 1);
 	int rc = PAPI_overflow(es, PAPI_NATIVE_MASK, 1000, 0, NULL);
 	CHECK(rc != PAPI_OK, "PAPI_overflow on the network unit succeeded");
 	drop_set(es);

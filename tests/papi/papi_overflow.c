@@ -35,23 +35,6 @@ __attribute__((noinline)) static void run_cycles(uint64_t n)
 	__asm__ volatile("" ::: "memory");
 }
 
-static int make_set(const char *const *names, int n)
-{
-	int es = PAPI_NULL;
-	CHECK_PAPI(PAPI_create_eventset(&es));
-	for (int i = 0; i < n; i++) {
-		int rc = PAPI_add_named_event(es, names[i]);
-		CHECK(rc == PAPI_OK, "add %s: %s", names[i], PAPI_strerror(rc));
-	}
-	return es;
-}
-
-static void drop_set(int es)
-{
-	CHECK_PAPI(PAPI_cleanup_eventset(es));
-	CHECK_PAPI(PAPI_destroy_eventset(&es));
-}
-
 /* Fast overflow on the second event: calls every period + 4 cycles. */
 static void core_overflow(void)
 {

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "helpers.h"
+#include "../opcodes.h"
 
 #define P 1000000 /* period: whole counts per turn for the compute rates */
 
@@ -29,19 +30,6 @@ static int teardown_each(void **state)
 	return 0;
 }
 
-/* 30 opcode events: any counter can count each of them */
-static const char *const ev30[] = {
-	"PEVT_INST_XU_IADD", "PEVT_INST_XU_ILOG", "PEVT_INST_XU_ICMP",
-	"PEVT_INST_XU_IMOV", "PEVT_INST_XU_BITS", "PEVT_INST_XU_LD",
-	"PEVT_INST_XU_ST", "PEVT_INST_XU_BRC", "PEVT_INST_XU_BRU",
-	"PEVT_INST_XU_FLD", "PEVT_INST_XU_FST", "PEVT_INST_XU_QLD",
-	"PEVT_INST_XU_QST", "PEVT_INST_XU_CINV", "PEVT_INST_XU_CSTO",
-	"PEVT_INST_XU_CTCH", "PEVT_INST_XU_ICSW", "PEVT_INST_XU_IDIV",
-	"PEVT_INST_XU_IMUL", "PEVT_INST_XU_INT", "PEVT_INST_XU_LSCX",
-	"PEVT_INST_XU_SYNC", "PEVT_INST_XU_TLB", "PEVT_INST_XU_TLBI",
-	"PEVT_INST_XU_WCH", "PEVT_INST_QFPU_FMA", "PEVT_INST_QFPU_QMA",
-	"PEVT_INST_QFPU_FADD", "PEVT_INST_QFPU_QADD", "PEVT_INST_QFPU_FMUL",
-};
 
 static clab_thread *hw(int core_, int smt) { return attach_hw(m, core_ * 4 + smt); }
 
@@ -68,7 +56,7 @@ static void packs_23_and_7(void **state)
 {
 	(void)state;
 	clab_thread *t = hw(0, 0);
-	clab_evset *s = mpx_set(t, P, ev30, 30);
+	clab_evset *s = mpx_set(t, P, clab_opcode_events, 30);
 	clab_mpx_stats st;
 	stats(s, &st);
 	assert_int_equal(st.ngroups, 2);
@@ -97,7 +85,7 @@ static void packs_by_free_groups(void **state)
 	clab_thread *t0 = hw(1, 0), *t1 = hw(1, 1), *t2 = hw(1, 2);
 	clab_evset *sib = NULL, *far = NULL;
 	assert_int_equal(program(core, t1, &sib, one, 1), CLAB_OK);
-	clab_evset *s = mpx_set(t0, P, ev30, 30);
+	clab_evset *s = mpx_set(t0, P, clab_opcode_events, 30);
 	clab_mpx_stats st;
 	stats(s, &st);
 	assert_int_equal(st.ngroups, 6);
@@ -107,7 +95,7 @@ static void packs_by_free_groups(void **state)
 	clab_evset_destroy(sib);
 	/* thread 2 holds its group: thread 0 still has its sibling's */
 	assert_int_equal(program(core, t2, &far, one, 1), CLAB_OK);
-	s = mpx_set(t0, P, ev30, 30);
+	s = mpx_set(t0, P, clab_opcode_events, 30);
 	stats(s, &st);
 	assert_int_equal(st.ngroups, 3);
 	assert_int_equal(st.nevents[0], 11);
@@ -147,8 +135,8 @@ static void truth(int ncycles, int64_t *out)
 {
 	clab_evset *a = NULL, *b = NULL;
 	clab_thread *ta = hw(14, 0), *tb = hw(15, 0);
-	assert_int_equal(program(core, ta, &a, ev30, 23), CLAB_OK);
-	assert_int_equal(program(core, tb, &b, ev30 + 23, 7), CLAB_OK);
+	assert_int_equal(program(core, ta, &a, clab_opcode_events, 23), CLAB_OK);
+	assert_int_equal(program(core, tb, &b, clab_opcode_events + 23, 7), CLAB_OK);
 	assert_int_equal(clab_evset_start(a), CLAB_OK);
 	assert_int_equal(clab_evset_start(b), CLAB_OK);
 	assert_int_equal(clab_thread_advance(ta, (uint64_t)ncycles), CLAB_OK);
@@ -169,7 +157,7 @@ static void estimates_exact(void **state)
 	truth(run, want);
 	assert_int_equal(want[0], 150000 * 21 / 2); /* IADD at 0.15 a cycle */
 	clab_thread *t = hw(4, 0);
-	clab_evset *s = mpx_set(t, P, ev30, 30);
+	clab_evset *s = mpx_set(t, P, clab_opcode_events, 30);
 	assert_int_equal(clab_evset_start(s), CLAB_OK);
 	/* uneven steps: the advance stops at every deadline on the way */
 	for (int done = 0; done < run;) {
@@ -206,7 +194,7 @@ static void presets_exact(void **state)
 	assert_int_equal(program(core, tr, &ref, ev, 5), CLAB_OK);
 	/* 23 opcode events fill group 0 */
 	const char *all[28];
-	memcpy(all, ev30, 23 * sizeof *all);
+	memcpy(all, clab_opcode_events, 23 * sizeof *all);
 	memcpy(all + 23, ev, sizeof ev);
 	s = mpx_set(t, P, all, 28);
 	clab_mpx_stats st;
@@ -236,7 +224,7 @@ static void round_robin_and_reset(void **state)
 	const char *one[] = {"PEVT_INST_XU_IADD"};
 	clab_evset *far = NULL;
 	assert_int_equal(program(core, t2, &far, one, 1), CLAB_OK);
-	clab_evset *s = mpx_set(t0, P, ev30, 30); /* 11, 11, 8 */
+	clab_evset *s = mpx_set(t0, P, clab_opcode_events, 30); /* 11, 11, 8 */
 	clab_mpx_stats st;
 	assert_int_equal(clab_evset_start(s), CLAB_OK);
 	int order[] = {1, 2, 0, 1, 2, 0, 1};
@@ -275,7 +263,7 @@ static void on_demand_and_work(void **state)
 {
 	(void)state;
 	clab_thread *t = hw(7, 0);
-	clab_evset *s = mpx_set(t, P, ev30, 30);
+	clab_evset *s = mpx_set(t, P, clab_opcode_events, 30);
 	clab_mpx_stats st;
 	assert_int_equal(clab_evset_switch(s), CLAB_E_STATE); /* not running */
 	assert_int_equal(clab_evset_start(s), CLAB_OK);
@@ -310,7 +298,7 @@ static void refused_switch(void **state)
 {
 	(void)state;
 	clab_thread *t0 = hw(8, 0), *t2 = hw(8, 2);
-	clab_evset *s = mpx_set(t0, P, ev30, 30);
+	clab_evset *s = mpx_set(t0, P, clab_opcode_events, 30);
 	clab_evset *other = NULL;
 	const char *one[] = {"PEVT_INST_XU_IADD"};
 	assert_int_equal(clab_evset_start(s), CLAB_OK);
@@ -351,7 +339,7 @@ static void reads_tick_through_turns(void **state)
 	clab_evset *s = NULL;
 	assert_int_equal(clab_evset_create(c, t, &s), CLAB_OK);
 	assert_int_equal(clab_evset_set_multiplex(s, P), CLAB_OK);
-	assert_int_equal(program(c, t, &s, ev30, 30), CLAB_OK);
+	assert_int_equal(program(c, t, &s, clab_opcode_events, 30), CLAB_OK);
 	assert_int_equal(clab_evset_start(s), CLAB_OK);
 	int64_t v[30];
 	assert_int_equal(clab_evset_read(s, v), CLAB_OK);
@@ -374,7 +362,7 @@ static void errors(void **state)
 	(void)state;
 	clab_thread *t = hw(9, 0);
 	clab_evset *s = NULL;
-	assert_int_equal(program(core, t, &s, ev30, 10), CLAB_OK);
+	assert_int_equal(program(core, t, &s, clab_opcode_events, 10), CLAB_OK);
 	assert_int_equal(clab_evset_set_multiplex(s, 10), CLAB_E_INVAL);
 	assert_non_null(strstr(clab_errmsg(), "floor"));
 	assert_int_equal(clab_evset_start(s), CLAB_OK);
@@ -385,18 +373,18 @@ static void errors(void **state)
 	assert_int_equal(clab_evset_stop(s, NULL), CLAB_OK);
 	/* on and off again around a plain set */
 	assert_int_equal(clab_evset_set_multiplex(s, P), CLAB_OK);
-	assert_int_equal(program(core, t, &s, ev30, 30), CLAB_OK);
+	assert_int_equal(program(core, t, &s, clab_opcode_events, 30), CLAB_OK);
 	assert_int_equal(clab_evset_set_multiplex(s, 0), CLAB_E_CONFLICT);
 	assert_non_null(strstr(clab_errmsg(), "multiplexing stays on"));
 	uint64_t period;
 	clab_evset_get_multiplex(s, &period);
 	assert_int_equal(period, P);
-	assert_int_equal(program(core, t, &s, ev30, 10), CLAB_OK);
+	assert_int_equal(program(core, t, &s, clab_opcode_events, 10), CLAB_OK);
 	assert_int_equal(clab_evset_set_multiplex(s, 0), CLAB_OK);
 	clab_evset_get_multiplex(s, &period);
 	assert_int_equal(period, 0);
 	assert_int_equal(__builtin_popcountll(clab_evset_counters(s, 9)), 1);
-	assert_int_equal(program(core, t, &s, ev30, 30), CLAB_E_CONFLICT);
+	assert_int_equal(program(core, t, &s, clab_opcode_events, 30), CLAB_E_CONFLICT);
 	clab_evset_destroy(s);
 	/* units that cannot multiplex say so */
 	clab_component *l2 = clab_machine_component(m, "l2");

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "helpers.h"
+#include "../opcodes.h"
 
 #define GROUP(g) (0x111111u << (g))
 
@@ -37,17 +38,7 @@ static uint64_t used(clab_evset *s)
 	return u;
 }
 
-static const char *const opcodes[] = {
-	"PEVT_INST_XU_IADD", "PEVT_INST_XU_ILOG", "PEVT_INST_XU_ICMP",
-	"PEVT_INST_XU_IMOV", "PEVT_INST_XU_BITS", "PEVT_INST_XU_LD",
-	"PEVT_INST_XU_ST", "PEVT_INST_XU_BRC", "PEVT_INST_XU_BRU",
-	"PEVT_INST_XU_FLD", "PEVT_INST_XU_FST", "PEVT_INST_XU_QLD",
-	"PEVT_INST_XU_QST", "PEVT_INST_XU_CINV", "PEVT_INST_XU_CSTO",
-	"PEVT_INST_XU_CTCH", "PEVT_INST_XU_ICSW", "PEVT_INST_XU_IDIV",
-	"PEVT_INST_XU_IMUL", "PEVT_INST_XU_INT", "PEVT_INST_XU_LSCX",
-	"PEVT_INST_XU_SYNC", "PEVT_INST_XU_TLB", "PEVT_INST_XU_TLBI",
-	"PEVT_INST_XU_WCH",
-};
+static const char *const *const opcodes = clab_opcode_events; /* the XU ones */
 
 /* A thread uses its own group of 6 counters, borrows its sibling's for 12,
  * all four for 24; 25 never fit. */
