@@ -10,11 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <dlfcn.h>
+#include <sys/stat.h>
 #include "internal.h"
-
-#ifndef CLAB_DATADIR
-#define CLAB_DATADIR "/usr/local/share/counterlab"
-#endif
 
 static const char *const machine_keys[] = {
 	"description", "topology", "clock", "tick", "seed",
@@ -167,10 +165,32 @@ dictionary *clab_ini_load(const char *path, int err, const char *what)
 	return d;
 }
 
+/* The profiles installed beside the library (LIBDIR/../share/counterlab/
+ * machines), wherever the tree was copied to. */
+static char installed_dir[4096];
+
+static void find_installed_dir(void)
+{
+	Dl_info info;
+	struct stat st;
+	if (!dladdr((void *)clab_machine_open, &info) || !info.dli_fname)
+		return;
+	const char *slash = strrchr(info.dli_fname, '/');
+	int len = slash ? (int)(slash - info.dli_fname) : 1;
+	snprintf(installed_dir, sizeof installed_dir, "%.*s/../share/counterlab/machines",
+		 len, slash ? info.dli_fname : ".");
+	if (stat(installed_dir, &st) != 0 || !S_ISDIR(st.st_mode))
+		installed_dir[0] = 0;
+}
+
 static const char *data_dir(void)
 {
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	const char *d = getenv("COUNTERLAB_MACHINES");
-	return d && *d ? d : CLAB_DATADIR "/machines";
+	if (d && *d)
+		return d;
+	pthread_once(&once, find_installed_dir);
+	return installed_dir[0] ? installed_dir : "/usr/local/share/counterlab/machines";
 }
 
 char *clab_machine_file(const clab_machine *m, const char *sub,
