@@ -5,6 +5,8 @@
 #                             Debian's patches applied)
 #   papi-source.sh --deb-src  make sure apt has a deb-src entry for this
 #                             system's suite, adding one as root
+#   papi-source.sh --deb-src-command   print the one-line root command that
+#                             adds it (nothing when there is one)
 #
 # apt may be configured in one-line format (sources.list, *.list), in deb822
 # format (*.sources), or not at all; the deb-src entry takes the mirror this
@@ -75,6 +77,10 @@ mirror() { # suite: the URI this system fetches the suite's binaries from
 	echo "${uri:-$DEFAULT_MIRROR}"
 }
 
+deb_src_command() { # suite
+	echo "echo 'deb-src $(mirror "$1") $1 main' > $APT_ETC/sources.list.d/counterlab-deb-src.list && apt-get update"
+}
+
 ensure_deb_src() {
 	local s uri
 	s=$(suite) || exit 1
@@ -86,7 +92,7 @@ ensure_deb_src() {
 	if [ "$(id -u)" != 0 ]; then
 		die "apt has no deb-src entry for $s, which 'apt-get source papi' needs" \
 			"as root, run 'make deps' (it adds one), or this line:" \
-			"echo 'deb-src $uri $s main' > $APT_ETC/sources.list.d/counterlab-deb-src.list && apt-get update" \
+			"$(deb_src_command "$s")" \
 			"or pass PAPI_SRC=/path/to/papi-7.0 to make"
 	fi
 	command -v apt-get > /dev/null || die "apt-get is not installed: this is not a Debian system" \
@@ -143,7 +149,11 @@ fetch_source() { # dir
 trap 'echo "papi-source: unexpected failure at line $LINENO: $BASH_COMMAND" >&2' ERR
 case "${1:-}" in
 --deb-src) ensure_deb_src ;;
--h | --help) sed -n '2,13s/^# \{0,1\}//p' "$0" ;;
+--deb-src-command)
+	s=$(suite) || exit 1
+	has_deb_src "$s" || deb_src_command "$s"
+	;;
+-h | --help) sed -n '2,15s/^# \{0,1\}//p' "$0" ;;
 "") die "usage: papi-source.sh DIR | --deb-src" "see the comment at the top of $0" ;;
 *) fetch_source "$1" ;;
 esac
