@@ -52,6 +52,9 @@ for src in tests/unit/test_*.c; do
 		ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 run "asan/$name" "$out/asan/$name"
 done
 
+# setup scripts (deps, PAPI source, install) against made-up apt configurations
+run "setup/test_setup" bash tests/setup/test_setup.sh
+
 # 3. PAPI-level tests: plain PAPI programs
 for src in tests/papi/*.c; do
 	[ -e "$src" ] || continue
