@@ -13,6 +13,8 @@
 #      the one line it prints run as root, make deps again, make demo, make
 #      check.
 # Needs root and the network; it fails, never skips, when it cannot run.
+# FRESH_STEPS="root install user" (the default) picks parts: "install" needs
+# "root"; "user" stands alone.
 # The bootstrapped system is cached in $BUILD/fresh/rootfs.tar.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -23,6 +25,7 @@ root=$work/root
 logs=$work/logs
 MIRROR=${FRESH_MIRROR:-http://deb.debian.org/debian}
 SUITE=bookworm
+STEPS=" ${FRESH_STEPS:-root install user} "
 t0=$SECONDS
 
 say() { printf '[fresh %4ds] %s\n' $((SECONDS - t0)) "$*"; }
@@ -114,14 +117,22 @@ summary_ok() { # log: make check's last line says nothing failed
 	say "  make check: $line"
 }
 
+wants() { [[ "$STEPS" == *" $1 "* ]]; }
+if wants install && ! wants root; then
+	fail "FRESH_STEPS: install needs root (it installs what the root step built)"
+fi
+
 # ---- 1. as root, the README's two commands -----------------------------------
+if wants root; then
 fresh_root
 clone_into /root/counterlab root:root
 step "root: make demo" root-demo.log in_root "cd /root/counterlab && make demo"
 step "root: make check" root-check.log in_root "cd /root/counterlab && make check"
 summary_ok "$logs/root-check.log"
+fi
 
 # ---- 2. the installed tree ----------------------------------------------------
+if wants install; then
 cp tests/fresh/outside.c "$root/tmp/outside.c" || fail "cannot copy tests/fresh/outside.c"
 step "root: make install PREFIX=/opt/counterlab (network cut off)" install.log \
 	in_root "cd /root/counterlab && http_proxy=http://127.0.0.1:9 https_proxy=http://127.0.0.1:9 \
@@ -143,8 +154,10 @@ mv "$root/root/counterlab.away" "$root/root/counterlab" || fail "cannot move the
 step "root: make uninstall PREFIX=/opt/counterlab" uninstall.log \
 	in_root "cd /root/counterlab && make uninstall PREFIX=/opt/counterlab"
 [ ! -e "$root/opt/counterlab" ] || fail "make uninstall left $(find "$root/opt/counterlab" | head -3)"
+fi
 
 # ---- 3. as an unprivileged user, following README's non-root lines -----------
+if wants user; then
 fresh_root
 in_root "useradd -m user" || fail "cannot add a user to the root filesystem"
 clone_into /home/user/counterlab user:user
@@ -159,6 +172,7 @@ step "user: make deps (now satisfied)" user-deps2.log as_user "cd ~/counterlab &
 step "user: make demo" user-demo.log as_user "cd ~/counterlab && make demo"
 step "user: make check" user-check.log as_user "cd ~/counterlab && make check"
 summary_ok "$logs/user-check.log"
+fi
 
 unmount_all
 rm -rf "$root"
