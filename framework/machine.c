@@ -335,11 +335,11 @@ static int open_components(clab_machine *m, dictionary *d)
 	int nsec = iniparser_getnsec(d);
 	for (int i = 0; i < nsec && !rc; i++) {
 		const char *sec = iniparser_getsecname(d, i);
-		if (strcmp(sec, "machine") == 0)
+		if (strcmp(sec, "machine") == 0 || strcmp(sec, "hardware") == 0)
 			continue;
 		if (!in_list(component_names, sec))
 			rc = clab_seterr(CLAB_E_PROFILE,
-					 "%s: unknown section [%s] (components: %s)",
+					 "%s: unknown section [%s] (known: machine, hardware, and the components %s)",
 					 m->path, sec, join(component_names));
 		else
 			rc = load_component(m, d, sec);
@@ -453,6 +453,8 @@ int clab_machine_open(const char *spec, clab_machine **out)
 			rc = CLAB_E_NOMEM;
 	}
 	if (!rc)
+		rc = clab_hwinfo_load(m, d);
+	if (!rc)
 		rc = open_components(m, d);
 	iniparser_freedict(d);
 	if (rc)
@@ -489,6 +491,7 @@ void clab_machine_close(clab_machine *m)
 		free(m->settings[i].value);
 	}
 	free(m->threads);
+	free(m->hw);
 	free(m->name);
 	free(m->path);
 	free(m->dir);
