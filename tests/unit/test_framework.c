@@ -139,6 +139,60 @@ static void bad_profiles(void **state)
 	expect_profile_error(write_file("p.ini", spec), "p.csv:2");
 }
 
+/* Bad machine specs: each refused with its own code and exact message. */
+static void bad_specs(void **state)
+{
+	(void)state;
+	char nulmap[600], nulspec[700], nulmsg[800];
+	snprintf(nulmap, sizeof nulmap, "%s/nul.map", tmpdir);
+	FILE *f = fopen(nulmap, "w");
+	assert_non_null(f);
+	fwrite("0 0 0 0 0 0\n0 0 0 0 0 1\0 7\n", 1, 26, f);
+	fclose(f);
+	snprintf(nulspec, sizeof nulspec, "bgq:map=%s", nulmap);
+	snprintf(nulmsg, sizeof nulmsg,
+		 "machine bgq, torus network: %s:2: a NUL byte; a map file is text, one line \"ABCDET\" (6 numbers) per rank",
+		 nulmap);
+	const struct { const char *spec; int rc; const char *msg; } cases[] = {
+		{"bgq:torus=0x0", CLAB_E_MAP,
+		 "machine bgq, torus network: torus \"0x0\": dimension A needs a size 1..1024, as in 4x4x4x4x2"},
+		{"bgq:ppn=0", CLAB_E_PROFILE,
+		 "torus network of machine bgq: ppn=0 is not an integer in 1..64"},
+		{"bgq:map=/nonexistent", CLAB_E_MAP,
+		 "machine bgq, torus network: map file /nonexistent: No such file or directory"},
+		{nulspec, CLAB_E_MAP, nulmsg},
+		{"", CLAB_E_PROFILE,
+		 "machine spec is empty (give NAME-OR-PATH[:key=value,...], e.g. bgq:clock=virtual, or leave it unset for bgq)"},
+		{"bgq:", CLAB_E_PROFILE,
+		 "machine spec 'bgq:': nothing after ':' (drop the ':' or add key=value,...)"},
+		{"bgq:,", CLAB_E_PROFILE,
+		 "machine overrides: an empty item between commas (use key=value,key=value)"},
+		{"bgq:clock=virtual,,tick=5", CLAB_E_PROFILE,
+		 "machine overrides: an empty item between commas (use key=value,key=value)"},
+		{"bgq:clock=virtual,", CLAB_E_PROFILE,
+		 "machine overrides: an empty item between commas (use key=value,key=value)"},
+		{"bgq:clock=virtual,tick=5,tick=6", CLAB_E_PROFILE,
+		 "machine override 'tick' is given twice (give each key once)"},
+		{"bgq:clock=virtual,TICK=5,tick=6", CLAB_E_PROFILE,
+		 "machine override 'tick' is given twice (give each key once)"},
+		{"bgq:tick=5", CLAB_E_PROFILE,
+		 "machine bgq: tick=5 needs clock=virtual (the host clock follows CPU time and ignores tick)"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		clab_machine *m = NULL;
+		int rc = clab_machine_open(cases[i].spec, &m);
+		if (rc != cases[i].rc || strcmp(clab_errmsg(), cases[i].msg))
+			fail_msg("'%s': got %d '%s', want %d '%s'", cases[i].spec, rc,
+				 clab_errmsg(), cases[i].rc, cases[i].msg);
+		assert_null(m);
+	}
+	/* what stays accepted: tick=0 on either clock, tick on the virtual one */
+	static const char *const good[] = {"bgq:tick=0", "bgq:clock=virtual,tick=0",
+					   "bgq:clock=virtual,tick=5"};
+	for (size_t i = 0; i < 3; i++)
+		clab_machine_close(open_machine(good[i]));
+}
+
 /* The [hardware] section and the topology, as tools read them. */
 static void hardware_info(void **state)
 {
@@ -291,6 +345,7 @@ int main(void)
 		cmocka_unit_test(bad_events),
 		cmocka_unit_test(bad_profiles),
 		cmocka_unit_test(hardware_info),
+		cmocka_unit_test(bad_specs),
 		cmocka_unit_test(postfix),
 		cmocka_unit_test(derived_presets),
 		cmocka_unit_test(evset_states),
