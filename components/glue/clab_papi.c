@@ -417,8 +417,8 @@ int clab_papi_name_to_code(clab_papi_comp *pc, const char *name,
 {
 	uint32_t c;
 	int rc = clab_event_lookup(pc->comp, name, &c);
-	if (rc)
-		return to_papi(rc);
+	if (rc) /* PAPI asks every component: only a name of ours is worth a word */
+		return rc == CLAB_E_NOEVENT ? to_papi(rc) : fail(rc);
 	clab_event_info ei;
 	clab_event_get_info(pc->comp, c, &ei);
 	if (ei.is_preset && pc->presets_to_papi && is_papi_preset(ei.name))
