@@ -101,8 +101,10 @@ static int parse_quals(const clab_component *c, int native, const char *s,
 					   qi->name, (int)strcspn(v, ":"), v);
 		if (x < qi->min || x > qi->max)
 			return clab_seterr(CLAB_E_QUALIFIER,
-					   "%s: %s=%llu is out of range (%llu..%#llx)",
-					   ev->name, qi->name, x,
+					   "%s: %s=%.*s is out of range: allowed %llu..%llu (%#llx..%#llx)",
+					   ev->name, qi->name, (int)(end - v), v,
+					   (unsigned long long)qi->min,
+					   (unsigned long long)qi->max,
 					   (unsigned long long)qi->min,
 					   (unsigned long long)qi->max);
 		req->qual_set |= 1u << q;

@@ -1,6 +1,7 @@
 /* Error codes, their names, and the per-thread error detail. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include "internal.h"
 
 static const char *const messages[CLAB_NERRORS] = {
@@ -36,12 +37,17 @@ const char *clab_errmsg(void)
 	return errbuf;
 }
 
+/* Callers often wrap the detail they got ("...: %s", clab_errmsg()), so the
+ * message is formatted apart and then copied: the buffer may be an
+ * argument. */
 int clab_seterr(int err, const char *fmt, ...)
 {
+	char msg[sizeof errbuf];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(errbuf, sizeof errbuf, fmt, ap);
+	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
+	memcpy(errbuf, msg, sizeof errbuf);
 	return err;
 }
 

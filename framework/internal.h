@@ -77,6 +77,7 @@ struct clab_machine {
 	int ncomp;
 	clab_component comp[CLAB_MAX_COMPONENTS];
 	int cores, threads_per_core;
+	struct clab_hw_info *hw; /* [hardware] (hwinfo.c), NULL: none */
 	pthread_mutex_t lock;
 	clab_thread *threads; /* one per hardware thread */
 	struct {
@@ -138,6 +139,10 @@ void clab_mpx_poll(clab_evset *s);
  * deadline among them on t's clock (UINT64_MAX: none). */
 void clab_mpx_poll_thread(clab_thread *t);
 uint64_t clab_mpx_deadline(const clab_thread *t);
+
+/* hwinfo.c: reads and checks the profile's [hardware] section (none: m->hw
+ * stays NULL). */
+int clab_hwinfo_load(clab_machine *m, struct _dictionary_ *d);
 
 /* catalog.c */
 int clab_catalog_load_presets(clab_component *c, const char *path);

@@ -217,19 +217,38 @@ static int parse_spec(const char *spec, char **base, char **overrides)
 		return clab_seterr(CLAB_E_PROFILE,
 				   "machine spec '%s': no machine name before ':'",
 				   spec);
+	if (colon && !**overrides)
+		return clab_seterr(CLAB_E_PROFILE,
+				   "machine spec '%s': nothing after ':' (drop the ':' or add key=value,...)",
+				   spec);
 	return CLAB_OK;
 }
 
 static int apply_overrides(clab_machine *m, char *list)
 {
-	char *save = NULL;
-	for (char *kv = strtok_r(list, ",", &save); kv;
-	     kv = strtok_r(NULL, ",", &save)) {
+	/* strtok would skip empty items: walk the commas ourselves */
+	const char *seen[CLAB_MAX_SETTINGS];
+	int nseen = 0;
+	for (char *kv = list, *next; kv; kv = next) {
+		next = strchr(kv, ',');
+		if (next)
+			*next++ = 0;
+		if (!*kv)
+			return clab_seterr(CLAB_E_PROFILE,
+					   "machine overrides: an empty item between commas (use key=value,key=value)");
 		char *eq = strchr(kv, '=');
 		if (!eq || eq == kv || !eq[1])
 			return clab_seterr(CLAB_E_PROFILE,
 					   "machine override '%s' is not key=value", kv);
 		*eq = 0;
+		for (int i = 0; i < nseen; i++)
+			if (strcasecmp(seen[i], kv) == 0)
+				return clab_seterr(CLAB_E_PROFILE,
+						   "machine override '%s' is given twice (give each key once)",
+						   kv);
+		if (nseen == CLAB_MAX_SETTINGS)
+			return clab_seterr(CLAB_E_PROFILE, "too many machine overrides");
+		seen[nseen++] = kv;
 		/* "unit.key" sets a key of a component section; checked when the
 		 * component's backend is known */
 		char *dot = strchr(kv, '.');
@@ -355,11 +374,11 @@ static int open_components(clab_machine *m, dictionary *d)
 	int nsec = iniparser_getnsec(d);
 	for (int i = 0; i < nsec && !rc; i++) {
 		const char *sec = iniparser_getsecname(d, i);
-		if (strcmp(sec, "machine") == 0)
+		if (strcmp(sec, "machine") == 0 || strcmp(sec, "hardware") == 0)
 			continue;
 		if (!in_list(component_names, sec))
 			rc = clab_seterr(CLAB_E_PROFILE,
-					 "%s: unknown section [%s] (components: %s)",
+					 "%s: unknown section [%s] (known: machine, hardware, and the components %s)",
 					 m->path, sec, join(component_names));
 		else
 			rc = load_component(m, d, sec);
@@ -415,6 +434,16 @@ static int check_settings(clab_machine *m)
 		return clab_seterr(CLAB_E_PROFILE,
 				   "machine %s: clock=%s (use virtual or host)",
 				   m->name, clock);
+	/* tick moves only the virtual clock; on the host clock it would be
+	 * ignored without a word */
+	uint64_t tick;
+	int rc2 = clab_machine_setting_u64(m, "tick", 0, 0, UINT64_MAX / 4, &tick);
+	if (rc2)
+		return rc2;
+	if (tick && !(clock && strcmp(clock, "virtual") == 0))
+		return clab_seterr(CLAB_E_PROFILE,
+				   "machine %s: tick=%llu needs clock=virtual (the host clock follows CPU time and ignores tick)",
+				   m->name, (unsigned long long)tick);
 	uint64_t us; /* the overflow timer's period, read when a set arms */
 	return clab_machine_setting_u64(m, "timer_us", CLAB_TIMER_US, 10, 1000000, &us);
 }
@@ -422,10 +451,17 @@ static int check_settings(clab_machine *m)
 int clab_machine_open(const char *spec, clab_machine **out)
 {
 	*out = NULL;
-	if (!spec || !*spec)
+	const char *from = "machine spec";
+	if (!spec) {
 		spec = getenv("COUNTERLAB_MACHINE");
-	if (!spec || !*spec)
+		from = "COUNTERLAB_MACHINE";
+	}
+	if (!spec)
 		spec = "bgq";
+	if (!*spec)
+		return clab_seterr(CLAB_E_PROFILE,
+				   "%s is empty (give NAME-OR-PATH[:key=value,...], e.g. bgq:clock=virtual, or leave it unset for bgq)",
+				   from);
 	clab_machine *m = calloc(1, sizeof *m);
 	if (!m)
 		return CLAB_E_NOMEM;
@@ -473,6 +509,8 @@ int clab_machine_open(const char *spec, clab_machine **out)
 			rc = CLAB_E_NOMEM;
 	}
 	if (!rc)
+		rc = clab_hwinfo_load(m, d);
+	if (!rc)
 		rc = open_components(m, d);
 	iniparser_freedict(d);
 	if (rc)
@@ -509,6 +547,7 @@ void clab_machine_close(clab_machine *m)
 		free(m->settings[i].value);
 	}
 	free(m->threads);
+	free(m->hw);
 	free(m->name);
 	free(m->path);
 	free(m->dir);

@@ -82,7 +82,7 @@ static void event_block(clab_component *c, const clab_component_info *ci,
 		snprintf(line, sizeof line, "preset, %s%s%s", clab_derived_name(ei.derived),
 			 ei.postfix ? " " : "", ei.postfix ? ei.postfix : "");
 		boxed(11, line);
-		for (int t = 0; t < ei.nterms; t++) {
+		for (int t = 0; ei.is_preset && t < ei.nterms; t++) {
 			clab_event_info ti;
 			clab_event_get_info(c, ei.terms[t], &ti);
 			snprintf(line, sizeof line, "N%d = %s", t, ti.name);
@@ -135,31 +135,144 @@ static void component_block(clab_component *c, const clab_component_info *ci)
 	(void)c;
 }
 
-static void csv_quote(const char *s)
+/* The columns of --csv: everything the listing shows, component facts
+ * repeated on each event's line. */
+static const char *const csv_columns[] = {
+	"component", "backend", "unit_counters", "counter_width", "unit_scope",
+	"overflow", "overflow_latency", "multiplex", "rules", "event", "code",
+	"kind", "derived", "formula", "terms", "hw_id", "group", "scope",
+	"counters", "qualifiers", "description", NULL,
+};
+
+/* One field, quoted as RFC 4180 wants when it holds a comma, a quote or a
+ * line break. */
+static void csv_field(const char *s, int last)
 {
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"')
-			putchar('"');
-		putchar(*s);
+	if (strpbrk(s, ",\"\r\n")) {
+		putchar('"');
+		for (; *s; s++) {
+			if (*s == '"')
+				putchar('"');
+			putchar(*s);
+		}
+		putchar('"');
+	} else {
+		fputs(s, stdout);
 	}
-	putchar('"');
+	putchar(last ? '\n' : ',');
+}
+
+static void csv_header(void)
+{
+	for (int i = 0; csv_columns[i]; i++)
+		csv_field(csv_columns[i], !csv_columns[i + 1]);
 }
 
 static void csv_event(clab_component *c, const clab_component_info *ci,
 		      uint32_t code)
 {
 	clab_event_info ei;
-	char ctrs[128];
+	char ctrs[128], num[5][32], terms[512] = "", quals[512] = "";
 	clab_event_get_info(c, code, &ei);
 	format_ctrs(ei.ctr_mask, ci->ncounters, ctrs, sizeof ctrs);
-	printf("%s,%s,%s,%s,%u,%s,%s,", ci->name, ei.name,
-	       ei.is_preset ? "preset" : "native", clab_derived_name(ei.derived),
-	       ei.hw_id, ei.group ? ei.group : "", clab_scope_name(ei.scope));
-	csv_quote(ctrs);
-	putchar(',');
-	csv_quote(ei.descr);
-	putchar('\n');
+	for (int t = 0; t < ei.nterms; t++) {
+		clab_event_info ti;
+		clab_event_get_info(c, ei.terms[t], &ti);
+		snprintf(terms + strlen(terms), sizeof terms - strlen(terms), "%sN%d=%s",
+			 t ? " " : "", t, ti.name);
+	}
+	for (int q = 0; q < clab_component_nquals(c); q++) {
+		clab_qual_info qi;
+		clab_component_qual(c, q, &qi);
+		if (ei.quals & (1u << q))
+			snprintf(quals + strlen(quals), sizeof quals - strlen(quals),
+				 "%s:%s=%llu..%#llx", quals[0] ? " " : "", qi.name,
+				 (unsigned long long)qi.min, (unsigned long long)qi.max);
+	}
+	snprintf(num[0], sizeof num[0], "%d", ci->ncounters);
+	snprintf(num[1], sizeof num[1], "%d", ci->width);
+	snprintf(num[2], sizeof num[2], "%u", ci->overflow_latency);
+	snprintf(num[3], sizeof num[3], "%#x", ei.code);
+	snprintf(num[4], sizeof num[4], "%u", ei.hw_id);
+	csv_field(ci->name, 0);
+	csv_field(ci->backend, 0);
+	csv_field(num[0], 0);
+	csv_field(num[1], 0);
+	csv_field(clab_scope_name(ci->scope), 0);
+	csv_field(clab_overflow_name(ci->overflow), 0);
+	csv_field(ci->overflow != CLAB_OVF_NONE ? num[2] : "", 0);
+	csv_field(ci->can_multiplex ? "yes" : "no", 0);
+	csv_field(ci->rules ? ci->rules : "", 0);
+	csv_field(ei.name, 0);
+	csv_field(num[3], 0);
+	csv_field(ei.is_preset ? "preset" : "native", 0);
+	csv_field(clab_derived_name(ei.derived), 0);
+	csv_field(ei.postfix ? ei.postfix : "", 0);
+	csv_field(terms, 0);
+	csv_field(ei.is_preset ? "" : num[4], 0);
+	csv_field(ei.group ? ei.group : "", 0);
+	csv_field(clab_scope_name(ei.scope), 0);
+	csv_field(ei.is_preset ? "" : ctrs, 0);
+	csv_field(quals, 0);
+	csv_field(ei.descr ? ei.descr : "", 1);
+}
+
+/* One event in detail: "COMPONENT:::NAME" (as PAPI spells it) looks in that
+ * component, a bare name in every one (or the -c one). When no component
+ * has it, the message is the one of the component that knows the name but
+ * not its qualifiers, else it says that none knows it. */
+static int show_event(clab_machine *m, const char *only, const char *event)
+{
+	const char *sep = strstr(event, ":::");
+	char comp[64] = "";
+	if (sep) {
+		if ((size_t)(sep - event) >= sizeof comp || sep == event) {
+			fprintf(stderr, "counterlab-native-avail: '%s': no component name before ':::'\n",
+				event);
+			return 1;
+		}
+		snprintf(comp, sizeof comp, "%.*s", (int)(sep - event), event);
+		if (only && strcmp(only, comp)) {
+			fprintf(stderr, "counterlab-native-avail: event '%s' names component %s, but -c says %s\n",
+				event, comp, only);
+			return 1;
+		}
+		if (!clab_machine_component(m, comp)) {
+			fprintf(stderr, "counterlab-native-avail: %s\n", clab_errmsg());
+			return 1;
+		}
+		only = comp;
+		event = sep + 3;
+	}
+	char why[512] = "";
+	for (int i = 0; i < clab_machine_ncomponents(m); i++) {
+		clab_component *c = clab_machine_component_at(m, i);
+		clab_component_info ci;
+		uint32_t code;
+		clab_component_get_info(c, &ci);
+		if (only && strcmp(only, ci.name))
+			continue;
+		int rc = clab_event_lookup(c, event, &code);
+		if (rc) {
+			/* the name is this component's, the rest is wrong */
+			if (rc != CLAB_E_NOEVENT && !why[0])
+				snprintf(why, sizeof why, "component %s: %s", ci.name, clab_errmsg());
+			else if (only && !why[0])
+				snprintf(why, sizeof why, "%s", clab_errmsg());
+			continue;
+		}
+		printf("Event details (machine %s, component %s):\n", clab_machine_name(m),
+		       ci.name);
+		rule('-');
+		event_block(c, &ci, code, 1);
+		return 0;
+	}
+	if (why[0])
+		fprintf(stderr, "counterlab-native-avail: %s\n", why);
+	else
+		fprintf(stderr, "counterlab-native-avail: no component of machine %s has an event '%s' (list them with counterlab-native-avail)\n",
+			clab_machine_name(m), event);
+	return 1;
 }
 
 int main(int argc, char **argv)
@@ -202,27 +315,12 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (event) {
-		/* the first component that knows the event */
-		for (int i = 0; i < clab_machine_ncomponents(m); i++) {
-			clab_component *c = clab_machine_component_at(m, i);
-			clab_component_info ci;
-			uint32_t code;
-			clab_component_get_info(c, &ci);
-			if ((only && strcmp(only, ci.name)) || clab_event_lookup(c, event, &code))
-				continue;
-			printf("Event details (machine %s, component %s):\n", clab_machine_name(m),
-			       ci.name);
-			rule('-');
-			event_block(c, &ci, code, 1);
-			clab_machine_close(m);
-			return 0;
-		}
-		fprintf(stderr, "counterlab-native-avail: %s\n", clab_errmsg());
+		rc = show_event(m, only, event);
 		clab_machine_close(m);
-		return 1;
+		return rc;
 	}
 	if (csv)
-		printf("component,event,kind,derived,hw_id,group,scope,counters,description\n");
+		csv_header();
 	else {
 		printf("Available native events and hardware information.\n");
 		rule('-');

@@ -1,6 +1,8 @@
 /* PAPI glue shared by counterlab's components (see clab_papi.h). */
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include "clab_papi.h"
 #include "papi_preset.h"
 #include "threads.h"
@@ -110,6 +112,88 @@ static int load_papi_presets_threadless(clab_papi_comp *pc, int cidx)
 	return rc;
 }
 
+/* PAPI's vendor codes for the vendor names machine profiles use. */
+static const struct {
+	const char *name;
+	int code;
+} papi_vendors[] = {
+	{"IBM", PAPI_VENDOR_IBM}, {"Intel", PAPI_VENDOR_INTEL},
+	{"AMD", PAPI_VENDOR_AMD}, {"Cray", PAPI_VENDOR_CRAY},
+	{"Sun", PAPI_VENDOR_SUN}, {"Freescale", PAPI_VENDOR_FREESCALE},
+	{"ARM", PAPI_VENDOR_ARM}, {"MIPS", PAPI_VENDOR_MIPS},
+};
+
+static const int papi_cache_type[] = {
+	[CLAB_CACHE_DATA] = PAPI_MH_TYPE_DATA,
+	[CLAB_CACHE_INST] = PAPI_MH_TYPE_INST,
+	[CLAB_CACHE_UNIFIED] = PAPI_MH_TYPE_UNIFIED,
+	[CLAB_CACHE_PREFETCH] = PAPI_MH_TYPE_PREF,
+};
+
+/* The memory hierarchy of the profile, in PAPI's form: level by level,
+ * caches in profile order; a level holds at most PAPI_MH_MAX_LEVELS. */
+static void mem_hierarchy_to_papi(const clab_hw_info *hw, PAPI_mh_info_t *mh)
+{
+	memset(mh, 0, sizeof *mh);
+	for (int i = 0; i < hw->ncache; i++) {
+		const clab_cache_desc *c = &hw->cache[i];
+		if (c->level > PAPI_MAX_MEM_HIERARCHY_LEVELS)
+			continue;
+		PAPI_mh_level_t *L = &mh->level[c->level - 1];
+		int j = 0;
+		while (j < PAPI_MH_MAX_LEVELS && L->cache[j].type)
+			j++;
+		if (j == PAPI_MH_MAX_LEVELS)
+			continue;
+		PAPI_mh_cache_info_t *pc = &L->cache[j];
+		pc->type = papi_cache_type[c->kind] |
+			   (c->write_back == 1 ? PAPI_MH_TYPE_WB : PAPI_MH_TYPE_WT);
+		pc->size = (int)c->size;
+		pc->line_size = c->line;
+		pc->num_lines = (int)(c->size / (uint64_t)c->line);
+		pc->associativity = c->ways == CLAB_CACHE_FULL ? SHRT_MAX : c->ways;
+		if (c->level > mh->levels)
+			mh->levels = c->level;
+	}
+}
+
+/* PAPI fills its hardware info from the host (/proc/cpuinfo, sysfs) before
+ * any component starts and expects the CPU component to correct it; as
+ * component 0 on a simulated machine, the machine is the hardware.
+ * Without a [hardware] section the host's description stays. */
+static void hw_info_to_papi(clab_papi_comp *pc)
+{
+	clab_hw_info hw;
+	if (clab_machine_hw_info(pc->machine, &hw))
+		return;
+	PAPI_hw_info_t *h = &_papi_hwi_system_info.hw_info;
+	h->vendor = PAPI_VENDOR_UNKNOWN;
+	for (size_t i = 0; i < sizeof papi_vendors / sizeof papi_vendors[0]; i++)
+		if (strcasecmp(papi_vendors[i].name, hw.vendor) == 0)
+			h->vendor = papi_vendors[i].code;
+	snprintf(h->vendor_string, sizeof h->vendor_string, "%s", hw.vendor);
+	snprintf(h->model_string, sizeof h->model_string, "%s", hw.model);
+	h->model = hw.cpuid_model;
+	h->revision = (float)hw.revision;
+	h->cpuid_family = hw.cpuid_family;
+	h->cpuid_model = hw.cpuid_model;
+	h->cpuid_stepping = hw.cpuid_stepping;
+	h->threads = hw.threads_per_core;
+	h->cores = hw.cores_per_socket;
+	h->sockets = hw.sockets;
+	h->nnodes = hw.numa_nodes;
+	h->totalcpus = hw.sockets * hw.cores_per_socket * hw.threads_per_core;
+	h->ncpu = h->totalcpus / hw.numa_nodes;
+	h->cpu_max_mhz = h->cpu_min_mhz = hw.mhz;
+	h->mhz = (float)hw.mhz;
+	h->clock_mhz = hw.mhz;
+	/* the simulated node is not a virtual machine, whatever runs it */
+	h->virtualized = 0;
+	h->virtual_vendor_string[0] = 0;
+	h->virtual_vendor_version[0] = 0;
+	mem_hierarchy_to_papi(&hw, &h->mem_hierarchy);
+}
+
 int clab_papi_init_component(clab_papi_comp *pc, int cidx)
 {
 	papi_vector_t *v = pc->vector;
@@ -150,8 +234,10 @@ int clab_papi_init_component(clab_papi_comp *pc, int cidx)
 	snprintf(v->cmp_info.support_version, PAPI_MIN_STR_LEN, "%s", ci.backend);
 	snprintf(v->cmp_info.description, PAPI_MAX_STR_LEN, "%s (%s)",
 		 ci.description, clab_machine_name(pc->machine));
-	if (pc->presets_to_papi)
+	if (pc->presets_to_papi) {
+		hw_info_to_papi(pc);
 		return load_papi_presets_threadless(pc, cidx);
+	}
 	return PAPI_OK;
 }
 
@@ -331,8 +417,8 @@ int clab_papi_name_to_code(clab_papi_comp *pc, const char *name,
 {
 	uint32_t c;
 	int rc = clab_event_lookup(pc->comp, name, &c);
-	if (rc)
-		return to_papi(rc);
+	if (rc) /* PAPI asks every component: only a name of ours is worth a word */
+		return rc == CLAB_E_NOEVENT ? to_papi(rc) : fail(rc);
 	clab_event_info ei;
 	clab_event_get_info(pc->comp, c, &ei);
 	if (ei.is_preset && pc->presets_to_papi && is_papi_preset(ei.name))

@@ -75,6 +75,38 @@ clab_component *clab_machine_component_at(clab_machine *m, int i);
 /* NULL (and CLAB_E_NOCOMP in clab_errmsg) when the machine has none. */
 clab_component *clab_machine_component(clab_machine *m, const char *name);
 
+/* What the machine's profile says about its hardware (the [hardware]
+ * section; core, thread, package and NUMA counts come from its topology),
+ * for tools that describe the machine, such as PAPI's hardware info. */
+enum clab_cache_kind { CLAB_CACHE_DATA, CLAB_CACHE_INST, CLAB_CACHE_UNIFIED,
+		       CLAB_CACHE_PREFETCH };
+#define CLAB_CACHE_FULL (-1) /* ways of a fully associative cache */
+#define CLAB_HW_MAX_CACHES 16
+
+typedef struct clab_cache_desc {
+	int level;                 /* 1, 2, ... */
+	enum clab_cache_kind kind;
+	uint64_t size;             /* bytes */
+	int line;                  /* bytes */
+	int ways;                  /* CLAB_CACHE_FULL: fully associative */
+	int write_back;            /* 1 write-back, 0 write-through, -1 not given */
+} clab_cache_desc;
+
+typedef struct clab_hw_info {
+	char vendor[64];           /* e.g. "IBM" */
+	char model[128];           /* e.g. "PowerPC A2 (Blue Gene/Q compute chip)" */
+	double revision;           /* 0: not given (also the cpuid fields) */
+	int cpuid_family, cpuid_model, cpuid_stepping;
+	int mhz;                   /* core clock */
+	int sockets, cores_per_socket, threads_per_core, numa_nodes;
+	uint64_t memory;           /* bytes of main memory (0: not given) */
+	int ncache;                /* caches, in profile order */
+	clab_cache_desc cache[CLAB_HW_MAX_CACHES];
+} clab_hw_info;
+
+/* CLAB_E_NOSUPP when the profile has no [hardware] section. */
+int clab_machine_hw_info(const clab_machine *m, clab_hw_info *out);
+
 /* ---- components and their event catalogs ------------------------------- */
 
 typedef struct clab_component_info {

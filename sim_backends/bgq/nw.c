@@ -70,8 +70,13 @@ static void *net_create(clab_machine *m, int *err)
 		b->node = b->map.node[rank];
 	}
 	if (rc) {
-		*err = clab_seterr(rc, "machine %s, torus network: %s", clab_machine_name(m),
-				   clab_errmsg());
+		/* name the machine once: setting errors already start with it */
+		const char *why = clab_errmsg();
+		if (strncmp(why, "machine ", 8) == 0)
+			*err = clab_seterr(rc, "torus network of %s", why);
+		else
+			*err = clab_seterr(rc, "machine %s, torus network: %s",
+					   clab_machine_name(m), why);
 		net_destroy(b);
 		return NULL;
 	}

@@ -246,8 +246,16 @@ static int map_file(clab_map *m, const clab_torus *t, const char *path)
 		free(used);
 		return rc ? rc : clab_seterr(CLAB_E_NOMEM, "no memory for map file %s", path);
 	}
-	char line[512];
-	for (int lineno = 1; fgets(line, sizeof line, f); lineno++) {
+	char *line = NULL;
+	size_t linecap = 0;
+	ssize_t len;
+	for (int lineno = 1; (len = getline(&line, &linecap, f)) >= 0; lineno++) {
+		/* a NUL would end the line early and hide what follows */
+		if (memchr(line, '\0', (size_t)len)) {
+			rc = clab_seterr(CLAB_E_MAP, "%s:%d: a NUL byte; a map file is text, one line \"%s\" (%d numbers) per rank",
+					 path, lineno, t->spec->letters, t->ndims + 1);
+			goto out;
+		}
 		char *h = strchr(line, '#');
 		if (h)
 			*h = '\0';
@@ -308,6 +316,7 @@ static int map_file(clab_map *m, const clab_torus *t, const char *path)
 	else if (!n)
 		rc = clab_seterr(CLAB_E_MAP, "map file %s places no ranks", path);
 out:
+	free(line);
 	fclose(f);
 	free(used);
 	m->nranks = n;

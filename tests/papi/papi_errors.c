@@ -2,7 +2,34 @@
  * together, bad qualifiers each fail with PAPI's matching error and leave
  * the event set as it was. */
 #include <string.h>
+#include <unistd.h>
 #include "check.h"
+
+/* What PAPI prints on stderr while f(arg) runs. */
+static void capture_stderr(void (*f)(const char *), const char *arg, char *out, size_t len)
+{
+	char path[] = "/tmp/clab-papi-err-XXXXXX";
+	int fd = mkstemp(path);
+	CHECK(fd >= 0, "mkstemp");
+	fflush(stderr);
+	int saved = dup(2);
+	dup2(fd, 2);
+	f(arg);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	lseek(fd, 0, SEEK_SET);
+	ssize_t n = read(fd, out, len - 1);
+	out[n > 0 ? n : 0] = 0;
+	close(fd);
+	unlink(path);
+}
+
+static void lookup(const char *name)
+{
+	int code;
+	CHECK(PAPI_event_name_to_code(name, &code) != PAPI_OK, "%s resolved", name);
+}
 
 int main(void)
 {
@@ -15,6 +42,19 @@ int main(void)
 	CHECK(PAPI_event_name_to_code("PEVT_INST_XU_GRP_MASK:mask=0x100000000", &code) != PAPI_OK,
 	      "qualifier out of range");
 	CHECK_PAPI(PAPI_event_name_to_code("PEVT_INST_XU_GRP_MASK:mask=0x3", &code));
+	/* with verbose errors, a bad qualifier says why, like every other error */
+	char err[4096];
+	CHECK_PAPI(PAPI_set_debug(PAPI_VERB_ECONT));
+	capture_stderr(lookup, "PEVT_CYCLES:mask=1", err, sizeof err);
+	CHECK(strstr(err, "PEVT_CYCLES does not take qualifier 'mask' (accepts: none)"),
+	      "no reason printed: '%s'", err);
+	capture_stderr(lookup, "l2:::PEVT_L2_HITS_SLICE:slice=16", err, sizeof err);
+	CHECK(strstr(err, "PEVT_L2_HITS_SLICE: slice=16 is out of range: allowed 0..15"),
+	      "no range printed: '%s'", err);
+	/* a name no component knows is PAPI's business: no word from us */
+	capture_stderr(lookup, "PEVT_NOT_AN_EVENT", err, sizeof err);
+	CHECK(!strstr(err, "counterlab"), "unknown name printed: '%s'", err);
+	CHECK_PAPI(PAPI_set_debug(PAPI_QUIET));
 	CHECK_PAPI(PAPI_create_eventset(&es));
 	CHECK(PAPI_add_named_event(es, "PEVT_NOT_AN_EVENT") != PAPI_OK, "add unknown");
 	/* one L1p mode per core */

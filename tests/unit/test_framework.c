@@ -107,6 +107,21 @@ static void bad_profiles(void **state)
 		{"badtopo.ini", "[machine]\ntopology = many cores\n[core]\nbackend=bgq-punit\n", "not an hwloc synthetic"},
 		{"wrongnode.ini", "[machine]\ntopology = core:16 pu:4\n[core]\nbackend=bgq-punit\n", "a BG/Q node is topology = pack:1 core:17 pu:4"},
 		{"nocomp.ini", "[machine]\ntopology = pack:1 core:17 pu:4\n", "no component"},
+		/* [hardware]: what tools report about the machine */
+#define HW "[machine]\ntopology=pack:1 core:17 pu:4\n[core]\nbackend=bgq-punit\n[hardware]\nvendor=IBM\nmodel=A2\nmhz=1600\n"
+		{"hwkey.ini", HW "colour = red\n", "[hardware] unknown key 'colour'"},
+		{"hwneeds.ini", "[machine]\ntopology=core:17 pu:4\n[core]\nbackend=bgq-punit\n[hardware]\nvendor=IBM\n", "[hardware] needs vendor, model and mhz"},
+		{"hwmhz.ini", HW "mhz = fast\n", "mhz = 'fast' is not a valid clock in MHz"},
+		{"hwmem.ini", HW "memory = 16Q\n", "memory = '16Q' is not a valid byte count"},
+		{"hwfew.ini", HW "l1d = 16K 64\n", "l1d = 16K 64: needs SIZE LINE WAYS"},
+		{"hwsize.ini", HW "l2 = 4G 128 16\n", "SIZE is not a byte count"},
+		{"hwline.ini", HW "l1d = 16K 48 8\n", "LINE is not a power of two"},
+		{"hwways.ini", HW "l1d = 16K 64 7\n", "do not divide into WAYS-way sets"},
+		{"hwways0.ini", HW "l1d = 16K 64 0\n", "WAYS is not 'full' or a number"},
+		{"hwpolicy.ini", HW "l1d = 16K 64 8 wx\n", "write policy is not wt or wb"},
+		{"hwtwokinds.ini", HW "l2 = 32M 128 16\nl2u = 32M 128 16\n", "two caches of one kind at level 2"},
+		{"hwlevel.ini", HW "l5 = 32M 128 16\n", "[hardware] unknown key 'l5'"},
+#undef HW
 		{"badpresets.ini", "[machine]\ntopology=core:17 pu:4\n[core]\nbackend=bgq-punit\npresets=/nonexistent/p.csv\n", "presets /nonexistent/p.csv"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
@@ -122,6 +137,85 @@ static void bad_profiles(void **state)
 				     "PAPI_X,add,PEVT_CYCLES,,one term is not a sum\n");
 	snprintf(spec, sizeof spec, "[machine]\ntopology=core:17 pu:4\n[core]\nbackend=bgq-punit\npresets=%s\n", pre);
 	expect_profile_error(write_file("p.ini", spec), "p.csv:2");
+}
+
+/* Bad machine specs: each refused with its own code and exact message. */
+static void bad_specs(void **state)
+{
+	(void)state;
+	char nulmap[600], nulspec[700], nulmsg[800];
+	snprintf(nulmap, sizeof nulmap, "%s/nul.map", tmpdir);
+	FILE *f = fopen(nulmap, "w");
+	assert_non_null(f);
+	fwrite("0 0 0 0 0 0\n0 0 0 0 0 1\0 7\n", 1, 26, f);
+	fclose(f);
+	snprintf(nulspec, sizeof nulspec, "bgq:map=%s", nulmap);
+	snprintf(nulmsg, sizeof nulmsg,
+		 "machine bgq, torus network: %s:2: a NUL byte; a map file is text, one line \"ABCDET\" (6 numbers) per rank",
+		 nulmap);
+	const struct { const char *spec; int rc; const char *msg; } cases[] = {
+		{"bgq:torus=0x0", CLAB_E_MAP,
+		 "machine bgq, torus network: torus \"0x0\": dimension A needs a size 1..1024, as in 4x4x4x4x2"},
+		{"bgq:ppn=0", CLAB_E_PROFILE,
+		 "torus network of machine bgq: ppn=0 is not an integer in 1..64"},
+		{"bgq:map=/nonexistent", CLAB_E_MAP,
+		 "machine bgq, torus network: map file /nonexistent: No such file or directory"},
+		{nulspec, CLAB_E_MAP, nulmsg},
+		{"", CLAB_E_PROFILE,
+		 "machine spec is empty (give NAME-OR-PATH[:key=value,...], e.g. bgq:clock=virtual, or leave it unset for bgq)"},
+		{"bgq:", CLAB_E_PROFILE,
+		 "machine spec 'bgq:': nothing after ':' (drop the ':' or add key=value,...)"},
+		{"bgq:,", CLAB_E_PROFILE,
+		 "machine overrides: an empty item between commas (use key=value,key=value)"},
+		{"bgq:clock=virtual,,tick=5", CLAB_E_PROFILE,
+		 "machine overrides: an empty item between commas (use key=value,key=value)"},
+		{"bgq:clock=virtual,", CLAB_E_PROFILE,
+		 "machine overrides: an empty item between commas (use key=value,key=value)"},
+		{"bgq:clock=virtual,tick=5,tick=6", CLAB_E_PROFILE,
+		 "machine override 'tick' is given twice (give each key once)"},
+		{"bgq:clock=virtual,TICK=5,tick=6", CLAB_E_PROFILE,
+		 "machine override 'tick' is given twice (give each key once)"},
+		{"bgq:tick=5", CLAB_E_PROFILE,
+		 "machine bgq: tick=5 needs clock=virtual (the host clock follows CPU time and ignores tick)"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		clab_machine *m = NULL;
+		int rc = clab_machine_open(cases[i].spec, &m);
+		if (rc != cases[i].rc || strcmp(clab_errmsg(), cases[i].msg))
+			fail_msg("'%s': got %d '%s', want %d '%s'", cases[i].spec, rc,
+				 clab_errmsg(), cases[i].rc, cases[i].msg);
+		assert_null(m);
+	}
+	/* what stays accepted: tick=0 on either clock, tick on the virtual one */
+	static const char *const good[] = {"bgq:tick=0", "bgq:clock=virtual,tick=0",
+					   "bgq:clock=virtual,tick=5"};
+	for (size_t i = 0; i < 3; i++)
+		clab_machine_close(open_machine(good[i]));
+}
+
+/* The [hardware] section and the topology, as tools read them. */
+static void hardware_info(void **state)
+{
+	(void)state;
+	clab_machine *m = open_machine("bgq");
+	clab_hw_info hw;
+	assert_int_equal(clab_machine_hw_info(m, &hw), CLAB_OK);
+	assert_string_equal(hw.vendor, "IBM");
+	assert_int_equal(hw.sockets, 1);
+	assert_int_equal(hw.cores_per_socket, 17);
+	assert_int_equal(hw.threads_per_core, 4);
+	assert_int_equal(hw.numa_nodes, 1);
+	assert_true(hw.ncache >= 1);
+	clab_machine_close(m);
+	const char *p = write_file("hw.ini", "[machine]\ntopology=pack:2 core:2 pu:2\n"
+				   "[core]\nbackend=bgq-punit\n");
+	/* no [hardware]: nothing to report, and the caller hears why */
+	clab_machine *m2 = NULL;
+	if (clab_machine_open(p, &m2) == CLAB_OK) { /* the PUnit may refuse the layout */
+		assert_int_equal(clab_machine_hw_info(m2, &hw), CLAB_E_NOSUPP);
+		assert_non_null(strstr(clab_errmsg(), "no [hardware] section"));
+		clab_machine_close(m2);
+	}
 }
 
 static void postfix(void **state)
@@ -250,6 +344,8 @@ int main(void)
 		cmocka_unit_test(catalog_counts),
 		cmocka_unit_test(bad_events),
 		cmocka_unit_test(bad_profiles),
+		cmocka_unit_test(hardware_info),
+		cmocka_unit_test(bad_specs),
 		cmocka_unit_test(postfix),
 		cmocka_unit_test(derived_presets),
 		cmocka_unit_test(evset_states),

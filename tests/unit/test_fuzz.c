@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 #include "helpers.h"
 #include "../../framework/internal.h"
@@ -102,26 +103,73 @@ static void fuzz_event_names(void **state)
 	clab_machine_close(m);
 }
 
+/* A spec that must be refused whatever else it says: empty, nothing after
+ * ':', an empty item, or a key given twice. */
+static int spec_must_fail(const char *spec)
+{
+	const char *colon = strchr(spec, ':');
+	if (!*spec || (colon && !colon[1]))
+		return 1;
+	if (!colon)
+		return 0;
+	char list[128], *keys[32];
+	int nk = 0;
+	snprintf(list, sizeof list, "%s", colon + 1);
+	for (char *kv = list, *next; kv; kv = next) {
+		next = strchr(kv, ',');
+		if (next)
+			*next++ = 0;
+		if (!*kv)
+			return 1;
+		kv[strcspn(kv, "=")] = 0;
+		for (int i = 0; i < nk; i++)
+			if (*kv && strcasecmp(keys[i], kv) == 0)
+				return 1;
+		if (nk < 32)
+			keys[nk++] = kv;
+	}
+	return 0;
+}
+
 static void fuzz_specs(void **state)
 {
 	(void)state;
 	static const char *seeds[] = {
 		"bgq:clock=virtual,tick=1000", "bgq:clock=host,seed=7",
-		"bgq:activity=compute,tick=0x10",
+		"bgq:clock=virtual,activity=compute,tick=0x10",
 		"bgq:kernel.fit_period=1000,io.port_latency=5,kernel.irq_packets=2",
+		/* the network unit's keys (small torus: mutations stay small) */
+		"bgq:torus=2x2x2x2x2,ppn=4,map=ABCDET",
+		/* refused as they stand: repeated key, empty items, tick on the
+		 * host clock, nothing after ':' */
+		"bgq:clock=virtual,tick=5,tick=6", "bgq:,", "bgq:seed=1,,seed=2",
+		"bgq:tick=5", "bgq:",
 	};
-	const int ok[] = {CLAB_OK, CLAB_E_PROFILE, CLAB_E_ACTIVITY};
+	const int nseeds = (int)(sizeof seeds / sizeof seeds[0]);
+	const int ok[] = {CLAB_OK, CLAB_E_PROFILE, CLAB_E_ACTIVITY, CLAB_E_MAP};
 	char buf[128];
-	for (int r = 0; r < ROUNDS / 5; r++) {
-		mutate(seeds[r % 4], buf, sizeof buf);
+	int refused = 0;
+	for (int r = 0; r < ROUNDS / 3; r++) {
+		if (r < nseeds)
+			snprintf(buf, sizeof buf, "%s", seeds[r]); /* each seed as it is */
+		else
+			mutate(seeds[r % nseeds], buf, sizeof buf);
 		if (strchr(buf, '/'))
 			continue; /* paths into the file system are not the point */
 		clab_machine *m = NULL;
 		int rc = clab_machine_open(buf, &m);
-		if (!one_of(rc, ok, 3))
+		if (!one_of(rc, ok, 4))
 			fail_msg("spec '%s' gave %d (%s)", buf, rc, clab_errmsg());
+		if (rc)
+			assert_true(clab_errmsg()[0] != 0);
+		if (spec_must_fail(buf)) {
+			if (rc == CLAB_OK)
+				fail_msg("spec '%s' was accepted", buf);
+			refused++;
+		}
 		clab_machine_close(m);
 	}
+	assert_true(refused >= 5); /* the property was exercised */
 }
 
 static char *slurp(const char *path)
@@ -256,12 +304,19 @@ static void fuzz_torus(void **state)
 		assert_true(rc == CLAB_OK || rc == CLAB_E_MAP);
 		assert_int_equal(clab_torus_init(&t, bgl, "2x2x2", 2, NULL), CLAB_OK);
 		mutate(r % 2 ? "TXYZ" : map_text, buf, sizeof buf);
+		/* every fourth map file gets a NUL byte somewhere: always refused */
+		size_t len = strlen(buf);
+		int nul = r % 4 == 0 && len > 0;
 		if (r % 2 == 0) {
+			if (nul)
+				buf[next() % len] = 0;
 			FILE *f = fopen(path, "w");
-			fputs(buf, f);
+			fwrite(buf, 1, len, f);
 			fclose(f);
 		}
 		rc = clab_map_init(&m, &t, r % 2 ? buf : path);
+		if (nul) /* on the NUL's line, or an earlier bad one */
+			assert_int_equal(rc, CLAB_E_MAP);
 		if (rc != CLAB_OK) {
 			assert_int_equal(rc, CLAB_E_MAP);
 			assert_true(strlen(clab_errmsg()) > 0);

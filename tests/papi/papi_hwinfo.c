@@ -1,0 +1,209 @@
+/* PAPI's hardware description is the simulated machine's when one of its
+ * components is PAPI component 0: PAPI_get_hardware_info (vendor, model,
+ * clock, cores, threads, sockets, NUMA nodes, the cache hierarchy) must say
+ * what the machine profile says. The expected values are read here from the
+ * profile file itself ($COUNTERLAB_MACHINES/bgq.ini), with a reader of its
+ * own. A profile without a [hardware] section leaves the host's
+ * description alone. */
+#include <ctype.h>
+#include <limits.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "check.h"
+
+#define MAXKEYS 64
+static struct { char sec[32], key[32], val[128]; } ini[MAXKEYS];
+static int nini;
+
+static char *trim(char *s)
+{
+	while (isspace((unsigned char)*s))
+		s++;
+	char *e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = 0;
+	return s;
+}
+
+static void read_profile(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	CHECK(f, "cannot open %s", path);
+	char line[512], sec[32] = "";
+	while (fgets(line, sizeof line, f)) {
+		char *c = strchr(line, ';');
+		if (c)
+			*c = 0;
+		char *s = trim(line);
+		if (*s == '[') {
+			snprintf(sec, sizeof sec, "%.*s", (int)strcspn(s + 1, "]"), s + 1);
+			continue;
+		}
+		char *eq = strchr(s, '=');
+		if (!eq || nini == MAXKEYS)
+			continue;
+		*eq = 0;
+		snprintf(ini[nini].sec, sizeof ini[nini].sec, "%s", sec);
+		snprintf(ini[nini].key, sizeof ini[nini].key, "%s", trim(s));
+		snprintf(ini[nini].val, sizeof ini[nini].val, "%s", trim(eq + 1));
+		nini++;
+	}
+	fclose(f);
+}
+
+static const char *get(const char *sec, const char *key)
+{
+	for (int i = 0; i < nini; i++)
+		if (!strcmp(ini[i].sec, sec) && !strcasecmp(ini[i].key, key))
+			return ini[i].val;
+	return NULL;
+}
+
+static long long bytes(const char *s)
+{
+	char *end;
+	long long v = strtoll(s, &end, 10);
+	switch (*end) {
+	case 'K': return v << 10;
+	case 'M': return v << 20;
+	case 'G': return v << 30;
+	}
+	return v;
+}
+
+/* "pack:1 core:17 pu:4" -> how many objects of type (per parent) */
+static int topo_count(const char *topo, const char *type)
+{
+	char pat[32];
+	snprintf(pat, sizeof pat, "%s:", type);
+	const char *p = strstr(topo, pat);
+	return p ? atoi(p + strlen(pat)) : 1;
+}
+
+static void check_simulated(void)
+{
+	const PAPI_hw_info_t *hw = PAPI_get_hardware_info();
+	CHECK(hw, "no hardware info");
+	const char *vendor = get("hardware", "vendor"), *model = get("hardware", "model");
+	const char *mhz = get("hardware", "mhz"), *topo = get("machine", "topology");
+	CHECK(vendor && model && mhz && topo, "profile lacks [hardware] vendor/model/mhz or topology");
+	CHECK(!strcmp(hw->vendor_string, vendor), "vendor '%s', profile '%s'", hw->vendor_string, vendor);
+	if (!strcmp(vendor, "IBM"))
+		CHECK(hw->vendor == PAPI_VENDOR_IBM, "vendor code %d", hw->vendor);
+	CHECK(!strcmp(hw->model_string, model), "model '%s', profile '%s'", hw->model_string, model);
+	CHECK(hw->cpu_max_mhz == atoi(mhz) && hw->cpu_min_mhz == atoi(mhz),
+	      "MHz %d..%d, profile %s", hw->cpu_min_mhz, hw->cpu_max_mhz, mhz);
+	CHECK(PAPI_get_opt(PAPI_CLOCKRATE, NULL) == atoi(mhz), "PAPI_CLOCKRATE");
+	int sockets = topo_count(topo, "pack"), cores = topo_count(topo, "core");
+	int threads = topo_count(topo, "pu"), numa = topo_count(topo, "numa");
+	CHECK(hw->sockets == sockets, "sockets %d, topology %s", hw->sockets, topo);
+	CHECK(hw->cores == cores, "cores per socket %d, topology %s", hw->cores, topo);
+	CHECK(hw->threads == threads, "threads per core %d, topology %s", hw->threads, topo);
+	CHECK(hw->nnodes == numa, "NUMA nodes %d, topology %s", hw->nnodes, topo);
+	CHECK(hw->totalcpus == sockets * cores * threads, "totalcpus %d", hw->totalcpus);
+	CHECK(hw->ncpu == hw->totalcpus / numa, "ncpu %d", hw->ncpu);
+	CHECK(PAPI_get_opt(PAPI_MAX_CPUS, NULL) == hw->ncpu, "PAPI_MAX_CPUS");
+	CHECK(!hw->virtualized, "the simulated node is no virtual machine");
+
+	/* every cache of the profile, at its level, with its geometry */
+	int ncache = 0, maxlevel = 0;
+	for (int i = 0; i < nini; i++) {
+		const char *k = ini[i].key;
+		if (strcmp(ini[i].sec, "hardware") || tolower((unsigned char)k[0]) != 'l' ||
+		    !isdigit((unsigned char)k[1]))
+			continue;
+		int level = k[1] - '0';
+		char kind = (char)tolower((unsigned char)k[2]);
+		int type = kind == 'd' ? PAPI_MH_TYPE_DATA : kind == 'i' ? PAPI_MH_TYPE_INST
+			 : kind == 'p' ? PAPI_MH_TYPE_PREF : PAPI_MH_TYPE_UNIFIED;
+		char size[32], line[32], ways[32], policy[8] = "";
+		CHECK(sscanf(ini[i].val, "%31s %31s %31s %7s", size, line, ways, policy) >= 3,
+		      "profile cache %s = %s", k, ini[i].val);
+		long long sz = bytes(size), ln = bytes(line);
+		int assoc = !strcmp(ways, "full") ? SHRT_MAX : atoi(ways);
+		const PAPI_mh_level_t *L = &hw->mem_hierarchy.level[level - 1];
+		int found = 0;
+		for (int j = 0; j < PAPI_MH_MAX_LEVELS; j++) {
+			const PAPI_mh_cache_info_t *c = &L->cache[j];
+			int t = type == PAPI_MH_TYPE_PREF ? (c->type & PAPI_MH_TYPE_PREF)
+				: PAPI_MH_CACHE_TYPE(c->type);
+			if (!c->type || t != type)
+				continue;
+			CHECK(c->size == sz && c->line_size == ln && c->num_lines == sz / ln &&
+			      c->associativity == assoc,
+			      "L%d %s: size %d line %d lines %d ways %d; profile %s", level, k,
+			      c->size, c->line_size, c->num_lines, c->associativity, ini[i].val);
+			if (!strcmp(policy, "wb"))
+				CHECK(PAPI_MH_CACHE_WRITE_POLICY(c->type) == PAPI_MH_TYPE_WB, "%s policy", k);
+			found++;
+		}
+		CHECK(found == 1, "%s (%s) found %d times at level %d", k, ini[i].val, found, level);
+		ncache++;
+		if (level > maxlevel)
+			maxlevel = level;
+	}
+	CHECK(ncache >= 2, "profile lists %d caches", ncache);
+	CHECK(hw->mem_hierarchy.levels == maxlevel, "levels %d, profile %d",
+	      hw->mem_hierarchy.levels, maxlevel);
+	int listed = 0;
+	for (int l = 0; l < hw->mem_hierarchy.levels; l++)
+		for (int j = 0; j < PAPI_MH_MAX_LEVELS; j++)
+			listed += hw->mem_hierarchy.level[l].cache[j].type != 0;
+	CHECK(listed == ncache, "PAPI lists %d caches, profile %d", listed, ncache);
+
+	/* PAPI_get_dmem_info describes this process's memory, which the host
+	 * gives; it keeps working beside the simulated hardware */
+	PAPI_dmem_info_t dm;
+	CHECK_PAPI(PAPI_get_dmem_info(&dm));
+	CHECK(dm.pagesize > 0 && dm.size > 0, "dmem pagesize %lld size %lld", dm.pagesize, dm.size);
+	printf("%s %s, %d MHz, %d x %d x %d, %d caches in %d levels\n", hw->vendor_string,
+	       hw->model_string, hw->cpu_max_mhz, hw->sockets, hw->cores, hw->threads,
+	       listed, hw->mem_hierarchy.levels);
+}
+
+/* A machine whose profile has no [hardware] section: the host stays. */
+static void check_host(const char *model)
+{
+	char path[] = "/tmp/clab-papi-hw-XXXXXX.ini";
+	int fd = mkstemps(path, 4);
+	CHECK(fd >= 0, "mkstemps");
+	FILE *f = fdopen(fd, "w");
+	fputs("[machine]\ntopology = pack:1 core:17 pu:4\nclock = virtual\n"
+	      "[core]\nbackend = bgq-punit\n", f);
+	fclose(f);
+	pid_t pid = fork();
+	CHECK(pid >= 0, "fork");
+	if (pid == 0) {
+		setenv("COUNTERLAB_MACHINE", path, 1);
+		CHECK(PAPI_library_init(PAPI_VER_CURRENT) == PAPI_VER_CURRENT, "init");
+		const PAPI_hw_info_t *hw = PAPI_get_hardware_info();
+		CHECK(!PAPI_get_component_info(0)->disabled, "core disabled: %s",
+		      PAPI_get_component_info(0)->disabled_reason);
+		CHECK(strcmp(hw->model_string, model) != 0, "host model replaced");
+		long n = sysconf(_SC_NPROCESSORS_CONF);
+		CHECK(hw->totalcpus == n, "host totalcpus %d, sysconf %ld", hw->totalcpus, n);
+		printf("without [hardware]: host %s, %d CPUs\n", hw->model_string, hw->totalcpus);
+		exit(0);
+	}
+	int st;
+	waitpid(pid, &st, 0);
+	unlink(path);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "host check failed");
+}
+
+int main(void)
+{
+	const char *dir = getenv("COUNTERLAB_MACHINES");
+	char path[4096];
+	snprintf(path, sizeof path, "%s/bgq.ini", dir ? dir : ".");
+	read_profile(path);
+	check_host(get("hardware", "model"));
+	setenv("COUNTERLAB_MACHINE", "bgq:clock=virtual", 1);
+	CHECK(PAPI_library_init(PAPI_VER_CURRENT) == PAPI_VER_CURRENT, "init");
+	CHECK(PAPI_get_component_index("core") == 0, "core is not component 0");
+	check_simulated();
+	PAPI_shutdown();
+	printf("papi_hwinfo: PASSED\n");
+	return 0;
+}
