@@ -94,9 +94,9 @@ in_root() { chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/sbin:/usr/bin:/s
 as_user() { chroot --userspec=user:user "$root" /usr/bin/env -i HOME=/home/user USER=user \
 	PATH=/usr/bin:/bin LANG=C.UTF-8 bash -c "$1"; }
 
-clone_into() { # dir owner
+clone_into() { # dir owner (a user of the root filesystem)
 	git clone -q --no-hardlinks "$top" "$root$1" && git -C "$root$1" checkout -q "$commit" &&
-		chown -R "$2" "$root$1" || fail "cannot clone $top into the root filesystem"
+		in_root "chown -R $2 $1" || fail "cannot clone $top into the root filesystem"
 }
 
 step() { # name log command...: runs, times, keeps the log, fails loudly
