@@ -43,7 +43,9 @@ install)
 		[ ${#missing[@]} = 0 ] || echo "deps: missing Debian packages: ${missing[*]}" >&2
 		[ -z "$debsrc" ] || echo "deps: apt has no deb-src entry, which 'apt-get source papi' needs" >&2
 		line=$debsrc
-		[ ${#missing[@]} = 0 ] || line=${debsrc:+$debsrc && }$install_cmd
+		# the deb-src line ends with apt-get update already
+		[ ${#missing[@]} = 0 ] || line=${debsrc:+$debsrc && apt-get install -y ${missing[*]}}
+		[ -n "$line" ] || line=$install_cmd
 		echo "deps: you are not root; as root, run 'make deps' here, or run this line as root:" >&2
 		echo "  $line" >&2
 		exit 1
