@@ -82,8 +82,11 @@ static void *pc_of(void *uc)
 #endif
 }
 
-/* Sends the signal to the owners of the raised sets (this thread too). */
-static void send_raised(void)
+/* Sends the signal to the owners of the raised sets: to this thread too,
+ * unless `others` (this thread's dispatch has just delivered its own: a
+ * signal to itself now would wait until the dispatch returns and then be
+ * taken for a timer tick, see issue 12). */
+static void send_raised(int others)
 {
 	int n = raised.n;
 	raised.n = 0;
@@ -95,6 +98,8 @@ static void send_raised(void)
 		if (dup)
 			continue;
 		if (pthread_equal(owner, pthread_self())) {
+			if (others)
+				continue;
 			self_signal++;
 			pthread_kill(owner, clab_overflow_signal());
 			self_signal--;
@@ -176,7 +181,7 @@ void clab_overflow_dispatch(void *uc)
 	signal_uc = outer_uc;
 	dispatching--;
 	busy--;
-	send_raised(); /* sets of other threads that our time moved */
+	send_raised(1); /* sets of other threads that our time moved */
 	errno = saved;
 }
 
@@ -185,7 +190,7 @@ int clab_leave(int rc)
 	if (--busy == 0 && (raised.n || deferred)) {
 		int again = deferred;
 		deferred = 0;
-		send_raised();
+		send_raised(0);
 		if (again)
 			clab_overflow_dispatch(NULL);
 	}
@@ -210,12 +215,12 @@ void clab_overflow_flush(void)
 		return;
 	if (dispatching) { /* we are the handler's thread, in its signal */
 		deliver(signal_uc);
-		send_raised();
+		send_raised(1);
 		return;
 	}
 	int saved = busy;
 	busy = 0;
-	send_raised();
+	send_raised(0);
 	busy = saved;
 }
 
