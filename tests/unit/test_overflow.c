@@ -380,6 +380,55 @@ static void errors(void **state)
 	clab_thread_detach(t);
 }
 
+/* The process-wide table of armed sets is full at 256: the next arming is
+ * refused (it would never be delivered), and a freed place can be taken.
+ * A PUnit set per hardware thread on four machines makes 272 sets. */
+static void armed_table_full(void **state)
+{
+	(void)state;
+	enum { TABLE = 256, MACHINES = 4, SETS = MACHINES * BGQ_THREADS };
+	static const char *const ev[] = {"PEVT_CYCLES"};
+	clab_machine *ms[MACHINES] = {m};
+	static clab_thread *th[SETS];
+	static clab_evset *s[SETS];
+	int refused = 0;
+	for (int i = 0; i < SETS; i++) {
+		int k = i / BGQ_THREADS;
+		if (!ms[k])
+			ms[k] = open_machine("bgq:clock=virtual,tick=0,activity=none");
+		clab_component *c = clab_machine_component(ms[k], "core");
+		th[i] = attach_hw(ms[k], i % BGQ_THREADS);
+		s[i] = NULL;
+		assert_int_equal(program(c, th[i], &s[i], ev, 1), CLAB_OK);
+		int rc = clab_evset_overflow(s[i], 0, 1000, handler, NULL);
+		if (i < TABLE) {
+			assert_int_equal(rc, CLAB_OK);
+			continue;
+		}
+		refused++;
+		assert_int_equal(rc, CLAB_E_CONFLICT);
+		if (!strstr(clab_errmsg(), "256 event sets are armed"))
+			fail_msg("message '%s'", clab_errmsg());
+		assert_int_equal(clab_evset_overflow_period(s[i], 0), 0);
+	}
+	assert_int_equal(refused, SETS - TABLE);
+	/* disarming frees a place */
+	assert_int_equal(clab_evset_overflow(s[0], 0, 0, NULL, NULL), CLAB_OK);
+	assert_int_equal(clab_evset_overflow(s[TABLE], 0, 1000, handler, NULL), CLAB_OK);
+	assert_int_equal(clab_evset_overflow(s[0], 0, 1000, handler, NULL), CLAB_E_CONFLICT);
+	/* and so does destroying an armed set */
+	clab_evset_destroy(s[1]);
+	s[1] = NULL;
+	assert_int_equal(clab_evset_overflow(s[0], 0, 1000, handler, NULL), CLAB_OK);
+	for (int i = 0; i < SETS; i++) {
+		if (s[i])
+			clab_evset_destroy(s[i]);
+		clab_thread_detach(th[i]);
+	}
+	for (int k = 1; k < MACHINES; k++)
+		clab_machine_close(ms[k]);
+}
+
 /* Host clock (issue 12): a busy loop of some 0.07 s of CPU time with the
  * cycles armed finishes (an alarm kills a livelock) and gets one handler
  * call per period of the cycles counted, within 1%, at periods down to
@@ -444,6 +493,7 @@ int main(void)
 		cmocka_unit_test(smallest_period),
 		cmocka_unit_test(perfmon_counts_interrupts),
 		cmocka_unit_test(errors),
+		cmocka_unit_test(armed_table_full),
 		cmocka_unit_test(host_clock_one_call_per_period),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
