@@ -82,8 +82,11 @@ static void *pc_of(void *uc)
 #endif
 }
 
-/* Sends the signal to the owners of the raised sets (this thread too). */
-static void send_raised(void)
+/* Sends the signal to the owners of the raised sets: to this thread too,
+ * unless `others` (this thread's dispatch has just delivered its own: a
+ * signal to itself now would wait until the dispatch returns and then be
+ * taken for a timer tick, see issue 12). */
+static void send_raised(int others)
 {
 	int n = raised.n;
 	raised.n = 0;
@@ -95,6 +98,8 @@ static void send_raised(void)
 		if (dup)
 			continue;
 		if (pthread_equal(owner, pthread_self())) {
+			if (others)
+				continue;
 			self_signal++;
 			pthread_kill(owner, clab_overflow_signal());
 			self_signal--;
@@ -176,7 +181,7 @@ void clab_overflow_dispatch(void *uc)
 	signal_uc = outer_uc;
 	dispatching--;
 	busy--;
-	send_raised(); /* sets of other threads that our time moved */
+	send_raised(1); /* sets of other threads that our time moved */
 	errno = saved;
 }
 
@@ -185,7 +190,7 @@ int clab_leave(int rc)
 	if (--busy == 0 && (raised.n || deferred)) {
 		int again = deferred;
 		deferred = 0;
-		send_raised();
+		send_raised(0);
 		if (again)
 			clab_overflow_dispatch(NULL);
 	}
@@ -210,12 +215,12 @@ void clab_overflow_flush(void)
 		return;
 	if (dispatching) { /* we are the handler's thread, in its signal */
 		deliver(signal_uc);
-		send_raised();
+		send_raised(1);
 		return;
 	}
 	int saved = busy;
 	busy = 0;
-	send_raised();
+	send_raised(0);
 	busy = saved;
 }
 
@@ -244,14 +249,22 @@ static int install_handler(void)
 	return CLAB_OK;
 }
 
-static void registry_add(clab_evset *s)
+/* The signal finds armed sets in this table only: one it cannot hold
+ * would never be delivered, so arming it is refused. */
+static int registry_add(clab_evset *s)
 {
+	int rc = CLAB_OK;
 	pthread_mutex_lock(&armed.lock);
 	if (!s->ovf->registered && armed.n < ARMED_MAX) {
 		armed.set[armed.n++] = s;
 		s->ovf->registered = 1;
+	} else if (!s->ovf->registered) {
+		rc = clab_seterr(CLAB_E_CONFLICT,
+				 "%d event sets are armed for overflow or multiplexed on the host clock in this process, the most it can deliver to; disarm or destroy one first",
+				 ARMED_MAX);
 	}
 	pthread_mutex_unlock(&armed.lock);
+	return rc;
 }
 
 static void registry_remove(clab_evset *s)
@@ -325,14 +338,18 @@ static int overflow_locked(clab_evset *s, int i, uint64_t period,
 				   "the armed events of a set share one handler; disarm them first to change it");
 	if (period && (rc = install_handler()))
 		return rc;
-	rc = s->c->ops->overflow(s->c->unit, s->bset, s->ev[i].req[0], period, s);
-	if (rc)
+	if (period && (rc = registry_add(s)))
 		return rc;
+	rc = s->c->ops->overflow(s->c->unit, s->bset, s->ev[i].req[0], period, s);
+	if (rc) {
+		if (!any_armed(s))
+			registry_remove(s);
+		return rc;
+	}
 	s->ovf->period[i] = period;
 	if (period) {
 		s->ovf->fn = h;
 		s->ovf->arg = arg;
-		registry_add(s);
 	} else if (!any_armed(s)) {
 		registry_remove(s);
 	}
@@ -398,9 +415,8 @@ void clab_ovf_started(clab_evset *s)
 		return;
 	if (!s->ovf && !(s->ovf = calloc(1, sizeof *s->ovf)))
 		return; /* then turns and overflows show at reads only */
-	if (s->ovf->timed || install_handler())
-		return;
-	registry_add(s);
+	if (s->ovf->timed || install_handler() || registry_add(s))
+		return; /* (a full table: turns at reads only) */
 	if (timer.users == 0) {
 		uint64_t us = CLAB_TIMER_US; /* checked when the machine opened */
 		clab_machine_setting_u64(s->t->machine, "timer_us", CLAB_TIMER_US, 10,

@@ -89,6 +89,9 @@ typedef struct bgq_hwt {
 	pthread_t owner;
 	uint64_t origin_ns, origin_cycles;
 	uint64_t cpu_ns, sample_wall;
+	/* overflow handlers running on the thread (its clock holds still), and
+	 * whether one ran during the current host catch-up */
+	int in_handler, handled;
 	uint64_t perfmon;   /* performance-monitor interrupts taken (atomic) */
 } bgq_hwt;
 

@@ -848,11 +848,15 @@ static int move_until(bgq_node *n, int h, uint64_t to, int in_work)
 static uint64_t deliver(bgq_node *n, int h)
 {
 	bgq_core *k = &n->core[h / BGQ_TPC];
-	uint64_t before = n->hwt[h].now;
+	bgq_hwt *t = &n->hwt[h];
+	uint64_t before = t->now;
+	t->in_handler++;
 	pthread_mutex_unlock(&k->lock);
 	clab_overflow_flush();
 	pthread_mutex_lock(&k->lock);
-	return n->hwt[h].now - before;
+	t->in_handler--;
+	t->handled = 1;
+	return t->now - before;
 }
 
 /* Runs thread h's activity up to `end`, interrupts included; time a
@@ -1021,11 +1025,20 @@ static uint64_t now_ns(clockid_t clk)
  * as the counter read it serves, so it is sampled every BGQ_CPU_SAMPLE_NS of
  * wall time; in between, a thread that is calling us is running, and its
  * CPU time moves with the (vDSO) wall clock. The clock never goes back: when
- * a sample shows the thread was off the CPU, time waits for it. */
+ * a sample shows the thread was off the CPU, time waits for it.
+ *
+ * Overflow handlers do not move it: while a handler runs (a read inside it
+ * syncs) the thread's simulated time holds still, as on the virtual clock,
+ * and a catch-up that ran handlers restarts the clock from the CPU time at
+ * its end. Else the CPU time of each delivery (a signal, the handler: here
+ * some 10 us, 16,000 cycles) would become program cycles, cross further
+ * thresholds, and at periods below that cost never catch up (issue 12). */
 void bgq_node_sync(bgq_node *n, int h, int is_read)
 {
 	bgq_hwt *t = &n->hwt[h];
 	if (n->host_clock) {
+		if (t->in_handler)
+			return;
 		uint64_t wall = now_ns(CLOCK_MONOTONIC), cpu;
 		pthread_t self = pthread_self();
 		if (!t->bound || !pthread_equal(t->owner, self)) {
@@ -1041,8 +1054,15 @@ void bgq_node_sync(bgq_node *n, int h, int is_read)
 		}
 		cpu = t->cpu_ns + (wall - t->sample_wall);
 		uint64_t target = t->origin_cycles + (cpu - t->origin_ns) * BGQ_MHZ / 1000;
-		if (target > t->now)
-			run_to(n, h, target, 0);
+		if (target <= t->now)
+			return;
+		t->handled = 0;
+		run_to(n, h, target, 0);
+		if (t->handled && pthread_equal(t->owner, self)) {
+			t->origin_ns = t->cpu_ns = now_ns(CLOCK_THREAD_CPUTIME_ID);
+			t->sample_wall = now_ns(CLOCK_MONOTONIC);
+			t->origin_cycles = t->now;
+		}
 	} else if (is_read && n->tick) {
 		run_to(n, h, t->now + n->tick, 1);
 	}

@@ -8,11 +8,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "helpers.h"
 
 #define LATENCY 4 /* PUnit: cycles from crossing to interrupt */
 #define SCAN 800  /* L2/I/O: accumulation scan period */
 #define MAXCALLS 4096
+#define BGQ_THREADS 68
 
 static clab_machine *m;
 static clab_component *core, *l2, *io, *kernel, *network;
@@ -378,6 +380,107 @@ static void errors(void **state)
 	clab_thread_detach(t);
 }
 
+/* The process-wide table of armed sets is full at 256: the next arming is
+ * refused (it would never be delivered), and a freed place can be taken.
+ * A PUnit set per hardware thread on four machines makes 272 sets. */
+static void armed_table_full(void **state)
+{
+	(void)state;
+	enum { TABLE = 256, MACHINES = 4, SETS = MACHINES * BGQ_THREADS };
+	static const char *const ev[] = {"PEVT_CYCLES"};
+	clab_machine *ms[MACHINES] = {m};
+	static clab_thread *th[SETS];
+	static clab_evset *s[SETS];
+	int refused = 0;
+	for (int i = 0; i < SETS; i++) {
+		int k = i / BGQ_THREADS;
+		if (!ms[k])
+			ms[k] = open_machine("bgq:clock=virtual,tick=0,activity=none");
+		clab_component *c = clab_machine_component(ms[k], "core");
+		th[i] = attach_hw(ms[k], i % BGQ_THREADS);
+		s[i] = NULL;
+		assert_int_equal(program(c, th[i], &s[i], ev, 1), CLAB_OK);
+		int rc = clab_evset_overflow(s[i], 0, 1000, handler, NULL);
+		if (i < TABLE) {
+			assert_int_equal(rc, CLAB_OK);
+			continue;
+		}
+		refused++;
+		assert_int_equal(rc, CLAB_E_CONFLICT);
+		if (!strstr(clab_errmsg(), "256 event sets are armed"))
+			fail_msg("message '%s'", clab_errmsg());
+		assert_int_equal(clab_evset_overflow_period(s[i], 0), 0);
+	}
+	assert_int_equal(refused, SETS - TABLE);
+	/* disarming frees a place */
+	assert_int_equal(clab_evset_overflow(s[0], 0, 0, NULL, NULL), CLAB_OK);
+	assert_int_equal(clab_evset_overflow(s[TABLE], 0, 1000, handler, NULL), CLAB_OK);
+	assert_int_equal(clab_evset_overflow(s[0], 0, 1000, handler, NULL), CLAB_E_CONFLICT);
+	/* and so does destroying an armed set */
+	clab_evset_destroy(s[1]);
+	s[1] = NULL;
+	assert_int_equal(clab_evset_overflow(s[0], 0, 1000, handler, NULL), CLAB_OK);
+	for (int i = 0; i < SETS; i++) {
+		if (s[i])
+			clab_evset_destroy(s[i]);
+		clab_thread_detach(th[i]);
+	}
+	for (int k = 1; k < MACHINES; k++)
+		clab_machine_close(ms[k]);
+}
+
+/* Host clock (issue 12): a busy loop of some 0.07 s of CPU time with the
+ * cycles armed finishes (an alarm kills a livelock) and gets one handler
+ * call per period of the cycles counted, within 1%, at periods down to
+ * 1,000 (where one delivery costs more CPU time than a period). */
+static long host_calls;
+
+static void host_handler(clab_evset *s, uint64_t vector, void *pc, void *uc, void *arg)
+{
+	(void)s;
+	(void)vector;
+	(void)pc;
+	(void)uc;
+	(void)arg;
+	host_calls++;
+}
+
+static void host_clock_one_call_per_period(void **state)
+{
+	(void)state;
+	clab_machine *hm = open_machine("bgq:clock=host");
+	clab_component *hc = clab_machine_component(hm, "core");
+	assert_non_null(hc);
+	clab_thread *t = attach_hw(hm, 0);
+	static const char *const ev[] = {"PEVT_CYCLES"};
+	static const uint64_t periods[] = {100000, 10000, 1000};
+	for (size_t p = 0; p < sizeof periods / sizeof *periods; p++) {
+		clab_evset *s = NULL;
+		assert_int_equal(program(hc, t, &s, ev, 1), CLAB_OK);
+		assert_int_equal(clab_evset_overflow(s, 0, periods[p], host_handler, NULL),
+				 CLAB_OK);
+		host_calls = 0;
+		alarm(30);
+		assert_int_equal(clab_evset_start(s), CLAB_OK);
+		volatile double x = 0;
+		for (long i = 0; i < 20000000; i++)
+			x += 1e-9;
+		int64_t v[1];
+		assert_int_equal(clab_evset_stop(s, v), CLAB_OK);
+		alarm(0);
+		double want = (double)v[0] / (double)periods[p];
+		printf("# host clock, period %llu: %lld cycles, %ld calls, %.0f periods\n",
+		       (unsigned long long)periods[p], (long long)v[0], host_calls, want);
+		assert_true(v[0] > 1000000);
+		if (host_calls < want * 0.99 - 1 || host_calls > want * 1.01 + 1)
+			fail_msg("period %llu: %ld calls for %lld cycles",
+				 (unsigned long long)periods[p], host_calls, (long long)v[0]);
+		clab_evset_destroy(s);
+	}
+	clab_thread_detach(t);
+	clab_machine_close(hm);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -390,6 +493,8 @@ int main(void)
 		cmocka_unit_test(smallest_period),
 		cmocka_unit_test(perfmon_counts_interrupts),
 		cmocka_unit_test(errors),
+		cmocka_unit_test(armed_table_full),
+		cmocka_unit_test(host_clock_one_call_per_period),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
