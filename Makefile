@@ -25,7 +25,8 @@ CLAB_CFLAGS := -std=gnu11 $(WARN) -fPIC -pthread -Iinclude -I$(BUILD)/gen
 LIBS := -liniparser -lhwloc -lpthread
 
 DEB_PACKAGES := build-essential dpkg-dev pkg-config libpfm4-dev libhwloc-dev \
-	libcmocka-dev libiniparser-dev libpng-dev openmpi-bin libopenmpi-dev patchelf
+	libcmocka-dev libiniparser-dev libpng-dev openmpi-bin libopenmpi-dev patchelf \
+	gfortran papi-tools
 
 LIB_SRCS := $(wildcard framework/*.c sim_backends/activity/*.c sim_backends/bgq/*.c \
 	sim_backends/bgl/*.c sim_backends/torus/*.c)

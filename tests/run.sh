@@ -1,7 +1,8 @@
 #!/bin/bash
 # Runs every test of counterlab (see README "Tests"): cmocka unit tests, the
 # same built with AddressSanitizer and UndefinedBehaviorSanitizer, PAPI-level
-# tests through the real PAPI API, and PAPI's own ctests. Prints a summary
+# tests through the real PAPI API, and PAPI's whole test suite against its
+# table of expected verdicts (tests/papi-suite.sh). Prints a summary
 # line "N passed, N failed" and exits non-zero on any failure.
 set -u
 cd "$(dirname "$0")/.."
@@ -69,45 +70,24 @@ for src in tests/papi/*.c; do
 	fi
 done
 
-# 4. PAPI's own ctests from the built PAPI tree, on the bgq profile. The
-# virtual clock lets each thread run 10^8 cycles of the compute profile
-# before every read, so their sanity checks see deterministic counts.
-ctest_dir=$BUILD/papi/src/ctests
-ctest() { # name: passes when the test says PASSED
-	local exe=$ctest_dir/$1
-	COUNTERLAB_MACHINE=${CTEST_MACHINE:-bgq:clock=virtual,tick=100000000} "$exe" > "$out/logs/ctest_$1.out" 2>&1
-	local rc=$?
-	cat "$out/logs/ctest_$1.out"
-	[ $rc = 0 ] && grep -q 'PASSED' "$out/logs/ctest_$1.out"
-}
-for t in zero first derived all_native_events cmpinfo get_event_component; do
-	run "ctest/$t" ctest "$t"
-done
-# Overflow and profiling tests run on the host clock: simulated time follows
-# each thread's CPU time and a CPU-time timer lets overflows interrupt the
-# running loop, as on the machine.
-for t in overflow overflow2 overflow_single_event overflow_twoevents \
-	overflow_index overflow_one_and_read overflow_allcounters \
-	overflow_pthreads profile; do
-	CTEST_MACHINE=bgq:clock=host run "ctest/$t" ctest "$t"
-done
-# More of them on the host clock (issue 12). Not here: overflow_force_software
-# (the glue's ctl refuses PAPI_DEF_ITIMER), fork_overflow (its child cannot
-# add events: it inherits the parent's counters, and skips) and
-# exec_overflow (passes, but execs ./child_overflow from the ctests folder).
-for t in overflow3_pthreads profile_pthreads profile_twoevents byte_profile \
-	sprofile; do
-	CTEST_MACHINE=bgq:clock=host run "ctest/$t" ctest "$t"
-done
-# Multiplexing: the core component multiplexes in the framework (kernel
-# multiplexing to PAPI); multiplex2 and kufrin fill a set with every
-# non-derived preset, which takes two groups. reset_multiplex compares the
-# counts of a loop with those of half of it, so its counts must follow the
-# work done: the host clock.
-for t in multiplex1 multiplex2 multiplex1_pthreads sdsc-mpx kufrin; do
-	run "ctest/$t" ctest "$t"
-done
-CTEST_MACHINE=bgq:clock=host run "ctest/reset_multiplex" ctest reset_multiplex
+# 4. PAPI's whole test suite (every ctest, ftest and validation test of the
+# built PAPI tree, and Debian's papi-tools binaries) on the virtual and the
+# host clock, each against its expected verdict in tests/papi/expected.tsv;
+# a row counts as passed when the observed verdict is the expected one,
+# whatever that verdict is, and as failed otherwise (see tests/papi-suite.sh).
+echo "== papi-suite (tests/papi/expected.tsv)"
+BUILD=$BUILD PREFIX=$PREFIX bash tests/papi-suite.sh ${PAPI_SUITE_ARGS:-} > "$out/logs/papi-suite.log" 2>&1
+grep -v '^ok ' "$out/logs/papi-suite.log"
+ok=$(grep -c '^ok ' "$out/logs/papi-suite.log")
+bad=$(sed -n 's/^papi-suite: [0-9]* as expected, \([0-9]*\) deviations$/\1/p' "$out/logs/papi-suite.log")
+passed=$((passed + ok))
+if [ -z "$bad" ]; then
+	failed=$((failed + 1))
+	failures+=("papi-suite (did not finish; see $out/logs/papi-suite.log)")
+elif [ "$bad" -gt 0 ]; then
+	failed=$((failed + bad))
+	failures+=($(sed -n 's/^DEVIATION \([^ ]*\) \[\([a-z]*\)\].*/papi-suite:\1[\2]/p' "$out/logs/papi-suite.log"))
+fi
 
 echo
 if [ $failed -gt 0 ]; then
