@@ -163,6 +163,9 @@ int clab_papi_init_thread(clab_papi_comp *pc, hwd_context_t *ctx)
 	return rc ? fail(rc) : PAPI_OK;
 }
 
+/* The thread's hardware thread goes back to the machine: its running sets
+ * stop and release their counters. PAPI may call this from another thread
+ * (PAPI_shutdown); the handle stays valid for the sets that name it. */
 int clab_papi_shutdown_thread(hwd_context_t *ctx)
 {
 	clab_papi_context *c = (clab_papi_context *)ctx;
@@ -284,6 +287,16 @@ int clab_papi_ctl(hwd_context_t *ctx, int code, _papi_int_option_t *option)
 		return PAPI_OK;
 	case PAPI_MULTIPLEX:
 		return set_multiplex((clab_papi_context *)ctx, &option->multiplex);
+	/* PAPI's own timers for software multiplexing, overflow and profiling
+	 * (PAPI_MULTIPLEX_FORCE_SW, PAPI_OVERFLOW_FORCE_SW): PAPI keeps the
+	 * settings; the itimer is the OS's, so there is nothing of ours to
+	 * check (as PAPI's perf_event component answers). A per-set default
+	 * multiplexing period is not ours to set: PAPI_set_multiplex carries
+	 * its own. */
+	case PAPI_DEF_ITIMER: case PAPI_DEF_ITIMER_NS:
+		return PAPI_OK;
+	case PAPI_DEF_MPX_NS:
+		return PAPI_ENOSUPP;
 	default:
 		return PAPI_ENOSUPP;
 	}

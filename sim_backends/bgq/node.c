@@ -1000,6 +1000,17 @@ static int node_traffic(void *sim, int h, const char *pattern, double *seconds)
 
 static void node_sync(void *sim, int h);
 
+/* The OS thread of h is gone: the next one binds its own CPU clock. */
+static void node_detach(void *sim, int h)
+{
+	bgq_node *n = sim;
+	if (h < 0 || h >= BGQ_HWTHREADS)
+		return;
+	pthread_mutex_lock(&n->core[h / BGQ_TPC].lock);
+	n->hwt[h].bound = 0;
+	pthread_mutex_unlock(&n->core[h / BGQ_TPC].lock);
+}
+
 static const clab_sim_ops node_sim_ops = {
 	.advance = node_advance,
 	.work = node_work,
@@ -1008,6 +1019,7 @@ static const clab_sim_ops node_sim_ops = {
 	.message = node_message,
 	.traffic = node_traffic,
 	.sync = node_sync,
+	.detach = node_detach,
 };
 
 static uint64_t now_ns(clockid_t clk)
