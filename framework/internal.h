@@ -61,7 +61,7 @@ struct clab_thread {
 	int hwthread;
 	pthread_t owner;
 	int attached;      /* holds its hardware thread (machine lock) */
-	int held;          /* not yet detached by whoever attached it */
+	int held;          /* attaches not yet detached (machine lock) */
 	int refs;          /* event sets that name it (machine lock) */
 	clab_evset *sets;  /* those sets, through clab_evset.tnext (machine lock) */
 	/* multiplexing (mpx.c): the thread's running multiplexed sets, linked

@@ -688,6 +688,7 @@ int clab_thread_attach(clab_machine *m, clab_thread **out)
 	for (int i = 0; i < n; i++)
 		if (m->slot[i] && pthread_equal(m->slot[i]->owner, self)) {
 			*out = m->slot[i];
+			m->slot[i]->held++; /* each attach wants its detach */
 			pthread_mutex_unlock(&m->lock);
 			return CLAB_OK;
 		}
@@ -795,10 +796,14 @@ void clab_thread_detach(clab_thread *t)
 {
 	if (!t)
 		return;
-	unbind(t);
 	clab_machine *m = t->machine;
 	pthread_mutex_lock(&m->lock);
-	t->held = 0;
+	int last = --t->held == 0;
+	pthread_mutex_unlock(&m->lock);
+	if (!last)
+		return;
+	unbind(t);
+	pthread_mutex_lock(&m->lock);
 	int gone = t->refs == 0;
 	pthread_mutex_unlock(&m->lock);
 	if (gone)
