@@ -651,9 +651,38 @@ static void thread_exit(void *arg)
 	detach_all_of(pthread_self());
 }
 
+/* A forked child is a process of its own: it inherits none of the
+ * parent's counting. Its one thread keeps its hardware threads; the
+ * others' are free; every inherited set stops and lets go of the unit
+ * (PAPI starts afresh in a child). Locks held by the parent's other
+ * threads at the fork are made anew. */
+static void fork_child(void)
+{
+	pthread_t self = pthread_self();
+	pthread_mutex_init(&machines.lock, NULL);
+	for (int i = 0; i < machines.n; i++) {
+		clab_machine *m = machines.m[i];
+		pthread_mutex_init(&m->lock, NULL);
+		for (int h = 0; h < clab_machine_nhwthreads(m); h++) {
+			clab_thread *t = m->slot[h];
+			if (!t)
+				continue;
+			for (clab_evset *s = t->sets; s; s = s->tnext)
+				clab_evset_orphan(s);
+			if (!pthread_equal(t->owner, self)) {
+				t->attached = 0;
+				m->slot[h] = NULL;
+			}
+			if (m->sim_ops && m->sim_ops->detach)
+				m->sim_ops->detach(m->sim, h);
+		}
+	}
+}
+
 static void exit_key_create(void)
 {
 	pthread_key_create(&exit_key, thread_exit);
+	pthread_atfork(NULL, NULL, fork_child);
 }
 
 static void arm_exit_hook(void)

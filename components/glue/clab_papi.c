@@ -449,10 +449,32 @@ int clab_papi_set_overflow(clab_papi_comp *pc, EventSetInfo_t *esi, int index,
 	return rc ? fail(rc) : PAPI_OK;
 }
 
-/* PAPI installs this for the overflow signal of all our components. */
+/* PAPI's software overflow (PAPI_OVERFLOW_FORCE_SW): its interval timer's
+ * signal comes here too; PAPI reads the running set and compares with the
+ * thresholds itself, as PAPI's perf_event component hands it over. */
+static void software_overflow(hwd_siginfo_t *si, void *uc)
+{
+	ThreadInfo_t *thread = _papi_hwi_lookup_thread(0);
+	if (!thread)
+		return;
+	for (int cidx = 0; cidx < papi_num_components; cidx++) {
+		EventSetInfo_t *esi = thread->running_eventset[cidx];
+		if (_papi_hwd[cidx]->dispatch_timer != clab_papi_dispatch_timer || !esi ||
+		    !(esi->overflow.flags & PAPI_OVERFLOW_FORCE_SW))
+			continue;
+		_papi_hwi_context_t ctx = {.si = si, .ucontext = uc};
+		vptr_t pc = GET_OVERFLOW_ADDRESS(ctx);
+		_papi_hwi_dispatch_overflow_signal(&ctx, pc, NULL, 0, 0, &thread, cidx);
+	}
+}
+
+/* PAPI installs this for the overflow signal of all our components, and
+ * for its own timer's signal when it overflows in software. */
 void clab_papi_dispatch_timer(int sig, hwd_siginfo_t *si, void *uc)
 {
-	(void)sig;
-	(void)si;
+	if (sig != clab_overflow_signal()) {
+		software_overflow(si, uc);
+		return;
+	}
 	clab_overflow_dispatch(uc);
 }
