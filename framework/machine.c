@@ -667,14 +667,15 @@ static void fork_child(void)
 			clab_thread *t = m->slot[h];
 			if (!t)
 				continue;
+			/* first the clock: the child's CPU time starts anew */
+			if (m->sim_ops && m->sim_ops->detach)
+				m->sim_ops->detach(m->sim, h);
 			for (clab_evset *s = t->sets; s; s = s->tnext)
 				clab_evset_orphan(s);
 			if (!pthread_equal(t->owner, self)) {
 				t->attached = 0;
 				m->slot[h] = NULL;
 			}
-			if (m->sim_ops && m->sim_ops->detach)
-				m->sim_ops->detach(m->sim, h);
 		}
 	}
 }

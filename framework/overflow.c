@@ -446,8 +446,17 @@ static const clab_evset_hooks ovf_hooks = {
 	.destroyed = ovf_destroyed,
 };
 
+/* A forked child has no POSIX timers of its parent: its thread starts
+ * with none (the inherited sets' holds on them are dropped as they stop). */
+static void ovf_fork_child(void)
+{
+	timer.users = 0;
+	pthread_mutex_init(&armed.lock, NULL);
+}
+
 /* evset.c calls what overflow needs to hear through these */
 __attribute__((constructor)) static void ovf_register(void)
 {
 	clab_evset_hook(&ovf_hooks);
+	pthread_atfork(NULL, NULL, ovf_fork_child);
 }

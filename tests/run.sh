@@ -110,8 +110,10 @@ zero_pthreads_x20() { # used to skip at random: 20 runs in a row must pass
 	echo "20 runs PASSED"
 }
 run "ctest/zero_pthreads_x20" zero_pthreads_x20
-# host clock: PAPI's software overflow reads on its CPU-time interval timer
+# host clock: PAPI's software overflow reads on its CPU-time interval timer;
+# fork_overflow's child counts its own CPU time
 CTEST_MACHINE=bgq:clock=host run "ctest/overflow_force_software" ctest overflow_force_software
+CTEST_MACHINE=bgq:clock=host run "ctest/fork_overflow_host" ctest fork_overflow
 # PAPI's multiplexing cost utility (kernel and software multiplexing)
 multiplex_cost() { # writes its .dat files into the current directory
 	local exe=$PWD/$BUILD/papi/src/utils/papi_multiplex_cost

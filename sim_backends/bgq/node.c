@@ -1050,6 +1050,10 @@ void bgq_node_sync(bgq_node *n, int h, int is_read)
 		if (wall - t->sample_wall >= BGQ_CPU_SAMPLE_NS) {
 			t->cpu_ns = now_ns(CLOCK_THREAD_CPUTIME_ID);
 			t->sample_wall = wall;
+			if (t->cpu_ns < t->origin_ns) { /* another CPU clock (a forked child) */
+				t->origin_ns = t->cpu_ns;
+				t->origin_cycles = t->now;
+			}
 		}
 		cpu = t->cpu_ns + (wall - t->sample_wall);
 		uint64_t target = t->origin_cycles + (cpu - t->origin_ns) * BGQ_MHZ / 1000;
