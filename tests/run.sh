@@ -101,7 +101,8 @@ CTEST_MACHINE=bgq:clock=host run "ctest/reset_multiplex" ctest reset_multiplex
 # ---- BEGIN reserve-at-start block (issue 12; fold into the ctest table) ----
 # Sets reserve counters when they start: several sets per thread, PAPI's
 # high-level API and software multiplexing, thread churn and fork.
-# virtual clock:
+# virtual clock (the high-level API writes its report under $out):
+export PAPI_OUTPUT_DIRECTORY=$PWD/$out/hl
 for t in zero_flip zero_fork zero_smp pthread_hl fork_overflow; do
 	run "ctest/$t" ctest "$t"
 done
@@ -124,6 +125,7 @@ run "papi_multiplex_cost" multiplex_cost
 # Not here: second (checks PAPI_DOM_KERNEL counts n << user counts N; the
 # simulator counts every domain alike) and serial_hl_ll_comb (needs the
 # appio component, not in this build: it skips).
+unset PAPI_OUTPUT_DIRECTORY
 # ---- END reserve-at-start block ----
 
 echo
