@@ -1,32 +1,45 @@
 /* Event sets: a list of events (natives, qualified natives, presets)
- * expanded into distinct native requests that the backend programs onto
- * its counters; reads fold the requests back through each event's formula. */
+ * expanded into distinct native requests that the backend plans onto its
+ * counters; reads fold the requests back through each event's formula.
+ *
+ * A set holds the unit's counters only while it runs: programming checks
+ * that its events fit the unit together, starting acquires the counters
+ * beside the other running sets (or fails with CLAB_E_CONFLICT), stopping
+ * releases them and keeps the counts readable. A thread may keep any
+ * number of sets. Multiplexing drives a set through a clab_evset_driver;
+ * the overflow engine hears of every set through clab_evset_hooks. */
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
 
-/* ---- hooks for multiplexing (mpx.c) ------------------------------------ */
+/* ---- hooks ---------------------------------------------------------------- */
 
-int clab_evset_repack(clab_evset *s)
+#define MAX_HOOKS 4
+static const clab_evset_hooks *hooks[MAX_HOOKS];
+static int nhooks;
+
+void clab_evset_hook(const clab_evset_hooks *h)
 {
-	uint32_t codes[CLAB_EVSET_MAX];
-	for (int i = 0; i < s->n; i++)
-		codes[i] = s->ev[i].code;
-	return clab_evset_program(s, codes, s->n);
+	if (nhooks < MAX_HOOKS)
+		hooks[nhooks++] = h;
 }
 
-/* Hands the expanded events to mpx.c as request masks (nreq <= 64). */
-static int mpx_program(clab_evset *s, const evset_event *ev, int n,
-		       const clab_evreq *reqs, int nreq)
+static int hooks_programmed(clab_evset *s)
 {
-	uint64_t need[CLAB_EVSET_MAX];
-	for (int i = 0; i < n; i++) {
-		need[i] = 0;
-		for (int k = 0; k < ev[i].nterms; k++)
-			need[i] |= 1ull << ev[i].req[k];
-	}
-	return clab_mpx_pack(s, &s->bset, reqs, nreq, need, n, s->req, s->nreq);
+	for (int i = 0; i < nhooks; i++)
+		if (hooks[i]->programmed) {
+			int rc = hooks[i]->programmed(s);
+			if (rc)
+				return rc;
+		}
+	return CLAB_OK;
 }
+
+#define HOOKS(what, s) do { \
+	for (int i_ = 0; i_ < nhooks; i_++) \
+		if (hooks[i_]->what) \
+			hooks[i_]->what(s); \
+} while (0)
 
 /* ------------------------------------------------------------------------ */
 
@@ -39,8 +52,28 @@ int clab_evset_create(clab_component *c, clab_thread *t, clab_evset **out)
 		return CLAB_E_NOMEM;
 	s->c = c;
 	s->t = t;
+	int rc = clab_thread_ref(t, s);
+	if (rc) {
+		free(s);
+		return rc;
+	}
 	*out = s;
 	return CLAB_OK;
+}
+
+/* Stops a running set and lets go of the unit. */
+static int stop_unit(clab_evset *s)
+{
+	int rc;
+	if (s->drv) {
+		rc = s->drv->stop(s);
+	} else {
+		rc = s->c->ops->stop(s->c->unit, s->bset);
+		s->c->ops->release(s->c->unit, s->bset);
+	}
+	s->running = 0;
+	HOOKS(stopped, s);
+	return rc;
 }
 
 void clab_evset_destroy(clab_evset *s)
@@ -48,14 +81,24 @@ void clab_evset_destroy(clab_evset *s)
 	if (!s)
 		return;
 	CLAB_ENTER();
-	clab_ovf_forget(s);
-	if (s->mpx)
-		clab_mpx_free(s); /* leaves the current group's bset to the code below */
 	if (s->running)
-		s->c->ops->stop(s->c->unit, s->bset);
-	if (s->bset)
-		s->c->ops->release(s->c->unit, s->bset);
+		stop_unit(s);
+	HOOKS(destroyed, s);
+	if (s->drv)
+		s->drv->free(s); /* the driver's backend sets */
+	else if (s->bset)
+		s->c->ops->discard(s->c->unit, s->bset);
+	clab_thread_unref(s->t, s);
 	free(s);
+	clab_leave(CLAB_OK);
+}
+
+void clab_evset_orphan(clab_evset *s)
+{
+	CLAB_ENTER();
+	if (s->running)
+		stop_unit(s);
+	s->orphan = 1;
 	clab_leave(CLAB_OK);
 }
 
@@ -102,7 +145,9 @@ static int expand(clab_component *c, uint32_t code, evset_event *e,
 	return CLAB_OK;
 }
 
-static int program(clab_evset *s, const uint32_t *codes, int n)
+/* Plans codes[0..n) under driver drv (NULL: one backend set). */
+static int program_with(clab_evset *s, const clab_evset_driver *drv,
+			const uint32_t *codes, int n)
 {
 	if (s->running)
 		return clab_seterr(CLAB_E_STATE, "cannot change a running event set");
@@ -118,26 +163,68 @@ static int program(clab_evset *s, const uint32_t *codes, int n)
 		if (rc)
 			return rc;
 	}
-	void *bset = NULL;
-	if (s->mpx) { /* multiplexing: mpx.c packs the events into groups */
-		int rc = mpx_program(s, ev, n, reqs, nreq);
+	if (drv) {
+		uint64_t need[CLAB_EVSET_MAX];
+		for (int i = 0; i < n; i++) {
+			need[i] = 0;
+			for (int k = 0; k < ev[i].nterms; k++)
+				need[i] |= 1ull << ev[i].req[k];
+		}
+		int rc = drv->program(s, reqs, nreq, need, n);
 		if (rc)
 			return rc;
-		bset = s->bset;
-	} else if (nreq) {
-		int rc = s->c->ops->program(s->c->unit, s->t->hwthread, reqs, nreq,
-					    s->bset, &bset);
-		if (rc)
-			return rc;
-	} else if (s->bset) {
-		s->c->ops->release(s->c->unit, s->bset);
+	} else {
+		void *bset = NULL;
+		if (nreq) {
+			int rc = s->c->ops->program(s->c->unit, s->t->hwthread, reqs, nreq,
+						    0, s->bset, &bset);
+			if (rc)
+				return rc;
+		} else if (s->bset) {
+			s->c->ops->discard(s->c->unit, s->bset);
+		}
+		s->bset = bset;
 	}
-	s->bset = bset;
 	s->n = n;
 	memcpy(s->ev, ev, (size_t)n * sizeof *ev);
 	s->nreq = nreq;
 	memcpy(s->req, reqs, (size_t)nreq * sizeof *reqs);
-	return clab_ovf_reprogram(s);
+	return hooks_programmed(s);
+}
+
+static int program(clab_evset *s, const uint32_t *codes, int n)
+{
+	return program_with(s, s->drv, codes, n);
+}
+
+int clab_evset_drive(clab_evset *s, const clab_evset_driver *drv)
+{
+	if (s->running)
+		return clab_seterr(CLAB_E_STATE, "cannot change a running event set");
+	uint32_t codes[CLAB_EVSET_MAX];
+	for (int i = 0; i < s->n; i++)
+		codes[i] = s->ev[i].code;
+	/* the old way's resources go only once the new one holds the events */
+	const clab_evset_driver *old = s->drv;
+	void *old_bset = s->bset;
+	s->bset = NULL;
+	int rc = program_with(s, drv, codes, s->n);
+	if (rc) {
+		s->bset = old_bset;
+		return rc;
+	}
+	if (old)
+		old->free(s); /* its own backend sets, not s->bset */
+	else if (old_bset)
+		s->c->ops->discard(s->c->unit, old_bset);
+	s->drv = drv;
+	return CLAB_OK;
+}
+
+void clab_evset_poll(clab_evset *s)
+{
+	if (s && s->drv && s->drv->poll)
+		s->drv->poll(s);
 }
 
 int clab_evset_program(clab_evset *s, const uint32_t *codes, int n)
@@ -162,19 +249,39 @@ int clab_evset_add(clab_evset *s, uint32_t code)
 
 int clab_evset_size(const clab_evset *s) { return s->n; }
 
-int clab_evset_start(clab_evset *s)
+static int start(clab_evset *s)
 {
 	if (s->running)
 		return clab_seterr(CLAB_E_STATE, "event set is already running");
-	if (!s->bset)
+	if (s->orphan)
+		return clab_seterr(CLAB_E_STATE,
+				   "the OS thread of this event set exited; its hardware thread went to another");
+	if (!s->n)
 		return clab_seterr(CLAB_E_STATE, "event set is empty");
-	CLAB_ENTER();
-	int rc = s->mpx ? clab_mpx_start(s) : s->c->ops->start(s->c->unit, s->bset);
-	if (!rc) {
-		s->running = 1;
-		clab_ovf_started(s);
+	if (s->drv) {
+		int rc = s->drv->start(s);
+		if (rc)
+			return rc;
+	} else {
+		const clab_unit_ops *ops = s->c->ops;
+		int rc = ops->acquire(s->c->unit, s->bset, NULL);
+		if (rc)
+			return rc;
+		rc = ops->start(s->c->unit, s->bset);
+		if (rc) {
+			ops->release(s->c->unit, s->bset);
+			return rc;
+		}
 	}
-	return clab_leave(rc);
+	s->running = 1;
+	HOOKS(started, s);
+	return CLAB_OK;
+}
+
+int clab_evset_start(clab_evset *s)
+{
+	CLAB_ENTER();
+	return clab_leave(start(s));
 }
 
 int64_t clab_evset_fold_one(const clab_evset *s, int i, const uint64_t *raw)
@@ -205,12 +312,13 @@ static void fold(const clab_evset *s, const uint64_t *raw, int64_t *vals)
 		vals[i] = clab_evset_fold_one(s, i, raw);
 }
 
-static int read_(clab_evset *s, int64_t *vals)
+/* A stopped set reads the counts it had when it stopped. */
+static int read_(clab_evset *s, int64_t *vals, int scaled)
 {
-	if (!s->bset)
+	if (!s->n)
 		return clab_seterr(CLAB_E_STATE, "event set is empty");
-	if (s->mpx)
-		return clab_mpx_read(s, vals, 1);
+	if (s->drv)
+		return s->drv->read(s, vals, scaled);
 	uint64_t raw[CLAB_EVSET_MAX];
 	int rc = s->c->ops->read(s->c->unit, s->bset, raw);
 	if (!rc)
@@ -221,19 +329,25 @@ static int read_(clab_evset *s, int64_t *vals)
 int clab_evset_read(clab_evset *s, int64_t *vals)
 {
 	CLAB_ENTER();
-	return clab_leave(read_(s, vals));
+	return clab_leave(read_(s, vals, 1));
+}
+
+int clab_evset_read_raw(clab_evset *s, int64_t *vals)
+{
+	if (!s || !vals)
+		return clab_seterr(CLAB_E_INVAL, "read_raw: NULL argument");
+	CLAB_ENTER();
+	return clab_leave(read_(s, vals, 0));
 }
 
 static int stop(clab_evset *s, int64_t *vals)
 {
 	if (!s->running)
 		return clab_seterr(CLAB_E_STATE, "event set is not running");
-	int rc = s->mpx ? clab_mpx_stop(s) : s->c->ops->stop(s->c->unit, s->bset);
+	int rc = stop_unit(s);
 	if (rc)
 		return rc;
-	s->running = 0;
-	clab_ovf_stopped(s);
-	return vals ? read_(s, vals) : CLAB_OK;
+	return vals ? read_(s, vals, 1) : CLAB_OK;
 }
 
 int clab_evset_stop(clab_evset *s, int64_t *vals)
@@ -242,32 +356,37 @@ int clab_evset_stop(clab_evset *s, int64_t *vals)
 	return clab_leave(stop(s, vals));
 }
 
+static int reset(clab_evset *s)
+{
+	if (s->drv)
+		return s->drv->reset(s);
+	return s->bset ? s->c->ops->reset(s->c->unit, s->bset) : CLAB_OK;
+}
+
 int clab_evset_reset(clab_evset *s)
 {
 	CLAB_ENTER();
-	if (s->mpx)
-		return clab_leave(clab_mpx_reset(s));
-	return clab_leave(s->bset ? s->c->ops->reset(s->c->unit, s->bset) : CLAB_OK);
+	return clab_leave(reset(s));
 }
 
 int clab_evset_accum(clab_evset *s, int64_t *vals)
 {
 	int64_t now[CLAB_EVSET_MAX];
 	CLAB_ENTER();
-	int rc = read_(s, now);
+	int rc = read_(s, now, 1);
 	if (rc)
 		return clab_leave(rc);
 	for (int i = 0; i < s->n; i++)
 		vals[i] += now[i];
-	return clab_leave(s->bset ? s->c->ops->reset(s->c->unit, s->bset) : CLAB_OK);
+	return clab_leave(reset(s));
 }
 
 uint64_t clab_evset_counters(const clab_evset *s, int i)
 {
-	if (i < 0 || i >= s->n || !s->bset)
+	if (i < 0 || i >= s->n)
 		return 0;
-	if (s->mpx)
-		return clab_mpx_counters(s, i);
+	if (s->drv)
+		return s->drv->counters(s, i);
 	uint64_t mask = 0;
 	for (int k = 0; k < s->ev[i].nterms; k++)
 		mask |= s->c->ops->counters(s->c->unit, s->bset, s->ev[i].req[k]);

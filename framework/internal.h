@@ -52,11 +52,18 @@ struct clab_component {
 	int nqual, qual_cap;
 };
 
+/* A hardware thread as one OS thread held it. A handle outlives its
+ * attachment until it is detached and no event set names it (a thread that
+ * exited leaves its sets to whoever frees them), so a new OS thread never
+ * inherits it: the next one gets a new handle. */
 struct clab_thread {
 	clab_machine *machine;
 	int hwthread;
 	pthread_t owner;
-	int attached;
+	int attached;      /* holds its hardware thread (machine lock) */
+	int held;          /* attaches not yet detached (machine lock) */
+	int refs;          /* event sets that name it (machine lock) */
+	clab_evset *sets;  /* those sets, through clab_evset.tnext (machine lock) */
 	/* multiplexing (mpx.c): the thread's running multiplexed sets, linked
 	 * through their mpx state; clab_thread_advance stops at their switch
 	 * deadlines */
@@ -79,7 +86,7 @@ struct clab_machine {
 	int cores, threads_per_core;
 	struct clab_hw_info *hw; /* [hardware] (hwinfo.c), NULL: none */
 	pthread_mutex_t lock;
-	clab_thread *threads; /* one per hardware thread */
+	clab_thread **slot; /* per hardware thread: its handle, NULL when free */
 	struct {
 		char *key;
 		void *obj;
@@ -100,43 +107,67 @@ typedef struct evset_event {
 	int req[CLAB_MAX_TERMS]; /* index into the set's request list */
 } evset_event;
 
+/* How a set counts when it does not simply program its requests as one
+ * backend set (multiplexing, mpx.c, installs one with clab_evset_drive).
+ * evset.c calls it; it does not know who provides it. */
+typedef struct clab_evset_driver {
+	/* Plans the expanded events: need[i] is the mask of requests (into
+	 * reqs) event i reads. On failure the set is as before. */
+	int (*program)(clab_evset *s, const clab_evreq *reqs, int nreq,
+		       const uint64_t *need, int n);
+	int (*start)(clab_evset *s);  /* acquires the unit and counts */
+	int (*stop)(clab_evset *s);   /* stops and releases; counts stay */
+	int (*read)(clab_evset *s, int64_t *vals, int scaled);
+	int (*reset)(clab_evset *s);
+	uint64_t (*counters)(const clab_evset *s, int i);
+	/* Time passed: work due now (may run in a signal handler). */
+	void (*poll)(clab_evset *s);
+	void (*free)(clab_evset *s);  /* the driver's state and backend sets */
+} clab_evset_driver;
+
+/* What other parts of the framework must hear of every set (overflow.c
+ * registers one at load time). */
+typedef struct clab_evset_hooks {
+	int (*programmed)(clab_evset *s); /* events changed (the set is stopped) */
+	void (*started)(clab_evset *s);
+	void (*stopped)(clab_evset *s);
+	void (*destroyed)(clab_evset *s);
+} clab_evset_hooks;
+void clab_evset_hook(const clab_evset_hooks *h);
+
 struct clab_evset {
 	clab_component *c;
 	clab_thread *t;
+	clab_evset *tnext; /* next set of t (machine lock) */
+	int orphan;        /* t's OS thread is gone: the set cannot start */
 	int n;
 	evset_event ev[CLAB_EVSET_MAX];
 	int nreq;
 	clab_evreq req[CLAB_EVSET_MAX];
-	void *bset; /* backend's programmed set, NULL when empty */
+	void *bset; /* backend's planned set (the current group's when driven) */
 	int running;
+	const clab_evset_driver *drv; /* NULL: one backend set */
 	struct clab_ovf *ovf; /* overflow arming (overflow.c), NULL if never armed */
-	struct clab_mpx *mpx; /* multiplexing (mpx.c), NULL: off */
+	struct clab_mpx *mpx; /* multiplexing state (mpx.c), NULL: off */
 };
 
-/* evset.c, for mpx.c. Event i's value from counts raw[] of the set's requests. */
+/* evset.c, for drivers. Event i's value from counts raw[] of the set's requests. */
 int64_t clab_evset_fold_one(const clab_evset *s, int i, const uint64_t *raw);
-/* Programs the set's events again (after multiplexing changed). */
-int clab_evset_repack(clab_evset *s);
+/* Installs (or with NULL removes) a driver and programs the set's events
+ * again under it; on failure the set keeps its old driver. */
+int clab_evset_drive(clab_evset *s, const clab_evset_driver *drv);
+/* The driver's poll, if any. */
+void clab_evset_poll(clab_evset *s);
+/* The set's thread is gone: stop it and let go of the unit (machine.c). */
+void clab_evset_orphan(clab_evset *s);
+/* machine.c: a set stops naming its thread; the handle goes with its last. */
+void clab_thread_unref(clab_thread *t, clab_evset *s);
+int clab_thread_ref(clab_thread *t, clab_evset *s);
 
 /* mpx.c: multiplexing. A set is used by one OS thread at a time. */
-/* Packs events into groups: need[i] is the mask of requests (into reqs)
- * event i reads; old[0..nold) is what *bset holds when no groups exist yet.
- * On success *bset is the first group's backend set; on failure the set is
- * as before. */
-int clab_mpx_pack(clab_evset *s, void **bset, const clab_evreq *reqs, int nreq,
-		  const uint64_t *need, int n, const clab_evreq *old, int nold);
-void clab_mpx_free(clab_evset *s);
-int clab_mpx_start(clab_evset *s);
-int clab_mpx_stop(clab_evset *s);
-int clab_mpx_reset(clab_evset *s);
-/* scaled: estimates for the whole time; else the raw counts */
-int clab_mpx_read(clab_evset *s, int64_t *vals, int scaled);
-uint64_t clab_mpx_counters(const clab_evset *s, int i);
-/* Switches groups if the period has passed on the set's thread clock; does
- * nothing for a set not multiplexed or not running. Allocates nothing. */
-void clab_mpx_poll(clab_evset *s);
-/* The same for every running multiplexed set of t; and the earliest switch
- * deadline among them on t's clock (UINT64_MAX: none). */
+/* Switches groups of every running multiplexed set of t whose period has
+ * passed; and the earliest switch deadline among them on t's clock
+ * (UINT64_MAX: none). */
 void clab_mpx_poll_thread(clab_thread *t);
 uint64_t clab_mpx_deadline(const clab_thread *t);
 
@@ -159,13 +190,6 @@ int64_t clab_postfix_eval(const clab_token *tok, int ntok,
 void clab_enter(void *caller_pc);
 int clab_leave(int rc);
 #define CLAB_ENTER() clab_enter(__builtin_return_address(0))
-/* Re-arms s's armed events on its newly programmed set; the set's arming
- * goes when s does. */
-int clab_ovf_reprogram(clab_evset *s);
-void clab_ovf_forget(clab_evset *s);
 int clab_ovf_armed(const clab_evset *s);
-/* A set starts or stops: the host-clock timer of its thread follows. */
-void clab_ovf_started(clab_evset *s);
-void clab_ovf_stopped(clab_evset *s);
 
 #endif

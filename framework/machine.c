@@ -25,6 +25,9 @@ static const char *const component_keys[] = {
 	"backend", "description", "presets", NULL,
 };
 
+static void machines_add(clab_machine *m);
+static void machines_remove(clab_machine *m);
+
 static int in_list(const char *const *list, const char *s)
 {
 	for (; *list; list++)
@@ -504,8 +507,8 @@ int clab_machine_open(const char *spec, clab_machine **out)
 	if (!rc)
 		rc = check_settings(m);
 	if (!rc) {
-		m->threads = calloc(m->cores * m->threads_per_core, sizeof *m->threads);
-		if (!m->threads)
+		m->slot = calloc(m->cores * m->threads_per_core, sizeof *m->slot);
+		if (!m->slot)
 			rc = CLAB_E_NOMEM;
 	}
 	if (!rc)
@@ -517,6 +520,7 @@ int clab_machine_open(const char *spec, clab_machine **out)
 		goto fail;
 	free(base);
 	free(over);
+	machines_add(m);
 	*out = m;
 	return CLAB_OK;
 fail:
@@ -546,7 +550,12 @@ void clab_machine_close(clab_machine *m)
 		free(m->settings[i].key);
 		free(m->settings[i].value);
 	}
-	free(m->threads);
+	machines_remove(m);
+	if (m->slot) /* handles still attached (a handle detached goes with its last set) */
+		for (int h = 0; h < m->cores * m->threads_per_core; h++)
+			if (m->slot[h] && !m->slot[h]->refs)
+				free(m->slot[h]);
+	free(m->slot);
 	free(m->hw);
 	free(m->name);
 	free(m->path);
@@ -644,13 +653,116 @@ void clab_machine_set_sim(clab_machine *m, const clab_sim_ops *ops, void *sim)
 
 /* ---- threads ----------------------------------------------------------- */
 
+/* The open machines, so that a thread's exit can find what it holds. */
+static struct {
+	pthread_mutex_t lock;
+	clab_machine *m[16];
+	int n;
+} machines = {PTHREAD_MUTEX_INITIALIZER, {0}, 0};
+
+static void machines_add(clab_machine *m)
+{
+	pthread_mutex_lock(&machines.lock);
+	if (machines.n < 16)
+		machines.m[machines.n++] = m;
+	pthread_mutex_unlock(&machines.lock);
+}
+
+static void machines_remove(clab_machine *m)
+{
+	pthread_mutex_lock(&machines.lock);
+	for (int i = 0; i < machines.n; i++)
+		if (machines.m[i] == m)
+			machines.m[i] = machines.m[--machines.n];
+	pthread_mutex_unlock(&machines.lock);
+}
+
+/* A thread that exits without letting go of its hardware threads (no
+ * PAPI_unregister_thread, no clab_thread_detach) lets go here: a key
+ * destructor, armed when the thread first attaches. */
+static void unbind(clab_thread *t);
+static pthread_key_t exit_key;
+static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
+
+static void detach_all_of(pthread_t self)
+{
+	for (;;) {
+		clab_thread *t = NULL;
+		pthread_mutex_lock(&machines.lock);
+		for (int i = 0; i < machines.n && !t; i++) {
+			clab_machine *m = machines.m[i];
+			pthread_mutex_lock(&m->lock);
+			for (int h = 0; h < clab_machine_nhwthreads(m) && !t; h++)
+				if (m->slot[h] && pthread_equal(m->slot[h]->owner, self))
+					t = m->slot[h];
+			pthread_mutex_unlock(&m->lock);
+		}
+		pthread_mutex_unlock(&machines.lock);
+		if (!t)
+			return;
+		unbind(t);
+	}
+}
+
+static void thread_exit(void *arg)
+{
+	(void)arg;
+	detach_all_of(pthread_self());
+}
+
+/* A forked child is a process of its own: it inherits none of the
+ * parent's counting. Its one thread keeps its hardware threads; the
+ * others' are free; every inherited set stops and lets go of the unit
+ * (PAPI starts afresh in a child). Locks held by the parent's other
+ * threads at the fork are made anew. */
+static void fork_child(void)
+{
+	pthread_t self = pthread_self();
+	pthread_mutex_init(&machines.lock, NULL);
+	for (int i = 0; i < machines.n; i++) {
+		clab_machine *m = machines.m[i];
+		pthread_mutex_init(&m->lock, NULL);
+		for (int h = 0; h < clab_machine_nhwthreads(m); h++) {
+			clab_thread *t = m->slot[h];
+			if (!t)
+				continue;
+			/* first the clock: the child's CPU time starts anew */
+			if (m->sim_ops && m->sim_ops->detach)
+				m->sim_ops->detach(m->sim, h);
+			for (clab_evset *s = t->sets; s; s = s->tnext)
+				clab_evset_orphan(s);
+			if (!pthread_equal(t->owner, self)) {
+				t->attached = 0;
+				m->slot[h] = NULL;
+			}
+		}
+	}
+}
+
+static void exit_key_create(void)
+{
+	pthread_key_create(&exit_key, thread_exit);
+	pthread_atfork(NULL, NULL, fork_child);
+}
+
+static void arm_exit_hook(void)
+{
+	pthread_once(&exit_once, exit_key_create);
+	if (!pthread_getspecific(exit_key))
+		pthread_setspecific(exit_key, (void *)1);
+}
+
 static clab_thread *bind_locked(clab_machine *m, int hw)
 {
-	clab_thread *t = &m->threads[hw];
+	clab_thread *t = calloc(1, sizeof *t);
+	if (!t)
+		return NULL;
 	t->machine = m;
 	t->hwthread = hw;
 	t->owner = pthread_self();
 	t->attached = 1;
+	t->held = 1;
+	m->slot[hw] = t;
 	return t;
 }
 
@@ -660,21 +772,22 @@ int clab_thread_attach(clab_machine *m, clab_thread **out)
 {
 	pthread_t self = pthread_self();
 	int n = clab_machine_nhwthreads(m);
+	arm_exit_hook();
 	pthread_mutex_lock(&m->lock);
 	for (int i = 0; i < n; i++)
-		if (m->threads[i].attached &&
-		    pthread_equal(m->threads[i].owner, self)) {
-			*out = &m->threads[i];
+		if (m->slot[i] && pthread_equal(m->slot[i]->owner, self)) {
+			*out = m->slot[i];
+			m->slot[i]->held++; /* each attach wants its detach */
 			pthread_mutex_unlock(&m->lock);
 			return CLAB_OK;
 		}
 	for (int k = 0; k < n; k++) {
 		int core = k % m->cores, smt = k / m->cores;
 		int hw = core * m->threads_per_core + smt;
-		if (!m->threads[hw].attached) {
+		if (!m->slot[hw]) {
 			*out = bind_locked(m, hw);
 			pthread_mutex_unlock(&m->lock);
-			return CLAB_OK;
+			return *out ? CLAB_OK : CLAB_E_NOMEM;
 		}
 	}
 	pthread_mutex_unlock(&m->lock);
@@ -690,23 +803,100 @@ int clab_thread_attach_at(clab_machine *m, int hw, clab_thread **out)
 		return clab_seterr(CLAB_E_INVAL, "machine %s has no hardware thread %d",
 				   m->name, hw);
 	int rc = CLAB_OK;
+	arm_exit_hook();
 	pthread_mutex_lock(&m->lock);
-	if (m->threads[hw].attached)
+	if (m->slot[hw])
 		rc = clab_seterr(CLAB_E_NOTHREAD, "hardware thread %d of %s is taken",
 				 hw, m->name);
-	else
-		*out = bind_locked(m, hw);
+	else if (!(*out = bind_locked(m, hw)))
+		rc = CLAB_E_NOMEM;
 	pthread_mutex_unlock(&m->lock);
 	return rc;
 }
 
+int clab_thread_ref(clab_thread *t, clab_evset *s)
+{
+	clab_machine *m = t->machine;
+	int rc = CLAB_OK;
+	pthread_mutex_lock(&m->lock);
+	if (!t->attached) {
+		rc = clab_seterr(CLAB_E_NOTHREAD,
+				 "hardware thread %d was let go of; attach again", t->hwthread);
+	} else {
+		s->tnext = t->sets;
+		t->sets = s;
+		t->refs++;
+	}
+	pthread_mutex_unlock(&m->lock);
+	return rc;
+}
+
+void clab_thread_unref(clab_thread *t, clab_evset *s)
+{
+	clab_machine *m = t->machine;
+	pthread_mutex_lock(&m->lock);
+	for (clab_evset **p = &t->sets; *p; p = &(*p)->tnext)
+		if (*p == s) {
+			*p = s->tnext;
+			break;
+		}
+	int gone = --t->refs == 0 && !t->held;
+	pthread_mutex_unlock(&m->lock);
+	if (gone)
+		free(t);
+}
+
+/* Lets go of hardware thread t: its running sets stop and give back their
+ * counters (their counts stay readable), none of its sets can start again,
+ * and the next OS thread to attach gets the hardware thread afresh. */
+static void unbind(clab_thread *t)
+{
+	clab_machine *m = t->machine;
+	clab_evset *sets[256];
+	for (;;) { /* in batches: stopping a set must not hold the lock */
+		int n = 0;
+		pthread_mutex_lock(&m->lock);
+		if (!t->attached) {
+			pthread_mutex_unlock(&m->lock);
+			return;
+		}
+		for (clab_evset *s = t->sets; s && n < 256; s = s->tnext)
+			if (!s->orphan)
+				sets[n++] = s;
+		pthread_mutex_unlock(&m->lock);
+		if (!n)
+			break;
+		for (int i = 0; i < n; i++)
+			clab_evset_orphan(sets[i]);
+	}
+	pthread_mutex_lock(&m->lock);
+	t->attached = 0;
+	if (m->slot[t->hwthread] == t)
+		m->slot[t->hwthread] = NULL;
+	pthread_mutex_unlock(&m->lock);
+	if (m->sim_ops && m->sim_ops->detach)
+		m->sim_ops->detach(m->sim, t->hwthread);
+}
+
+/* The handle lives on while its holder has not detached or sets name it:
+ * a thread that exited is only unbound by the exit hook, so whoever holds
+ * the handle (PAPI's record of the thread) may still detach it safely. */
 void clab_thread_detach(clab_thread *t)
 {
 	if (!t)
 		return;
-	pthread_mutex_lock(&t->machine->lock);
-	t->attached = 0;
-	pthread_mutex_unlock(&t->machine->lock);
+	clab_machine *m = t->machine;
+	pthread_mutex_lock(&m->lock);
+	int last = --t->held == 0;
+	pthread_mutex_unlock(&m->lock);
+	if (!last)
+		return;
+	unbind(t);
+	pthread_mutex_lock(&m->lock);
+	int gone = t->refs == 0;
+	pthread_mutex_unlock(&m->lock);
+	if (gone)
+		free(t);
 }
 
 int clab_thread_hwthread(const clab_thread *t) { return t->hwthread; }

@@ -4,10 +4,17 @@
  * every `period` cycles of the set's thread clock, or on clab_evset_switch.
  * Reads scale each count by (cycles of all groups) / (cycles of its group).
  *
- * Only one group holds the unit's counters at a time: a switch stops the
- * group, banks its counts, and reprograms the unit through program(...,
- * replace = the group's backend set), so the counters are free for other
- * threads between turns. A switch allocates nothing. */
+ * Every group is planned as a backend set of its own (CLAB_PLAN_SHARE: a
+ * group leaves the counters of other hardware threads that have sets to
+ * them, since it can take turns and they cannot); only the group whose
+ * turn it is holds the unit's counters. A switch stops the group, banks
+ * its counts and acquires the next group in its place (acquire with
+ * replace), so the counters are free for other sets between turns; if the
+ * unit refuses, the current group keeps counting. A switch allocates
+ * nothing (it may run in a signal handler). The set is planned again at
+ * every start, as the threads sharing the unit may have changed.
+ *
+ * mpx.c is a clab_evset_driver: evset.c calls it without knowing it. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,11 +26,11 @@ _Static_assert(CLAB_EVSET_MAX == CLAB_EVSET_MAX_EVENTS,
 
 typedef struct mpx_group {
 	uint64_t mask;    /* the set's requests the group counts */
-	int nreq;         /* programmed: mask's requests, then the cycles */
-	clab_evreq *req;
+	int nreq;         /* planned: mask's requests, then the cycles */
+	void *bset;       /* the group's planned backend set */
 	uint64_t *acc;    /* [nreq] counts of the group's finished turns */
-	int8_t local[CLAB_EVSET_MAX]; /* set request -> index in req, -1 */
-	int cyc;          /* index of the hidden cycles in req */
+	int8_t local[CLAB_EVSET_MAX]; /* set request -> index in the group, -1 */
+	int cyc;          /* index of the hidden cycles in the group */
 	int nevents;
 	uint64_t turns;
 } mpx_group;
@@ -43,17 +50,17 @@ struct clab_mpx {
 	clab_evset *next;     /* the thread's next running multiplexed set */
 };
 
-
-static void groups_free(mpx_group *g, int ng)
+static void groups_free(clab_component *c, mpx_group *g, int ng)
 {
 	for (int i = 0; i < ng; i++) {
-		free(g[i].req);
+		if (g[i].bset)
+			c->ops->discard(c->unit, g[i].bset);
 		free(g[i].acc);
 	}
 	free(g);
 }
 
-/* The requests of group mask `mask` in program order, the hidden cycles
+/* The requests of group mask `mask` in plan order, the hidden cycles
  * last unless one of the set's own requests already counts them. */
 static int group_reqs(const struct clab_mpx *m, const clab_evreq *reqs,
 		      uint64_t mask, clab_evreq *out, int8_t *local, int *cyc)
@@ -78,34 +85,33 @@ static int group_reqs(const struct clab_mpx *m, const clab_evreq *reqs,
 	return k;
 }
 
-/* Programs group `mask` in place of *hold (the set keeps one backend set
- * at a time); CLAB_OK when the unit can count it. */
-static int try_group(clab_component *c, clab_thread *t, const struct clab_mpx *m,
-		     const clab_evreq *reqs, uint64_t mask, void **hold,
-		     int *touched)
+/* Plans group `mask` into *hold (reused; NULL: a new backend set). */
+static int plan_group(clab_evset *s, const struct clab_mpx *m,
+		      const clab_evreq *reqs, uint64_t mask, void **hold)
 {
+	clab_component *c = s->c;
 	clab_evreq arr[CLAB_EVSET_MAX + 1];
 	int cyc, n = group_reqs(m, reqs, mask, arr, NULL, &cyc);
 	void *nb;
-	int rc = c->ops->program(c->unit, t->hwthread, arr, n, *hold, &nb);
-	if (!rc) {
+	int rc = c->ops->program(c->unit, s->t->hwthread, arr, n, CLAB_PLAN_SHARE,
+				 *hold, &nb);
+	if (!rc)
 		*hold = nb;
-		*touched = 1;
-	}
 	return rc;
 }
 
-int clab_mpx_pack(clab_evset *s, void **bset, const clab_evreq *reqs, int nreq,
-		  const uint64_t *need, int n, const clab_evreq *old, int nold)
+/* Packs events into groups: need[i] is the mask of requests (into reqs)
+ * event i reads. On success the set's groups are the new ones (the set
+ * is not running); on failure it is as before. */
+static int pack(clab_evset *s, const clab_evreq *reqs, const uint64_t *need,
+		int n)
 {
 	struct clab_mpx *m = s->mpx;
 	clab_component *c = s->c;
-	clab_thread *t = s->t;
 	uint64_t gmask[CLAB_EVSET_MAX];
-	int gof[CLAB_EVSET_MAX], ng = 0, touched = 0, rc = CLAB_OK;
-	void *hold = *bset;
+	int gof[CLAB_EVSET_MAX], ng = 0, rc = CLAB_OK;
+	void *scratch = NULL;
 	char why[512] = "";
-	(void)nreq;
 
 	/* first fit: an event joins the first group the unit can still count
 	 * with it (and the group's cycles), else opens a group */
@@ -114,13 +120,13 @@ int clab_mpx_pack(clab_evset *s, void **bset, const clab_evreq *reqs, int nreq,
 		for (g = 0; g < ng; g++) {
 			uint64_t want = gmask[g] | need[i];
 			if (want == gmask[g] ||
-			    try_group(c, t, m, reqs, want, &hold, &touched) == CLAB_OK) {
+			    plan_group(s, m, reqs, want, &scratch) == CLAB_OK) {
 				gmask[g] = want;
 				break;
 			}
 		}
 		if (g == ng) {
-			rc = try_group(c, t, m, reqs, need[i], &hold, &touched);
+			rc = plan_group(s, m, reqs, need[i], &scratch);
 			if (rc) {
 				snprintf(why, sizeof why,
 					 "event %d of the set cannot be counted even in a group of its own beside the hidden cycle counter: %s",
@@ -131,75 +137,46 @@ int clab_mpx_pack(clab_evset *s, void **bset, const clab_evreq *reqs, int nreq,
 		}
 		gof[i] = g;
 	}
+	if (scratch)
+		c->ops->discard(c->unit, scratch);
 
 	mpx_group *grp = NULL;
 	if (!rc && ng && !(grp = calloc((size_t)ng, sizeof *grp)))
 		rc = CLAB_E_NOMEM;
 	for (int g = 0; g < ng && !rc; g++) {
+		clab_evreq arr[CLAB_EVSET_MAX + 1];
 		grp[g].mask = gmask[g];
-		grp[g].req = calloc(CLAB_EVSET_MAX + 1, sizeof *grp[g].req);
-		if (!grp[g].req) {
+		grp[g].nreq = group_reqs(m, reqs, gmask[g], arr, grp[g].local, &grp[g].cyc);
+		grp[g].acc = calloc((size_t)grp[g].nreq, sizeof *grp[g].acc);
+		if (!grp[g].acc) {
 			rc = CLAB_E_NOMEM;
 			break;
 		}
-		grp[g].nreq = group_reqs(m, reqs, gmask[g], grp[g].req, grp[g].local,
-					 &grp[g].cyc);
-		grp[g].acc = calloc((size_t)grp[g].nreq, sizeof *grp[g].acc);
-		if (!grp[g].acc)
-			rc = CLAB_E_NOMEM;
-	}
-	for (int i = 0; i < n && !rc; i++)
-		grp[gof[i]].nevents++;
-	/* the first group takes the counters */
-	if (!rc && ng) {
-		void *nb;
-		rc = c->ops->program(c->unit, t->hwthread, grp[0].req, grp[0].nreq,
-				     hold, &nb);
-		if (!rc) {
-			hold = nb;
-			touched = 1;
-		} else {
+		rc = plan_group(s, m, reqs, gmask[g], &grp[g].bset);
+		if (rc)
 			snprintf(why, sizeof why, "%s", clab_errmsg());
-		}
 	}
-
 	if (rc) {
-		groups_free(grp, grp ? ng : 0);
-		if (!touched)
-			return why[0] ? clab_seterr(rc, "%s", why) : rc;
-		/* put back what the set held before */
-		const clab_evreq *back = old;
-		int nback = nold;
-		if (m->ng) {
-			back = m->g[m->cur].req;
-			nback = m->g[m->cur].nreq;
-		}
-		void *nb = NULL;
-		if (nback && c->ops->program(c->unit, t->hwthread, back, nback, hold,
-					     &nb) == CLAB_OK) {
-			*bset = nb;
-		} else { /* another thread took the counters meanwhile */
-			c->ops->release(c->unit, hold);
-			*bset = NULL;
-			groups_free(m->g, m->ng);
-			m->g = NULL;
-			m->ng = m->cur = 0;
-		}
+		groups_free(c, grp, grp ? ng : 0);
 		return why[0] ? clab_seterr(rc, "%s", why) : rc;
 	}
-
-	if (!ng && hold) {
-		c->ops->release(c->unit, hold);
-		hold = NULL;
-	}
-	groups_free(m->g, m->ng);
+	for (int i = 0; i < n; i++)
+		grp[gof[i]].nevents++;
+	groups_free(c, m->g, m->ng);
 	m->g = grp;
 	m->ng = ng;
 	m->cur = 0;
 	memcpy(m->group_of, gof, (size_t)n * sizeof *gof);
-	memcpy(m->need, need, (size_t)n * sizeof *need);
-	*bset = hold;
+	memmove(m->need, need, (size_t)n * sizeof *need); /* may be m->need */
+	s->bset = ng ? grp[0].bset : NULL;
 	return CLAB_OK;
+}
+
+static int drv_program(clab_evset *s, const clab_evreq *reqs, int nreq,
+		       const uint64_t *need, int n)
+{
+	(void)nreq;
+	return pack(s, reqs, need, n);
 }
 
 /* ---- the thread's running sets --------------------------------------- */
@@ -221,11 +198,13 @@ static void unlink_running(clab_evset *s, struct clab_mpx *m, clab_thread *t)
 	m->next = NULL;
 }
 
+static void drv_poll(clab_evset *s);
+
 void clab_mpx_poll_thread(clab_thread *t)
 {
 	for (clab_evset *s = __atomic_load_n(&t->mpx_running, __ATOMIC_ACQUIRE); s;
 	     s = s->mpx->next)
-		clab_mpx_poll(s);
+		drv_poll(s);
 }
 
 uint64_t clab_mpx_deadline(const clab_thread *t)
@@ -245,40 +224,47 @@ static void arm(struct clab_mpx *m, clab_thread *t)
 	m->deadline = m->ng > 1 ? clab_thread_now(t) + m->period : UINT64_MAX;
 }
 
-/* Ends the current group's turn and begins group `next`'s. A group the unit
- * refuses (another thread holds the counters) leaves the current group
- * counting for another period; the refusal is counted. */
-static int mpx_switch(clab_evset *s, struct clab_mpx *m, int next)
+/* Ends the current group's turn: stops it and banks its counts. */
+static int bank(clab_evset *s, struct clab_mpx *m)
 {
 	clab_component *c = s->c;
-	clab_thread *t = s->t;
-	void **bset = &s->bset;
 	mpx_group *g = &m->g[m->cur];
 	uint64_t live[CLAB_EVSET_MAX + 1];
-	int rc = c->ops->stop(c->unit, *bset);
+	int rc = c->ops->stop(c->unit, g->bset);
 	if (!rc)
-		rc = c->ops->peek(c->unit, *bset, live); /* exact: stopping drains */
+		rc = c->ops->peek(c->unit, g->bset, live); /* exact: stopping drains */
 	if (rc)
 		return rc;
 	for (int k = 0; k < g->nreq; k++)
 		g->acc[k] += live[k];
-	void *nb;
-	rc = c->ops->program(c->unit, t->hwthread, m->g[next].req, m->g[next].nreq,
-			     *bset, &nb);
+	return CLAB_OK;
+}
+
+/* Ends the current group's turn and begins group `next`'s, which takes the
+ * current group's counters in its place. A group the unit refuses (another
+ * set holds the counters) leaves the current group counting for another
+ * period; the refusal is counted. */
+static int mpx_switch(clab_evset *s, struct clab_mpx *m, int next)
+{
+	clab_component *c = s->c;
+	int rc = bank(s, m);
+	if (rc)
+		return rc;
+	rc = c->ops->acquire(c->unit, m->g[next].bset, m->g[m->cur].bset);
 	if (rc) {
 		m->failed++;
 	} else {
-		*bset = nb;
 		m->cur = next;
 		m->switches++;
+		s->bset = m->g[next].bset;
 	}
-	int rc2 = c->ops->start(c->unit, *bset); /* from zero: the turn is banked */
+	int rc2 = c->ops->start(c->unit, s->bset); /* from zero: the turn is banked */
 	m->g[m->cur].turns++;
-	arm(m, t);
+	arm(m, s->t);
 	return rc ? rc : rc2;
 }
 
-void clab_mpx_poll(clab_evset *s)
+static void drv_poll(clab_evset *s)
 {
 	struct clab_mpx *m = s ? s->mpx : NULL;
 	if (!m || !m->on || m->ng < 2)
@@ -287,57 +273,51 @@ void clab_mpx_poll(clab_evset *s)
 		mpx_switch(s, m, (m->cur + 1) % m->ng);
 }
 
-int clab_mpx_start(clab_evset *s)
+static int drv_start(clab_evset *s)
 {
 	struct clab_mpx *m = s->mpx;
 	clab_component *c = s->c;
-	clab_thread *t = s->t;
-	void **bset = &s->bset;
+	/* planned again: other threads of the unit may have sets by now
+	 * (if that fails, the old plan stays) */
+	pack(s, s->req, m->need, s->n);
+	if (!m->ng)
+		return clab_seterr(CLAB_E_STATE, "event set is empty");
 	/* every run begins with the first group, for reproducible turns */
-	if (m->cur != 0) {
-		void *nb;
-		if (c->ops->program(c->unit, t->hwthread, m->g[0].req, m->g[0].nreq,
-				    *bset, &nb) == CLAB_OK) {
-			*bset = nb;
-			m->cur = 0;
-		}
-	}
-	int rc = c->ops->start(c->unit, *bset);
+	m->cur = 0;
+	s->bset = m->g[0].bset;
+	int rc = c->ops->acquire(c->unit, s->bset, NULL);
 	if (rc)
 		return rc;
+	rc = c->ops->start(c->unit, s->bset);
+	if (rc) {
+		c->ops->release(c->unit, s->bset);
+		return rc;
+	}
 	for (int g = 0; g < m->ng; g++) {
 		memset(m->g[g].acc, 0, (size_t)m->g[g].nreq * sizeof *m->g[g].acc);
 		m->g[g].turns = 0;
 	}
-	m->g[m->cur].turns = 1;
+	m->g[0].turns = 1;
 	m->switches = m->failed = 0;
 	m->on = 1;
-	arm(m, t);
-	link_running(s, m, t);
+	arm(m, s->t);
+	link_running(s, m, s->t);
 	return CLAB_OK;
 }
 
-int clab_mpx_stop(clab_evset *s)
+static int drv_stop(clab_evset *s)
 {
 	struct clab_mpx *m = s->mpx;
 	clab_component *c = s->c;
-	void **bset = &s->bset;
-	uint64_t live[CLAB_EVSET_MAX + 1];
-	clab_mpx_poll(s);
-	int rc = c->ops->stop(c->unit, *bset);
-	if (!rc)
-		rc = c->ops->peek(c->unit, *bset, live);
-	if (rc)
-		return rc;
-	mpx_group *g = &m->g[m->cur];
-	for (int k = 0; k < g->nreq; k++)
-		g->acc[k] += live[k];
+	drv_poll(s);
+	int rc = bank(s, m);
+	c->ops->release(c->unit, m->g[m->cur].bset);
 	m->on = 0;
 	unlink_running(s, m, s->t);
-	return CLAB_OK;
+	return rc;
 }
 
-int clab_mpx_reset(clab_evset *s)
+static int drv_reset(clab_evset *s)
 {
 	struct clab_mpx *m = s->mpx;
 	clab_component *c = s->c;
@@ -347,7 +327,7 @@ int clab_mpx_reset(clab_evset *s)
 		memset(m->g[g].acc, 0, (size_t)m->g[g].nreq * sizeof *m->g[g].acc);
 		m->g[g].turns = g == m->cur && m->on;
 	}
-	return c->ops->reset(c->unit, s->bset);
+	return m->on ? c->ops->reset(c->unit, m->g[m->cur].bset) : CLAB_OK;
 }
 
 /* count * total / own, rounded; 0 for a group that has not counted yet */
@@ -360,12 +340,11 @@ static uint64_t scale(uint64_t count, uint64_t total, uint64_t own)
 	return v > INT64_MAX ? INT64_MAX : (uint64_t)v;
 }
 
-int clab_mpx_read(clab_evset *s, int64_t *vals, int scaled)
+static int drv_read(clab_evset *s, int64_t *vals, int scaled)
 {
 	struct clab_mpx *m = s->mpx;
 	clab_component *c = s->c;
 	clab_thread *t = s->t;
-	void **bset = &s->bset;
 	uint64_t live[CLAB_EVSET_MAX + 1] = {0};
 	int rc = CLAB_OK;
 	if (m->on) {
@@ -374,11 +353,11 @@ int clab_mpx_read(clab_evset *s, int64_t *vals, int scaled)
 		if (m->virt && m->tick)
 			rc = clab_thread_advance(t, m->tick);
 		else if (!m->virt) /* host clock: bring the thread's time up to date */
-			rc = c->ops->read(c->unit, *bset, live);
+			rc = c->ops->read(c->unit, m->g[m->cur].bset, live);
 		if (rc)
 			return rc;
-		clab_mpx_poll(s);
-		rc = c->ops->peek(c->unit, *bset, live);
+		drv_poll(s);
+		rc = c->ops->peek(c->unit, m->g[m->cur].bset, live);
 		if (rc)
 			return rc;
 	}
@@ -405,13 +384,13 @@ int clab_mpx_read(clab_evset *s, int64_t *vals, int scaled)
 	return CLAB_OK;
 }
 
-uint64_t clab_mpx_counters(const clab_evset *s, int i)
+static uint64_t drv_counters(const clab_evset *s, int i)
 {
 	const struct clab_mpx *m = s->mpx;
 	const clab_component *c = s->c;
 	if (!m->ng || m->group_of[i] != m->cur)
 		return 0;
-	void *bset = s->bset;
+	void *bset = m->g[m->cur].bset;
 	uint64_t mask = 0;
 	for (uint64_t b = m->need[i]; b; b &= b - 1)
 		mask |= c->ops->counters(c->unit, bset,
@@ -419,17 +398,31 @@ uint64_t clab_mpx_counters(const clab_evset *s, int i)
 	return mask;
 }
 
-void clab_mpx_free(clab_evset *s)
+static void drv_free(clab_evset *s)
 {
 	struct clab_mpx *m = s->mpx;
 	if (!m)
 		return;
 	if (m->on)
 		unlink_running(s, m, s->t);
-	groups_free(m->g, m->ng);
+	for (int g = 0; g < m->ng; g++)
+		if (s->bset == m->g[g].bset)
+			s->bset = NULL;
+	groups_free(s->c, m->g, m->ng);
 	free(m);
 	s->mpx = NULL;
 }
+
+static const clab_evset_driver mpx_driver = {
+	.program = drv_program,
+	.start = drv_start,
+	.stop = drv_stop,
+	.read = drv_read,
+	.reset = drv_reset,
+	.counters = drv_counters,
+	.poll = drv_poll,
+	.free = drv_free,
+};
 
 /* ---- public API -------------------------------------------------------- */
 
@@ -443,28 +436,24 @@ int clab_evset_set_multiplex(clab_evset *s, uint64_t period)
 		return clab_seterr(CLAB_E_STATE,
 				   "multiplexing changes only on a stopped event set");
 	if (period == 0) {
-		struct clab_mpx *old = *mp;
-		if (!old)
+		if (!*mp)
 			return CLAB_OK;
-		*mp = NULL;
-		int rc = clab_evset_repack(s);
+		int rc = clab_evset_drive(s, NULL); /* frees our state on success */
 		if (rc) {
 			char why[512];
 			snprintf(why, sizeof why, "%s", clab_errmsg());
-			*mp = old;
 			return clab_seterr(rc,
 					   "multiplexing stays on: without it the set's %d events do not fit (%s)",
 					   clab_evset_size(s), why);
 		}
-		groups_free(old->g, old->ng);
-		free(old);
 		return CLAB_OK;
 	}
 	if (!c->desc.can_multiplex || !c->ops->peek)
 		return clab_seterr(CLAB_E_NOSUPP,
 				   "component %s (%s) cannot multiplex: its unit counts all its events at once, with no counters to share in turns; only the processor unit's components can",
 				   c->name, c->ops->name);
-	if (clab_ovf_armed(s))
+	for (int i = 0; i < clab_evset_size(s); i++)
+		if (clab_evset_overflow_period(s, i))
 		return clab_seterr(CLAB_E_NOSUPP,
 				   "the set has events armed for overflow; a multiplexed set cannot interrupt (disarm them first)");
 	if (period < CLAB_MPX_MIN_PERIOD)
@@ -489,11 +478,10 @@ int clab_evset_set_multiplex(clab_evset *s, uint64_t period)
 		return rc;
 	}
 	*mp = m;
-	rc = clab_evset_repack(s);
+	rc = clab_evset_drive(s, &mpx_driver);
 	if (rc) {
 		*mp = NULL;
-		groups_free(m->g, m->ng);
-		free(m);
+		free(m); /* a failed pack leaves no groups */
 	}
 	return rc;
 }
@@ -519,17 +507,6 @@ int clab_evset_switch(clab_evset *s)
 	if (m->ng < 2)
 		return CLAB_OK; /* one group: nothing to take turns with */
 	return mpx_switch(s, m, (m->cur + 1) % m->ng);
-}
-
-int clab_evset_read_raw(clab_evset *s, int64_t *vals)
-{
-	if (!s || !vals)
-		return clab_seterr(CLAB_E_INVAL, "read_raw: NULL argument");
-	if (!s->mpx)
-		return clab_evset_read(s, vals);
-	if (!s->bset)
-		return clab_seterr(CLAB_E_STATE, "event set is empty");
-	return clab_mpx_read(s, vals, 0);
 }
 
 int clab_evset_mpx_stats(const clab_evset *s, clab_mpx_stats *st)
@@ -559,7 +536,7 @@ int clab_evset_mpx_stats(const clab_evset *s, clab_mpx_stats *st)
 	if (m->on && m->ng) {
 		clab_component *c = s->c;
 		uint64_t live[CLAB_EVSET_MAX + 1];
-		if (c->ops->peek(c->unit, s->bset, live) == CLAB_OK)
+		if (c->ops->peek(c->unit, m->g[m->cur].bset, live) == CLAB_OK)
 			st->cycles[m->cur] += live[m->g[m->cur].cyc];
 	}
 	for (int g = 0; g < m->ng; g++)

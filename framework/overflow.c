@@ -33,6 +33,7 @@ struct clab_ovf {
 	uint64_t pending;   /* requests raised, not yet delivered (atomic) */
 	int registered;     /* in the process's table of armed sets */
 	int timed;          /* holds its thread's host-clock timer */
+	pid_t timer_tid;    /* the OS thread whose timer it holds */
 };
 
 /* The signal is process-wide, so is the table of sets it may concern. */
@@ -118,7 +119,7 @@ static int my_sets(clab_evset **mine, int timed)
 	pthread_mutex_lock(&armed.lock);
 	for (int i = 0; i < armed.n; i++) {
 		clab_evset *s = armed.set[i];
-		if (pthread_equal(s->t->owner, self) &&
+		if (s->t->attached && pthread_equal(s->t->owner, self) &&
 		    (timed ? s->ovf->timed
 			   : __atomic_load_n(&s->ovf->pending, __ATOMIC_ACQUIRE) != 0))
 			mine[n++] = s;
@@ -160,7 +161,7 @@ static void sync_host(void)
 		clab_machine *m = mine[i]->t->machine;
 		if (m->sim_ops && m->sim_ops->sync)
 			m->sim_ops->sync(m->sim, mine[i]->t->hwthread);
-		clab_mpx_poll(mine[i]); /* a multiplexed set's turn may be over */
+		clab_evset_poll(mine[i]); /* a multiplexed set's turn may be over */
 	}
 }
 
@@ -370,7 +371,7 @@ uint64_t clab_evset_overflow_period(const clab_evset *s, int i)
 
 /* evset.c reprogrammed s: events keep their arming by position when the
  * same event is still there, else it goes. */
-int clab_ovf_reprogram(clab_evset *s)
+static int ovf_programmed(clab_evset *s)
 {
 	if (!s->ovf)
 		return CLAB_OK;
@@ -391,11 +392,13 @@ int clab_ovf_reprogram(clab_evset *s)
 	return CLAB_OK;
 }
 
-void clab_ovf_forget(clab_evset *s)
+static void ovf_stopped(clab_evset *s);
+
+static void ovf_destroyed(clab_evset *s)
 {
 	if (!s->ovf)
 		return;
-	clab_ovf_stopped(s);
+	ovf_stopped(s);
 	registry_remove(s);
 	free(s->ovf);
 	s->ovf = NULL;
@@ -409,7 +412,7 @@ static int host_clock(const clab_evset *s)
 
 /* Armed and multiplexed sets need the timer on the host clock: the one to
  * interrupt on time, the other to take turns while the program runs. */
-void clab_ovf_started(clab_evset *s)
+static void ovf_started(clab_evset *s)
 {
 	if (!(clab_ovf_armed(s) || s->mpx) || !host_clock(s))
 		return;
@@ -436,15 +439,40 @@ void clab_ovf_started(clab_evset *s)
 	}
 	timer.users++;
 	s->ovf->timed = 1;
+	s->ovf->timer_tid = (pid_t)syscall(SYS_gettid);
 }
 
-void clab_ovf_stopped(clab_evset *s)
+static void ovf_stopped(clab_evset *s)
 {
 	if (!s->ovf || !s->ovf->timed)
 		return;
 	s->ovf->timed = 0;
 	if (!any_armed(s))
 		registry_remove(s);
-	if (--timer.users == 0)
+	/* the timer is its thread's: another thread (cleaning up after one
+	 * that exited) leaves it alone */
+	if (s->ovf->timer_tid == (pid_t)syscall(SYS_gettid) && --timer.users == 0)
 		timer_delete(timer.id);
+}
+
+static const clab_evset_hooks ovf_hooks = {
+	.programmed = ovf_programmed,
+	.started = ovf_started,
+	.stopped = ovf_stopped,
+	.destroyed = ovf_destroyed,
+};
+
+/* A forked child has no POSIX timers of its parent: its thread starts
+ * with none (the inherited sets' holds on them are dropped as they stop). */
+static void ovf_fork_child(void)
+{
+	timer.users = 0;
+	pthread_mutex_init(&armed.lock, NULL);
+}
+
+/* evset.c calls what overflow needs to hear through these */
+__attribute__((constructor)) static void ovf_register(void)
+{
+	clab_evset_hook(&ovf_hooks);
+	pthread_atfork(NULL, NULL, ovf_fork_child);
 }

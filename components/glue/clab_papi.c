@@ -249,6 +249,9 @@ int clab_papi_init_thread(clab_papi_comp *pc, hwd_context_t *ctx)
 	return rc ? fail(rc) : PAPI_OK;
 }
 
+/* The thread's hardware thread goes back to the machine: its running sets
+ * stop and release their counters. PAPI may call this from another thread
+ * (PAPI_shutdown); the handle stays valid for the sets that name it. */
 int clab_papi_shutdown_thread(hwd_context_t *ctx)
 {
 	clab_papi_context *c = (clab_papi_context *)ctx;
@@ -370,6 +373,16 @@ int clab_papi_ctl(hwd_context_t *ctx, int code, _papi_int_option_t *option)
 		return PAPI_OK;
 	case PAPI_MULTIPLEX:
 		return set_multiplex((clab_papi_context *)ctx, &option->multiplex);
+	/* PAPI's own timers for software multiplexing, overflow and profiling
+	 * (PAPI_MULTIPLEX_FORCE_SW, PAPI_OVERFLOW_FORCE_SW): PAPI keeps the
+	 * settings; the itimer is the OS's, so there is nothing of ours to
+	 * check (as PAPI's perf_event component answers). A per-set default
+	 * multiplexing period is not ours to set: PAPI_set_multiplex carries
+	 * its own. */
+	case PAPI_DEF_ITIMER: case PAPI_DEF_ITIMER_NS:
+		return PAPI_OK;
+	case PAPI_DEF_MPX_NS:
+		return PAPI_ENOSUPP;
 	default:
 		return PAPI_ENOSUPP;
 	}
@@ -522,10 +535,32 @@ int clab_papi_set_overflow(clab_papi_comp *pc, EventSetInfo_t *esi, int index,
 	return rc ? fail(rc) : PAPI_OK;
 }
 
-/* PAPI installs this for the overflow signal of all our components. */
+/* PAPI's software overflow (PAPI_OVERFLOW_FORCE_SW): its interval timer's
+ * signal comes here too; PAPI reads the running set and compares with the
+ * thresholds itself, as PAPI's perf_event component hands it over. */
+static void software_overflow(hwd_siginfo_t *si, void *uc)
+{
+	ThreadInfo_t *thread = _papi_hwi_lookup_thread(0);
+	if (!thread)
+		return;
+	for (int cidx = 0; cidx < papi_num_components; cidx++) {
+		EventSetInfo_t *esi = thread->running_eventset[cidx];
+		if (_papi_hwd[cidx]->dispatch_timer != clab_papi_dispatch_timer || !esi ||
+		    !(esi->overflow.flags & PAPI_OVERFLOW_FORCE_SW))
+			continue;
+		_papi_hwi_context_t ctx = {.si = si, .ucontext = uc};
+		vptr_t pc = GET_OVERFLOW_ADDRESS(ctx);
+		_papi_hwi_dispatch_overflow_signal(&ctx, pc, NULL, 0, 0, &thread, cidx);
+	}
+}
+
+/* PAPI installs this for the overflow signal of all our components, and
+ * for its own timer's signal when it overflows in software. */
 void clab_papi_dispatch_timer(int sig, hwd_siginfo_t *si, void *uc)
 {
-	(void)sig;
-	(void)si;
+	if (sig != clab_overflow_signal()) {
+		software_overflow(si, uc);
+		return;
+	}
 	clab_overflow_dispatch(uc);
 }

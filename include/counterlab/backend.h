@@ -1,8 +1,10 @@
 /* The backend interface: one vtable per counting unit.
  *
  * A backend describes its unit (counters, width, scope, overflow kind,
- * native events and qualifiers) when opened, and programs lists of native
- * events onto its counters. It never knows about PAPI; the framework builds
+ * native events and qualifiers) when opened, plans lists of native events
+ * onto its counters, and reserves the counters of a plan while its event
+ * set runs (acquire/release), so a thread may keep any number of sets and
+ * run those the unit can hold at once. It never knows about PAPI; the framework builds
  * event sets, presets and derived events on top of it. */
 #ifndef COUNTERLAB_BACKEND_H
 #define COUNTERLAB_BACKEND_H
@@ -25,6 +27,9 @@ typedef struct clab_native {
 	uint8_t scope;          /* enum clab_scope: whose activity it counts */
 	uint8_t quals;          /* bit q: accepts qualifier q of the unit */
 } clab_native;
+
+/* program() flags */
+#define CLAB_PLAN_SHARE 1
 
 /* A native event with its qualifier values, as handed to program(). */
 typedef struct clab_evreq {
@@ -61,12 +66,29 @@ typedef struct clab_unit_ops {
 	int (*open)(clab_machine *m, const char *section, void **unit,
 		    clab_unit_desc *desc);
 	void (*close)(void *unit);
-	/* Checks that reqs[0..n) can be counted together by hwthread, assigns
-	 * counters and reserves them, replacing the set `replace` (may be NULL,
-	 * released only on success). On failure returns CLAB_E_CONFLICT (or
-	 * another error) with a message naming the events and the reason. */
+	/* Event sets hold counters only while they run. program() plans: it
+	 * checks that reqs[0..n) can be counted together by hwthread as if no
+	 * other set held any of the unit, and makes (or, for `replace`, which
+	 * is not acquired, reuses) the backend set; it reserves nothing. With
+	 * CLAB_PLAN_SHARE the plan also leaves other hardware threads the
+	 * counters that are theirs when they have sets of their own (used by
+	 * multiplexing, whose groups take turns rather than crowd others out).
+	 * On failure CLAB_E_CONFLICT (or another error) with a message naming
+	 * the events and the reason; `replace` is then untouched. discard()
+	 * frees a set (releasing it first if it is acquired). */
 	int (*program)(void *unit, int hwthread, const clab_evreq *reqs, int n,
-		       void *replace, void **set);
+		       int flags, void *replace, void **set);
+	void (*discard)(void *unit, void *set);
+	/* acquire() reserves the unit's counters for a planned set, given what
+	 * the other acquired sets hold, treating what `replace` (an acquired
+	 * set of the same thread, or NULL) holds as free: on success replace
+	 * is released, on failure it keeps everything. The set's overflow
+	 * arming applies from here. It allocates nothing (multiplexing swaps
+	 * groups with it inside a signal handler). CLAB_E_CONFLICT with a
+	 * message naming what holds the counters. release() gives them back;
+	 * the counts as of then stay readable (read, peek) and reset zeroes
+	 * them. start() needs an acquired set and counts from zero. */
+	int (*acquire)(void *unit, void *set, void *replace);
 	void (*release)(void *unit, void *set);
 	int (*start)(void *unit, void *set);
 	int (*stop)(void *unit, void *set);
@@ -81,9 +103,11 @@ typedef struct clab_unit_ops {
 	uint64_t (*counters)(void *unit, void *set, int i);
 	/* Overflow (NULL when desc.overflow is CLAB_OVF_NONE). Arms request i
 	 * of set to interrupt each time its count grows by period from start
-	 * (0 disarms); cookie goes back to clab_overflow_raise. A unit with
-	 * node-wide thresholds refuses a period that differs from another
-	 * set's on the same counter (CLAB_E_CONFLICT). */
+	 * (0 disarms); cookie goes back to clab_overflow_raise. The arming is
+	 * the set's: it takes effect on the unit when the set is acquired. A
+	 * unit with node-wide thresholds refuses there (CLAB_E_CONFLICT) a
+	 * period that differs from another acquired set's on the same counter;
+	 * here it only refuses what can never interrupt (CLAB_E_NOSUPP). */
 	int (*overflow)(void *unit, void *set, int i, uint64_t period, void *cookie);
 	/* The set's overflow handler starts (on = 1): its counters stop (a
 	 * fast unit froze them at the interrupt already); or it returned (on =
@@ -129,6 +153,9 @@ typedef struct clab_sim_ops {
 	/* Host clock: brings the thread's simulated time up to its CPU time
 	 * (called by the calling OS thread for its own hardware thread). */
 	void (*sync)(void *sim, int hwthread);
+	/* The OS thread bound to hwthread let go of it (it exited or was
+	 * unregistered): the next one starts afresh (may be NULL). */
+	void (*detach)(void *sim, int hwthread);
 } clab_sim_ops;
 void clab_machine_set_sim(clab_machine *m, const clab_sim_ops *ops, void *sim);
 

@@ -162,12 +162,19 @@ int clab_component_qual(const clab_component *c, int i, clab_qual_info *q);
 /* ---- threads ----------------------------------------------------------- */
 
 /* Binds the calling OS thread to a (simulated) hardware thread of m. Idempotent
- * per OS thread. */
+ * per OS thread: a second attach returns the same handle, and the hardware
+ * thread is let go of at the last matching detach. */
 int clab_thread_attach(clab_machine *m, clab_thread **out);
 /* Binds the calling OS thread to hardware thread hw as well (an OS thread
  * may act for several: drivers and tests that play a whole core). Fails with
  * CLAB_E_NOTHREAD when hw is taken. */
 int clab_thread_attach_at(clab_machine *m, int hw, clab_thread **out);
+/* At the last detach of its attaches: lets go of t's hardware thread (its
+ * running sets stop and release their counters; its sets cannot start
+ * again) and of the handle, which stays valid for the sets that still name
+ * it. An OS thread that exits while
+ * attached lets go of its hardware threads by itself; its handles then
+ * wait for clab_thread_detach. */
 void clab_thread_detach(clab_thread *t);
 /* Hardware thread index (core * threads_per_core + smt). */
 int clab_thread_hwthread(const clab_thread *t);

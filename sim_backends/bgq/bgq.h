@@ -98,7 +98,7 @@ typedef struct bgq_hwt {
 /* A PUnit counter. It counts a weighted sum of primary events of its
  * contributor threads (the owner, or the whole core for core events). */
 typedef struct bgq_ctr {
-	void *set;          /* owning programmed set, NULL when free */
+	void *set;          /* owning acquired set, NULL when free */
 	int running;
 	int nterm;
 	uint16_t term[BGQ_MAX_TERMS];
@@ -142,6 +142,7 @@ typedef struct bgq_core {
 	bgq_ctr ctr[BGQ_CTRS];
 	int l1p_mode;          /* src of the L1p mode in use, -1 none */
 	int l1p_users;
+	int nsets[BGQ_TPC];    /* planned sets of each hardware thread */
 	uint32_t phase;        /* scan offset of this core's ring position */
 } bgq_core;
 
@@ -245,7 +246,10 @@ int bgq_net_traffic(bgq_net *b, const char *pattern, double *seconds);
 
 typedef struct bgq_fixed_set {
 	int hw, n, running;
+	int acquired;              /* admitted by the unit's node-wide rules */
 	int held;                  /* stopped by its overflow handler */
+	uint64_t ovf_period[BGQ_SET_MAX]; /* overflow arming, applied at acquire */
+	void *ovf_cookie;
 	int ev[BGQ_SET_MAX];       /* index into the unit's native table */
 	int64_t arg[BGQ_SET_MAX];  /* the event's qualifiers, as the kind keeps them */
 	uint64_t base[BGQ_SET_MAX], stopped[BGQ_SET_MAX];
@@ -258,7 +262,10 @@ typedef struct bgq_fixed_kind {
 	const clab_native *natives;
 	/* The qualifiers of request r as the set's arg (may be NULL: 0). */
 	int64_t (*arg)(const clab_evreq *r);
-	/* Node-wide rules on a new set (may be NULL); `replace` is going. */
+	/* The rules on one set's own events (may be NULL). */
+	int (*check)(const bgq_fixed_set *s);
+	/* Node-wide rules on a set that starts, beside the acquired sets
+	 * (may be NULL); `replace` is going. retire undoes admit. */
 	int (*admit)(bgq_fixed_unit *u, const bgq_fixed_set *s,
 		     const bgq_fixed_set *replace);
 	void (*retire)(bgq_fixed_unit *u, const bgq_fixed_set *s);
@@ -278,6 +285,7 @@ struct bgq_fixed_unit {
 	uint64_t fit_period, dec_period, irq_packets; /* CNK */
 	uint64_t latency;           /* I/O: cycles a port request is pending */
 	int nw_sets;                /* network: sets holding the unit (0 or 1) */
+	int nw_holder;              /* network: hardware thread of that set */
 	struct bgq_net *net;        /* network: the node's torus */
 };
 
@@ -285,7 +293,9 @@ int bgq_fixed_open(clab_machine *m, const bgq_fixed_kind *kind,
 		   bgq_fixed_unit **out);
 void bgq_fixed_close(void *unit);
 int bgq_fixed_program(void *unit, int hw, const clab_evreq *reqs, int n,
-		      void *replace, void **set);
+		      int flags, void *replace, void **set);
+void bgq_fixed_discard(void *unit, void *set);
+int bgq_fixed_acquire(void *unit, void *set, void *replace);
 void bgq_fixed_release(void *unit, void *set);
 int bgq_fixed_start(void *unit, void *set);
 int bgq_fixed_stop(void *unit, void *set);
@@ -298,7 +308,8 @@ int bgq_fixed_handler(void *unit, void *set, int on);
 /* The ops of a node-wide unit: its name, keys and open, the rest shared. */
 #define BGQ_FIXED_OPS(NAME, KEYS, OPEN) {                                      \
 	.name = NAME, .keys = KEYS, .open = OPEN, .close = bgq_fixed_close,    \
-	.program = bgq_fixed_program, .release = bgq_fixed_release,            \
+	.program = bgq_fixed_program, .discard = bgq_fixed_discard,            \
+	.acquire = bgq_fixed_acquire, .release = bgq_fixed_release,            \
 	.start = bgq_fixed_start, .stop = bgq_fixed_stop,                      \
 	.read = bgq_fixed_read, .reset = bgq_fixed_reset,                      \
 	.counters = bgq_fixed_counters, .overflow = bgq_fixed_overflow,        \

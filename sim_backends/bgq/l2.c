@@ -1,6 +1,6 @@
 /* The BG/Q L2 unit: 16 slices x 16 fixed counters, read combined (the
- * hardware sums the slices) or per slice. The first L2 event set of the
- * node fixes the mode; the node cannot count both at once.
+ * hardware sums the slices) or per slice. The first running L2 event set
+ * of the node fixes the mode; the node cannot count both at once.
  *
  * Model: the loads the L1 prefetcher could not serve (PEVT_L1P_BAS_MISS)
  * of every thread are the L2's lookups; the thread's activity says how many
@@ -20,8 +20,7 @@ static const clab_qual_info l2_quals[] = {
 static int is_slice(int ev) { return bgq_l2unit_attr[ev].src == BGQ_SRC_L2_SLICE; }
 static const char *name_of(int ev) { return bgq_l2unit_natives[ev].name; }
 
-static int l2_admit(bgq_fixed_unit *u, const bgq_fixed_set *s,
-		    const bgq_fixed_set *replace)
+static int l2_check(const bgq_fixed_set *s)
 {
 	for (int i = 0; i < s->n; i++) {
 		if (is_slice(s->ev[i]) != is_slice(s->ev[0]))
@@ -29,13 +28,19 @@ static int l2_admit(bgq_fixed_unit *u, const bgq_fixed_set *s,
 					   "%s and %s cannot be counted together: the L2 unit counts either combined or per slice (_SLICE) events",
 					   name_of(s->ev[0]), name_of(s->ev[i]));
 	}
+	return CLAB_OK;
+}
+
+static int l2_admit(bgq_fixed_unit *u, const bgq_fixed_set *s,
+		    const bgq_fixed_set *replace)
+{
 	int sliced = s->n && is_slice(s->ev[0]);
 	int others = u->l2_sets - (replace != NULL);
 	if (others > 0 && sliced != u->l2_sliced)
 		return clab_seterr(CLAB_E_CONFLICT,
-				   "%s cannot be counted: another event set (with %s) put the node's L2 unit in %s mode; the first L2 event set fixes the mode for the node",
-				   name_of(s->ev[0]), u->l2_first,
-				   u->l2_sliced ? "sliced" : "combined");
+				   "cannot start: %s needs the node's L2 unit in %s mode, but a running event set (with %s) holds it in %s mode; the first running L2 event set fixes the mode for the node",
+				   name_of(s->ev[0]), sliced ? "sliced" : "combined",
+				   u->l2_first, u->l2_sliced ? "sliced" : "combined");
 	if (others == 0) {
 		u->l2_sliced = sliced;
 		snprintf(u->l2_first, sizeof u->l2_first, "%s", name_of(s->ev[0]));
@@ -101,6 +106,7 @@ static int l2_overflow_nev(const bgq_fixed_set *s, int i)
 static const bgq_fixed_kind l2_kind = {
 	.natives = bgq_l2unit_natives,
 	.arg = l2_arg,
+	.check = l2_check,
 	.admit = l2_admit,
 	.retire = l2_retire,
 	.values = l2_values,
@@ -118,7 +124,7 @@ static int l2_open(clab_machine *m, const char *section, void **unit,
 	*unit = u;
 	*d = (clab_unit_desc){
 		.description = "Blue Gene/Q L2 unit, simulated: 16 slices x 16 fixed counters, combined or per slice",
-		.rules = "Node-wide. Group L2 reads the slices combined, group L2_SLICE one slice (:slice=N); the first L2 event set of the node fixes which, and the two cannot be counted at once.",
+		.rules = "Node-wide. Group L2 reads the slices combined, group L2_SLICE one slice (:slice=N); the first running L2 event set of the node fixes which, and the two cannot be counted at once.",
 		.ncounters = BGQ_L2_CTRS,
 		.width = 64,
 		.scope = CLAB_SCOPE_NODE,

@@ -1004,6 +1004,17 @@ static int node_traffic(void *sim, int h, const char *pattern, double *seconds)
 
 static void node_sync(void *sim, int h);
 
+/* The OS thread of h is gone: the next one binds its own CPU clock. */
+static void node_detach(void *sim, int h)
+{
+	bgq_node *n = sim;
+	if (h < 0 || h >= BGQ_HWTHREADS)
+		return;
+	pthread_mutex_lock(&n->core[h / BGQ_TPC].lock);
+	n->hwt[h].bound = 0;
+	pthread_mutex_unlock(&n->core[h / BGQ_TPC].lock);
+}
+
 static const clab_sim_ops node_sim_ops = {
 	.advance = node_advance,
 	.work = node_work,
@@ -1012,6 +1023,7 @@ static const clab_sim_ops node_sim_ops = {
 	.message = node_message,
 	.traffic = node_traffic,
 	.sync = node_sync,
+	.detach = node_detach,
 };
 
 static uint64_t now_ns(clockid_t clk)
@@ -1051,6 +1063,10 @@ void bgq_node_sync(bgq_node *n, int h, int is_read)
 		if (wall - t->sample_wall >= BGQ_CPU_SAMPLE_NS) {
 			t->cpu_ns = now_ns(CLOCK_THREAD_CPUTIME_ID);
 			t->sample_wall = wall;
+			if (t->cpu_ns < t->origin_ns) { /* another CPU clock (a forked child) */
+				t->origin_ns = t->cpu_ns;
+				t->origin_cycles = t->now;
+			}
 		}
 		cpu = t->cpu_ns + (wall - t->sample_wall);
 		uint64_t target = t->origin_cycles + (cpu - t->origin_ns) * BGQ_MHZ / 1000;

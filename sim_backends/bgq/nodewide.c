@@ -3,7 +3,9 @@
  * once; a set notes where its counters stood at start. Counts are the sums
  * of every thread's truth at the thread's own clock (bgq_node_sum), read
  * current: the UPC_C scan lag of the real L2 and I/O counters is not
- * modelled for reads (see README, "The node-wide units"). */
+ * modelled for reads (see README, "The node-wide units"). A set is
+ * checked on its own when programmed; the node-wide rules (L2 mode, one
+ * network set, overflow thresholds) bind the sets that run (acquire). */
 #include <stdlib.h>
 #include <string.h>
 #include "bgq.h"
@@ -42,12 +44,16 @@ static void set_free(bgq_fixed_set *s)
 }
 
 int bgq_fixed_program(void *unit, int hw, const clab_evreq *reqs, int n,
-		      void *replace, void **out)
+		      int flags, void *replace, void **out)
 {
 	bgq_fixed_unit *u = unit;
+	bgq_fixed_set *r = replace;
+	(void)flags;
 	if (n > BGQ_SET_MAX)
 		return clab_seterr(CLAB_E_CONFLICT, "a set holds at most %d events",
 				   BGQ_SET_MAX);
+	if (r && r->acquired)
+		return clab_seterr(CLAB_E_STATE, "cannot replan a set that holds counters");
 	bgq_fixed_set *s = calloc(1, sizeof *s);
 	if (!s)
 		return CLAB_E_NOMEM;
@@ -57,30 +63,84 @@ int bgq_fixed_program(void *unit, int hw, const clab_evreq *reqs, int n,
 		s->ev[i] = (int)reqs[i].native;
 		s->arg[i] = u->kind->arg ? u->kind->arg(&reqs[i]) : 0;
 	}
-	int rc = CLAB_OK;
-	pthread_mutex_lock(&u->lock);
-	if (u->kind->admit)
-		rc = u->kind->admit(u, s, replace);
-	if (!rc && replace && u->kind->retire)
-		u->kind->retire(u, replace);
-	pthread_mutex_unlock(&u->lock);
+	int rc = u->kind->check ? u->kind->check(s) : CLAB_OK;
 	if (rc) {
 		free(s);
 		return rc;
 	}
-	set_free(replace);
+	set_free(r);
 	*out = s;
 	return CLAB_OK;
+}
+
+/* Arms the set's armed requests on the node (node-wide thresholds may
+ * refuse); on failure nothing stays armed. */
+static int arm_all(bgq_fixed_unit *u, bgq_fixed_set *s)
+{
+	for (int i = 0; i < s->n; i++) {
+		if (!s->ovf_period[i])
+			continue;
+		int nev = u->kind->overflow_nev(s, i);
+		int rc = nev < 0 ? CLAB_E_NOSUPP
+			 : bgq_slow_arm(u->node, s, s->hw, i, nev, s->ovf_period[i],
+					s->ovf_cookie, u->kind->natives[s->ev[i]].name);
+		if (rc) {
+			bgq_slow_drop(u->node, s);
+			return rc;
+		}
+	}
+	return CLAB_OK;
+}
+
+int bgq_fixed_acquire(void *unit, void *set, void *replace)
+{
+	bgq_fixed_unit *u = unit;
+	bgq_fixed_set *s = set, *r = replace;
+	if (s->acquired)
+		return CLAB_OK;
+	if (r && !r->acquired)
+		r = NULL;
+	pthread_mutex_lock(&u->lock);
+	int rc = u->kind->admit ? u->kind->admit(u, s, r) : CLAB_OK;
+	if (!rc && r)
+		bgq_slow_drop(u->node, r); /* its thresholds make way for ours */
+	if (!rc && (rc = arm_all(u, s)) != CLAB_OK) {
+		if (u->kind->retire)
+			u->kind->retire(u, s);
+		if (r) /* put the replaced set's thresholds back */
+			arm_all(u, r);
+	}
+	if (!rc) {
+		if (r) {
+			if (u->kind->retire)
+				u->kind->retire(u, r);
+			r->acquired = 0;
+		}
+		s->acquired = 1;
+	}
+	pthread_mutex_unlock(&u->lock);
+	return rc;
 }
 
 void bgq_fixed_release(void *unit, void *set)
 {
 	bgq_fixed_unit *u = unit;
-	bgq_slow_drop(u->node, set);
+	bgq_fixed_set *s = set;
 	pthread_mutex_lock(&u->lock);
-	if (u->kind->retire)
-		u->kind->retire(u, set);
+	if (s->acquired) {
+		bgq_slow_drop(u->node, s);
+		if (u->kind->retire)
+			u->kind->retire(u, s);
+		s->acquired = 0;
+	}
 	pthread_mutex_unlock(&u->lock);
+}
+
+void bgq_fixed_discard(void *unit, void *set)
+{
+	if (!set)
+		return;
+	bgq_fixed_release(unit, set);
 	set_free(set);
 }
 
@@ -96,6 +156,8 @@ int bgq_fixed_start(void *unit, void *set)
 {
 	bgq_fixed_set *s = set;
 	bgq_fixed_unit *u = unit;
+	if (!s->acquired)
+		return clab_seterr(CLAB_E_STATE, "start: the set is not acquired");
 	int rc = now_values(unit, s, 0, s->base);
 	memset(s->stopped, 0, sizeof s->stopped);
 	s->running = !rc;
@@ -109,6 +171,8 @@ int bgq_fixed_stop(void *unit, void *set)
 {
 	bgq_fixed_set *s = set;
 	uint64_t v[BGQ_SET_MAX];
+	if (!s->running)
+		return CLAB_OK;
 	int rc = now_values(unit, s, 0, v);
 	if (rc)
 		return rc;
@@ -150,8 +214,15 @@ int bgq_fixed_overflow(void *unit, void *set, int i, uint64_t period, void *cook
 	if (nev < 0)
 		return u->kind->overflow_nev ? CLAB_E_NOSUPP
 		       : clab_seterr(CLAB_E_NOSUPP, "this unit's counters cannot interrupt on overflow");
-	return bgq_slow_arm(u->node, s, s->hw, i, nev, period, cookie,
-			    u->kind->natives[s->ev[i]].name);
+	if (s->acquired) {
+		int rc = bgq_slow_arm(u->node, s, s->hw, i, nev, period, cookie,
+				      u->kind->natives[s->ev[i]].name);
+		if (rc)
+			return rc;
+	}
+	s->ovf_period[i] = period;
+	s->ovf_cookie = cookie;
+	return CLAB_OK;
 }
 
 /* The handler stops the set (on) and restarts it when it returns. */

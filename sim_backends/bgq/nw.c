@@ -124,8 +124,7 @@ static int64_t nw_arg(const clab_evreq *r)
 	return (int64_t)(links | vc << 16);
 }
 
-static int nw_admit(bgq_fixed_unit *u, const bgq_fixed_set *s,
-		    const bgq_fixed_set *replace)
+static int nw_check(const bgq_fixed_set *s)
 {
 	int sent = 0, recv = -1, fifo = -1, cycles = 0;
 	for (int i = 0; i < s->n; i++) {
@@ -154,11 +153,18 @@ static int nw_admit(bgq_fixed_unit *u, const bgq_fixed_set *s,
 				   "%s (VC mask 0x%02x) and %s (0x%02x): receive counters 4 and 5 share one VC mask",
 				   name_of(s->ev[recv]), vcs_of(s->arg[recv]),
 				   name_of(s->ev[fifo]), vcs_of(s->arg[fifo]));
+	return CLAB_OK;
+}
+
+static int nw_admit(bgq_fixed_unit *u, const bgq_fixed_set *s,
+		    const bgq_fixed_set *replace)
+{
 	if (u->nw_sets - (replace != NULL) > 0)
 		return clab_seterr(CLAB_E_CONFLICT,
-				   "%s: another event set holds the node's network unit; one set at a time programs its counters",
-				   s->n ? name_of(s->ev[0]) : "this set");
+				   "cannot start: %s: a running event set of hardware thread %d holds the node's network unit; one set at a time programs its counters",
+				   s->n ? name_of(s->ev[0]) : "this set", u->nw_holder);
 	u->nw_sets++;
+	u->nw_holder = s->hw;
 	return CLAB_OK;
 }
 
@@ -190,6 +196,7 @@ static int nw_values(bgq_fixed_unit *u, bgq_fixed_set *s, uint64_t *v)
 static const bgq_fixed_kind nw_kind = {
 	.natives = bgq_nwunit_natives,
 	.arg = nw_arg,
+	.check = nw_check,
 	.admit = nw_admit,
 	.retire = nw_retire,
 	.values = nw_values,
@@ -212,7 +219,7 @@ static int nw_open(clab_machine *m, const char *section, void **unit,
 	*unit = u;
 	*d = (clab_unit_desc){
 		.description = "Blue Gene/Q network unit, simulated: 11 links x 6 counters, counts from the torus model",
-		.rules = "Node-wide; one event set at a time. A set counts at most 4 _SENT events (counters 0-3), one _RECV (counter 4), one _RECV_FIFO (counter 5; 4 and 5 share one VC mask) and PEVT_NW_CYCLES, attached to one set of links (:links=MASK, default all 11); generic PEVT_NW_SENT/RECV/RECV_FIFO take :vc=MASK. No overflow.",
+		.rules = "Node-wide; one running event set at a time. A set counts at most 4 _SENT events (counters 0-3), one _RECV (counter 4), one _RECV_FIFO (counter 5; 4 and 5 share one VC mask) and PEVT_NW_CYCLES, attached to one set of links (:links=MASK, default all 11); generic PEVT_NW_SENT/RECV/RECV_FIFO take :vc=MASK. No overflow.",
 		.ncounters = 7,
 		.width = 64,
 		.scope = CLAB_SCOPE_NODE,

@@ -9,12 +9,20 @@
 #define GROUP_CTRS(g) (0x111111u << (g))
 #define MAX_STEPS 200000 /* bound on the placement search */
 
+/* A planned set. Its counters are the core's only while it is acquired
+ * (bgq_core.ctr[].set, .group[]); values and arming live here meanwhile. */
 typedef struct punit_set {
 	int hw, core, smt;
 	int n;
-	int ctr[BGQ_CTRS];  /* counter of request i */
-	uint8_t groups;     /* counter groups held */
-	int l1p;            /* holds the core's L1p mode */
+	int ev[BGQ_CTRS];        /* native event of request i */
+	uint64_t mask[BGQ_CTRS]; /* its opcode-mask qualifier */
+	int ctr[BGQ_CTRS];       /* counter of request i: planned, or held */
+	uint8_t groups;          /* counter groups planned, or held */
+	int acquired;
+	int l1p;                 /* holds the core's L1p mode (acquired) */
+	uint64_t val[BGQ_CTRS];  /* counts as of the last release */
+	uint64_t ovf_period[BGQ_CTRS]; /* overflow arming, applied at acquire */
+	void *ovf_cookie;
 } punit_set;
 
 typedef struct punit {
@@ -57,7 +65,9 @@ static uint32_t allowed(int e, int smt)
 
 typedef struct place {
 	const bgq_core *k;
-	const void *replace;
+	const void *replace;  /* acquired set whose holdings count as free */
+	int alone;            /* a plan: other sets hold nothing */
+	uint8_t reserved;     /* groups left to sibling threads (CLAB_PLAN_SHARE) */
 	int n, smt;
 	int ev[BGQ_CTRS];
 	uint32_t cand[BGQ_CTRS];
@@ -70,7 +80,7 @@ typedef struct place {
 
 static int others(const place *p, const void *set)
 {
-	return set && set != p->replace;
+	return !p->alone && set && set != p->replace;
 }
 
 static int search(place *p, int i)
@@ -143,7 +153,8 @@ static int group_choices(const place *p, int need_all, uint8_t *choice)
 	for (int i = need_all ? 2 : 0; i < 3; i++) {
 		int free_ = 1;
 		for (int g = 0; g < BGQ_TPC; g++)
-			if ((opts[i] & (1u << g)) && others(p, p->k->group[g]))
+			if ((opts[i] & (1u << g)) &&
+			    (others(p, p->k->group[g]) || (p->reserved & (1u << g))))
 				free_ = 0;
 		if (free_)
 			choice[n++] = opts[i];
@@ -155,7 +166,7 @@ static int l1p_conflict(const place *p, const int *ev, int n)
 {
 	int mode = -1;
 	/* the core's mode binds unless the set being replaced is its only user */
-	if (p->k->l1p_mode >= 0 &&
+	if (!p->alone && p->k->l1p_mode >= 0 &&
 	    !(p->k->l1p_users == 1 && p->replace && ((const punit_set *)p->replace)->l1p))
 		mode = p->k->l1p_mode;
 	for (int i = 0; i < n; i++) {
@@ -259,81 +270,215 @@ static int explain(place *p, const int *ev, int n)
 			   "the A2 signal and counter-mask rules leave no placement for all of them");
 }
 
+/* ---- what running sets hold --------------------------------------------- */
+
+static const char *l1p_mode_name(int src)
+{
+	return src == BGQ_SRC_L1P_SWITCH ? "L1P_SWITCH"
+	       : src == BGQ_SRC_L1P_STREAM ? "L1P_STREAM" : "L1P_LIST";
+}
+
+/* "hardware thread H (EV1, EV2, ...)" for an acquired set. */
+static size_t describe_holder(const punit_set *h, char *buf, size_t len)
+{
+	size_t o = (size_t)snprintf(buf, len, "hardware thread %d (", h->hw);
+	for (int i = 0; i < h->n && i < 3 && o < len; i++)
+		o += (size_t)snprintf(buf + o, len - o, "%s%s", i ? ", " : "",
+				      bgq_punit_natives[h->ev[i]].name);
+	if (o < len)
+		o += (size_t)snprintf(buf + o, len - o, "%s)", h->n > 3 ? ", ..." : "");
+	return o;
+}
+
+/* Why acquired sets of the core keep s from its counters. Core lock held. */
+static int explain_held(place *p, const punit_set *s)
+{
+	const bgq_core *k = p->k;
+	char buf[512];
+	size_t o = 0;
+	const punit_set *seen[BGQ_TPC] = {0};
+	int nseen = 0;
+	if (l1p_conflict(p, s->ev, s->n) >= 0) {
+		for (int c = 0; c < BGQ_CTRS; c++) {
+			const punit_set *h = k->ctr[c].set;
+			if (h && h != p->replace && h->l1p) {
+				describe_holder(h, buf, sizeof buf);
+				break;
+			}
+		}
+		int i = l1p_conflict(p, s->ev, s->n);
+		return clab_seterr(CLAB_E_CONFLICT,
+				   "cannot start: %s needs the core's L1p unit in %s mode, but the running event set of %s holds it in %s mode; stop that set first",
+				   bgq_punit_natives[s->ev[i]].name, src_name(s->ev[i]),
+				   buf, l1p_mode_name(k->l1p_mode));
+	}
+	/* the counter groups the plan needs, then the A2 signals */
+	for (int g = 0; g < BGQ_TPC; g++) {
+		const punit_set *h = k->group[g];
+		if (!(s->groups & (1u << g)) || !others(p, h))
+			continue;
+		int dup = 0;
+		for (int j = 0; j < nseen; j++)
+			dup |= seen[j] == h;
+		if (dup)
+			continue;
+		seen[nseen++] = h;
+		o += (size_t)snprintf(buf + o, sizeof buf - o, "%s", o ? "; " : "");
+		if (o < sizeof buf)
+			o += describe_holder(h, buf + o, sizeof buf - o);
+	}
+	if (nseen)
+		return clab_seterr(CLAB_E_CONFLICT,
+				   "cannot start: the set's %d events need %d counter group%s of core %d (%d counters), which the running event set%s of %s hold%s; stop %s first or count in turns (multiplexing)",
+				   s->n, __builtin_popcount(s->groups),
+				   __builtin_popcount(s->groups) > 1 ? "s" : "", s->core,
+				   6 * __builtin_popcount(s->groups), nseen > 1 ? "s" : "",
+				   buf, nseen > 1 ? "" : "s", nseen > 1 ? "them" : "it");
+	for (int c = 0; c < BGQ_CTRS; c++) {
+		const punit_set *h = k->ctr[c].set;
+		if (!others(p, h) || k->ctr[c].nterm != 1)
+			continue;
+		int dup = 0;
+		for (int j = 0; j < nseen; j++)
+			dup |= seen[j] == h;
+		if (dup || nseen == BGQ_TPC)
+			continue;
+		seen[nseen++] = h;
+		o += (size_t)snprintf(buf + o, sizeof buf - o, "%s", o ? "; " : "");
+		if (o < sizeof buf)
+			o += describe_holder(h, buf + o, sizeof buf - o);
+	}
+	return clab_seterr(CLAB_E_CONFLICT,
+			   "cannot start: the set's %d events find no placement on core %d beside the running event sets of %s (their counter groups and A2 signals); stop them first or count in turns (multiplexing)",
+			   s->n, s->core, nseen ? buf : "other threads");
+}
+
 /* ---- the unit ---------------------------------------------------------- */
 
-static void set_release_locked(bgq_core *k, punit_set *s)
+/* Gives s's counters back to the core, keeping their counts. Core lock held. */
+static void release_locked(bgq_node *n, bgq_core *k, punit_set *s)
 {
-	for (int c = 0; c < BGQ_CTRS; c++)
-		if (k->ctr[c].set == s)
-			memset(&k->ctr[c], 0, sizeof k->ctr[c]);
+	if (!s->acquired)
+		return;
+	for (int i = 0; i < s->n; i++) {
+		bgq_ctr *c = &k->ctr[s->ctr[i]];
+		if (c->running) /* drain: exact */
+			c->acc = bgq_ctr_truth(n, s->core, c) - c->start;
+		s->val[i] = c->acc;
+		memset(c, 0, sizeof *c);
+	}
 	for (int g = 0; g < BGQ_TPC; g++)
 		if (k->group[g] == s)
 			k->group[g] = NULL;
 	if (s->l1p && --k->l1p_users == 0)
 		k->l1p_mode = -1;
+	s->l1p = 0;
+	s->acquired = 0;
 }
 
 static int punit_program(void *unit, int hw, const clab_evreq *reqs, int n,
-			 void *replace, void **out)
+			 int flags, void *replace, void **out)
 {
 	punit *u = unit;
 	bgq_node *node = u->node;
+	punit_set *r = replace;
 	if (hw < 0 || hw >= BGQ_HWTHREADS)
 		return clab_seterr(CLAB_E_INVAL, "no hardware thread %d", hw);
+	if (r && r->acquired)
+		return clab_seterr(CLAB_E_STATE, "cannot replan a set that holds counters");
 	if (n > BGQ_CTRS)
 		return clab_seterr(CLAB_E_CONFLICT,
 				   "%d events, but a core has %d counters (multiplex to count more)",
 				   n, BGQ_CTRS);
-	int core = hw / BGQ_TPC;
+	int core = hw / BGQ_TPC, smt = hw % BGQ_TPC;
 	bgq_core *k = &node->core[core];
 	int ev[BGQ_CTRS] = {0};
 	for (int i = 0; i < n; i++)
 		ev[i] = (int)reqs[i].native;
-	place p = {.k = k, .replace = replace, .smt = hw % BGQ_TPC};
+	place p = {.k = k, .alone = 1, .smt = smt};
 	uint8_t groups = 0;
 	pthread_mutex_lock(&k->lock);
+	if (flags & CLAB_PLAN_SHARE)
+		for (int g = 0; g < BGQ_TPC; g++)
+			if (g != smt && k->nsets[g] > 0)
+				p.reserved |= (uint8_t)(1u << g);
 	if (!fits(&p, ev, n, &groups)) {
 		int rc = explain(&p, ev, n);
 		pthread_mutex_unlock(&k->lock);
 		return rc;
 	}
-	/* A replaced set's memory is reused: switching multiplexed groups then
-	 * allocates nothing (it may run in a signal handler). */
-	punit_set *s = replace ? replace : calloc(1, sizeof *s);
+	/* A replaced set's memory is reused. */
+	punit_set *s = r ? r : calloc(1, sizeof *s);
 	if (!s) {
 		pthread_mutex_unlock(&k->lock);
 		return CLAB_E_NOMEM;
 	}
-	if (replace) {
-		set_release_locked(k, replace);
-		memset(s, 0, sizeof *s);
-	}
+	if (r)
+		node->core[r->core].nsets[r->smt]--; /* same core: one lock */
+	memset(s, 0, sizeof *s);
+	k->nsets[smt]++;
 	s->hw = hw;
 	s->core = core;
-	s->smt = hw % BGQ_TPC;
+	s->smt = smt;
 	s->n = n;
+	s->groups = groups;
+	for (int i = 0; i < n; i++) {
+		s->ev[i] = ev[i];
+		s->mask[i] = reqs[i].qual[BGQ_Q_MASK];
+		s->ctr[i] = p.ctr[i];
+	}
+	pthread_mutex_unlock(&k->lock);
+	*out = s;
+	return CLAB_OK;
+}
+
+static int punit_acquire(void *unit, void *set, void *replace)
+{
+	punit *u = unit;
+	punit_set *s = set, *r = replace;
+	bgq_core *k = &u->node->core[s->core];
+	if (r && r->core != s->core)
+		return clab_seterr(CLAB_E_INVAL, "acquire: the replaced set is on another core");
+	pthread_mutex_lock(&k->lock);
+	if (s->acquired) {
+		pthread_mutex_unlock(&k->lock);
+		return CLAB_OK;
+	}
+	place p = {.k = k, .replace = r && r->acquired ? r : NULL, .smt = s->smt};
+	uint8_t groups = 0;
+	if (!fits(&p, s->ev, s->n, &groups)) {
+		int rc = explain_held(&p, s);
+		pthread_mutex_unlock(&k->lock);
+		return rc;
+	}
+	if (r)
+		release_locked(u->node, k, r);
 	s->groups = groups;
 	for (int g = 0; g < BGQ_TPC; g++)
 		if (groups & (1u << g))
 			k->group[g] = s;
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < s->n; i++) {
 		bgq_ctr *c = &k->ctr[p.ctr[i]];
 		s->ctr[i] = p.ctr[i];
 		memset(c, 0, sizeof *c);
 		c->set = s;
-		c->nterm = bgq_terms_for(ev[i], reqs[i].qual[BGQ_Q_MASK], c->term, c->weight);
-		c->contrib = bgq_punit_natives[ev[i]].scope == CLAB_SCOPE_THREAD
+		c->nterm = bgq_terms_for(s->ev[i], s->mask[i], c->term, c->weight);
+		c->contrib = bgq_punit_natives[s->ev[i]].scope == CLAB_SCOPE_THREAD
 			     ? (uint8_t)(1u << s->smt) : 0xf;
-		c->owner = hw;
-		int src = bgq_punit_attr[ev[i]].src;
+		c->owner = s->hw;
+		c->acc = s->val[i];
+		c->ovf_period = c->ovf_next = s->ovf_period[i];
+		c->ovf_cookie = s->ovf_cookie;
+		c->ovf_req = i;
+		int src = bgq_punit_attr[s->ev[i]].src;
 		if (is_l1p_mode(src) && !s->l1p) {
 			s->l1p = 1;
 			k->l1p_mode = src;
 			k->l1p_users++;
 		}
 	}
+	s->acquired = 1;
 	pthread_mutex_unlock(&k->lock);
-	*out = s;
 	return CLAB_OK;
 }
 
@@ -343,7 +488,20 @@ static void punit_release(void *unit, void *set)
 	punit_set *s = set;
 	bgq_core *k = &u->node->core[s->core];
 	pthread_mutex_lock(&k->lock);
-	set_release_locked(k, s);
+	release_locked(u->node, k, s);
+	pthread_mutex_unlock(&k->lock);
+}
+
+static void punit_discard(void *unit, void *set)
+{
+	punit *u = unit;
+	punit_set *s = set;
+	if (!s)
+		return;
+	bgq_core *k = &u->node->core[s->core];
+	pthread_mutex_lock(&k->lock);
+	release_locked(u->node, k, s);
+	k->nsets[s->smt]--;
 	pthread_mutex_unlock(&k->lock);
 	free(s);
 }
@@ -372,6 +530,10 @@ static int punit_start(void *unit, void *set)
 	punit_set *s = set;
 	bgq_core *k = &u->node->core[s->core];
 	pthread_mutex_lock(&k->lock);
+	if (!s->acquired) {
+		pthread_mutex_unlock(&k->lock);
+		return clab_seterr(CLAB_E_STATE, "start: the set holds no counters (acquire first)");
+	}
 	bgq_node_sync(u->node, s->hw, 0);
 	zero_locked(u->node, s, 1);
 	pthread_mutex_unlock(&k->lock);
@@ -384,8 +546,11 @@ static int punit_reset(void *unit, void *set)
 	punit_set *s = set;
 	bgq_core *k = &u->node->core[s->core];
 	pthread_mutex_lock(&k->lock);
-	bgq_node_sync(u->node, s->hw, 0);
-	zero_locked(u->node, s, -1);
+	if (s->acquired) {
+		bgq_node_sync(u->node, s->hw, 0);
+		zero_locked(u->node, s, -1);
+	}
+	memset(s->val, 0, sizeof s->val);
 	pthread_mutex_unlock(&k->lock);
 	return CLAB_OK;
 }
@@ -397,6 +562,10 @@ static int punit_stop(void *unit, void *set)
 	punit_set *s = set;
 	bgq_core *k = &u->node->core[s->core];
 	pthread_mutex_lock(&k->lock);
+	if (!s->acquired) {
+		pthread_mutex_unlock(&k->lock);
+		return CLAB_OK;
+	}
 	bgq_node_sync(u->node, s->hw, 0);
 	for (int i = 0; i < s->n; i++) {
 		bgq_ctr *c = &k->ctr[s->ctr[i]];
@@ -404,6 +573,7 @@ static int punit_stop(void *unit, void *set)
 			c->acc = bgq_ctr_truth(u->node, s->core, c) - c->start;
 		c->running = 0;
 		c->frozen = 0;
+		s->val[i] = c->acc;
 	}
 	pthread_mutex_unlock(&k->lock);
 	return CLAB_OK;
@@ -411,7 +581,8 @@ static int punit_stop(void *unit, void *set)
 
 /* Fast overflow: the counter interrupts BGQ_OVF_LATENCY cycles after it
  * crosses its threshold, and the set's counters freeze until the handler
- * returns (node.c finds the crossings as time moves). */
+ * returns (node.c finds the crossings as time moves). The arming is the
+ * set's; its counters get it when acquired. */
 static int punit_overflow(void *unit, void *set, int i, uint64_t period,
 			  void *cookie)
 {
@@ -419,13 +590,17 @@ static int punit_overflow(void *unit, void *set, int i, uint64_t period,
 	punit_set *s = set;
 	bgq_core *k = &u->node->core[s->core];
 	pthread_mutex_lock(&k->lock);
-	bgq_ctr *c = &k->ctr[s->ctr[i]];
-	c->ovf_period = period;
-	c->ovf_next = period;
-	c->ovf_cookie = cookie;
-	c->ovf_req = i;
-	c->ovf_hit = 0;
-	c->ovf_fire = 0;
+	s->ovf_period[i] = period;
+	s->ovf_cookie = cookie;
+	if (s->acquired) {
+		bgq_ctr *c = &k->ctr[s->ctr[i]];
+		c->ovf_period = period;
+		c->ovf_next = period;
+		c->ovf_cookie = cookie;
+		c->ovf_req = i;
+		c->ovf_hit = 0;
+		c->ovf_fire = 0;
+	}
 	pthread_mutex_unlock(&k->lock);
 	return CLAB_OK;
 }
@@ -436,7 +611,7 @@ static int punit_handler(void *unit, void *set, int on)
 	punit_set *s = set;
 	bgq_core *k = &u->node->core[s->core];
 	pthread_mutex_lock(&k->lock);
-	for (int i = 0; i < s->n; i++) {
+	for (int i = 0; i < s->n && s->acquired; i++) {
 		bgq_ctr *c = &k->ctr[s->ctr[i]];
 		if (on) {
 			bgq_ctr_freeze(u->node, s->core, c);
@@ -453,16 +628,18 @@ static int punit_handler(void *unit, void *set, int on)
 	return CLAB_OK;
 }
 
-/* Reads give UPC_C's value as of the last scan, up to BGQ_SCAN cycles old. */
+/* Reads give UPC_C's value as of the last scan, up to BGQ_SCAN cycles old;
+ * a set that holds no counters has the counts it had when it let go. */
 static int punit_read(void *unit, void *set, uint64_t *vals)
 {
 	punit *u = unit;
 	punit_set *s = set;
 	bgq_core *k = &u->node->core[s->core];
 	pthread_mutex_lock(&k->lock);
-	bgq_node_sync(u->node, s->hw, 1);
+	if (s->acquired)
+		bgq_node_sync(u->node, s->hw, 1);
 	for (int i = 0; i < s->n; i++)
-		vals[i] = k->ctr[s->ctr[i]].acc;
+		vals[i] = s->acquired ? k->ctr[s->ctr[i]].acc : s->val[i];
 	pthread_mutex_unlock(&k->lock);
 	return CLAB_OK;
 }
@@ -475,7 +652,7 @@ static int punit_peek(void *unit, void *set, uint64_t *vals)
 	bgq_core *k = &u->node->core[s->core];
 	pthread_mutex_lock(&k->lock);
 	for (int i = 0; i < s->n; i++)
-		vals[i] = k->ctr[s->ctr[i]].acc;
+		vals[i] = s->acquired ? k->ctr[s->ctr[i]].acc : s->val[i];
 	pthread_mutex_unlock(&k->lock);
 	return CLAB_OK;
 }
@@ -529,6 +706,8 @@ const clab_unit_ops clab_bgq_punit_ops = {
 	.open = punit_open,
 	.close = punit_close,
 	.program = punit_program,
+	.discard = punit_discard,
+	.acquire = punit_acquire,
 	.release = punit_release,
 	.start = punit_start,
 	.stop = punit_stop,

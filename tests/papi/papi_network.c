@@ -5,6 +5,8 @@
  * its E+ link, deterministically (an eager message); node 1's answer
  * arrives on the same link (half way round a ring of 2 goes minus from
  * node 1, whose coordinates sum to an odd number). */
+#include <pthread.h>
+#include <stdint.h>
 #include <string.h>
 #include <counterlab/sim.h>
 #include "check.h"
@@ -36,10 +38,28 @@ static void expect_add_fails(const char *const *names, int n, int want)
 	drop_set(es);
 }
 
+/* In a thread of its own: a network set whose start gives `want`. */
+static void *second_set(void *want)
+{
+	const char *one[] = {"network:::PEVT_NW_CYCLES"};
+	CHECK_PAPI(PAPI_register_thread());
+	int es = make_set(one, 1);
+	int rc = PAPI_start(es);
+	CHECK(rc == (int)(intptr_t)want, "second thread's start: %s, want %s",
+	      PAPI_strerror(rc), PAPI_strerror((int)(intptr_t)want));
+	long long v;
+	if (rc == PAPI_OK)
+		CHECK_PAPI(PAPI_stop(es, &v));
+	drop_set(es);
+	CHECK_PAPI(PAPI_unregister_thread());
+	return NULL;
+}
+
 int main(void)
 {
 	setenv("COUNTERLAB_MACHINE", "bgq:clock=virtual,activity=none", 1);
 	CHECK(PAPI_library_init(PAPI_VER_CURRENT) == PAPI_VER_CURRENT, "PAPI_library_init");
+	CHECK_PAPI(PAPI_thread_init(pthread_self));
 	CHECK(PAPI_get_component_index("network") >= 0, "no network component");
 
 	long long v[4];
@@ -89,13 +109,20 @@ int main(void)
 	const char *bad_links[] = {"network:::PEVT_NW_SENT:links=0x800"};
 	expect_add_fails(bad_links, 1, PAPI_EATTR);
 
-	/* one set at a time holds the node's network unit */
+	/* one running set at a time holds the node's network unit: another
+	 * thread's set is added, but refused at start while the first runs */
 	const char *one[] = {"network:::PEVT_NW_CYCLES"};
 	int first = make_set(one, 1);
-	expect_add_fails(one, 1, PAPI_ECNFLCT);
+	CHECK_PAPI(PAPI_start(first));
+	pthread_t th;
+	void *ret;
+	CHECK(pthread_create(&th, NULL, second_set, (void *)(intptr_t)PAPI_ECNFLCT) == 0, "thread");
+	CHECK(pthread_join(th, &ret) == 0 && ret == NULL, "second thread failed");
+	long long c;
+	CHECK_PAPI(PAPI_stop(first, &c));
+	CHECK(pthread_create(&th, NULL, second_set, (void *)(intptr_t)PAPI_OK) == 0, "thread");
+	CHECK(pthread_join(th, &ret) == 0 && ret == NULL, "second thread failed");
 	drop_set(first);
-	int again = make_set(one, 1);
-	drop_set(again);
 
 	/* no overflow on the network unit */
 	int es = make_set(one, 1);

@@ -1,5 +1,7 @@
 /* Framework: machine profiles, the event catalog, presets and formulas,
  * event-set semantics, and the distinct errors for bad input. */
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -312,6 +314,70 @@ static void threads_layout(void **state)
 	clab_machine_close(m);
 }
 
+/* Threads that exit attached give their hardware thread back: their
+ * running sets stop and release the counters, the next thread (which may
+ * get the same pthread_t) starts on a clean hardware thread, and the dead
+ * thread's sets stay safe to read and destroy from elsewhere. */
+static clab_machine *churn_m;
+static clab_evset *churn_set[3];
+static clab_thread *churn_t[3];
+
+static void *churn_one(void *arg)
+{
+	int i = (int)(intptr_t)arg;
+	clab_component *core = clab_machine_component(churn_m, "core");
+	clab_thread *t;
+	if (clab_thread_attach(churn_m, &t) || clab_thread_hwthread(t) != 0)
+		return (void *)1; /* always the first hardware thread again */
+	churn_t[i] = t;
+	clab_evset *s = NULL;
+	const char *const ev[] = {"PEVT_CYCLES", "PEVT_INST_XU_IADD", "PEVT_INST_XU_ILOG",
+				  "PEVT_INST_XU_ICMP", "PEVT_INST_XU_LD", "PEVT_INST_XU_ST"};
+	uint32_t codes[6];
+	for (int k = 0; k < 6; k++)
+		clab_event_lookup(core, ev[k], &codes[k]);
+	if (clab_evset_create(core, t, &s) || clab_evset_program(s, codes, 6) ||
+	    clab_evset_start(s))
+		return (void *)2;
+	clab_thread_advance(t, 1000);
+	if (i == 1 && clab_evset_stop(s, NULL))
+		return (void *)3;
+	churn_set[i] = s; /* exits with it running (0), stopped (1), ... */
+	if (i == 2) {
+		clab_evset_destroy(s);
+		churn_set[i] = NULL;
+	}
+	return NULL;
+}
+
+static void thread_churn(void **state)
+{
+	(void)state;
+	churn_m = open_machine("bgq:clock=virtual,tick=0,activity=compute");
+	for (int round = 0; round < 30; round++) {
+		int i = round % 3;
+		pthread_t th;
+		void *ret;
+		assert_int_equal(pthread_create(&th, NULL, churn_one, (void *)(intptr_t)i), 0);
+		assert_int_equal(pthread_join(th, &ret), 0);
+		assert_null(ret);
+		if (churn_set[i]) { /* what the dead thread left */
+			int64_t v[6];
+			assert_int_equal(clab_evset_read(churn_set[i], v), CLAB_OK);
+			assert_int_equal(v[0], 1000);
+			assert_int_equal(clab_evset_start(churn_set[i]), CLAB_E_STATE);
+			assert_non_null(strstr(clab_errmsg(), "exited"));
+			if (round % 2) /* its sets go before or after its handle */
+				clab_evset_destroy(churn_set[i]);
+		}
+		clab_thread_detach(churn_t[i]); /* the holder lets go at last */
+		if (churn_set[i] && !(round % 2))
+			clab_evset_destroy(churn_set[i]);
+		churn_set[i] = NULL;
+	}
+	clab_machine_close(churn_m);
+}
+
 static void bad_activity(void **state)
 {
 	(void)state;
@@ -350,6 +416,7 @@ int main(void)
 		cmocka_unit_test(derived_presets),
 		cmocka_unit_test(evset_states),
 		cmocka_unit_test(threads_layout),
+		cmocka_unit_test(thread_churn),
 		cmocka_unit_test(bad_activity),
 	};
 	int rc = cmocka_run_group_tests_name("framework", tests, NULL, NULL);

@@ -131,20 +131,28 @@ static void test_l2_mode(void **state)
 	assert_int_equal(program(l2, a, &sa, mixed, 2), CLAB_E_CONFLICT);
 	assert_non_null(strstr(clab_errmsg(), "PEVT_L2_HITS"));
 	assert_non_null(strstr(clab_errmsg(), "PEVT_L2_MISSES_SLICE"));
-	/* the first set fixes the node's mode, for every thread */
+	/* the first running set fixes the node's mode, for every thread;
+	 * the other mode is refused at start, naming the holder */
 	const char *comb[] = {"PEVT_L2_HITS"};
 	const char *sl[] = {"PEVT_L2_HITS_SLICE:slice=2"};
 	assert_int_equal(program(l2, a, &sa, comb, 1), CLAB_OK);
-	assert_int_equal(program(l2, b, &sb, sl, 1), CLAB_E_CONFLICT);
+	assert_int_equal(program(l2, b, &sb, sl, 1), CLAB_OK);
+	assert_int_equal(clab_evset_start(sa), CLAB_OK);
+	assert_int_equal(clab_evset_start(sb), CLAB_E_CONFLICT);
 	assert_non_null(strstr(clab_errmsg(), "combined mode"));
 	assert_non_null(strstr(clab_errmsg(), "PEVT_L2_HITS"));
-	/* a set may change its own mode while it is the only one */
-	assert_int_equal(program(l2, a, &sa, sl, 1), CLAB_OK);
-	assert_int_equal(program(l2, b, &sb, comb, 1), CLAB_E_CONFLICT);
+	/* a stopped set holds no mode */
+	assert_int_equal(clab_evset_stop(sa, NULL), CLAB_OK);
+	assert_int_equal(clab_evset_start(sb), CLAB_OK);
+	assert_int_equal(clab_evset_start(sa), CLAB_E_CONFLICT);
 	assert_non_null(strstr(clab_errmsg(), "sliced mode"));
-	assert_int_equal(program(l2, b, &sb, sl, 1), CLAB_OK);
-	clab_evset_destroy(sa);
-	assert_int_equal(program(l2, b, &sb, comb, 1), CLAB_OK); /* b alone now */
+	/* sets of one mode run together */
+	assert_int_equal(program(l2, a, &sa, sl, 1), CLAB_OK);
+	assert_int_equal(clab_evset_start(sa), CLAB_OK);
+	clab_evset_destroy(sa); /* a running set goes: its hold goes with it */
+	assert_int_equal(clab_evset_stop(sb, NULL), CLAB_OK);
+	assert_int_equal(program(l2, b, &sb, comb, 1), CLAB_OK);
+	assert_int_equal(clab_evset_start(sb), CLAB_OK); /* the node is free */
 	clab_evset_destroy(sb);
 	clab_thread_detach(a);
 	clab_thread_detach(b);

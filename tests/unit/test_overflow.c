@@ -356,12 +356,24 @@ static void errors(void **state)
 	sl = NULL;
 	assert_int_equal(program(io, t, &p, pev, 1), CLAB_OK);
 	expect_error(p, 0, 100, CLAB_E_NOSUPP, "pending-request");
-	/* node-wide thresholds are per counter */
+	/* node-wide thresholds are per counter, among the running sets: the
+	 * arming is the set's, the conflict comes at start */
 	assert_int_equal(program(l2, t, &a, l2ev, 1), CLAB_OK);
 	assert_int_equal(program(l2, t, &b, l2ev, 1), CLAB_OK);
 	assert_int_equal(clab_evset_overflow(a, 0, 100, handler, NULL), CLAB_OK);
-	expect_error(b, 0, 200, CLAB_E_CONFLICT, "already overflows every 100");
+	assert_int_equal(clab_evset_overflow(b, 0, 200, handler, NULL), CLAB_OK);
+	assert_int_equal(clab_evset_start(a), CLAB_OK);
+	assert_int_equal(clab_evset_start(b), CLAB_E_CONFLICT);
+	assert_non_null(strstr(clab_errmsg(), "already overflows every 100"));
+	assert_int_equal(clab_evset_stop(a, NULL), CLAB_OK);
+	assert_int_equal(clab_evset_start(b), CLAB_OK); /* a's threshold went */
+	assert_int_equal(clab_evset_start(a), CLAB_E_CONFLICT);
+	assert_int_equal(clab_evset_stop(b, NULL), CLAB_OK);
 	assert_int_equal(clab_evset_overflow(b, 0, 100, handler, NULL), CLAB_OK);
+	assert_int_equal(clab_evset_start(a), CLAB_OK);
+	assert_int_equal(clab_evset_start(b), CLAB_OK); /* the same period */
+	assert_int_equal(clab_evset_stop(a, NULL), CLAB_OK);
+	assert_int_equal(clab_evset_stop(b, NULL), CLAB_OK);
 	assert_int_equal(clab_evset_overflow(a, 0, 0, NULL, NULL), CLAB_OK);
 	assert_int_equal(clab_evset_overflow(b, 0, 0, NULL, NULL), CLAB_OK);
 	assert_int_equal(clab_evset_overflow(a, 0, 200, handler, NULL), CLAB_OK);

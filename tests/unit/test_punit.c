@@ -63,7 +63,9 @@ static void groups_and_borrowing(void **state)
 	clab_thread_detach(t);
 }
 
-/* A sibling's event set keeps its group: no borrowing, clear message. */
+/* A sibling's running event set keeps its group: no borrowing, and the
+ * refusal comes at start, naming the holder. Programming alone never
+ * fails for what other sets hold. */
 static void borrowing_blocked(void **state)
 {
 	(void)state;
@@ -71,24 +73,80 @@ static void borrowing_blocked(void **state)
 	clab_evset *a = NULL, *b = NULL;
 	assert_int_equal(program(core, t1, &b, opcodes, 2), CLAB_OK);
 	assert_int_equal(used(b) & ~GROUP(1), 0);
+	assert_int_equal(clab_evset_start(b), CLAB_OK);
 	assert_int_equal(program(core, t0, &a, opcodes, 6), CLAB_OK);
-	assert_int_equal(program(core, t0, &a, opcodes, 7), CLAB_E_CONFLICT);
-	assert_non_null(strstr(clab_errmsg(), "held by other event sets"));
+	assert_int_equal(program(core, t0, &a, opcodes, 7), CLAB_OK);
+	assert_int_equal(clab_evset_start(a), CLAB_E_CONFLICT);
+	assert_non_null(strstr(clab_errmsg(), "cannot start"));
+	assert_non_null(strstr(clab_errmsg(), "hardware thread 13"));
+	assert_non_null(strstr(clab_errmsg(), "PEVT_INST_XU"));
 	/* thread 0's core-wide event needs all four groups */
 	const char *busy[] = {"PEVT_XU_PROC_BUSY"};
 	clab_evset *c = NULL;
-	assert_int_equal(program(core, t0, &c, busy, 1), CLAB_E_CONFLICT);
-	assert_non_null(strstr(clab_errmsg(), "PEVT_XU_PROC_BUSY"));
-	assert_non_null(strstr(clab_errmsg(), "all four counter groups"));
-	/* once the sibling lets go, thread 0 may borrow */
+	assert_int_equal(program(core, t0, &c, busy, 1), CLAB_OK);
+	assert_int_equal(clab_evset_start(c), CLAB_E_CONFLICT);
+	assert_non_null(strstr(clab_errmsg(), "4 counter groups"));
+	/* its own group is free: six events start */
+	assert_int_equal(program(core, t0, &a, opcodes, 6), CLAB_OK);
+	assert_int_equal(clab_evset_start(a), CLAB_OK);
+	assert_int_equal(clab_evset_stop(a, NULL), CLAB_OK);
+	/* once the sibling stops, thread 0 may borrow */
+	assert_int_equal(clab_evset_stop(b, NULL), CLAB_OK);
+	assert_int_equal(program(core, t0, &a, opcodes, 7), CLAB_OK);
+	assert_int_equal(clab_evset_start(a), CLAB_OK);
+	assert_int_equal(clab_evset_start(b), CLAB_E_CONFLICT);
+	assert_int_equal(clab_evset_stop(a, NULL), CLAB_OK);
+	assert_int_equal(clab_evset_start(c), CLAB_OK);
 	clab_evset_destroy(b);
 	clab_evset_destroy(a);
+	clab_evset_destroy(c); /* destroying a running set releases it */
 	a = NULL;
-	assert_int_equal(program(core, t0, &a, opcodes, 7), CLAB_OK);
+	assert_int_equal(program(core, t0, &a, busy, 1), CLAB_OK);
+	assert_int_equal(clab_evset_start(a), CLAB_OK);
 	clab_evset_destroy(a);
-	clab_evset_destroy(c);
 	clab_thread_detach(t0);
 	clab_thread_detach(t1);
+}
+
+/* Any number of sets per thread; one runs at a time when they need the
+ * same counters. A stopped set keeps its counts for reads, reset zeroes
+ * them, a restart counts from zero. */
+static void two_sets_per_thread(void **state)
+{
+	(void)state;
+	clab_thread *t = hw(8 * 4 + 0);
+	clab_evset *a = NULL, *b = NULL, *c = NULL;
+	const char *cyc[] = {"PEVT_CYCLES"};
+	assert_int_equal(program(core, t, &a, cyc, 1), CLAB_OK);
+	assert_int_equal(program(core, t, &b, opcodes, 6), CLAB_OK);
+	assert_int_equal(program(core, t, &c, opcodes, 3), CLAB_OK);
+	assert_int_equal(clab_evset_start(a), CLAB_OK);
+	assert_int_equal(clab_evset_start(b), CLAB_E_CONFLICT);
+	assert_non_null(strstr(clab_errmsg(), "hardware thread 32 (PEVT_CYCLES)"));
+	/* a set holds whole counter groups: even 3 events wait for a's */
+	assert_int_equal(clab_evset_start(c), CLAB_E_CONFLICT);
+	clab_thread_advance(t, 5000);
+	int64_t va[1], v2[1], vb[6];
+	assert_int_equal(clab_evset_stop(a, va), CLAB_OK);
+	assert_true(va[0] >= 5000);
+	/* b runs now, a keeps its counts */
+	assert_int_equal(clab_evset_start(b), CLAB_OK);
+	clab_thread_advance(t, 7000);
+	assert_int_equal(clab_evset_read(a, v2), CLAB_OK);
+	assert_int_equal(v2[0], va[0]);
+	int64_t acc[1] = {0};
+	assert_int_equal(clab_evset_accum(a, acc), CLAB_OK);
+	assert_int_equal(acc[0], va[0]);
+	assert_int_equal(clab_evset_read(a, v2), CLAB_OK);
+	assert_int_equal(v2[0], 0); /* accum resets, also a stopped set */
+	assert_int_equal(clab_evset_stop(b, vb), CLAB_OK);
+	assert_int_equal(clab_evset_start(a), CLAB_OK);
+	assert_int_equal(clab_evset_stop(a, v2), CLAB_OK);
+	assert_true(v2[0] < 1000); /* from zero */
+	clab_evset_destroy(a);
+	clab_evset_destroy(b);
+	clab_evset_destroy(c);
+	clab_thread_detach(t);
 }
 
 /* XU events live on counters 16-23; A2 signals feed one counter each, so a
@@ -127,16 +185,21 @@ static void l1p_rules(void **state)
 	assert_int_equal(used(s), 1u << 4);
 	assert_int_equal(program(core, t0, &s, same, 2), CLAB_E_CONFLICT);
 	assert_non_null(strstr(clab_errmsg(), "PEVT_L1P_BAS_HIT and PEVT_L1P_BAS_ST_32BYTE both need counter 4"));
-	/* one L1p mode per core, within a set and across sets */
+	/* one L1p mode per core, within a set and across running sets */
 	const char *modes[] = {"PEVT_L1P_SW_MAS_SW_REQ_VAL", "PEVT_L1P_STRM_LINE_ESTB"};
 	assert_int_equal(program(core, t0, &s, modes, 2), CLAB_E_CONFLICT);
 	assert_non_null(strstr(clab_errmsg(), "one mode at a time"));
 	assert_int_equal(program(core, t0, &s, modes, 1), CLAB_OK);
-	assert_int_equal(program(core, t1, &o, modes + 1, 1), CLAB_E_CONFLICT);
-	assert_non_null(strstr(clab_errmsg(), "L1P_SWITCH mode"));
-	/* the holder may change its own mode */
-	assert_int_equal(program(core, t0, &s, modes + 1, 1), CLAB_OK);
 	assert_int_equal(program(core, t1, &o, modes + 1, 1), CLAB_OK);
+	assert_int_equal(clab_evset_start(s), CLAB_OK);
+	assert_int_equal(clab_evset_start(o), CLAB_E_CONFLICT);
+	assert_non_null(strstr(clab_errmsg(), "L1P_SWITCH mode"));
+	assert_non_null(strstr(clab_errmsg(), "hardware thread 20"));
+	/* the holder may change its own mode once stopped */
+	assert_int_equal(clab_evset_stop(s, NULL), CLAB_OK);
+	assert_int_equal(program(core, t0, &s, modes + 1, 1), CLAB_OK);
+	assert_int_equal(clab_evset_start(s), CLAB_OK);
+	assert_int_equal(clab_evset_start(o), CLAB_OK);
 	clab_evset_destroy(s);
 	clab_evset_destroy(o);
 	clab_thread_detach(t0);
@@ -247,6 +310,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(groups_and_borrowing),
 		cmocka_unit_test(borrowing_blocked),
+		cmocka_unit_test(two_sets_per_thread),
 		cmocka_unit_test(a2_signals),
 		cmocka_unit_test(l1p_rules),
 		cmocka_unit_test(wrap_and_lag),
