@@ -567,8 +567,11 @@ int clab_papi_set_overflow(clab_papi_comp *pc, EventSetInfo_t *esi, int index,
 	int cidx = pc->vector->cmp_info.CmpIdx;
 	int sig = pc->vector->cmp_info.hardware_intr_sig;
 	int pos = esi->EventInfoArray[index].pos[0];
-	if (pos < 0 || pos >= CLAB_PAPI_MAX || !(s->held >> pos & 1))
+	if (pos < 0 || pos >= CLAB_PAPI_MAX || !(s->held >> pos & 1)) {
+		PAPIERROR("counterlab: event %d of the set reads position %d, "
+			  "which holds no event of ours", index, pos);
 		return PAPI_EINVAL;
+	}
 	int i = s->event_at[pos];
 	int was = any_armed(s);
 	if (threshold > 0 && !was) {
