@@ -266,6 +266,17 @@ int clab_papi_init_control_state(hwd_control_state_t *ctl)
 	return PAPI_OK;
 }
 
+/* PAPI 7.0 reads event values from vals[EventInfoArray[].pos[]], copied from
+ * ni_position, and recomputes pos[] after an add and at a start on a
+ * context another set used last (_papi_hwi_map_events_to_native), but not
+ * after a removal: remove_native_events fills each hole in NativeInfoArray
+ * with a native from its end, carrying ni_event and ni_position but not
+ * ni_papi_code, and calls us without remapping. So a native that survives
+ * keeps the position PAPI's pos[] still names, and gets back the PAPI code
+ * it had (the hole's stale code would make map_events_to_native, which
+ * matches preset terms by code, give a re-added preset the wrong native).
+ * A native is a survivor when it names a position we gave last time to the
+ * same ni_event; newcomers take free positions. */
 int clab_papi_update_control_state(clab_papi_comp *pc, hwd_control_state_t *ctl,
 				   NativeInfo_t *native, int count,
 				   hwd_context_t *ctx)
@@ -273,6 +284,8 @@ int clab_papi_update_control_state(clab_papi_comp *pc, hwd_control_state_t *ctl,
 	clab_papi_control *s = (clab_papi_control *)ctl;
 	clab_papi_context *c = (clab_papi_context *)ctx;
 	uint32_t codes[CLAB_PAPI_MAX];
+	int pos[CLAB_PAPI_MAX];
+	uint64_t taken = 0, kept = 0;
 	if (count > CLAB_PAPI_MAX)
 		return PAPI_ECNFLCT;
 	if (!s->set && count == 0)
@@ -282,13 +295,36 @@ int clab_papi_update_control_state(clab_papi_comp *pc, hwd_control_state_t *ctl,
 		if (rc)
 			return fail(rc);
 	}
-	for (int i = 0; i < count; i++)
+	for (int i = 0; i < count; i++) {
+		int p = native[i].ni_position;
 		codes[i] = (uint32_t)native[i].ni_event;
+		pos[i] = -1;
+		if (p >= 0 && p < CLAB_PAPI_MAX && (s->held >> p & 1) &&
+		    !(taken >> p & 1) && s->ntv_at[p] == native[i].ni_event) {
+			pos[i] = p;
+			taken |= 1ull << p;
+			kept |= 1ull << i;
+		}
+	}
+	for (int i = 0; i < count; i++)
+		if (pos[i] < 0) {
+			pos[i] = __builtin_ctzll(~taken);
+			taken |= 1ull << pos[i];
+		}
 	int rc = clab_evset_program(s->set, codes, count);
 	if (rc)
-		return fail(rc);
-	for (int i = 0; i < count; i++)
-		native[i].ni_position = i;
+		return fail(rc); /* PAPI then asks again for the set it had */
+	for (int i = 0; i < count; i++) {
+		int p = pos[i];
+		if (kept >> i & 1)
+			native[i].ni_papi_code = s->papi_code_at[p];
+		native[i].ni_position = p;
+		s->pos[i] = p;
+		s->event_at[p] = i;
+		s->ntv_at[p] = native[i].ni_event;
+		s->papi_code_at[p] = native[i].ni_papi_code;
+	}
+	s->held = taken;
 	s->n = count;
 	return PAPI_OK;
 }
@@ -299,6 +335,7 @@ int clab_papi_cleanup_eventset(hwd_control_state_t *ctl)
 	clab_evset_destroy(s->set);
 	s->set = NULL;
 	s->n = 0;
+	s->held = 0;
 	return PAPI_OK;
 }
 
@@ -324,9 +361,12 @@ int clab_papi_read(hwd_context_t *ctx, hwd_control_state_t *ctl,
 	(void)ctx;
 	(void)flags;
 	clab_papi_control *s = (clab_papi_control *)ctl;
-	int rc = clab_evset_read(s->set, (int64_t *)s->vals);
+	int64_t v[CLAB_PAPI_MAX];
+	int rc = clab_evset_read(s->set, v);
 	if (rc)
 		return fail(rc);
+	for (int i = 0; i < s->n; i++)
+		s->vals[s->pos[i]] = v[i];
 	*events = s->vals;
 	return PAPI_OK;
 }
@@ -495,16 +535,21 @@ int clab_papi_code_to_info(clab_papi_comp *pc, unsigned int code,
 /* An overflow of one of our sets, in its thread: into PAPI's machinery,
  * which calls the PAPI_overflow handler or updates the PAPI_profil
  * buffers with the interrupted PC. */
-static void overflow_to_papi(clab_evset *s, uint64_t vector, void *pc, void *uc,
+static void overflow_to_papi(clab_evset *set, uint64_t vector, void *pc, void *uc,
 			     void *arg)
 {
-	(void)s;
+	(void)set;
+	clab_papi_control *s = arg;
+	/* PAPI finds the events in the vector by position */
+	uint64_t by_pos = 0;
+	for (int i = 0; i < s->n; i++)
+		if (vector >> i & 1)
+			by_pos |= 1ull << s->pos[i];
 	_papi_hwi_context_t ctx = {.si = NULL, .ucontext = uc};
 	ThreadInfo_t *thread = NULL;
 	int hardware = 1;
 	_papi_hwi_dispatch_overflow_signal(&ctx, (vptr_t)pc, &hardware,
-					   (long long)vector, 0, &thread,
-					   (int)(intptr_t)arg);
+					   (long long)by_pos, 0, &thread, s->cidx);
 }
 
 static int any_armed(const clab_papi_control *s)
@@ -522,14 +567,21 @@ int clab_papi_set_overflow(clab_papi_comp *pc, EventSetInfo_t *esi, int index,
 	int cidx = pc->vector->cmp_info.CmpIdx;
 	int sig = pc->vector->cmp_info.hardware_intr_sig;
 	int pos = esi->EventInfoArray[index].pos[0];
+	if (pos < 0 || pos >= CLAB_PAPI_MAX || !(s->held >> pos & 1)) {
+		PAPIERROR("counterlab: event %d of the set reads position %d, "
+			  "which holds no event of ours", index, pos);
+		return PAPI_EINVAL;
+	}
+	int i = s->event_at[pos];
 	int was = any_armed(s);
 	if (threshold > 0 && !was) {
 		int rc = _papi_hwi_start_signal(sig, 1, cidx);
 		if (rc != PAPI_OK)
 			return rc;
 	}
-	int rc = clab_evset_overflow(s->set, pos, (uint64_t)threshold,
-				     overflow_to_papi, (void *)(intptr_t)cidx);
+	s->cidx = cidx;
+	int rc = clab_evset_overflow(s->set, i, (uint64_t)threshold,
+				     overflow_to_papi, s);
 	if ((was || threshold > 0) && !any_armed(s))
 		_papi_hwi_stop_signal(sig);
 	return rc ? fail(rc) : PAPI_OK;

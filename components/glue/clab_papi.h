@@ -25,10 +25,19 @@ typedef struct clab_papi_context {
 } clab_papi_context;
 
 #define CLAB_PAPI_MAX 64
+/* Event i of our set is PAPI's native i, but PAPI reads its value from
+ * vals[ni_position], and a position must outlive the removal of another
+ * native (see clab_papi_update_control_state). */
 typedef struct clab_papi_control {
 	clab_evset *set;
 	int n;
-	long long vals[CLAB_PAPI_MAX];
+	int cidx;                      /* for overflows, set by set_overflow */
+	uint64_t held;                 /* bit p: position p is in use */
+	int pos[CLAB_PAPI_MAX];        /* our event i -> its position */
+	int event_at[CLAB_PAPI_MAX];   /* position -> our event i */
+	int ntv_at[CLAB_PAPI_MAX];     /* position -> ni_event, as last programmed */
+	int papi_code_at[CLAB_PAPI_MAX]; /* position -> ni_papi_code, likewise */
+	long long vals[CLAB_PAPI_MAX]; /* by position */
 } clab_papi_control;
 
 int clab_papi_init_component(clab_papi_comp *pc, int cidx);
