@@ -38,7 +38,7 @@ UTILS := $(STAGE)/bin/counterlab-native-avail $(STAGE)/bin/counterlab-netsim \
 DATA_STAMP := $(BUILD)/data.stamp
 PAPI_STAMP := $(BUILD)/papi.stamp
 PAPI_TREE := $(BUILD)/papi
-COMPONENTS := clab_core clab_l2 clab_io clab_network clab_kernel
+COMPONENTS := clab_core clab_l2 clab_io clab_network clab_kernel clab_devices
 COMPONENT_FILES := $(wildcard components/*/*.c components/*/*.h components/*/Rules.*)
 # PAPI is configured again when the component list changes
 COMPONENT_LIST := $(BUILD)/papi-components

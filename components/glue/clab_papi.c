@@ -161,11 +161,19 @@ static void mem_hierarchy_to_papi(const clab_hw_info *hw, PAPI_mh_info_t *mh)
  * any component starts and expects the CPU component to correct it; as
  * component 0 on a simulated machine, the machine is the hardware.
  * Without a [hardware] section the host's description stays. */
+static clab_machine *described;
+
+clab_machine *clab_papi_described_machine(void)
+{
+	return described;
+}
+
 static void hw_info_to_papi(clab_papi_comp *pc)
 {
 	clab_hw_info hw;
 	if (clab_machine_hw_info(pc->machine, &hw))
 		return;
+	described = pc->machine;
 	PAPI_hw_info_t *h = &_papi_hwi_system_info.hw_info;
 	h->vendor = PAPI_VENDOR_UNKNOWN;
 	for (size_t i = 0; i < sizeof papi_vendors / sizeof papi_vendors[0]; i++)
@@ -222,6 +230,12 @@ int clab_papi_init_component(clab_papi_comp *pc, int cidx)
 	}
 	v->cmp_info.num_native_events = pc->nenum;
 	v->cmp_info.num_cntrs = ci.ncounters;
+	/* A unit that counts every context alike says so: PAPI_DOM_ALL only.
+	 * One that counts them apart counts both unless told otherwise, as
+	 * PAPI's BG/Q component did. */
+	v->cmp_info.available_domains = ci.contexts ? PAPI_DOM_USER | PAPI_DOM_KERNEL
+						    : PAPI_DOM_ALL;
+	v->cmp_info.default_domain = v->cmp_info.available_domains;
 	/* Multiplexing is ours, not PAPI's software multiplexing (which serves
 	 * component 0 only): PAPI_set_multiplex reaches clab_papi_ctl on every
 	 * component, and those that cannot multiplex refuse it there. */
@@ -292,8 +306,13 @@ int clab_papi_update_control_state(clab_papi_comp *pc, hwd_control_state_t *ctl,
 		return PAPI_OK; /* PAPI empties sets it is about to free */
 	if (!s->set) {
 		int rc = clab_evset_create(pc->comp, c->thread, &s->set);
-		if (rc)
+		if (!rc && s->ctx)
+			rc = clab_evset_set_context(s->set, s->ctx);
+		if (rc) {
+			clab_evset_destroy(s->set);
+			s->set = NULL;
 			return fail(rc);
+		}
 	}
 	for (int i = 0; i < count; i++) {
 		int p = native[i].ni_position;
@@ -409,7 +428,10 @@ static int set_multiplex(clab_papi_context *c, _papi_int_multiplex_t *mpx)
 int clab_papi_ctl(hwd_context_t *ctx, int code, _papi_int_option_t *option)
 {
 	switch (code) {
-	case PAPI_DOMAIN: case PAPI_DEFDOM: case PAPI_GRANUL: case PAPI_DEFGRN:
+	case PAPI_DOMAIN:
+		return clab_papi_set_domain(option->domain.ESI->ctl_state,
+					    option->domain.domain);
+	case PAPI_DEFDOM: case PAPI_GRANUL: case PAPI_DEFGRN:
 		return PAPI_OK;
 	case PAPI_MULTIPLEX:
 		return set_multiplex((clab_papi_context *)ctx, &option->multiplex);
@@ -428,10 +450,29 @@ int clab_papi_ctl(hwd_context_t *ctx, int code, _papi_int_option_t *option)
 	}
 }
 
+/* PAPI checked the domain against available_domains: user and kernel for
+ * units that count contexts apart, PAPI_DOM_ALL (which PAPI expands to
+ * every bit) for the others, where clab_evset_set_context refuses a part.
+ * PAPI calls this when the set is made, before it has events, and
+ * through ctl() when the domain changes. */
 int clab_papi_set_domain(hwd_control_state_t *ctl, int domain)
 {
-	(void)ctl;
-	return (domain & ~(PAPI_DOM_USER | PAPI_DOM_KERNEL)) ? PAPI_EINVAL : PAPI_OK;
+	clab_papi_control *s = (clab_papi_control *)ctl;
+	int ctx = (domain & PAPI_DOM_USER ? CLAB_CTX_USER : 0) |
+		  (domain & PAPI_DOM_KERNEL ? CLAB_CTX_KERNEL : 0);
+	if (!ctx)
+		return PAPI_EINVAL_DOM;
+	if (s->set) {
+		int rc = clab_evset_set_context(s->set, ctx);
+		if (rc == CLAB_E_NOSUPP) {
+			PAPIERROR("counterlab: %s", clab_errmsg());
+			return PAPI_EINVAL_DOM;
+		}
+		if (rc)
+			return fail(rc);
+	}
+	s->ctx = ctx;
+	return PAPI_OK;
 }
 
 int clab_papi_shutdown_component(void)

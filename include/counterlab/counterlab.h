@@ -120,6 +120,7 @@ typedef struct clab_component_info {
 	enum clab_overflow overflow;
 	uint32_t overflow_latency; /* cycles from crossing to interrupt (max) */
 	int can_multiplex;
+	int contexts;            /* counts user and kernel context apart (clab_evset_set_context) */
 	uint32_t clock_mhz;      /* cycles per microsecond of the unit's clock (0: unknown) */
 	int nnative;             /* native events, codes 0 .. nnative-1 */
 	int npreset;             /* presets, codes nnative .. nnative+npreset-1 */
@@ -197,6 +198,13 @@ int clab_evset_reset(clab_evset *s);
 int clab_evset_accum(clab_evset *s, int64_t *vals);
 /* Counters used by event i of the set (bit c = counter c). */
 uint64_t clab_evset_counters(const clab_evset *s, int i);
+
+/* Which processor contexts a stopped set counts (default: both). Units
+ * that cannot tell them apart (info.contexts == 0) accept only
+ * CLAB_CTX_ALL (CLAB_E_NOSUPP otherwise). */
+enum clab_context { CLAB_CTX_USER = 1, CLAB_CTX_KERNEL = 2, CLAB_CTX_ALL = 3 };
+int clab_evset_set_context(clab_evset *s, int ctx);
+int clab_evset_get_context(const clab_evset *s);
 
 /* ---- overflow ---------------------------------------------------------- */
 
