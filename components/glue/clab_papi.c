@@ -630,8 +630,9 @@ int clab_papi_set_overflow(clab_papi_comp *pc, EventSetInfo_t *esi, int index,
 
 /* PAPI's software overflow (PAPI_OVERFLOW_FORCE_SW): its interval timer's
  * signal comes here too; PAPI reads the running set and compares with the
- * thresholds itself, as PAPI's perf_event component hands it over. */
-static void software_overflow(hwd_siginfo_t *si, void *uc)
+ * thresholds itself, as PAPI's perf_event component hands it over. pc NULL:
+ * the signal's own context says where the thread was. */
+static void software_overflow(hwd_siginfo_t *si, void *uc, void *pc)
 {
 	ThreadInfo_t *thread = _papi_hwi_lookup_thread(0);
 	if (!thread)
@@ -642,9 +643,16 @@ static void software_overflow(hwd_siginfo_t *si, void *uc)
 		    !(esi->overflow.flags & PAPI_OVERFLOW_FORCE_SW))
 			continue;
 		_papi_hwi_context_t ctx = {.si = si, .ucontext = uc};
-		vptr_t pc = GET_OVERFLOW_ADDRESS(ctx);
-		_papi_hwi_dispatch_overflow_signal(&ctx, pc, NULL, 0, 0, &thread, cidx);
+		vptr_t at = pc ? (vptr_t)pc : GET_OVERFLOW_ADDRESS(ctx);
+		_papi_hwi_dispatch_overflow_signal(&ctx, at, NULL, 0, 0, &thread, cidx);
 	}
+}
+
+/* The timer fired inside one of our calls, which holds a lock PAPI's read
+ * would take again: PAPI reads when that call ends. */
+static void software_overflow_later(void *pc)
+{
+	software_overflow(NULL, NULL, pc);
 }
 
 /* PAPI installs this for the overflow signal of all our components, and
@@ -652,7 +660,8 @@ static void software_overflow(hwd_siginfo_t *si, void *uc)
 void clab_papi_dispatch_timer(int sig, hwd_siginfo_t *si, void *uc)
 {
 	if (sig != clab_overflow_signal()) {
-		software_overflow(si, uc);
+		if (!clab_signal_defer(software_overflow_later))
+			software_overflow(si, uc, NULL);
 		return;
 	}
 	clab_overflow_dispatch(uc);

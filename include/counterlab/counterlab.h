@@ -235,6 +235,11 @@ uint64_t clab_evset_overflow_period(const clab_evset *s, int i);
  * (or PAPI) with its own handler calls clab_overflow_dispatch from it. */
 int clab_overflow_signal(void);
 void clab_overflow_dispatch(void *ucontext);
+/* For a signal handler of another layer (PAPI's software-overflow timer)
+ * that calls into the library: when the signal came while the thread was
+ * inside a library call, fn runs at that call's end, with the address the
+ * call came from (1 returned); otherwise the handler may go on now (0). */
+int clab_signal_defer(void (*fn)(void *pc));
 /* ---- multiplexing ------------------------------------------------------ */
 
 /* Multiplexing: events beyond what the unit counts at once are packed
