@@ -5,7 +5,9 @@
  * simulated machine's core is component 0 and described the node
  * (PAPI_get_hardware_info, from the profile's [hardware]), answers from that
  * description: one CPU device type, no GPUs. Otherwise every query goes on
- * to PAPI's sysdetect unchanged. */
+ * to PAPI's sysdetect unchanged. PAPI's is renamed "sysdetect_host" when the
+ * library loads, before anything can look components up, because names
+ * must be unique (PAPI_get_component_index). */
 #include <string.h>
 #include "../glue/clab_papi.h"
 
@@ -17,9 +19,33 @@ static unsigned memory_mb;
 static int cpu_handle; /* the one device type; its address is the handle */
 static int enum_next;  /* PAPI's protocol: enumerate until an error */
 
+__attribute__((constructor)) static void rename_papis(void)
+{
+	snprintf(_sysdetect_vector.cmp_info.name, sizeof _sysdetect_vector.cmp_info.name,
+		 "sysdetect_host");
+}
+
 static int init_component(int cidx)
 {
 	_clab_devices_vector.cmp_info.CmpIdx = cidx;
+	return PAPI_OK;
+}
+
+/* PAPI calls these for every component; there is nothing per thread. */
+static int init_thread(hwd_context_t *ctx)
+{
+	(void)ctx;
+	return PAPI_OK;
+}
+
+static int shutdown_thread(hwd_context_t *ctx)
+{
+	(void)ctx;
+	return PAPI_OK;
+}
+
+static int shutdown_component(void)
+{
 	return PAPI_OK;
 }
 
@@ -134,5 +160,8 @@ papi_vector_t _clab_devices_vector = {
 		.version = "1.0",
 	},
 	.init_component = init_component,
+	.init_thread = init_thread,
+	.shutdown_thread = shutdown_thread,
+	.shutdown_component = shutdown_component,
 	.user = user,
 };
