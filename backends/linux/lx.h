@@ -71,8 +71,11 @@ typedef struct lx_src {
 	enum lx_kind kind;
 	char *path;
 	char *key;
-	int idx;         /* LX_FIELD: field; LX_ROW: first field after key; LX_MSR: address */
+	int idx;         /* LX_FIELD: field; LX_ROW: first field after key */
+	int kcol;        /* LX_ROW, LX_PERCPU: column of the key */
 	int n;           /* LX_ROW: numbers summed from idx on */
+	uint32_t msr;    /* LX_MSR: the register */
+	int msr_raw;     /* LX_MSR: the register comes as :addr= */
 	int width;       /* bits: counts wrap at 2^width (64: no wrap) */
 } lx_src;
 

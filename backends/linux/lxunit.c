@@ -152,8 +152,8 @@ int lx_program(void *unit, int hw, const clab_evreq *reqs, int n, int flags,
 		}
 		if (src->kind == LX_MSR) {
 			int given = q->qual_set >> LX_Q_ADDR & 1;
-			uint32_t a = src->idx >= 0 ? (uint32_t)src->idx : (uint32_t)q->qual[LX_Q_ADDR];
-			if (src->idx < 0 && !given) {
+			uint32_t a = src->msr_raw ? (uint32_t)q->qual[LX_Q_ADDR] : src->msr;
+			if (src->msr_raw && !given) {
 				free(s);
 				return clab_seterr(CLAB_E_QUALIFIER,
 						   "%s needs the register as :addr=0xNNN (allowed: %s)",
@@ -258,12 +258,12 @@ static int values(lx_unit *u, lx_set *s, uint64_t *v)
 			rc = clab_lx_field(buf, path, src->idx, &v[i]);
 			break;
 		case LX_ROW:
-			rc = clab_lx_row(buf, path, 0, src->key, src->idx, src->n, &v[i]);
+			rc = clab_lx_row(buf, path, src->kcol, src->key, src->idx, src->n, &v[i]);
 			break;
 		case LX_PERCPU:
 			rc = s->cpu[i] < 0
-			     ? clab_lx_row(buf, path, 0, src->key, 1, u->ncpu, &v[i])
-			     : clab_lx_row(buf, path, 0, src->key, 1 + u->cpu_col[s->cpu[i]], 1, &v[i]);
+			     ? clab_lx_row(buf, path, src->kcol, src->key, 1, u->ncpu, &v[i])
+			     : clab_lx_row(buf, path, src->kcol, src->key, 1 + u->cpu_col[s->cpu[i]], 1, &v[i]);
 			break;
 		case LX_MSR:
 			break;

@@ -150,12 +150,12 @@ static int msr_discover(lx_unit *u, clab_machine *m, const char *section)
 			 regs[i].descr, regs[i].addr, regs[i].width,
 			 regs[i].scope == CLAB_SCOPE_PACKAGE ? "one per package"
 			 : regs[i].scope == CLAB_SCOPE_CORE ? "one per core" : "one per logical CPU");
-		lx_src src = {.kind = LX_MSR, .idx = (int)regs[i].addr, .width = regs[i].width};
+		lx_src src = {.kind = LX_MSR, .msr = regs[i].addr, .width = regs[i].width};
 		int rc = lx_add(u, regs[i].name, d, "MSR", regs[i].scope, 1u << LX_Q_CPU, &src);
 		if (rc)
 			return rc;
 	}
-	lx_src raw = {.kind = LX_MSR, .idx = -1, .width = 64};
+	lx_src raw = {.kind = LX_MSR, .msr_raw = 1, .width = 64};
 	int rc = lx_add(u, "MSR", "Any register of the allowlist by address, MSR:addr=0xNNN (others are refused)",
 			"MSR", CLAB_SCOPE_CPU, 1u << LX_Q_CPU | 1u << LX_Q_ADDR, &raw);
 	if (rc)

@@ -84,6 +84,8 @@ static int add_disks(lx_unit *u, const char *buf)
 		 * it would give no count */
 		if (sscanf(p, " %u %u %63s%n", &maj, &min, dev, &used) == 3) {
 			int nf = count_numbers(p + used);
+			if (nf < 11)
+				goto next; /* every kernel since 2.6 has 11: cut short */
 			char loc[128], name[160], descr[400];
 			clab_lx_locality(dev, loc, sizeof loc);
 			for (size_t f = 0; f < sizeof disk_fields / sizeof disk_fields[0]; f++) {
@@ -93,7 +95,7 @@ static int add_disks(lx_unit *u, const char *buf)
 				lx_fmt(descr, sizeof descr,
 					 "Block device %s: %s (%s, node-wide; device in %s)",
 					 dev, disk_fields[f].descr, path, loc);
-				lx_src src = {.kind = LX_ROW, .path = "diskstats", .key = dev,
+				lx_src src = {.kind = LX_ROW, .path = "diskstats", .key = dev, .kcol = 2,
 					      .idx = disk_fields[f].field, .n = 1, .width = 64};
 				/* the kernel keeps some of these in unsigned long: 32 bits on 32-bit kernels */
 				int rc = lx_add(u, name, descr, "DISKSTATS", CLAB_SCOPE_NODE, 0, &src);
@@ -101,6 +103,7 @@ static int add_disks(lx_unit *u, const char *buf)
 					return rc;
 			}
 		}
+	next:
 		if (!eol)
 			break;
 		p = eol + 1;
