@@ -28,7 +28,7 @@ DEB_PACKAGES := build-essential dpkg-dev pkg-config libpfm4-dev libhwloc-dev \
 	libcmocka-dev libiniparser-dev libpng-dev openmpi-bin libopenmpi-dev patchelf \
 	gfortran papi-tools
 
-LIB_SRCS := $(wildcard framework/*.c sim_backends/activity/*.c sim_backends/bgq/*.c \
+LIB_SRCS := $(wildcard framework/*.c sim_backends/activity/*.c sim_backends/bgq/*.c backends/linux/*.c \
 	sim_backends/bgl/*.c sim_backends/torus/*.c)
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 GEN := $(BUILD)/gen/bgq_events.h
@@ -63,7 +63,7 @@ $(GEN): sim_backends/bgq/gen_events.awk sim_backends/bgq/data/bgq_events.csv \
 	awk -F, -f $< sim_backends/bgq/data/bgq_event_descr.csv \
 		sim_backends/bgq/data/bgq_events.csv > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/obj/%.o: %.c $(GEN) $(wildcard include/counterlab/*.h framework/*.h sim_backends/*/*.h) | deps-check
+$(BUILD)/obj/%.o: %.c $(GEN) $(wildcard include/counterlab/*.h framework/*.h sim_backends/*/*.h backends/*/*.h) | deps-check
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(CLAB_CFLAGS) -c $< -o $@
 

@@ -47,6 +47,9 @@ int clab_evset_create(clab_component *c, clab_thread *t, clab_evset **out)
 {
 	if (!c || !t || !out)
 		return clab_seterr(CLAB_E_INVAL, "evset_create: NULL argument");
+	if (c->disabled)
+		return clab_seterr(CLAB_E_NODEV, "component %s is disabled: %s", c->name,
+				   c->disabled);
 	clab_evset *s = calloc(1, sizeof *s);
 	if (!s)
 		return CLAB_E_NOMEM;

@@ -50,6 +50,7 @@ struct clab_component {
 	pthread_mutex_t lock; /* guards the interned table */
 	clab_qualified *qual;
 	int nqual, qual_cap;
+	char *disabled; /* why it cannot count (open said CLAB_E_NODEV), or NULL */
 };
 
 /* A hardware thread as one OS thread held it. A handle outlives its

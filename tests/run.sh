@@ -42,7 +42,7 @@ build() { # output source flags...: compile or count a failure
 	fi
 }
 
-LIB_SRCS=$(ls framework/*.c sim_backends/activity/*.c sim_backends/bgq/*.c sim_backends/bgl/*.c sim_backends/torus/*.c)
+LIB_SRCS=$(ls framework/*.c sim_backends/activity/*.c sim_backends/bgq/*.c sim_backends/bgl/*.c sim_backends/torus/*.c backends/linux/*.c)
 
 # 1. unit tests, then 2. the same under the sanitizers
 for src in tests/unit/test_*.c; do

@@ -117,6 +117,13 @@ static void component_block(clab_component *c, const clab_component_info *ci)
 	rule('=');
 	snprintf(line, sizeof line, "%s", ci->description);
 	boxed(0, line);
+	if (clab_component_disabled(c)) { /* as papi_component_avail says it */
+		snprintf(line, sizeof line, "backend %s: disabled: %s", ci->backend,
+			 clab_component_disabled(c));
+		boxed(0, line);
+		rule('-');
+		return;
+	}
 	snprintf(line, sizeof line,
 		 "backend %s: %d counters of %d bits, one unit per %s, overflow %s",
 		 ci->backend, ci->ncounters, ci->width, clab_scope_name(ci->scope),
@@ -132,7 +139,6 @@ static void component_block(clab_component *c, const clab_component_info *ci)
 		boxed(0, line);
 	}
 	rule('-');
-	(void)c;
 }
 
 /* The columns of --csv: everything the listing shows, component facts
@@ -328,7 +334,8 @@ int main(int argc, char **argv)
 		printf("%-25s: %s\n", "Profile file", clab_machine_path(m));
 		printf("%-25s: %s\n", "Description", clab_machine_description(m));
 		const char *topo = clab_machine_setting(m, "topology");
-		printf("%-25s: %s (hwloc synthetic)\n", "Node topology", topo ? topo : "core:1 pu:1");
+		printf("%-25s: %s (%s)\n", "Node topology", topo ? topo : "core:1 pu:1",
+		       topo && strcmp(topo, "host") == 0 ? "this machine, as hwloc finds it" : "hwloc synthetic");
 		const char *clock = clab_machine_setting(m, "clock");
 		printf("%-25s: %s\n", "Clock", clock ? clock : "virtual");
 		rule('-');

@@ -19,7 +19,8 @@ static int to_papi(int err)
 	case CLAB_E_STATE: return PAPI_EISRUN;
 	case CLAB_E_NOCOMP: case CLAB_E_PROFILE: case CLAB_E_ACTIVITY: case CLAB_E_MAP:
 		return PAPI_ECMP;
-	case CLAB_E_SYS: return PAPI_ESYS;
+	case CLAB_E_SYS: case CLAB_E_PARSE: return PAPI_ESYS;
+	case CLAB_E_NODEV: return PAPI_ECMP;
 	default: return PAPI_EINVAL;
 	}
 }
@@ -211,6 +212,13 @@ int clab_papi_init_component(clab_papi_comp *pc, int cidx)
 		pc->comp = clab_machine_component(pc->machine, pc->unit);
 		if (!pc->comp)
 			rc = CLAB_E_NOCOMP;
+		else if (clab_component_disabled(pc->comp)) {
+			clab_component_info di;
+			clab_component_get_info(pc->comp, &di);
+			rc = clab_seterr(CLAB_E_NODEV, "%s (backend %s of machine %s)",
+					 clab_component_disabled(pc->comp), di.backend,
+					 clab_machine_name(pc->machine));
+		}
 	}
 	if (rc) {
 		snprintf(v->cmp_info.disabled_reason, PAPI_HUGE_STR_LEN,

@@ -33,8 +33,10 @@ enum clab_error {
 	CLAB_E_RATE = -13,     /* more events than the hardware can count */
 	CLAB_E_MAP = -14,      /* bad torus shape or malformed rank map */
 	CLAB_E_PATTERN = -15,  /* unknown or malformed traffic pattern */
+	CLAB_E_PARSE = -16,    /* a kernel counter file is malformed or cut short */
+	CLAB_E_NODEV = -17,    /* the unit's device is absent or not permitted */
 };
-#define CLAB_NERRORS 16
+#define CLAB_NERRORS 18
 
 const char *clab_strerror(int err);
 /* Detail of the calling thread's most recent error ("" if none). */
@@ -45,7 +47,11 @@ typedef struct clab_component clab_component;
 typedef struct clab_thread clab_thread;
 typedef struct clab_evset clab_evset;
 
-enum clab_scope { CLAB_SCOPE_THREAD, CLAB_SCOPE_CORE, CLAB_SCOPE_NODE };
+/* Whose activity a counter counts: the counting thread, the whole node,
+ * one core of it; on real machines also the process, one logical CPU
+ * (whatever runs there) or one package. */
+enum clab_scope { CLAB_SCOPE_THREAD, CLAB_SCOPE_CORE, CLAB_SCOPE_NODE,
+		  CLAB_SCOPE_PROCESS, CLAB_SCOPE_CPU, CLAB_SCOPE_PACKAGE };
 enum clab_overflow { CLAB_OVF_NONE, CLAB_OVF_FAST, CLAB_OVF_SLOW };
 enum clab_derived { CLAB_NOT_DERIVED, CLAB_DERIVED_ADD, CLAB_DERIVED_SUB,
 		    CLAB_DERIVED_POSTFIX };
@@ -127,6 +133,10 @@ typedef struct clab_component_info {
 } clab_component_info;
 
 void clab_component_get_info(const clab_component *c, clab_component_info *info);
+/* Why the component cannot count (its device is absent or not permitted),
+ * or NULL when it can. A disabled component has no events; the machine's
+ * other components work. */
+const char *clab_component_disabled(const clab_component *c);
 clab_machine *clab_component_machine(const clab_component *c);
 
 #define CLAB_MAX_TERMS 8
