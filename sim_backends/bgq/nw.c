@@ -236,7 +236,21 @@ const clab_unit_ops clab_bgq_nw_ops = BGQ_FIXED_OPS("bgq-nw", nw_keys, nw_open);
 
 /* ---- the unit's events for counterlab-netsim ----------------------------- */
 
-static clab_netevent nw_events[BGQ_N_NWUNIT];
+/* The I/O unit's message-unit counters the torus model keeps per node:
+ * where BG/Q counts on-node transfers (they never reach a torus link). */
+static const clab_netevent mu_events[] = {
+	{"PEVT_MU_PKT_INJ", "packets the node's message unit injected (torus and on-node)",
+	 CLAB_NET_MU_PKT_INJ, 0, -1, 1},
+	{"PEVT_MU_MSG_INJ", "messages the node's message unit injected (torus and on-node)",
+	 CLAB_NET_MU_MSG_INJ, 0, -1, 0},
+	{"PEVT_MU_PUT_PKT_RCV", "packets the node's message unit received as direct puts (torus and on-node)",
+	 CLAB_NET_MU_PKT_RCV, 0, -1, 0},
+	{"CLAB_LOCAL_PKTS", "model (no such hardware counter): packets of on-node transfers, part of PEVT_MU_PKT_INJ",
+	 CLAB_NET_LOCAL_PACKETS, 0, -1, 1},
+};
+#define N_MU (int)(sizeof mu_events / sizeof *mu_events)
+
+static clab_netevent nw_events[BGQ_N_NWUNIT + N_MU];
 static pthread_once_t nw_events_once = PTHREAD_ONCE_INIT;
 
 static void nw_events_build(void)
@@ -252,11 +266,13 @@ static void nw_events_build(void)
 			.main = vc == 0x70,
 		};
 	}
+	for (int i = 0; i < N_MU; i++)
+		nw_events[BGQ_N_NWUNIT + i] = mu_events[i];
 }
 
 const clab_netevent *clab_bgq_netevents(int *n)
 {
 	pthread_once(&nw_events_once, nw_events_build);
-	*n = BGQ_N_NWUNIT;
+	*n = BGQ_N_NWUNIT + N_MU;
 	return nw_events;
 }
