@@ -53,6 +53,9 @@ for src in tests/unit/test_*.c; do
 		ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 run "asan/$name" "$out/asan/$name"
 done
 
+# counterlab-netsim's command line (options and their errors)
+run "cli/test_netsim" bash tests/cli/test_netsim.sh "$PREFIX/bin"
+
 # setup scripts (deps, PAPI source, install) against made-up apt configurations
 run "setup/test_setup" bash tests/setup/test_setup.sh
 
