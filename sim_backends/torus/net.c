@@ -64,7 +64,7 @@ struct clab_net {
 	uint64_t *mu;          /* [node][MU_N] this phase, then [node][MU_N] totals */
 	unsigned vcs;          /* VCs used this phase */
 	int max_hops;
-	double max_lat;        /* longest message latency, this phase */
+	int max_hops_proto[2]; /* longest route of eager [0], rendezvous [1] messages */
 	double flops, membytes;/* per rank, this phase */
 	int any_net, any_local;
 	uint64_t *tot;         /* [node][nl][NVC][T_N] */
@@ -213,12 +213,11 @@ static void add_flow(clab_net *n, uint32_t s, uint32_t r, uint64_t nmsg,
 	n->any_net = 1;
 	if (hops > n->max_hops)
 		n->max_hops = hops;
-	/* the message's latency: all of its time but its bytes' and overheads' */
-	const clab_netspec *sp = t->spec;
-	double lat = clab_netspec_message_s(sp, bytes, hops) - sp->o_send_s - sp->o_recv_s -
-		(double)pk.wire / sp->link_bytes_s;
-	if (lat > n->max_lat)
-		n->max_lat = lat;
+	/* the longest route of each protocol: its latency is priced at the
+	 * phase end (this loop is hot at machine scale) */
+	int *mh = &n->max_hops_proto[bytes > t->spec->eager_max];
+	if (hops > *mh)
+		*mh = hops;
 	int routes = vc == CLAB_VC_DYNAMIC && (uint64_t)k > 1 ? (nmsg < (uint64_t)k ? (int)nmsg : k) : 1;
 	for (int rot = 0; rot < routes; rot++) {
 		uint64_t m = nmsg / (uint64_t)routes + ((uint64_t)rot < nmsg % (uint64_t)routes);
@@ -460,6 +459,11 @@ static clab_net_record *record_of(clab_net *n)
 	return r;
 }
 
+static double wire_s_of(const clab_netspec *s, uint64_t bytes)
+{
+	return (double)clab_netspec_packetize(s, bytes).wire / s->link_bytes_s;
+}
+
 /* Compute time of the open phase: the roofline of one rank's share of
  * its node. */
 static double compute_s(const clab_net *n)
@@ -505,8 +509,19 @@ int clab_net_phase_end(clab_net *n, uint64_t times, double *time_s)
 	}
 	clab_net_times pt = {0, 0, 0, 0};
 	double ovh = s->o_send_s + s->o_recv_s;
-	if (n->any_net)
-		pt.network = (transfer + ovh > cpu_net ? transfer + ovh : cpu_net) + n->max_lat;
+	if (n->any_net) {
+		/* the longest message latency: all of a message's time but its
+		 * bytes' and its overheads' */
+		double lat = 0;
+		for (int rdv = 0; rdv < 2; rdv++) {
+			int h = n->max_hops_proto[rdv];
+			uint64_t b = rdv ? (uint64_t)s->eager_max + 1 : 0;
+			double l = h ? clab_netspec_message_s(s, b, h) - ovh - wire_s_of(s, b) : 0;
+			if (l > lat)
+				lat = l;
+		}
+		pt.network = (transfer + ovh > cpu_net ? transfer + ovh : cpu_net) + lat;
+	}
 	if (n->any_local) {
 		double c = copy / s->local_bytes_s + ovh;
 		pt.onnode = c > cpu_local ? c : cpu_local;
@@ -584,7 +599,7 @@ int clab_net_phase_end(clab_net *n, uint64_t times, double *time_s)
 	rec->no_token += notoken;
 	n->vcs = 0;
 	n->max_hops = 0;
-	n->max_lat = 0;
+	n->max_hops_proto[0] = n->max_hops_proto[1] = 0;
 	n->flops = n->membytes = 0;
 	n->any_net = n->any_local = 0;
 	if (time_s)
