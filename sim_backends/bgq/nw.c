@@ -55,10 +55,20 @@ static void *net_create(clab_machine *m, int *err)
 		return NULL;
 	}
 	pthread_mutex_init(&b->lock, NULL);
+	b->spec = *spec;
 	int rc = clab_machine_setting_u64(m, "ppn", (uint64_t)spec->ppn, 1,
 					  (uint64_t)spec->max_ppn, &ppn);
+	/* the profile's changes to the model's parameters */
+	const char *name;
+	for (int i = 0; !rc && (name = clab_netspec_param(spec, i, NULL, NULL)); i++) {
+		char key[64];
+		snprintf(key, sizeof key, "network.%s", name);
+		const char *v = clab_machine_setting(m, key);
+		if (v && clab_netspec_set(&b->spec, name, v))
+			rc = CLAB_E_PROFILE;  /* a malformed profile value */
+	}
 	if (!rc)
-		rc = clab_torus_init(&b->torus, spec, clab_machine_setting(m, "torus"),
+		rc = clab_torus_init(&b->torus, &b->spec, clab_machine_setting(m, "torus"),
 				     (int)ppn, clab_machine_setting(m, "network.order"));
 	if (!rc)
 		rc = clab_map_init(&b->map, &b->torus, clab_machine_setting(m, "map"));
@@ -202,7 +212,15 @@ static const bgq_fixed_kind nw_kind = {
 	.values = nw_values,
 };
 
-static const char *const nw_keys[] = {"rank", "order", NULL};
+/* [network] keys: this rank, the routing order, and the parameters of the
+ * torus model (clab_netspec_param's names; README "The torus network
+ * model") that a profile may change from their documented defaults. */
+static const char *const nw_keys[] = {
+	"rank", "order",
+	"link_bytes_s", "hop_s", "latency_s", "o_send_s", "o_recv_s", "gap_s", "eager_max",
+	"drain_links", "fifo_packets", "local_bytes_s", "peak_flops", "flop_eff",
+	"mem_bytes_s", "mem_eff", NULL,
+};
 
 static int nw_open(clab_machine *m, const char *section, void **unit,
 		   clab_unit_desc *d)
