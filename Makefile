@@ -22,7 +22,7 @@ CC ?= gcc
 WARN := -Wall -Wextra -Werror
 CFLAGS ?= -O2 -g
 CLAB_CFLAGS := -std=gnu11 $(WARN) -fPIC -pthread -Iinclude -I$(BUILD)/gen
-LIBS := -liniparser -lhwloc -lpthread
+LIBS := -liniparser -lhwloc -lpthread -lm
 
 DEB_PACKAGES := build-essential dpkg-dev pkg-config libpfm4-dev libhwloc-dev \
 	libcmocka-dev libiniparser-dev libpng-dev openmpi-bin libopenmpi-dev patchelf \

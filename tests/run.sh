@@ -34,7 +34,7 @@ build() { # output source flags...: compile or count a failure
 	shift 2
 	if ! $CC -std=gnu11 -g -Wall -Wextra -Werror -pthread -Iinclude -I"$BUILD/gen" \
 		-DCLAB_DATADIR="\"$PREFIX/share/counterlab\"" "$@" -o "$exe" "$src" \
-		$LIB_SRCS utils/heatmap.c -liniparser -lhwloc -lcmocka -lpng -lpthread 2> "$exe.build.log"; then
+		$LIB_SRCS utils/heatmap.c -liniparser -lhwloc -lcmocka -lpng -lpthread -lm 2> "$exe.build.log"; then
 		cat "$exe.build.log"
 		failed=$((failed + 1))
 		failures+=("build $src")
@@ -52,6 +52,9 @@ for src in tests/unit/test_*.c; do
 		-fno-omit-frame-pointer -fno-sanitize-recover=undefined &&
 		ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 run "asan/$name" "$out/asan/$name"
 done
+
+# counterlab-netsim's command line (options and their errors)
+run "cli/test_netsim" bash tests/cli/test_netsim.sh "$PREFIX/bin"
 
 # setup scripts (deps, PAPI source, install) against made-up apt configurations
 run "setup/test_setup" bash tests/setup/test_setup.sh

@@ -79,6 +79,30 @@ static int kv_uint(const kvlist *kv, const char *key, uint64_t lo, uint64_t hi,
 	return CLAB_OK;
 }
 
+/* Items named by letters (dimensions, and the slot's letter when
+ * with_slot) into item[]: each once; returns how many or -1 (message set). */
+static int letters_items(const clab_torus *t, const kvlist *kv, const char *key,
+			 const char *v, int with_slot, int *item)
+{
+	const char *L = t->spec->letters;
+	int n = 0, max = t->ndims + (with_slot ? 1 : 0);
+	unsigned seen = 0;
+	for (const char *p = v; *p; p++) {
+		const char *at = strchr(L, toupper((unsigned char)*p));
+		int i = at ? (int)(at - L) : -1;
+		if (i < 0 || i >= max || (seen >> i & 1) || n == max) {
+			clab_seterr(CLAB_E_INVAL, "%s: %s=%s: want letters of %.*s, each at most once",
+				    kv->spec, key, v, max, L);
+			return -1;
+		}
+		seen |= 1u << i;
+		item[n++] = i;
+	}
+	if (!n)
+		clab_seterr(CLAB_E_INVAL, "%s: %s= is empty", kv->spec, key);
+	return n ? n : -1;
+}
+
 /* ---- the reflected walk --------------------------------------------------
  * A walk visits every combination of some items (dimensions or the slot),
  * listed slowest first, in a mixed-radix reflected Gray code: a digit runs
@@ -118,8 +142,8 @@ static int gen_perm(clab_map *m, const clab_torus *t, const kvlist *kv)
 		ok = at && *at && !strchr(order + i + 1, *at) && !strchr(order + i + 1, tolower(*at));
 	}
 	if (!ok)
-		return clab_seterr(CLAB_E_INVAL, "perm:%s: want a permutation of %s (each letter once, rightmost fastest), e.g. perm:%s",
-				   order, L, L);
+		return clab_seterr(CLAB_E_INVAL, "perm:%s: want a permutation of %s (each letter once, %s on %s), e.g. perm:%s",
+				   order, L, clab_netspec_convention(t->spec), t->spec->name, L);
 	return clab_map_init(m, t, order);
 }
 
@@ -138,8 +162,28 @@ static int gen_gray(clab_map *m, const clab_torus *t, const kvlist *kv)
 		rc = kv_uint(kv, "cols", 1, p, 0, &cols);
 	if (rc)
 		return rc;
+	const char *rd = kv_get(kv, "rowdims");
+	int forced = -1;
+	if (rd) {
+		/* the rows are these items: their sizes multiply to the rows */
+		int item[NITEMS], k = letters_items(t, kv, "rowdims", rd, 1, item);
+		if (k < 0)
+			return CLAB_E_INVAL;
+		uint64_t prod = 1;
+		forced = 0;
+		for (int i = 0; i < k; i++) {
+			forced |= 1 << item[i];
+			prod *= (uint64_t)item_size(t, item[i]);
+		}
+		if ((rows && rows != prod) || (cols && cols * prod != p))
+			return clab_seterr(CLAB_E_INVAL, "%s: rowdims=%s make %llu rows of %llu; rows/cols disagree",
+					   kv->spec, rd, (unsigned long long)prod,
+					   (unsigned long long)(p / prod));
+		rows = prod;
+		cols = p / prod;
+	}
 	if (!rows && !cols)
-		return clab_seterr(CLAB_E_INVAL, "gray needs rows=R and/or cols=C with R*C = %u ranks", p);
+		return clab_seterr(CLAB_E_INVAL, "gray needs rows=R and/or cols=C with R*C = %u ranks, or rowdims=LETTERS", p);
 	if (!rows)
 		rows = p % cols ? 0 : p / cols;
 	if (!cols)
@@ -153,7 +197,8 @@ static int gen_gray(clab_map *m, const clab_torus *t, const kvlist *kv)
 		for (int i = 0; i < n; i++)
 			if (mask >> i & 1)
 				prod[mask] *= (uint64_t)item_size(t, i);
-		if (pick < 0 && prod[mask] == rows && rows * cols == p)
+		if (pick < 0 && prod[mask] == rows && rows * cols == p &&
+		    (forced < 0 || mask == forced))
 			pick = mask;
 	}
 	if (pick < 0) {
@@ -197,12 +242,27 @@ static int gen_unfold(clab_map *m, const clab_torus *t, const kvlist *kv)
 		v++;
 	if (v == 3)
 		return clab_seterr(CLAB_E_INVAL, "unfold:order=%s: want core-first, core-last or core-planes", o);
+	/* the dimensions slowest first: letter order, the axis moved last */
+	int dims[CLAB_TORUS_MAXD], nd = 0, axis = -1;
+	const char *ax = kv_get(kv, "axis");
+	if (ax) {
+		int item[NITEMS];
+		if (letters_items(t, kv, "axis", ax, 0, item) != 1)
+			return clab_seterr(CLAB_E_INVAL, "%s: axis=%s: want one dimension letter of %.*s",
+					   kv->spec, ax, t->ndims, t->spec->letters);
+		axis = item[0];
+	}
+	for (int d = 0; d < t->ndims; d++)
+		if (d != axis)
+			dims[nd++] = d;
+	if (axis >= 0)
+		dims[nd++] = axis;
 	int at = v == 0 ? t->ndims : v == 1 ? 0 : (t->ndims > 2 ? t->ndims - 2 : 0);
 	walk w = {0};
-	for (int d = 0; d < t->ndims; d++) {
-		if (d == at)
+	for (int i = 0; i < t->ndims; i++) {
+		if (i == at)
 			walk_add(&w, t, t->ndims);
-		walk_add(&w, t, d);
+		walk_add(&w, t, dims[i]);
 	}
 	if (at == t->ndims)
 		walk_add(&w, t, t->ndims);
@@ -236,6 +296,21 @@ static int gen_block(clab_map *m, const clab_torus *t, const kvlist *kv)
 		b[d] = (int)v;
 		p = end + 1;
 	}
+	/* inside a block, dimensions fastest first: orient= in the machine's
+	 * map convention, default the last dimension fastest */
+	int fast[CLAB_TORUS_MAXD];
+	for (int d = 0; d < t->ndims; d++)
+		fast[d] = t->ndims - 1 - d;
+	const char *orient = kv_get(kv, "orient");
+	if (orient) {
+		int item[NITEMS];
+		if (letters_items(t, kv, "orient", orient, 0, item) != t->ndims)
+			return clab_seterr(CLAB_E_INVAL, "%s: orient=%s: want a permutation of %.*s (%s)",
+					   kv->spec, orient, t->ndims, t->spec->letters,
+					   clab_netspec_convention(t->spec));
+		for (int i = 0; i < t->ndims; i++)
+			fast[i] = item[t->spec->leftmost_fastest ? i : t->ndims - 1 - i];
+	}
 	uint32_t bnodes = 1, nb[CLAB_TORUS_MAXD];   /* nodes per block, blocks per dimension */
 	for (int d = 0; d < t->ndims; d++) {
 		nb[d] = (uint32_t)(t->size[d] / b[d]);
@@ -246,8 +321,12 @@ static int gen_block(clab_map *m, const clab_torus *t, const kvlist *kv)
 	for (uint32_t r = 0; !rc && r < np; r++) {
 		uint32_t q = r / (uint32_t)t->ppn, in = q % bnodes, blk = q / bnodes;
 		for (int d = t->ndims - 1; d >= 0; d--) {
-			c[d] = (int)(blk % nb[d]) * b[d] + (int)(in % (uint32_t)b[d]);
+			c[d] = (int)(blk % nb[d]) * b[d];
 			blk /= nb[d];
+		}
+		for (int i = 0; i < t->ndims; i++) {
+			int d = fast[i];
+			c[d] += (int)(in % (uint32_t)b[d]);
 			in /= (uint32_t)b[d];
 		}
 		c[t->ndims] = (int)(r % (uint32_t)t->ppn);
@@ -334,21 +413,28 @@ static int gen_group(clab_map *m, const clab_torus *t, const kvlist *kv)
 
 static const kind kinds[] = {
 	{"perm", "order", "perm:ORDER",
-	 "ranks in the order of a permutation of the letters (rightmost fastest),\n"
-	 "    exactly as clab_map_init(ORDER); default the machine's ABCDET / XYZT", gen_perm},
-	{"gray", "rows,cols", "gray:rows=R,cols=C",
+	 "ranks in the order of a permutation of the letters (bgq: rightmost letter\n"
+	 "    fastest; bgl: leftmost, XYZT puts rank 1 at (1,0,0)), exactly as\n"
+	 "    clab_map_init(ORDER); default the machine's ABCDET / XYZT", gen_perm},
+	{"gray", "rows,cols,rowdims", "gray:rows=R,cols=C[,rowdims=LETTERS]",
 	 "an R x C mesh of ranks (rank = row*C + col) embedded by a reflected Gray\n"
 	 "    code: the dimensions and the slot are split into two groups of sizes R\n"
-	 "    and C, each walked as a snake, so mesh neighbours are torus neighbours", gen_gray},
-	{"unfold", "order", "unfold:order=core-first|core-last|core-planes",
+	 "    and C, each walked as a snake, so mesh neighbours are torus neighbours;\n"
+	 "    rowdims= names the items of the rows (e.g. XY; T is the slot), the\n"
+	 "    other items make the columns (default: the first group that fits)", gen_gray},
+	{"unfold", "order,axis", "unfold:order=core-first|core-last|core-planes[,axis=L]",
 	 "ranks snake through the torus (A slowest; each dimension, the slot too,\n"
 	 "    runs back on alternate passes), so consecutive ranks are on the same or\n"
 	 "    neighbouring nodes; core-first fills a node's slots first, core-last\n"
 	 "    walks the torus once per slot, core-planes snakes each plane of the two\n"
-	 "    innermost dimensions once per slot before the next plane (default core-first)", gen_unfold},
-	{"block", "shape", "block:shape=bAxbBx...",
-	 "blocks of bA x bB x ... nodes (sizes dividing the torus), blocks and\n"
-	 "    their nodes in letter order (last fastest), slot fastest", gen_block},
+	 "    innermost dimensions once per slot before the next plane (default core-first);\n"
+	 "    axis=L: the snake runs along dimension L (it varies fastest), the\n"
+	 "    others in letter order (default: the last dimension)", gen_unfold},
+	{"block", "shape,orient", "block:shape=bAxbBx...[,orient=LETTERS]",
+	 "blocks of bA x bB x ... nodes (sizes dividing the torus), blocks in\n"
+	 "    letter order (last fastest), slot fastest; inside a block the nodes\n"
+	 "    in letter order, or in orient= (a permutation of the dimension\n"
+	 "    letters read in the machine's convention)", gen_block},
 	{"random", "seed", "random:seed=S",
 	 "a random permutation of all slots (splitmix64 + Fisher-Yates; the same\n"
 	 "    seed gives the same map on every platform; default seed 1)", gen_random},
@@ -439,8 +525,9 @@ static int map_write(FILE *f, const clab_map *m, const clab_torus *t, const char
 {
 	const char *L = t->spec->letters;
 	char ts[64];
-	fprintf(f, "# generated by: %s\n# %s torus %s, ppn %d, %u ranks; one line per rank:",
-		cmdline, t->spec->name, clab_torus_shape(t, ts, sizeof ts), t->ppn, m->nranks);
+	fprintf(f, "# generated by: %s\n# %s torus %s, ppn %d, %u ranks (map strings on %s: %s); one line per rank:",
+		cmdline, t->spec->name, clab_torus_shape(t, ts, sizeof ts), t->ppn, m->nranks,
+		t->spec->name, clab_netspec_convention(t->spec));
 	for (int i = 0; L[i]; i++)
 		fprintf(f, " %c", L[i] - 'A' + 'a');
 	fputc('\n', f);
@@ -487,8 +574,11 @@ static void usage(FILE *f)
 		"  --machine bgq|bgl   the machine (default bgq)\n"
 		"  --torus SHAPE       torus shape (default bgq 4x4x4x4x2, bgl 8x4x4)\n"
 		"  --ppn N             ranks per node (default bgq 16, bgl 1)\n"
+		"  --ranks N           keep ranks 0..N-1 only: a map for fewer ranks than\n"
+		"                      slots (e.g. 121 ranks on 128 BG/L nodes)\n"
 		"  -o, --output FILE   write FILE (via FILE.tmp); default stdout\n"
-		"  -h, --help\n\nKinds (all use every slot: nodes x ppn ranks):\n");
+		"  -h, --help\n\nMap strings: bgq reads the rightmost letter fastest, bgl the leftmost.\n"
+		"Kinds (all fill every slot: nodes x ppn ranks; then --ranks keeps the first N):\n");
 	for (int i = 0; i < NKINDS; i++)
 		fprintf(f, "  %s\n    %s\n", kinds[i].usage, kinds[i].help);
 	fprintf(f, "\nExit status: 0 written, 2 bad input or write error (no file written),\n"
@@ -506,7 +596,8 @@ static int map_tool(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{"machine", 1, 0, 'm'}, {"torus", 1, 0, 't'}, {"ppn", 1, 0, 'n'},
-		{"output", 1, 0, 'o'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0},
+		{"output", 1, 0, 'o'}, {"help", 0, 0, 'h'}, {"ranks", 1, 0, 'r'},
+		{0, 0, 0, 0},
 	};
 	char cmdline[1024] = "";
 	size_t len = 0;
@@ -515,6 +606,7 @@ static int map_tool(int argc, char **argv)
 					strpbrk(argv[i], " \t\"'") ? "%s'%s'" : "%s%s", i ? " " : "", argv[i]);
 	const char *machine = "bgq", *shape = NULL, *out = NULL;
 	int ppn = -1, c;
+	long ranks = 0;
 	clab_seterr(CLAB_OK, "%s", "");
 	optind = 0;   /* glibc: start afresh (the tests call this more than once) */
 	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
@@ -530,6 +622,16 @@ static int map_tool(int argc, char **argv)
 				return 2;
 			}
 			ppn = (int)v;
+			break;
+		}
+		case 'r': {
+			char *end;
+			errno = 0;
+			ranks = strtol(optarg, &end, 10);
+			if (end == optarg || *end || errno || ranks < 1) {
+				fprintf(stderr, "counterlab-map: --ranks %s: want a whole number of ranks, at least 1\n", optarg);
+				return 2;
+			}
 			break;
 		}
 		case 'h': usage(stdout); return 0;
@@ -558,10 +660,17 @@ static int map_tool(int argc, char **argv)
 	if (map_generate(&m, &t, argv[optind]))
 		return fail();
 	int rc = 0;
-	if (map_check(&m, &t))
+	if (map_check(&m, &t)) {
 		rc = fail(), rc = 3;
-	else if (map_save(out, &m, &t, cmdline))
-		rc = fail();
+	} else if (ranks > (long)m.nranks) {
+		fprintf(stderr, "counterlab-map: --ranks %ld: the torus has only %u slots\n", ranks, m.nranks);
+		rc = 2;
+	} else {
+		if (ranks)
+			m.nranks = (uint32_t)ranks;  /* the first N ranks of the map */
+		if (map_save(out, &m, &t, cmdline))
+			rc = fail();
+	}
 	clab_map_free(&m);
 	return rc;
 }

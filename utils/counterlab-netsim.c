@@ -14,13 +14,17 @@
 #include "heatmap.h"
 
 #define MAX_PATTERNS 16
+#define MAX_SETS 32
 
 enum format { TABLE, CSV, JSON };
 
 typedef struct opts {
 	const char *machine, *torus, *map, *order, *heatmap, *heat_event, *counters;
 	const char *pattern[MAX_PATTERNS];
-	int npattern, ppn, per_node, quiet;
+	const char *set[MAX_SETS];
+	int npattern, nset, ppn, per_node, quiet, list_params, heat_range;
+	long ranks;
+	double heat_lo, heat_hi;
 	enum format format;
 } opts;
 
@@ -34,19 +38,30 @@ static void usage(FILE *f)
 		"  --torus AxBxCxDxE     torus shape; a size with a trailing m is a mesh\n"
 		"                        dimension (default bgq 4x4x4x4x2, bgl 8x4x4)\n"
 		"  --ppn N               ranks per node (default bgq 16, bgl 1)\n"
-		"  --map PERM|FILE       rank map: a permutation of ABCDET (XYZT on bgl),\n"
-		"                        rightmost fastest, or a map file of lines \"a b c d e t\"\n"
-		"                        (default ABCDET / XYZT)\n"
+		"  --map PERM|FILE       rank map: a permutation of ABCDET (bgq: rightmost\n"
+		"                        letter fastest) or XYZT (bgl: leftmost fastest, so\n"
+		"                        XYZT puts rank 1 at (1,0,0)), or a map file of lines\n"
+		"                        \"a b c d e t\" (default ABCDET / XYZT)\n"
+		"  --ranks N             use only ranks 0..N-1 of the map (fewer ranks than slots)\n"
 		"  --order LETTERS       deterministic routing order (default longest first)\n"
+		"  --set KEY=VALUE       change a parameter of the machine's network profile\n"
+		"                        (repeatable; see --list-params)\n"
+		"  --list-params         the machine's network parameters and their values\n"
 		"  --pattern SPEC        traffic; repeat for phases in sequence\n"
 		"  --format table|csv|json   output (default table)\n"
 		"  --per-node            one row (or JSON object) per node\n"
 		"  --counters A,B,...    events in per-node tables (default the main ones)\n"
 		"  --heatmap FILE.png    picture of one counter per node by torus coordinates\n"
 		"  --heatmap-event NAME  its counter (default the first main event)\n"
+		"  --heatmap-range LO:HI fixed colour scale, so that heat maps compare\n"
 		"  --list-events         the machine's network events\n"
 		"  --quiet               no progress bar\n"
 		"  --help\n\n"
+		"Output: the counters, and the modelled time of every labelled step and of\n"
+		"the whole run, split into network (bytes over links and node drain, per-\n"
+		"message overheads, latency), on-node (copies between ranks of a node) and\n"
+		"compute (the pattern's FLOPs and memory traffic) - README \"The torus\n"
+		"network model\".\n\n"
 		"Patterns:\n%s", clab_net_pattern_help());
 }
 
@@ -96,6 +111,8 @@ static int parse(int argc, char **argv, opts *o)
 		{"format", 1, 0, 'f'}, {"per-node", 0, 0, 'N'}, {"counters", 1, 0, 'c'},
 		{"heatmap", 1, 0, 'H'}, {"heatmap-event", 1, 0, 'E'},
 		{"list-events", 0, 0, 'L'}, {"quiet", 0, 0, 'q'}, {"help", 0, 0, 'h'},
+		{"ranks", 1, 0, 'R'}, {"set", 1, 0, 'S'}, {"list-params", 0, 0, 'P'},
+		{"heatmap-range", 1, 0, 'Y'},
 		{0, 0, 0, 0},
 	};
 	int c, list = 0;
@@ -137,6 +154,43 @@ static int parse(int argc, char **argv, opts *o)
 		case 'H': o->heatmap = optarg; break;
 		case 'E': o->heat_event = optarg; break;
 		case 'L': list = 1; break;
+		case 'P': o->list_params = 1; break;
+		case 'R': {
+			char *end;
+			errno = 0;
+			long v = strtol(optarg, &end, 10);
+			if (end == optarg || *end || errno || v < 1 || v > 1L << 30) {
+				fprintf(stderr, "counterlab-netsim: --ranks %s: want a whole number of ranks, at least 1\n", optarg);
+				return 2;
+			}
+			o->ranks = v;
+			break;
+		}
+		case 'S':
+			if (o->nset == MAX_SETS) {
+				fprintf(stderr, "counterlab-netsim: at most %d --set\n", MAX_SETS);
+				return 2;
+			}
+			if (!strchr(optarg, '=')) {
+				fprintf(stderr, "counterlab-netsim: --set %s: want KEY=VALUE (see --list-params)\n", optarg);
+				return 2;
+			}
+			o->set[o->nset++] = optarg;
+			break;
+		case 'Y': {
+			char *mid, *end = NULL;
+			errno = 0;
+			o->heat_lo = strtod(optarg, &mid);
+			if (mid != optarg && *mid == ':')
+				o->heat_hi = strtod(mid + 1, &end);
+			if (mid == optarg || *mid != ':' || end == mid + 1 || *end || errno ||
+			    !isfinite(o->heat_lo) || !isfinite(o->heat_hi) || o->heat_lo >= o->heat_hi) {
+				fprintf(stderr, "counterlab-netsim: --heatmap-range %s: want LO:HI, two numbers with LO < HI\n", optarg);
+				return 2;
+			}
+			o->heat_range = 1;
+			break;
+		}
 		case 'q': o->quiet = 1; break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); return 2;
@@ -153,8 +207,14 @@ static int parse(int argc, char **argv, opts *o)
 		fputc('\n', stderr);
 		return 2;
 	}
+	if (o->heat_range && !o->heatmap) {
+		fprintf(stderr, "counterlab-netsim: --heatmap-range needs --heatmap FILE.png\n");
+		return 2;
+	}
 	if (list)
 		return -1;
+	if (o->list_params)
+		return -3;
 	if (!o->npattern) {
 		fprintf(stderr, "counterlab-netsim: no --pattern given (see --help)\n");
 		return 2;
@@ -202,26 +262,96 @@ static void json_string(const char *s)
 	putchar('"');
 }
 
+/* The modelled times: one row per labelled step, then the whole run. */
+static void print_times(const clab_net *net, enum format f)
+{
+	int nrec;
+	const clab_net_record *rec = clab_net_records(net, &nrec);
+	clab_net_times all = clab_net_totals(net);
+	if (f == TABLE)
+		printf("%-44s %8s %12s %12s %12s %12s %14s\n", "modelled time (s)", "phases",
+		       "network", "on-node", "compute", "total", "no-token cyc");
+	else if (f == CSV)
+		printf("step,phases,network_s,onnode_s,compute_s,total_s,no_token\n");
+	else
+		printf(",\n \"steps\": [");
+	uint64_t phases = 0, notoken = 0;
+	for (int i = 0; i <= nrec; i++) {
+		int last = i == nrec;
+		const char *label = last ? "whole run" : rec[i].label;
+		clab_net_times tm = last ? all : rec[i].t;
+		uint64_t ph = last ? phases : rec[i].phases, nt = last ? notoken : rec[i].no_token;
+		phases += last ? 0 : ph;
+		notoken += last ? 0 : nt;
+		if (f == TABLE) {
+			printf("%-44.44s %8llu %12.6g %12.6g %12.6g %12.6g %14llu\n", label,
+			       (unsigned long long)ph, tm.network, tm.onnode, tm.compute, tm.total,
+			       (unsigned long long)nt);
+		} else if (f == CSV) {
+			printf("\"%s\",%llu,%.9g,%.9g,%.9g,%.9g,%llu\n", label, (unsigned long long)ph,
+			       tm.network, tm.onnode, tm.compute, tm.total, (unsigned long long)nt);
+		} else {
+			printf(last ? "],\n \"times\": " : "%s\n  {\"step\": ", i ? "," : "");
+			if (!last)
+				json_string(label);
+			printf("%s{\"phases\": %llu, \"network_s\": %.9g, \"onnode_s\": %.9g, "
+			       "\"compute_s\": %.9g, \"total_s\": %.9g, \"no_token\": %llu}%s",
+			       last ? "" : ", \"times\": ", (unsigned long long)ph, tm.network,
+			       tm.onnode, tm.compute, tm.total, (unsigned long long)nt, last ? "" : "}");
+		}
+	}
+	if (f != JSON)
+		printf("\n");
+}
+
 int main(int argc, char **argv)
 {
 	opts o;
 	int rc = parse(argc, argv, &o);
-	const clab_netspec *spec = clab_netspec_find(o.machine);
-	int nev;
-	const clab_netevent *ev = spec ? clab_netevents(o.machine, &nev) : NULL;
+	const clab_netspec *base = clab_netspec_find(o.machine);
+	int nev = 0;
+	const clab_netevent *ev = base ? clab_netevents(o.machine, &nev) : NULL;
 	if (rc == -1) {
 		for (int i = 0; i < nev; i++)
 			printf("%-48s %s\n", ev[i].name, ev[i].descr);
 		return 0;
 	}
-	if (rc)
+	if (rc > 0)
 		return rc;
+	/* the machine's profile, with what --set changes */
+	clab_netspec sp = *base;
+	const clab_netspec *spec = &sp;
+	for (int i = 0; i < o.nset; i++) {
+		char key[64];
+		const char *eq = strchr(o.set[i], '=');
+		snprintf(key, sizeof key, "%.*s", (int)(eq - o.set[i]), o.set[i]);
+		if (clab_netspec_set(&sp, key, eq + 1))
+			return die("--set");
+	}
+	if (rc == -3) {
+		const char *meaning;
+		double v;
+		printf("network parameters of %s (sources: sim_backends/torus/netspec.c, README):\n",
+		       spec->name);
+		for (int i = 0; clab_netspec_param(spec, i, &meaning, &v); i++)
+			printf("  %-14s %-12g %s\n", clab_netspec_param(spec, i, NULL, NULL), v, meaning);
+		printf("  map strings: %s\n", clab_netspec_convention(spec));
+		return 0;
+	}
 	clab_torus t;
 	clab_map map;
 	if (clab_torus_init(&t, spec, o.torus, o.ppn > 0 ? o.ppn : spec->ppn, o.order))
 		return die("--torus/--ppn/--order");
 	if (clab_map_init(&map, &t, o.map))
 		return die("--map");
+	if (o.ranks > 0) {
+		if ((uint64_t)o.ranks > map.nranks) {
+			fprintf(stderr, "counterlab-netsim: --ranks %ld: the map places only %u ranks\n",
+				o.ranks, map.nranks);
+			return 2;
+		}
+		map.nranks = (uint32_t)o.ranks;
+	}
 	/* a --counters list names at most one event per two characters */
 	int *pick = malloc(((size_t)nev + (o.counters ? strlen(o.counters) : 0)) * sizeof *pick);
 	int npick = pick ? pick_events(ev, nev, o.counters, pick) : -1;
@@ -279,22 +409,27 @@ int main(int argc, char **argv)
 			printf(i ? ", " : "");
 			json_string(o.pattern[i]);
 		}
-		printf("], \"phases\": %llu, \"time_s\": %.9g, \"local_bytes\": %llu,\n \"summary\": {\"counters\": {",
-		       (unsigned long long)clab_net_phases(net), time_s,
+		printf("], \"map_convention\": \"%s\", \"phases\": %llu, \"time_s\": %.9g, \"local_bytes\": %llu",
+		       clab_netspec_convention(spec), (unsigned long long)clab_net_phases(net), time_s,
 		       (unsigned long long)clab_net_local_bytes(net));
+		print_times(net, o.format);
+		printf(",\n \"summary\": {\"counters\": {");
 	} else if (o.format == TABLE) {
-		printf("machine %s, torus %s (%u nodes), %d ranks per node (%u ranks), map %s\n",
-		       spec->name, shape, N, t.ppn, map.nranks, mapname);
+		printf("machine %s, torus %s (%u nodes), %d ranks per node (%u ranks), map %s (%s)\n",
+		       spec->name, shape, N, t.ppn, map.nranks, mapname, clab_netspec_convention(spec));
 		for (int i = 0; i < o.npattern; i++)
 			printf("pattern %s\n", o.pattern[i]);
 		printf("modelled time %.6g s over %llu phases; %llu bytes stayed on their node\n\n",
 		       time_s, (unsigned long long)clab_net_phases(net),
 		       (unsigned long long)clab_net_local_bytes(net));
+		print_times(net, o.format);
 		if (!o.per_node)
 			printf("%-44s %14s %16s %14s %18s\n", "event (per node, all torus links)",
 			       "min", "mean", "max", "total");
-	} else if (!o.per_node) {
-		printf("event,min,mean,max,total\n");
+	} else {
+		print_times(net, o.format);
+		if (!o.per_node)
+			printf("event,min,mean,max,total\n");
 	}
 	for (int e = 0; e < nev && !o.per_node; e++) {
 		uint64_t mn = UINT64_MAX, mx = 0, total = 0;
@@ -370,8 +505,9 @@ int main(int argc, char **argv)
 			v[x] = (double)val[(size_t)x * nev + heat];
 		snprintf(title, sizeof title, "%s %s, map %s: %s", spec->name, shape, mapname,
 			 ev[heat].name);
-		if (clab_heatmap_write(o.heatmap, t.ndims, t.size, spec->letters, v, title,
-				       err, sizeof err)) {
+		double range[2] = {o.heat_lo, o.heat_hi};
+		if (clab_heatmap_write_range(o.heatmap, t.ndims, t.size, spec->letters, v,
+					     o.heat_range ? range : NULL, title, err, sizeof err)) {
 			fprintf(stderr, "counterlab-netsim: --heatmap: %s\n", err);
 			return 2;
 		}

@@ -45,28 +45,47 @@ get() { # json event field: one summary figure of a netsim JSON output
 	sed -n "s/.*\"$2\": {\"min\": \([0-9]*\), \"mean\": \([0-9.]*\), \"max\": \([0-9]*\).*/\1 \2 \3/p" "$1" |
 		awk -v f="$3" '{ print (f == "min") ? $1 : (f == "mean") ? $2 : $3 }'
 }
-printf '\n%-8s %-6s %12s %16s %16s %16s %14s\n' map phase "time (ms)" "sent chunks/node" "max chunks/node" "recv-FIFO mean" "bytes kept on nodes"
+printf '\n%-8s %-6s %12s %16s %16s %16s %14s\n' map phase "a2a (ms)" "sent chunks/node" "max chunks/node" "recv-FIFO mean" "bytes kept on nodes"
 for map in ABCDET "$out/fft-columns.map"; do
 	name=$([ "$map" = ABCDET ] && echo ABCDET || echo columns)
 	for phase in 1 2; do
 		j=$out/fft-$name-phase$phase.json
-		"$bin/counterlab-netsim" --quiet --map "$map" --pattern "fft3d:$fft,phase=$phase" --format json > "$j"
+		"$bin/counterlab-netsim" --quiet --map "$map" --pattern "fft3d:$fft,phase=$phase,compute=0" --format json > "$j"
 		printf '%-8s %-6s %12.3f %16.0f %16s %16.0f %14s\n' "$name" "$phase" \
 			"$(sed -n 's/.*"time_s": \([0-9.e+-]*\).*/\1/p' "$j" | awk '{ print $1 * 1000 }')" \
 			"$(get "$j" PEVT_NW_USER_PP_SENT mean)" "$(get "$j" PEVT_NW_USER_PP_SENT max)" \
 			"$(get "$j" PEVT_NW_USER_PP_RECV_FIFO mean)" \
 			"$(sed -n 's/.*"local_bytes": \([0-9]*\).*/\1/p' "$j")"
 	done
-	"$bin/counterlab-netsim" --quiet --map "$map" --pattern "fft3d:$fft,phase=1" --per-node \
-		--heatmap "$out/fft-$name.png" --heatmap-event PEVT_NW_USER_PP_SENT > "$out/fft-$name.txt"
+done
+echo
+echo "The whole FFT (z FFTs, all-to-all in columns, y FFTs, all-to-all in rows, x FFTs),"
+echo "each step's network, on-node and compute time in ms (README: the torus network model):"
+printf '%-8s %-32s %10s %10s %10s %10s\n' map step network on-node compute total
+for map in ABCDET "$out/fft-columns.map"; do
+	name=$([ "$map" = ABCDET ] && echo ABCDET || echo columns)
+	"$bin/counterlab-netsim" --quiet --map "$map" --pattern "fft3d:$fft" --format csv |
+		sed -n '2,/^$/p' | sed '/^$/d' | tr -d '"' |
+		awk -F, -v m="$name" '{ sub(/^fft3d: /, "", $1)
+			printf "%-8s %-32s %10.3f %10.3f %10.3f %10.3f\n", m, $1, $3 * 1e3, $4 * 1e3, $5 * 1e3, $6 * 1e3 }'
+done
+# one colour scale for both pictures: 0 up to the larger map's busiest node
+top=$(for name in ABCDET columns; do get "$out/fft-$name-phase1.json" PEVT_NW_USER_PP_SENT max; done | sort -n | tail -1)
+[ "$top" -gt 0 ] || top=1
+for map in ABCDET "$out/fft-columns.map"; do
+	name=$([ "$map" = ABCDET ] && echo ABCDET || echo columns)
+	"$bin/counterlab-netsim" --quiet --map "$map" --pattern "fft3d:$fft,phase=1,compute=0" --per-node \
+		--heatmap "$out/fft-$name.png" --heatmap-event PEVT_NW_USER_PP_SENT \
+		--heatmap-range "0:$top" > "$out/fft-$name.txt"
 done
 echo
 echo "Per-node counters of phase 1, summed over each node's torus links (first 4 nodes; all in $out/fft-*.txt):"
 for name in ABCDET columns; do
-	sed -n '1p;5,9p' "$out/fft-$name.txt" | sed "s/^/  /"
+	awk '/^machine/ { print } /^node / { n = 5 } n-- > 0' "$out/fft-$name.txt" | sed "s/^/  /"
 done
 echo
-echo "Heat maps of PEVT_NW_USER_PP_SENT per node in phase 1: $out/fft-ABCDET.png $out/fft-columns.png"
+echo "Heat maps of PEVT_NW_USER_PP_SENT per node in phase 1, one colour scale 0..$top"
+echo "(--heatmap-range): $out/fft-ABCDET.png $out/fft-columns.png"
 
 echo
 echo "Next: make check (every test), make bench (benchmarks), README.md (the tour)."

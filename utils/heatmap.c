@@ -512,6 +512,15 @@ int clab_heatmap_write(const char *path, int ndims, const int *size,
 		       const char *letters, const double *value,
 		       const char *title, char *err, size_t errlen)
 {
+	return clab_heatmap_write_range(path, ndims, size, letters, value, NULL, title,
+					err, errlen);
+}
+
+int clab_heatmap_write_range(const char *path, int ndims, const int *size,
+			     const char *letters, const double *value,
+			     const double *range, const char *title,
+			     char *err, size_t errlen)
+{
 	struct layout L;
 	if (err && errlen)
 		err[0] = 0;
@@ -537,6 +546,13 @@ int clab_heatmap_write(const char *path, int ndims, const int *size,
 		if (finite == 1 || value[i] > hi)
 			hi = value[i];
 	}
+	if (range) {
+		if (!isfinite(range[0]) || !isfinite(range[1]) || range[0] >= range[1])
+			return fail(err, errlen, "colour range %g..%g: want two finite numbers, "
+				    "the first below the second", range[0], range[1]);
+		lo = range[0];
+		hi = range[1];
+	}
 	struct image im = {malloc((size_t)L.w * L.h * 3), L.w, L.h};
 	if (!im.px)
 		return fail(err, errlen, "out of memory for a %dx%d heat map", L.w, L.h);
@@ -548,6 +564,10 @@ int clab_heatmap_write(const char *path, int ndims, const int *size,
 		double v = value[i], t = NAN;
 		if (isfinite(v))	/* halves keep hi - lo finite near DBL_MAX */
 			t = hi > lo ? (v / 2 - lo / 2) / (hi / 2 - lo / 2) : 0;
+		if (t < 0)		/* outside a given range: its end colour */
+			t = 0;
+		else if (t > 1)
+			t = 1;
 		clab_heatmap_color(t, rgb);
 		node_xy(&L, ndims, size, i, &x, &y);
 		fill(&im, x, y, L.cell, L.cell, rgb);

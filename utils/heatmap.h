@@ -20,6 +20,15 @@ int clab_heatmap_write(const char *path, int ndims, const int *size,
 		       const char *letters, const double *value,
 		       const char *title, char *err, size_t errlen);
 
+/* The same with a colour scale fixed to range[0]..range[1] (range NULL:
+ * the values' own minimum and maximum), so that maps meant to be compared
+ * share one scale; values outside take the end colours. A range that is
+ * not two finite numbers, the first below the second, is an error. */
+int clab_heatmap_write_range(const char *path, int ndims, const int *size,
+			     const char *letters, const double *value,
+			     const double *range, const char *title,
+			     char *err, size_t errlen);
+
 /* The rectangle of node's cell in the image clab_heatmap_write draws for the
  * same torus (the layout depends on ndims and size only). Returns 0, or -1
  * when the torus or node is invalid or the image would be too large. */

@@ -35,15 +35,48 @@ typedef struct clab_netspec {
 	double net_hz;             /* network clock */
 	double cpu_hz;             /* node clock (simulated cycles) */
 	double hop_s;              /* router latency per hop */
-	uint32_t eager_max;        /* MPI: larger messages route dynamically */
+	uint32_t eager_max;        /* MPI: larger messages go rendezvous, dynamic */
 	uint32_t fifo_packets;     /* capacity of a link's receive FIFO */
-	double drain_links;        /* links' worth of data a node can take in */
+	double drain_links;        /* links' worth of data a node moves between
+				    * the torus and memory, sending and receiving
+				    * together */
 	int io_link;               /* has a link to an I/O node (last link) */
+	int leftmost_fastest;      /* map strings: 1 leftmost letter varies
+				    * fastest (BG/L), 0 rightmost (BG/Q) */
+	/* Message costs (LogGP-style, per rank): */
+	double latency_s;          /* network interface latency of a message,
+				    * besides its hops and bytes */
+	double o_send_s, o_recv_s; /* CPU overhead per message sent, received */
+	double gap_s;              /* least time between two messages of a rank */
+	double local_bytes_s;      /* node's on-node copy bandwidth */
+	/* Computation (per node; a rank gets 1/max(ranks, cores) of it): */
+	int cores;                 /* cores that run ranks */
+	double peak_flops;         /* FLOP/s */
+	double flop_eff;           /* fraction of peak an application reaches */
+	double mem_bytes_s;        /* memory bandwidth, peak */
+	double mem_eff;            /* fraction of it reached */
 } clab_netspec;
 
 const clab_netspec *clab_netspec_find(const char *name);
 /* Names of the known machines, NULL-ended. */
 const char *const *clab_netspec_names(void);
+/* Sets the parameter `key` of s (a copy of a machine's facts) from text:
+ * CLAB_E_INVAL naming the key and its range when the key is unknown or the
+ * value malformed or out of range. */
+int clab_netspec_set(clab_netspec *s, const char *key, const char *value);
+/* The settable parameters: name, meaning; i = 0.. until NULL. *value gets
+ * the parameter's value in s. */
+const char *clab_netspec_param(const clab_netspec *s, int i, const char **meaning,
+			       double *value);
+/* "leftmost letter fastest" or "rightmost letter fastest". */
+const char *clab_netspec_convention(const clab_netspec *s);
+/* Seconds one message of `bytes` takes from rank to rank over `hops`
+ * hops alone on the network (hops 0: on one node):
+ *   o_send + latency + hops * hop + wire / link + o_recv,
+ * on-node: o_send + bytes / local_bytes_s + o_recv; a torus message larger
+ * than eager_max adds the round trip of its rendezvous (a header-only request
+ * and answer, each o_send + latency + hops * hop + header / link + o_recv). */
+double clab_netspec_message_s(const clab_netspec *s, uint64_t bytes, int hops);
 
 /* Packets, 32-byte chunks and wire bytes of one message of `bytes`
  * payload (an empty message is one header-only packet). */
@@ -98,7 +131,8 @@ typedef struct clab_map {
 } clab_map;
 
 /* A permutation of the machine's letters ("ABCDET", "TXYZ"; the rightmost
- * letter varies fastest) over every slot of the torus, or the path of a map
+ * letter varies fastest on BG/Q, the leftmost on BG/L: spec->
+ * leftmost_fastest) over every slot of the torus, or the path of a map
  * file (one line per rank: the coordinates then the slot, e.g.
  * "a b c d e t"; '#' starts a comment). A spec of letters only is taken
  * as a permutation. Every slot is used at most once. */
@@ -125,6 +159,11 @@ enum clab_netctr {
 	CLAB_NET_RECV_FIFO,     /* receive-FIFO occupancy summed per net cycle, per VC */
 	CLAB_NET_NO_TOKEN,      /* net cycles the link was free but had no token */
 	CLAB_NET_CYCLES,        /* network cycles of all phases */
+	/* per node (link and VCs ignored), the node's message unit: */
+	CLAB_NET_MU_PKT_INJ,    /* packets injected, torus and on-node */
+	CLAB_NET_MU_MSG_INJ,    /* messages injected, torus and on-node */
+	CLAB_NET_MU_PKT_RCV,    /* packets received, torus and on-node */
+	CLAB_NET_LOCAL_PACKETS, /* on-node packets (never on a torus link) */
 };
 
 typedef struct clab_net clab_net;
@@ -140,17 +179,49 @@ int clab_net_send(clab_net *n, uint32_t src, uint32_t dst, uint64_t bytes,
 /* Every member of ranks[0..k) sends `bytes` to every other member. */
 int clab_net_alltoall(clab_net *n, const uint32_t *ranks, uint32_t k,
 		      uint64_t bytes, int vc);
+/* Computation every rank does in the open phase: flops and bytes of
+ * memory traffic per rank, priced by the roofline of the machine's
+ * profile: max(flops / rank's FLOP/s x flop_eff, bytes / rank's share of
+ * memory bandwidth x mem_eff). */
+int clab_net_compute(clab_net *n, double flops, double bytes);
+/* Names the phases that follow (reports sum phases of one label). */
+void clab_net_label(clab_net *n, const char *label);
 /* Ends the phase: times it (seconds, via *time_s), repeats it `times`
  * times (identical iterations), adds it to the totals. */
 int clab_net_phase_end(clab_net *n, uint64_t times, double *time_s);
+
+/* Time of phases, seconds (README "The torus network model", Time):
+ *   network  max(busiest link or node drain + o_send + o_recv, busiest
+ *            rank's messages x max(o, gap)) + the longest message latency
+ *   on-node  max(busiest node's on-node bytes / local_bytes_s + o_send +
+ *            o_recv, busiest rank's on-node messages x max(o, gap))
+ *   compute  clab_net_compute's roofline
+ *   total    their sum (no overlap). */
+typedef struct clab_net_times {
+	double network, onnode, compute, total;
+} clab_net_times;
+/* The phases of one label, in order of first use. */
+typedef struct clab_net_record {
+	char label[64];
+	uint64_t phases;
+	clab_net_times t;
+	uint64_t no_token;  /* no-token cycles of all links in these phases */
+} clab_net_record;
+const clab_net_record *clab_net_records(const clab_net *n, int *count);
+clab_net_times clab_net_totals(const clab_net *n);
 
 /* Totals. vcmask: which VCs to sum (ignored for NO_TOKEN and CYCLES);
  * link -1: all torus links of the node. */
 uint64_t clab_net_count(const clab_net *n, uint32_t node, int link,
 			enum clab_netctr what, unsigned vcmask);
-double clab_net_time(const clab_net *n);      /* seconds, all phases */
+double clab_net_time(const clab_net *n);      /* seconds, all phases (total) */
 uint64_t clab_net_phases(const clab_net *n);
 uint32_t clab_net_nranks(const clab_net *n);
+const clab_torus *clab_net_torus(const clab_net *n);
+/* The node of rank r (r < clab_net_nranks). */
+uint32_t clab_net_node_of(const clab_net *n, uint32_t r);
+/* The lowest rank the map places on node, or -1 when none. */
+int64_t clab_net_rank_at(const clab_net *n, uint32_t node);
 /* Bytes that stayed on their node (never touched the torus). */
 uint64_t clab_net_local_bytes(const clab_net *n);
 /* Progress callback for long runs: done/total of the current phase. */

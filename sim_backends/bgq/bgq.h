@@ -245,6 +245,7 @@ int bgq_mu_message(uint64_t seq, int kind, uint64_t bytes, uint64_t *count);
  * of clab_sim_traffic; `node` is where this process's rank runs. */
 typedef struct bgq_net {
 	pthread_mutex_t lock;
+	clab_netspec spec;   /* bgq's, with the profile's [network] changes */
 	clab_torus torus;
 	clab_map map;
 	clab_net *net;

@@ -55,10 +55,20 @@ static void *net_create(clab_machine *m, int *err)
 		return NULL;
 	}
 	pthread_mutex_init(&b->lock, NULL);
+	b->spec = *spec;
 	int rc = clab_machine_setting_u64(m, "ppn", (uint64_t)spec->ppn, 1,
 					  (uint64_t)spec->max_ppn, &ppn);
+	/* the profile's changes to the model's parameters */
+	const char *name;
+	for (int i = 0; !rc && (name = clab_netspec_param(spec, i, NULL, NULL)); i++) {
+		char key[64];
+		snprintf(key, sizeof key, "network.%s", name);
+		const char *v = clab_machine_setting(m, key);
+		if (v && clab_netspec_set(&b->spec, name, v))
+			rc = CLAB_E_PROFILE;  /* a malformed profile value */
+	}
 	if (!rc)
-		rc = clab_torus_init(&b->torus, spec, clab_machine_setting(m, "torus"),
+		rc = clab_torus_init(&b->torus, &b->spec, clab_machine_setting(m, "torus"),
 				     (int)ppn, clab_machine_setting(m, "network.order"));
 	if (!rc)
 		rc = clab_map_init(&b->map, &b->torus, clab_machine_setting(m, "map"));
@@ -202,7 +212,15 @@ static const bgq_fixed_kind nw_kind = {
 	.values = nw_values,
 };
 
-static const char *const nw_keys[] = {"rank", "order", NULL};
+/* [network] keys: this rank, the routing order, and the parameters of the
+ * torus model (clab_netspec_param's names; README "The torus network
+ * model") that a profile may change from their documented defaults. */
+static const char *const nw_keys[] = {
+	"rank", "order",
+	"link_bytes_s", "hop_s", "latency_s", "o_send_s", "o_recv_s", "gap_s", "eager_max",
+	"drain_links", "fifo_packets", "local_bytes_s", "peak_flops", "flop_eff",
+	"mem_bytes_s", "mem_eff", NULL,
+};
 
 static int nw_open(clab_machine *m, const char *section, void **unit,
 		   clab_unit_desc *d)
@@ -236,7 +254,21 @@ const clab_unit_ops clab_bgq_nw_ops = BGQ_FIXED_OPS("bgq-nw", nw_keys, nw_open);
 
 /* ---- the unit's events for counterlab-netsim ----------------------------- */
 
-static clab_netevent nw_events[BGQ_N_NWUNIT];
+/* The I/O unit's message-unit counters the torus model keeps per node:
+ * where BG/Q counts on-node transfers (they never reach a torus link). */
+static const clab_netevent mu_events[] = {
+	{"PEVT_MU_PKT_INJ", "packets the node's message unit injected (torus and on-node)",
+	 CLAB_NET_MU_PKT_INJ, 0, -1, 1},
+	{"PEVT_MU_MSG_INJ", "messages the node's message unit injected (torus and on-node)",
+	 CLAB_NET_MU_MSG_INJ, 0, -1, 0},
+	{"PEVT_MU_PUT_PKT_RCV", "packets the node's message unit received as direct puts (torus and on-node)",
+	 CLAB_NET_MU_PKT_RCV, 0, -1, 0},
+	{"CLAB_LOCAL_PKTS", "model (no such hardware counter): packets of on-node transfers, part of PEVT_MU_PKT_INJ",
+	 CLAB_NET_LOCAL_PACKETS, 0, -1, 1},
+};
+#define N_MU (int)(sizeof mu_events / sizeof *mu_events)
+
+static clab_netevent nw_events[BGQ_N_NWUNIT + N_MU];
 static pthread_once_t nw_events_once = PTHREAD_ONCE_INIT;
 
 static void nw_events_build(void)
@@ -252,11 +284,13 @@ static void nw_events_build(void)
 			.main = vc == 0x70,
 		};
 	}
+	for (int i = 0; i < N_MU; i++)
+		nw_events[BGQ_N_NWUNIT + i] = mu_events[i];
 }
 
 const clab_netevent *clab_bgq_netevents(int *n)
 {
 	pthread_once(&nw_events_once, nw_events_build);
-	*n = BGQ_N_NWUNIT;
+	*n = BGQ_N_NWUNIT + N_MU;
 	return nw_events;
 }

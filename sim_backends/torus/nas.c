@@ -27,7 +27,15 @@
  * exchanges ghost faces with both neighbours along x, then y, then z
  * (one phase per axis). Simplified: NPB lets ranks without points take
  * part in coarse levels (comm1p); here a level where any axis has fewer
- * points than ranks has no communication at all. */
+ * points than ranks has no communication at all.
+ *
+ * Computation: each benchmark's operation count per iteration, as NPB
+ * counts it for its Mop/s report, split evenly over the ranks and added
+ * to the iteration's first phase (priced at the profile's FLOP rate and
+ * efficiency; memory traffic is not priced for NAS):
+ *   BT  3478.8 n^3 - 17655.7 n^2 + 28023.7 n      (n = grid side)
+ *   CG  2 na (3 + z(z+1) + 25 (5 + z(z+1)) + 3)   (z = nonzer: 11, 13, 15)
+ *   MG  58 n^3 */
 #include <ctype.h>
 #include <string.h>
 #include "pattern.h"
@@ -41,6 +49,7 @@ typedef struct job {
 	uint32_t P;
 	uint64_t pending; /* messages of the open phase */
 	int rc;
+	double flops;     /* per rank, for the next phase ended */
 } job;
 
 static void msg(job *j, uint32_t src, uint32_t dst, uint64_t doubles)
@@ -55,6 +64,10 @@ static void msg(job *j, uint32_t src, uint32_t dst, uint64_t doubles)
  * dropped (it would only count phases that move nothing). */
 static void phase(job *j, uint64_t times)
 {
+	if (!j->rc && j->pending && j->flops > 0) {
+		j->rc = clab_net_compute(j->n, j->flops, 0);
+		j->flops = 0;
+	}
 	if (!j->rc && j->pending)
 		j->rc = clab_net_phase_end(j->n, times, NULL);
 	j->pending = 0;
@@ -119,7 +132,10 @@ int pattern_nas_bt(clab_net *n, pattern_args *a)
 	if (q == 1)
 		return CLAB_OK;
 	uint64_t N = side[cls];
-	job j = {n, P, 0, CLAB_OK};
+	double nn = (double)N;
+	job j = {n, P, 0, CLAB_OK,
+		 (3478.8 * nn * nn * nn - 17655.7 * nn * nn + 28023.7 * nn) / P};
+	clab_net_label(n, "bt: compute + copy_faces");
 
 	/* copy_faces: to each neighbour, 5 variables x 2 ghost layers of the
 	 * faces of the rank's cells that are not on the grid's far side */
@@ -147,6 +163,7 @@ int pattern_nas_bt(clab_net *n, pattern_args *a)
 	/* x, y, z solves: forward elimination (5x5 block and right-hand side
 	 * per line) to the successor, back substitution to the predecessor */
 	uint64_t M = N / (uint64_t)q + 1;
+	clab_net_label(n, "bt: x, y, z solve pipelines");
 	for (int ax = 0; ax < 3; ax++) {
 		for (int dir = +1; dir >= -1; dir -= 2) {
 			for (uint32_t r = 0; r < P; r++)
@@ -187,6 +204,7 @@ static void cg_transpose(job *j, uint32_t rows, uint32_t cols, uint64_t doubles,
 int pattern_nas_cg(clab_net *n, pattern_args *a)
 {
 	static const uint64_t na_of[3] = {14000, 75000, 150000}, niters[3] = {15, 75, 75};
+	static const int nonzer[3] = {11, 13, 15};
 	int cls, k;
 	uint64_t niter;
 	uint32_t P = clab_net_nranks(n);
@@ -197,9 +215,13 @@ int pattern_nas_cg(clab_net *n, pattern_args *a)
 		return rc;
 	uint32_t cols = 1u << ((k + 1) / 2), rows = 1u << (k / 2);
 	uint64_t vec = na_of[cls] / cols, inner = CG_INNER * niter;
-	job j = {n, P, 0, CLAB_OK};
+	double zz = nonzer[cls] * (nonzer[cls] + 1.0);
+	job j = {n, P, 0, CLAB_OK,
+		 2.0 * (double)na_of[cls] * (3 + zz + CG_INNER * (5 + zz) + 3) / P};
+	clab_net_label(n, "cg: compute + reductions");
 
 	cg_reduce(&j, cols, 1, niter);          /* rho = r.r */
+	clab_net_label(n, "cg: reductions");
 	cg_reduce(&j, cols, vec, inner);        /* q = A p: row sums... */
 	cg_transpose(&j, rows, cols, vec, inner); /* ...to the column layout */
 	cg_reduce(&j, cols, 1, inner);          /* p.q */
@@ -250,13 +272,18 @@ int pattern_nas_mg(clab_net *n, pattern_args *a)
 		return rc;
 	int dx = k / 3, dy = (k - dx) / 2, lt = log_side[cls];
 	uint32_t p[3] = {1u << dx, 1u << dy, P >> dx >> dy};
-	job j = {n, P, 0, CLAB_OK};
+	double side = (double)(1u << lt);
+	job j = {n, P, 0, CLAB_OK, 58 * side * side * side / P};
+	clab_net_label(n, "mg: compute + face exchanges");
 
 	/* mg3P: restriction down to level 1, smoothing there, then up:
 	 * residual and smoothing on each level; then the residual on the
 	 * finest level. Level lt: 3 comm3, levels 2..lt-1: 3, level 1: 2. */
-	for (int lev = lt - 1; lev >= 1; lev--)
+	for (int lev = lt - 1; lev >= 1; lev--) {
 		mg_comm3(&j, p, lev, niter);    /* rprj3 */
+		if (j.flops == 0)
+			clab_net_label(n, "mg: face exchanges");
+	}
 	mg_comm3(&j, p, 1, niter);              /* psinv */
 	for (int lev = 2; lev <= lt; lev++) {
 		mg_comm3(&j, p, lev, niter);    /* resid */

@@ -12,11 +12,17 @@
  * its nodes and how many member ranks each holds; groups with the same
  * nodes are merged, so an all-to-all costs one route per pair of nodes.
  *
- * Time. Flows that share a link share it fairly; a phase of equal-sized
- * flows then ends when its busiest link (or the busiest receiving node,
- * which takes in at most drain_links links' worth) has moved its bytes,
- * plus the longest route's latency. For unequal flows this is a lower
- * bound (README, "The torus network model").
+ * Time (README, "The torus network model"). Flows that share a link share
+ * it fairly; the bytes of a phase of equal-sized flows are moved when its
+ * busiest link, or its busiest node (which moves at most drain_links
+ * links' worth between torus and memory, sending and receiving together),
+ * is done: for unequal flows a lower bound. Each message also costs its
+ * ranks a send or receive overhead (at least the gap between messages);
+ * the phase's network time is the longer of bytes (plus one message's
+ * overheads) and the busiest rank's overheads, plus the longest message
+ * latency (interface, hops, and a rendezvous round trip above eager_max).
+ * On-node messages are copies at the node's local bandwidth with the same
+ * overheads; compute is a roofline; the phase takes the sum of the three.
  *
  * Waiting. A link busy a fraction rho of the phase keeps a mean receive
  * queue of rho + rho^2 / (2 (1 - rho)) packets (a queue with random
@@ -24,6 +30,7 @@
  * cannot drain its links as fast as they deliver slows them all by the
  * same factor: their queues fill, and their senders spend the lost time
  * with data but no token (BG/L's "no token" cycles). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "counterlab/backend.h"
@@ -32,6 +39,7 @@
 typedef struct { int64_t c, p; } cp_t;   /* chunks, packets */
 
 enum { T_CHUNKS, T_PACKETS, T_FIFO, T_N }; /* totals per node, link, VC */
+enum { MU_PKT_INJ, MU_MSG_INJ, MU_PKT_RCV, MU_LOCAL, MU_N }; /* per node */
 
 typedef struct group {
 	struct group *next;
@@ -50,12 +58,23 @@ struct clab_net {
 	uint16_t *coord;       /* [node][nd] */
 	cp_t *diff;            /* [node][tl][NVC], this phase */
 	double *ej;            /* [node] wire bytes received, this phase */
+	double *inj;           /* [node] wire bytes sent, this phase */
+	double *lbytes;        /* [node] on-node bytes, this phase */
+	double *cpu;           /* [rank][2] overheads: torus, on-node, this phase */
+	uint64_t *mu;          /* [node][MU_N] this phase, then [node][MU_N] totals */
 	unsigned vcs;          /* VCs used this phase */
 	int max_hops;
+	int max_hops_proto[2]; /* longest route of eager [0], rendezvous [1] messages */
+	double flops, membytes;/* per rank, this phase */
+	int any_net, any_local;
 	uint64_t *tot;         /* [node][nl][NVC][T_N] */
 	uint64_t *notoken;     /* [node][nl] */
-	uint64_t cycles, local, phase_local, phases;
+	uint64_t cycles, local, phase_local, phases, phase_notoken;
 	double time;
+	clab_net_times totals;
+	clab_net_record *rec;
+	int nrec, caprec;
+	char label[64];
 	group *bucket[NBUCKETS];
 	uint32_t *scratch;     /* ranks' nodes while grouping */
 	size_t nscratch;
@@ -79,10 +98,15 @@ clab_net *clab_net_new(const clab_torus *t, const clab_map *map, int *err)
 		n->coord = malloc(nodes * (size_t)n->nd * sizeof *n->coord);
 		n->diff = calloc(nodes * (size_t)n->tl * CLAB_NVC, sizeof *n->diff);
 		n->ej = calloc(nodes, sizeof *n->ej);
+		n->inj = calloc(nodes, sizeof *n->inj);
+		n->lbytes = calloc(nodes, sizeof *n->lbytes);
+		n->cpu = calloc(2 * (size_t)map->nranks + 1, sizeof *n->cpu);
+		n->mu = calloc(2 * nodes * MU_N, sizeof *n->mu);
 		n->tot = calloc(nodes * (size_t)n->nl * CLAB_NVC * T_N, sizeof *n->tot);
 		n->notoken = calloc(nodes * (size_t)n->nl, sizeof *n->notoken);
 	}
-	if (!n || !n->coord || !n->diff || !n->ej || !n->tot || !n->notoken) {
+	if (!n || !n->coord || !n->diff || !n->ej || !n->tot || !n->notoken || !n->inj ||
+	    !n->lbytes || !n->cpu || !n->mu) {
 		clab_net_free(n);
 		*err = clab_seterr(CLAB_E_NOMEM, "no memory for the traffic of %u nodes", t->nodes);
 		return NULL;
@@ -117,6 +141,11 @@ void clab_net_free(clab_net *n)
 	free(n->coord);
 	free(n->diff);
 	free(n->ej);
+	free(n->inj);
+	free(n->lbytes);
+	free(n->cpu);
+	free(n->mu);
+	free(n->rec);
 	free(n->tot);
 	free(n->notoken);
 	free(n->scratch);
@@ -176,9 +205,19 @@ static void add_flow(clab_net *n, uint32_t s, uint32_t r, uint64_t nmsg,
 		vc = bytes > t->spec->eager_max && k > 1 ? CLAB_VC_DYNAMIC : CLAB_VC_ESCAPE;
 	clab_packets pk = clab_netspec_packetize(t->spec, bytes);
 	n->ej[r] += (double)(nmsg * pk.wire);
+	n->inj[s] += (double)(nmsg * pk.wire);
+	n->mu[(size_t)s * MU_N + MU_PKT_INJ] += nmsg * pk.packets;
+	n->mu[(size_t)s * MU_N + MU_MSG_INJ] += nmsg;
+	n->mu[(size_t)r * MU_N + MU_PKT_RCV] += nmsg * pk.packets;
 	n->vcs |= 1u << vc;
+	n->any_net = 1;
 	if (hops > n->max_hops)
 		n->max_hops = hops;
+	/* the longest route of each protocol: its latency is priced at the
+	 * phase end (this loop is hot at machine scale) */
+	int *mh = &n->max_hops_proto[bytes > t->spec->eager_max];
+	if (hops > *mh)
+		*mh = hops;
 	int routes = vc == CLAB_VC_DYNAMIC && (uint64_t)k > 1 ? (nmsg < (uint64_t)k ? (int)nmsg : k) : 1;
 	for (int rot = 0; rot < routes; rot++) {
 		uint64_t m = nmsg / (uint64_t)routes + ((uint64_t)rot < nmsg % (uint64_t)routes);
@@ -190,6 +229,30 @@ static void add_flow(clab_net *n, uint32_t s, uint32_t r, uint64_t nmsg,
 			at += (uint32_t)((int)cr[d] - (int)cs[d]) * t->stride[d];
 		}
 	}
+}
+
+/* nmsg on-node messages of `bytes` on node x: copies, counted by the
+ * node's message unit, never by a torus link. */
+static void add_local(clab_net *n, uint32_t x, uint64_t nmsg, uint64_t bytes)
+{
+	uint64_t pk = clab_netspec_packetize(n->t->spec, bytes).packets * nmsg;
+	n->phase_local += bytes * nmsg;
+	n->lbytes[x] += (double)(bytes * nmsg);
+	n->mu[(size_t)x * MU_N + MU_PKT_INJ] += pk;
+	n->mu[(size_t)x * MU_N + MU_MSG_INJ] += nmsg;
+	n->mu[(size_t)x * MU_N + MU_PKT_RCV] += pk;
+	n->mu[(size_t)x * MU_N + MU_LOCAL] += pk;
+	n->any_local |= nmsg > 0;
+}
+
+/* Overheads of rank r: `sends` and `recvs` messages, on the torus (0) or
+ * on its node (1); each costs at least the gap. */
+static void add_cpu(clab_net *n, uint32_t r, int local, double sends, double recvs)
+{
+	const clab_netspec *s = n->t->spec;
+	double os = s->o_send_s > s->gap_s ? s->o_send_s : s->gap_s;
+	double orv = s->o_recv_s > s->gap_s ? s->o_recv_s : s->gap_s;
+	n->cpu[2 * (size_t)r + (size_t)local] += sends * os + recvs * orv;
 }
 
 static int check_rank(const clab_net *n, uint32_t r)
@@ -211,9 +274,11 @@ int clab_net_send(clab_net *n, uint32_t src, uint32_t dst, uint64_t bytes,
 		return clab_seterr(CLAB_E_INVAL, "virtual channel %d does not exist", vc);
 	uint32_t s = n->map->node[src], r = n->map->node[dst];
 	if (s == r)
-		n->phase_local += bytes * count;
+		add_local(n, s, count, bytes);
 	else
 		add_flow(n, s, r, count, bytes, vc);
+	add_cpu(n, src, s == r, (double)count, 0);
+	add_cpu(n, dst, s == r, 0, (double)count);
 	return CLAB_OK;
 }
 
@@ -253,6 +318,21 @@ int clab_net_alltoall(clab_net *n, const uint32_t *ranks, uint32_t k,
 			n->scratch[m] = n->scratch[i];
 			cnt[m++] = 1;
 		}
+	}
+	/* each member sends to and receives from the k - 1 others: those on
+	 * its node on-node, the rest over the torus */
+	for (uint32_t i = 0; i < k; i++) {
+		uint32_t lo = 0, hi = m, x = n->map->node[ranks[i]];
+		while (hi - lo > 1) {
+			uint32_t mid = (lo + hi) / 2;
+			if (n->scratch[mid] <= x)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		double here = cnt[lo] - 1.0, away = (double)k - cnt[lo];
+		add_cpu(n, ranks[i], 0, away, away);
+		add_cpu(n, ranks[i], 1, here, here);
 	}
 	uint64_t h = 1469598103934665603ull ^ bytes ^ ((uint64_t)(vc + 1) << 56);
 	for (uint32_t i = 0; i < m; i++)
@@ -294,7 +374,7 @@ static void expand_groups(clab_net *n)
 		for (group *g = n->bucket[b]; g; g = g->next) {
 			for (uint32_t i = 0; i < g->n; i++) {
 				uint64_t ci = g->cnt[i] * g->weight;
-				n->phase_local += ci * (g->cnt[i] - 1) * g->bytes;
+				add_local(n, g->node[i], ci * (g->cnt[i] - 1), g->bytes);
 				for (uint32_t j = 0; j < g->n; j++)
 					if (j != i)
 						add_flow(n, g->node[i], g->node[j],
@@ -344,28 +424,116 @@ static double wire_bytes(const clab_net *n, uint32_t node, int link)
 	return b + (double)p * s->extra_per_packet;
 }
 
+int clab_net_compute(clab_net *n, double flops, double bytes)
+{
+	if (!(flops >= 0) || !(bytes >= 0) || flops > 1e30 || bytes > 1e30)
+		return clab_seterr(CLAB_E_INVAL, "compute step of %g flops and %g bytes", flops, bytes);
+	n->flops += flops;
+	n->membytes += bytes;
+	return CLAB_OK;
+}
+
+void clab_net_label(clab_net *n, const char *label)
+{
+	snprintf(n->label, sizeof n->label, "%s", label ? label : "");
+}
+
+/* The record of the current label, added at the end when new. */
+static clab_net_record *record_of(clab_net *n)
+{
+	const char *l = n->label[0] ? n->label : "phase";
+	for (int i = n->nrec - 1; i >= 0; i--)
+		if (!strcmp(n->rec[i].label, l))
+			return &n->rec[i];
+	if (n->nrec == n->caprec) {
+		int cap = n->caprec ? 2 * n->caprec : 16;
+		clab_net_record *r = realloc(n->rec, (size_t)cap * sizeof *r);
+		if (!r)
+			return NULL;
+		n->rec = r;
+		n->caprec = cap;
+	}
+	clab_net_record *r = &n->rec[n->nrec++];
+	memset(r, 0, sizeof *r);
+	snprintf(r->label, sizeof r->label, "%s", l);
+	return r;
+}
+
+static double wire_s_of(const clab_netspec *s, uint64_t bytes)
+{
+	return (double)clab_netspec_packetize(s, bytes).wire / s->link_bytes_s;
+}
+
+/* Compute time of the open phase: the roofline of one rank's share of
+ * its node. */
+static double compute_s(const clab_net *n)
+{
+	const clab_netspec *s = n->t->spec;
+	int ppn = n->t->ppn, share = ppn > s->cores ? ppn : s->cores;
+	double f = n->flops / (s->peak_flops * s->flop_eff / share);
+	double m = n->membytes / (s->mem_bytes_s * s->mem_eff / ppn);
+	return f > m ? f : m;
+}
+
 int clab_net_phase_end(clab_net *n, uint64_t times, double *time_s)
 {
 	const clab_torus *t = n->t;
 	const clab_netspec *s = t->spec;
+	clab_net_record *rec = record_of(n);
+	if (!rec)
+		return clab_seterr(CLAB_E_NOMEM, "no memory for the record of phase \"%s\"", n->label);
 	expand_groups(n);
 	prefix_sums(n);
-	/* the busiest link and the busiest receiver set the pace */
-	double busiest = 0, drain_bw = s->drain_links * s->link_bytes_s;
+	/* the busiest link and the busiest node (its drain) set the pace */
+	double busiest = 0, drain_bw = s->drain_links * s->link_bytes_s, copy = 0;
 	for (uint32_t x = 0; x < t->nodes; x++) {
 		for (int l = 0; l < n->tl; l++) {
 			double w = wire_bytes(n, x, l);
 			if (w > busiest)
 				busiest = w;
 		}
-		if (n->ej[x] / drain_bw * s->link_bytes_s > busiest)
-			busiest = n->ej[x] / drain_bw * s->link_bytes_s;
+		double node = (n->ej[x] + n->inj[x]) / drain_bw * s->link_bytes_s;
+		if (node > busiest)
+			busiest = node;
+		if (n->lbytes[x] > copy)
+			copy = n->lbytes[x];
 	}
 	double transfer = busiest / s->link_bytes_s;
-	double phase = transfer + n->max_hops * s->hop_s;
-	double net_cycles = phase * s->net_hz;
+	double cpu_net = 0, cpu_local = 0;
+	for (uint32_t r = 0; r < n->map->nranks; r++) {
+		if (n->cpu[2 * (size_t)r] > cpu_net)
+			cpu_net = n->cpu[2 * (size_t)r];
+		if (n->cpu[2 * (size_t)r + 1] > cpu_local)
+			cpu_local = n->cpu[2 * (size_t)r + 1];
+		n->cpu[2 * (size_t)r] = n->cpu[2 * (size_t)r + 1] = 0;
+	}
+	clab_net_times pt = {0, 0, 0, 0};
+	double ovh = s->o_send_s + s->o_recv_s;
+	if (n->any_net) {
+		/* the longest message latency: all of a message's time but its
+		 * bytes' and its overheads' */
+		double lat = 0;
+		for (int rdv = 0; rdv < 2; rdv++) {
+			int h = n->max_hops_proto[rdv];
+			uint64_t b = rdv ? (uint64_t)s->eager_max + 1 : 0;
+			double l = h ? clab_netspec_message_s(s, b, h) - ovh - wire_s_of(s, b) : 0;
+			if (l > lat)
+				lat = l;
+		}
+		pt.network = (transfer + ovh > cpu_net ? transfer + ovh : cpu_net) + lat;
+	}
+	if (n->any_local) {
+		double c = copy / s->local_bytes_s + ovh;
+		pt.onnode = c > cpu_local ? c : cpu_local;
+	}
+	pt.compute = compute_s(n);
+	pt.total = pt.network + pt.onnode + pt.compute;
+	/* the network unit's clock runs through the whole phase */
+	double net_cycles = pt.total * s->net_hz;
+	uint64_t notoken = 0;
 	for (uint32_t x = 0; transfer > 0 && x < t->nodes; x++) {
-		/* receiver x: how much slower than its links it drains */
+		/* node x: how much slower than its links it drains, its
+		 * capacity shared by what it sends and what it receives */
 		double in_busy = 0;
 		for (int l = 0; l < n->tl; l++) {
 			uint32_t y = clab_torus_neighbor(t, x, l);
@@ -373,8 +541,8 @@ int clab_net_phase_end(clab_net *n, uint64_t times, double *time_s)
 			if (b > in_busy)
 				in_busy = b;
 		}
-		double eject = n->ej[x] / drain_bw;
-		double slow = in_busy > 0 && eject > in_busy ? eject / in_busy : 1;
+		double drain = (n->ej[x] + n->inj[x]) / drain_bw;
+		double slow = in_busy > 0 && drain > in_busy ? drain / in_busy : 1;
 		for (int l = 0; l < n->tl; l++) {
 			uint32_t y = clab_torus_neighbor(t, x, l);
 			if (y == x)
@@ -384,8 +552,9 @@ int clab_net_phase_end(clab_net *n, uint64_t times, double *time_s)
 			double q = eff >= 1 ? s->fifo_packets : eff + eff * eff / (2 * (1 - eff));
 			if (q > s->fifo_packets)
 				q = s->fifo_packets;
-			n->notoken[(size_t)y * n->nl + (l ^ 1)] +=
-				(uint64_t)((eff - rho) * transfer * s->net_hz) * times;
+			uint64_t nt = (uint64_t)((eff - rho) * transfer * s->net_hz) * times;
+			n->notoken[(size_t)y * n->nl + (l ^ 1)] += nt;
+			notoken += nt;
 			int64_t pk = 0;
 			for (int vc = 0; vc < CLAB_NVC; vc++)
 				pk += DIFF(n, y, l ^ 1, vc).p;
@@ -397,6 +566,7 @@ int clab_net_phase_end(clab_net *n, uint64_t times, double *time_s)
 			}
 		}
 	}
+	uint64_t *mt = n->mu + (size_t)t->nodes * MU_N;
 	for (uint32_t x = 0; x < t->nodes; x++) {
 		for (int l = 0; l < n->tl; l++)
 			for (int vc = 0; vc < CLAB_NVC; vc++) {
@@ -405,18 +575,47 @@ int clab_net_phase_end(clab_net *n, uint64_t times, double *time_s)
 				TOT(n, x, l, vc, T_PACKETS) += (uint64_t)v->p * times;
 				*v = (cp_t){0, 0};
 			}
-		n->ej[x] = 0;
+		for (int k = 0; k < MU_N; k++) {
+			mt[(size_t)x * MU_N + k] += n->mu[(size_t)x * MU_N + k] * times;
+			n->mu[(size_t)x * MU_N + k] = 0;
+		}
+		n->ej[x] = n->inj[x] = n->lbytes[x] = 0;
 	}
+	double k = (double)times;
 	n->cycles += (uint64_t)(net_cycles + 0.5) * times;
 	n->local += n->phase_local * times;
 	n->phase_local = 0;
-	n->time += phase * (double)times;
+	n->time += pt.total * k;
 	n->phases += times;
+	n->totals.network += pt.network * k;
+	n->totals.onnode += pt.onnode * k;
+	n->totals.compute += pt.compute * k;
+	n->totals.total += pt.total * k;
+	rec->phases += times;
+	rec->t.network += pt.network * k;
+	rec->t.onnode += pt.onnode * k;
+	rec->t.compute += pt.compute * k;
+	rec->t.total += pt.total * k;
+	rec->no_token += notoken;
 	n->vcs = 0;
 	n->max_hops = 0;
+	n->max_hops_proto[0] = n->max_hops_proto[1] = 0;
+	n->flops = n->membytes = 0;
+	n->any_net = n->any_local = 0;
 	if (time_s)
-		*time_s = phase * (double)times;
+		*time_s = pt.total * k;
 	return CLAB_OK;
+}
+
+const clab_net_record *clab_net_records(const clab_net *n, int *count)
+{
+	*count = n->nrec;
+	return n->rec;
+}
+
+clab_net_times clab_net_totals(const clab_net *n)
+{
+	return n->totals;
 }
 
 uint64_t clab_net_count(const clab_net *n, uint32_t node, int link,
@@ -426,6 +625,8 @@ uint64_t clab_net_count(const clab_net *n, uint32_t node, int link,
 		return 0;
 	if (what == CLAB_NET_CYCLES)
 		return n->cycles;
+	if (what >= CLAB_NET_MU_PKT_INJ) /* the node's message unit */
+		return n->mu[((size_t)n->t->nodes + node) * MU_N + (what - CLAB_NET_MU_PKT_INJ)];
 	if (link < 0) {
 		uint64_t sum = 0;
 		for (int l = 0; l < n->tl; l++)
@@ -454,6 +655,16 @@ double clab_net_time(const clab_net *n) { return n->time; }
 uint64_t clab_net_phases(const clab_net *n) { return n->phases; }
 uint64_t clab_net_local_bytes(const clab_net *n) { return n->local; }
 uint32_t clab_net_nranks(const clab_net *n) { return n->map->nranks; }
+const clab_torus *clab_net_torus(const clab_net *n) { return n->t; }
+uint32_t clab_net_node_of(const clab_net *n, uint32_t r) { return n->map->node[r]; }
+
+int64_t clab_net_rank_at(const clab_net *n, uint32_t node)
+{
+	for (uint32_t r = 0; r < n->map->nranks; r++)
+		if (n->map->node[r] == node)
+			return r;
+	return -1;
+}
 
 uint64_t clab_netevent_count(const clab_net *n, const clab_netevent *e,
 			     uint32_t node)

@@ -1,8 +1,16 @@
-/* The torus machines' network facts (HARDWARE.md sections 1 and 2), and
- * how a message is cut into packets on each. Numbers marked "model" are
- * modeller's choices where no public figure was at hand (see README,
- * "The torus network model"). */
+/* The torus machines' network facts (HARDWARE.md sections 1 and 2) and
+ * costs, and how a message is cut into packets on each. Every number says
+ * where it comes from; "modeller's choice" marks the ones for which no
+ * public figure was found (README, "The torus network model", lists them).
+ * Figures marked "recalled" are quoted from the named publication without
+ * the text at hand: approximate, worth re-checking. */
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include "counterlab/backend.h"
 #include "counterlab/torus.h"
 
 static const clab_netspec specs[] = {
@@ -15,11 +23,31 @@ static const clab_netspec specs[] = {
 		.header = 32, .chunk = 32, .max_payload = 512, .min_packet = 32,
 		.extra_per_packet = 0,
 		.link_bytes_s = 2e9, .net_hz = 500e6, .cpu_hz = 1.6e9,
-		.hop_s = 40e-9,          /* model */
-		.eager_max = 2048,
+		/* IBM Redbook SG24-7872 (BG/Q hardware overview), ch. 2:
+		 * "approximately 40 ns" per hop */
+		.hop_s = 40e-9,
+		.eager_max = 2048,       /* HARDWARE.md: eager up to about 2 KB */
 		.fifo_packets = 7,       /* tokens of a bubble VC's receive buffer */
-		.drain_links = 10,       /* the MU takes in all ten links at once */
+		/* modeller's choice: the MU's injection and reception sides
+		 * each keep up with all ten links (10 in + 10 out) */
+		.drain_links = 20,
 		.io_link = 1,
+		.leftmost_fastest = 0,   /* HARDWARE.md 1: ABCDET, T fastest */
+		/* A zero-byte nearest-neighbour MPI message: 0.7 + 0.75 + 0.04
+		 * + 0.016 + 0.7 = 2.2 us, the order of BG/Q's published MPI
+		 * latency (Kumar et al., "PAMI", ICS 2012; recalled). The split
+		 * between software overheads and MU latency is the modeller's
+		 * choice. */
+		.latency_s = 0.75e-6, .o_send_s = 0.7e-6, .o_recv_s = 0.7e-6,
+		.gap_s = 0.2e-6,         /* modeller's choice (<= o: o limits) */
+		/* on-node messages are copies through memory: DDR3 42.6 GB/s
+		 * peak (IBM, BG/Q chip), read and written: half of it */
+		.local_bytes_s = 21.3e9,
+		/* 16 application cores x 4-wide FMA (8 flops) x 1.6 GHz */
+		.cores = 16, .peak_flops = 204.8e9,
+		.flop_eff = 0.10,        /* modeller's choice */
+		.mem_bytes_s = 42.6e9,   /* DDR3 peak, two controllers (IBM) */
+		.mem_eff = 0.65,         /* modeller's choice: STREAM-like share */
 	},
 	{
 		.name = "bgl",
@@ -30,11 +58,29 @@ static const clab_netspec specs[] = {
 		.header = 16, .chunk = 32, .max_payload = 240, .min_packet = 32,
 		.extra_per_packet = 14,  /* link protocol, ack, checksum */
 		.link_bytes_s = 175e6, .net_hz = 700e6, .cpu_hz = 700e6,
-		.hop_s = 100e-9,         /* model */
+		.hop_s = 100e-9,         /* modeller's choice */
 		.eager_max = 1000,
 		.fifo_packets = 4,       /* a 1 KB reception FIFO of 256-byte packets */
-		.drain_links = 2,        /* model: links a polling CPU keeps up with */
+		/* modeller's choice: the CPU drains and fills the FIFOs by
+		 * polling, about one byte per cycle (700 MB/s = 4 links' worth)
+		 * for receiving and sending together */
+		.drain_links = 4,
 		.io_link = 0,
+		.leftmost_fastest = 1,   /* HARDWARE.md 2: XYZT puts rank 1 at (1,0,0) */
+		/* A zero-byte nearest-neighbour MPI message: 1.0 + 0.8 + 0.1 +
+		 * 0.18 + 1.0 = 3.1 us, the order of BG/L's published MPI
+		 * latency (Almasi et al., IBM J. R&D 49(2/3), 2005; recalled);
+		 * the split is the modeller's choice. */
+		.latency_s = 0.8e-6, .o_send_s = 1.0e-6, .o_recv_s = 1.0e-6,
+		.gap_s = 0.3e-6,         /* modeller's choice */
+		/* virtual-node mode: on-node messages are copies through the
+		 * node's memory (5.6 GB/s), read and written: half of it */
+		.local_bytes_s = 2.8e9,
+		/* 2 PowerPC 440 cores x double FPU (2 FMA = 4 flops) x 700 MHz */
+		.cores = 2, .peak_flops = 5.6e9,
+		.flop_eff = 0.10,        /* modeller's choice */
+		.mem_bytes_s = 5.6e9,    /* 16 bytes per cycle at 350 MHz DDR */
+		.mem_eff = 0.5,          /* modeller's choice */
 	},
 };
 
@@ -74,4 +120,103 @@ clab_packets clab_netspec_packetize(const clab_netspec *s, uint64_t bytes)
 	if (last || !bytes)
 		one_packet(s, last, 1, &p);
 	return p;
+}
+
+/* The parameters clab_netspec_set can change, for what-if studies. */
+typedef struct param {
+	const char *name, *meaning;
+	size_t off;
+	int is_u32;
+	double min, max;
+} param;
+
+#define P_D(f, lo, hi, m) {#f, m, offsetof(clab_netspec, f), 0, lo, hi}
+#define P_U(f, lo, hi, m) {#f, m, offsetof(clab_netspec, f), 1, lo, hi}
+static const param params[] = {
+	P_D(link_bytes_s, 1e3, 1e13, "bytes per second per link and direction (raw)"),
+	P_D(hop_s, 0, 1e-3, "router latency per hop, s"),
+	P_D(latency_s, 0, 1e-3, "network interface latency of a message, s"),
+	P_D(o_send_s, 0, 1e-3, "CPU overhead per message sent, s"),
+	P_D(o_recv_s, 0, 1e-3, "CPU overhead per message received, s"),
+	P_D(gap_s, 0, 1e-3, "least time between two messages of a rank, s"),
+	P_U(eager_max, 0, 1e9, "largest eager message, bytes (larger: rendezvous)"),
+	P_D(drain_links, 0.01, 1000, "links' worth a node moves to and from memory, send + receive"),
+	P_U(fifo_packets, 1, 1e6, "packets a link's receive FIFO holds"),
+	P_D(local_bytes_s, 1e3, 1e14, "on-node copy bandwidth of a node, bytes/s"),
+	P_D(peak_flops, 1e3, 1e16, "node's peak FLOP/s"),
+	P_D(flop_eff, 1e-6, 1, "fraction of peak FLOP/s reached"),
+	P_D(mem_bytes_s, 1e3, 1e14, "node's peak memory bandwidth, bytes/s"),
+	P_D(mem_eff, 1e-6, 1, "fraction of memory bandwidth reached"),
+};
+#define NPARAMS (int)(sizeof params / sizeof *params)
+
+static double param_get(const clab_netspec *s, const param *p)
+{
+	const char *at = (const char *)s + p->off;
+	return p->is_u32 ? *(const uint32_t *)at : *(const double *)at;
+}
+
+const char *clab_netspec_param(const clab_netspec *s, int i, const char **meaning,
+			       double *value)
+{
+	if (i < 0 || i >= NPARAMS)
+		return NULL;
+	if (meaning)
+		*meaning = params[i].meaning;
+	if (value)
+		*value = param_get(s, &params[i]);
+	return params[i].name;
+}
+
+int clab_netspec_set(clab_netspec *s, const char *key, const char *value)
+{
+	const param *p = NULL;
+	for (int i = 0; i < NPARAMS; i++)
+		if (!strcmp(params[i].name, key))
+			p = &params[i];
+	if (!p) {
+		char names[512] = "";
+		for (int i = 0; i < NPARAMS; i++)
+			snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
+				 i ? ", " : "", params[i].name);
+		return clab_seterr(CLAB_E_INVAL, "unknown network parameter \"%s\"; known: %s",
+				   key, names);
+	}
+	char *end;
+	errno = 0;
+	double v = strtod(value, &end);
+	if (end == value || *end || errno || !isfinite(v) || v < p->min || v > p->max ||
+	    (p->is_u32 && v != floor(v)))
+		return clab_seterr(CLAB_E_INVAL, "%s=%s: want a %s in %g..%g", key, value,
+				   p->is_u32 ? "whole number" : "number", p->min, p->max);
+	char *at = (char *)s + p->off;
+	if (p->is_u32)
+		*(uint32_t *)at = (uint32_t)v;
+	else
+		*(double *)at = v;
+	return CLAB_OK;
+}
+
+const char *clab_netspec_convention(const clab_netspec *s)
+{
+	return s->leftmost_fastest ? "leftmost letter fastest" : "rightmost letter fastest";
+}
+
+/* One header-only message there and back: a rendezvous's request and
+ * answer. */
+static double round_trip(const clab_netspec *s, int hops)
+{
+	clab_packets h = clab_netspec_packetize(s, 0);
+	return 2 * (s->o_send_s + s->latency_s + hops * s->hop_s +
+		    (double)h.wire / s->link_bytes_s + s->o_recv_s);
+}
+
+double clab_netspec_message_s(const clab_netspec *s, uint64_t bytes, int hops)
+{
+	double t = s->o_send_s + s->o_recv_s;
+	if (hops <= 0)
+		return t + (double)bytes / s->local_bytes_s;
+	clab_packets p = clab_netspec_packetize(s, bytes);
+	t += s->latency_s + hops * s->hop_s + (double)p.wire / s->link_bytes_s;
+	return bytes > s->eager_max ? t + round_trip(s, hops) : t;
 }

@@ -2,6 +2,7 @@
  * on a clab_net. Ranks are the map's ranks 0..nranks-1. */
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,9 +140,17 @@ static int run_alltoall(clab_net *n, pattern_args *a)
 	return rc;
 }
 
+/* A compute-only phase of every rank: flops and memory bytes each. */
+static int compute_phase(clab_net *n, const char *label, double flops, double bytes)
+{
+	clab_net_label(n, label);
+	int rc = clab_net_compute(n, flops, bytes);
+	return rc ? rc : clab_net_phase_end(n, 1, NULL);
+}
+
 static int run_fft3d(clab_net *n, pattern_args *a)
 {
-	uint64_t side, nx, ny, nz, elem, phase;
+	uint64_t side, nx, ny, nz, elem, phase, compute;
 	uint32_t P = clab_net_nranks(n), g[2];
 	const char *ph = pattern_find(a, "phase");
 	int rc = pattern_u64(a, "n", 512, 1, 1u << 20, &side);
@@ -149,6 +158,7 @@ static int run_fft3d(clab_net *n, pattern_args *a)
 	if (!rc) rc = pattern_u64(a, "ny", side, 1, 1u << 20, &ny);
 	if (!rc) rc = pattern_u64(a, "nz", side, 1, 1u << 20, &nz);
 	if (!rc) rc = pattern_u64(a, "elem", 16, 1, 1024, &elem);
+	if (!rc) rc = pattern_u64(a, "compute", 1, 0, 1, &compute);
 	if (!rc) rc = pattern_grid(a, "grid", 2, P, g);
 	if (rc)
 		return rc;
@@ -160,17 +170,30 @@ static int run_fft3d(clab_net *n, pattern_args *a)
 		return clab_seterr(CLAB_E_PATTERN, "%s: phase=%s: want 1, 2 or all", a->pattern, ph);
 	/* each rank holds 1/P of the cube and sends 1/Pr (1/Pc) of it to each
 	 * member of its column (row) group */
-	double per_rank = (double)nx * (double)ny * (double)nz * (double)elem / P;
-	if (phase & 1) {
+	double cells = (double)nx * (double)ny * (double)nz / P, per_rank = cells * (double)elem;
+	/* a 1D FFT of length L: 5 L log2 L flops (the usual count) per line,
+	 * one pass over the data in and out; packing for an all-to-all (and
+	 * unpacking after it) is one more pass, a local transpose */
+	double pass = 2 * per_rank;
+	if (!rc && compute && (phase & 1))
+		rc = compute_phase(n, "fft3d: z FFTs + pack", 5 * cells * log2((double)nz), 2 * pass);
+	if (!rc && (phase & 1)) {
+		clab_net_label(n, "fft3d: all-to-all in columns");
 		rc = alltoall_groups(n, "fft3d phase 1 (grid columns)", g[0], g[1],
 				     (uint64_t)(per_rank / g[0] + 0.999999));
 		if (!rc) rc = clab_net_phase_end(n, 1, NULL);
 	}
+	if (!rc && compute && (phase & 2))
+		rc = compute_phase(n, "fft3d: unpack + y FFTs + pack", 5 * cells * log2((double)ny),
+				   3 * pass);
 	if (!rc && (phase & 2)) {
+		clab_net_label(n, "fft3d: all-to-all in rows");
 		rc = alltoall_groups(n, "fft3d phase 2 (grid rows)", g[1], 1,
 				     (uint64_t)(per_rank / g[1] + 0.999999));
 		if (!rc) rc = clab_net_phase_end(n, 1, NULL);
 	}
+	if (!rc && compute && (phase & 2))
+		rc = compute_phase(n, "fft3d: unpack + x FFTs", 5 * cells * log2((double)nx), 2 * pass);
 	return rc;
 }
 
@@ -248,6 +271,68 @@ static int run_bcast(clab_net *n, pattern_args *a)
 	return rc;
 }
 
+/* The BG/L receiver-congestion microbenchmark: the neighbours of the
+ * centre's node across its links 0, 1, ... (X-, X+, Y-, ...) each send it
+ * `bytes` at once; with send=1 the centre sends as much back to each. A
+ * range lo..hi of senders runs one phase per count. */
+static int run_incast(clab_net *n, pattern_args *a)
+{
+	const clab_torus *t = clab_net_torus(n);
+	uint32_t P = clab_net_nranks(n), most = 2 * (uint32_t)t->ndims;
+	uint64_t center, bytes, send, iters, lo = 1, hi = 1;
+	const char *v = pattern_find(a, "senders");
+	if (v) {
+		char *end;
+		unsigned long x = strtoul(v, &end, 10), y = x;
+		if (end != v && end[0] == '.' && end[1] == '.') {
+			const char *b = end + 2;
+			y = strtoul(b, &end, 10);
+			if (end == b)
+				y = 0;
+		}
+		if (end == v || *end || !isdigit((unsigned char)*v) || x < 1 || y < x || y > most)
+			return clab_seterr(CLAB_E_PATTERN,
+					   "%s: senders=%s: want a count or a range LO..HI within 1..%u (the centre's links)",
+					   a->pattern, v, most);
+		lo = x, hi = y;
+	}
+	int rc = pattern_u64(a, "center", 0, 0, P - 1, &center);
+	if (!rc) rc = pattern_u64(a, "bytes", 1u << 20, 0, 1ull << 40, &bytes);
+	if (!rc) rc = pattern_u64(a, "send", 0, 0, 1, &send);
+	if (!rc) rc = pattern_u64(a, "iters", 1, 1, 1ull << 40, &iters);
+	if (rc)
+		return rc;
+	/* the neighbours, each a distinct node holding a rank */
+	uint32_t home = clab_net_node_of(n, (uint32_t)center), nb[2 * CLAB_TORUS_MAXD];
+	for (uint32_t i = 0; i < hi; i++) {
+		uint32_t y = clab_torus_neighbor(t, home, (int)i);
+		int64_t r = clab_net_rank_at(n, y);
+		for (uint32_t j = 0; j < i && r >= 0; j++)
+			if (clab_net_node_of(n, nb[j]) == y)
+				r = -1;
+		if (y == home || r < 0)
+			return clab_seterr(CLAB_E_PATTERN,
+					   "%s: the node across link %u of rank %llu's node is %s; %llu senders need that many distinct neighbour nodes holding ranks",
+					   a->pattern, i, (unsigned long long)center,
+					   y == home ? "itself (a mesh edge)" : "taken or empty",
+					   (unsigned long long)hi);
+		nb[i] = (uint32_t)r;
+	}
+	for (uint64_t k = lo; k <= hi && !rc; k++) {
+		char label[64];
+		snprintf(label, sizeof label, "incast: %llu sender%s%s", (unsigned long long)k,
+			 k > 1 ? "s" : "", send ? ", centre sending" : "");
+		clab_net_label(n, label);
+		for (uint32_t i = 0; i < k && !rc; i++) {
+			rc = clab_net_send(n, nb[i], (uint32_t)center, bytes, 1, CLAB_VC_MPI);
+			if (!rc && send)
+				rc = clab_net_send(n, (uint32_t)center, nb[i], bytes, 1, CLAB_VC_MPI);
+		}
+		if (!rc) rc = clab_net_phase_end(n, iters, NULL);
+	}
+	return rc;
+}
+
 static const pattern patterns[] = {
 	{"pingpong", "a b bytes iters",
 	 "rank a sends `bytes` to rank b and b answers, iters times (a=0,b=1,bytes=8)",
@@ -255,8 +340,8 @@ static const pattern patterns[] = {
 	{"alltoall", "bytes group stride iters",
 	 "all-to-all of `bytes` per pair in groups of `group` ranks `stride` apart (default: all ranks, stride 1)",
 	 run_alltoall},
-	{"fft3d", "n nx ny nz elem grid phase",
-	 "2D-decomposed 3D FFT of an n^3 (or nx*ny*nz) cube of elem-byte elements (16, double complex) on grid=PrxPc, rank = r*Pc + c; phase 1: all-to-all in grid columns (Pr ranks c, c+Pc, ...), phase 2: in grid rows (Pc ranks); phase=1|2|all",
+	{"fft3d", "n nx ny nz elem grid phase compute",
+	 "2D-decomposed 3D FFT of an n^3 (or nx*ny*nz) cube of elem-byte elements (16, double complex) on grid=PrxPc, rank = r*Pc + c; phase 1: z FFTs and packing, all-to-all in grid columns (Pr ranks c, c+Pc, ...), phase 2: y FFTs, all-to-all in grid rows (Pc ranks), x FFTs; phase=1|2|all; compute=0 leaves out the FFTs and local transposes",
 	 run_fft3d},
 	{"halo3d", "n nx ny nz stencil elem vars periodic grid steps",
 	 "halo exchange of a 3D stencil (7: faces, 27: faces, edges, corners) with local blocks n^3 (nx,ny,nz) of elem-byte values x vars, rank grid=PxxPyxPz (x fastest), periodic=0|1, steps time steps",
@@ -264,6 +349,9 @@ static const pattern patterns[] = {
 	{"bcast", "root bytes iters",
 	 "broadcast of `bytes` from root along a binomial tree of point-to-point messages, one phase per round",
 	 run_bcast},
+	{"incast", "senders bytes send center iters",
+	 "receiver congestion: the neighbours of rank center's node (across links 0, 1, ...: X-, X+, Y-, ...) each send it `bytes` at once, and with send=1 it sends as much back; senders=K or LO..HI (one phase per count; default 1, bytes 1M, send 0, center 0)",
+	 run_incast},
 	{"bt", "class iters",
 	 "NAS BT (class A, B, C): multi-partition face exchange and x, y, z solve pipelines on a square number of ranks",
 	 pattern_nas_bt},
@@ -330,5 +418,6 @@ int clab_net_pattern(clab_net *n, const char *spec)
 		a.n++;
 		q = *comma ? comma + 1 : comma;
 	}
+	clab_net_label(n, p->name); /* patterns name their phases more finely */
 	return p->run(n, &a);
 }

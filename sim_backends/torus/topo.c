@@ -208,8 +208,8 @@ static int map_permutation(clab_map *m, const clab_torus *t, const char *perm)
 		int d = letter_dim(s, perm[i]);
 		if (d < 0 || (seen & (1u << d)) || (i + 1 == nl && perm[i + 1]))
 			return clab_seterr(CLAB_E_MAP,
-					   "map \"%s\" is neither a permutation of %s (each letter once, the rightmost varies fastest) nor a map file",
-					   perm, s->letters);
+					   "map \"%s\" is neither a permutation of %s (each letter once, the %s on %s) nor a map file",
+					   perm, s->letters, clab_netspec_convention(s), s->name);
 		seen |= 1u << d;
 		dim[i] = d;
 	}
@@ -218,8 +218,9 @@ static int map_permutation(clab_map *m, const clab_torus *t, const char *perm)
 		return rc;
 	for (uint32_t r = 0; r < m->nranks; r++) {
 		uint32_t q = r, node = 0;
-		for (int i = nl - 1; i >= 0; i--) {
-			int d = dim[i];
+		/* the fastest letter takes the lowest digit of the rank */
+		for (int k = 0; k < nl; k++) {
+			int d = dim[s->leftmost_fastest ? k : nl - 1 - k];
 			uint32_t size = d == t->ndims ? (uint32_t)t->ppn : (uint32_t)t->size[d];
 			uint32_t c = q % size;
 			q /= size;

@@ -197,6 +197,53 @@ static void hot_node_colors(void **state)
 	unlink(path);
 }
 
+/* A shared colour range: the same value gets the same colour in two maps
+ * whatever their own extremes, values beyond the range take its ends, and a
+ * range that is not LO < HI is refused. */
+static void shared_range(void **state)
+{
+	(void)state;
+	static const int size[3] = {4, 2, 2};
+	double a[16] = {0}, b[16], range[2] = {0, 100};
+	char err[256];
+	for (int i = 0; i < 16; i++)
+		b[i] = 50;
+	a[3] = 50;
+	a[5] = 100;
+	b[7] = 200;   /* above the range: the top colour */
+	unsigned char mid[3], top[3], low[3];
+	clab_heatmap_color(0.5, mid);
+	clab_heatmap_color(1, top);
+	clab_heatmap_color(0, low);
+	char pa[256], pb[256];   /* in_dir's buffer is reused */
+	snprintf(pa, sizeof pa, "%s", in_dir("a.png"));
+	snprintf(pb, sizeof pb, "%s", in_dir("b.png"));
+	assert_int_equal(clab_heatmap_write_range(pa, 3, size, "XYZ", a, range, "a", err, sizeof err), 0);
+	struct pic p = load(pa);
+	int x, y, w, h;
+	for (int i = 0; i < 16; i++) {
+		assert_int_equal(clab_heatmap_cell(3, size, i, &x, &y, &w, &h), 0);
+		const uint8_t *c = at(&p, x + w / 2, y + h / 2);
+		assert_true(same(c, i == 3 ? mid : i == 5 ? top : low));
+	}
+	free(p.px);
+	assert_int_equal(clab_heatmap_write_range(pb, 3, size, "XYZ", b, range, "b", err, sizeof err), 0);
+	p = load(pb);
+	for (int i = 0; i < 16; i++) {
+		assert_int_equal(clab_heatmap_cell(3, size, i, &x, &y, &w, &h), 0);
+		assert_true(same(at(&p, x + w / 2, y + h / 2), i == 7 ? top : mid));
+	}
+	free(p.px);
+	unlink(pa);
+	unlink(pb);
+	double bad[2] = {5, 5};
+	assert_int_equal(clab_heatmap_write_range(pa, 3, size, "XYZ", a, bad, "a", err, sizeof err), -1);
+	assert_non_null(strstr(err, "colour range 5..5"));
+	bad[1] = NAN;
+	assert_int_equal(clab_heatmap_write_range(pa, 3, size, "XYZ", a, bad, "a", err, sizeof err), -1);
+	assert_false(access(pa, F_OK) == 0);
+}
+
 /* Equal values use the low color; NaN and infinities are gray. */
 static void flat_and_missing(void **state)
 {
@@ -382,6 +429,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(size_grows_and_limits),
 		cmocka_unit_test(hot_node_colors),
+		cmocka_unit_test(shared_range),
 		cmocka_unit_test(flat_and_missing),
 		cmocka_unit_test(layout_structure),
 		cmocka_unit_test(bad_inputs),

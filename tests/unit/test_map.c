@@ -397,6 +397,99 @@ static void bad_input(void **state)
 	assert_false(exists(nodir));
 }
 
+static uint32_t at3(const clab_torus *t, int x, int y, int z)
+{
+	int c[3] = {x, y, z};
+	return clab_torus_node(t, c);
+}
+
+/* The generators' choices: unfold axis, Gray-code row dimensions, block
+ * orientation (read in the machine's convention). */
+static void generator_options(void **state)
+{
+	(void)state;
+	clab_torus t;
+	clab_map m;
+	torus_of(&t, "bgl", "4x2x2", 1);
+	/* unfold along X: the walk is Y, Z, then X fastest, snaking back */
+	gen(&m, &t, "unfold:axis=X");
+	assert_bijection(&m, &t, "unfold:axis=X");
+	assert_int_equal(m.node[1], at3(&t, 1, 0, 0));
+	assert_int_equal(m.node[3], at3(&t, 3, 0, 0));
+	assert_int_equal(m.node[4], at3(&t, 3, 0, 1));
+	assert_int_equal(m.node[8], at3(&t, 0, 1, 1));
+	clab_map_free(&m);
+	/* rows over Y and Z (4 rows), columns over X: rank = row * 4 + col */
+	gen(&m, &t, "gray:rowdims=YZ");
+	assert_bijection(&m, &t, "gray:rowdims=YZ");
+	assert_int_equal(m.node[1], at3(&t, 1, 0, 0));
+	assert_int_equal(m.node[4], at3(&t, 0, 0, 1));
+	for (uint32_t r = 0; r + 4 < 16; r++)
+		assert_int_equal(clab_torus_hops(&t, m.node[r], m.node[r + 4]), 1);
+	clab_map_free(&m);
+	/* bgl reads orient leftmost fastest: XYZ walks a block's X first */
+	gen(&m, &t, "block:shape=2x2x1,orient=XYZ");
+	assert_bijection(&m, &t, "block:orient=XYZ");
+	assert_int_equal(m.node[1], at3(&t, 1, 0, 0));
+	assert_int_equal(m.node[2], at3(&t, 0, 1, 0));
+	assert_int_equal(m.node[4], at3(&t, 0, 0, 1));
+	clab_map_free(&m);
+	gen(&m, &t, "block:shape=2x2x1");
+	assert_int_equal(m.node[1], at3(&t, 0, 1, 0));
+	clab_map_free(&m);
+	/* bgq reads it rightmost fastest: EDCBA walks a block's A first */
+	clab_torus q;
+	torus_of(&q, "bgq", "2x2x2x2x2", 2);
+	gen(&m, &q, "block:shape=2x2x2x2x2,orient=EDCBA");
+	assert_bijection(&m, &q, "block:orient=EDCBA");
+	int a1[5] = {1, 0, 0, 0, 0};
+	assert_int_equal(m.node[2], clab_torus_node(&q, a1));
+	clab_map_free(&m);
+	static const struct { const char *kind, *needle; } bad[] = {
+		{"unfold:axis=Q", "axis=Q: want one dimension letter of XYZ"},
+		{"unfold:axis=XY", "want one dimension letter"},
+		{"block:shape=2x2x1,orient=XYX", "orient=XYX: want a permutation of XYZ"},
+		{"block:shape=2x2x1,orient=XY", "want a permutation of XYZ (leftmost letter fastest)"},
+		{"gray:rowdims=YQ", "want letters of XYZT"},
+		{"gray:rowdims=YZ,rows=8", "make 4 rows of 4; rows/cols disagree"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		int rc = map_generate(&m, &t, bad[i].kind);
+		if (rc != CLAB_E_INVAL || !strstr(clab_errmsg(), bad[i].needle))
+			fail_msg("%s: rc %d '%s', want '%s'", bad[i].kind, rc, clab_errmsg(), bad[i].needle);
+	}
+}
+
+/* --ranks N: the first N ranks of the map, e.g. 121 on 128 BG/L nodes. */
+static void fewer_ranks(void **state)
+{
+	(void)state;
+	char path[512];
+	snprintf(path, sizeof path, "%s/fewer.map", tmpdir);
+	char *argv[] = {"counterlab-map", "--machine", "bgl", "--ranks", "121",
+			"gray:rows=8,cols=16", "-o", path, NULL};
+	assert_int_equal(map_tool(8, argv), 0);
+	clab_torus t;
+	torus_of(&t, "bgl", "8x4x4", 1);
+	clab_map m, full;
+	assert_int_equal(clab_map_init(&m, &t, path), CLAB_OK);
+	assert_int_equal(m.nranks, 121);
+	gen(&full, &t, "gray:rows=8,cols=16");
+	for (uint32_t r = 0; r < 121; r++)
+		assert_int_equal(m.node[r], full.node[r]);
+	clab_map_free(&m);
+	clab_map_free(&full);
+	unlink(path);
+	char *over[] = {"counterlab-map", "--machine", "bgl", "--ranks", "129", "perm", "-o", path, NULL};
+	assert_int_equal(map_tool(8, over), 2);
+	assert_false(exists(path));
+	char *zero[] = {"counterlab-map", "--machine", "bgl", "--ranks", "0", "perm", "-o", path, NULL};
+	assert_int_equal(map_tool(8, zero), 2);
+	char *junk[] = {"counterlab-map", "--machine", "bgl", "--ranks", "12x", "perm", "-o", path, NULL};
+	assert_int_equal(map_tool(8, junk), 2);
+	assert_false(exists(path));
+}
+
 static void check_catches_bad_maps(void **state)
 {
 	(void)state;
@@ -431,6 +524,8 @@ int main(void)
 		cmocka_unit_test(random_is_seeded),
 		cmocka_unit_test(bad_input),
 		cmocka_unit_test(check_catches_bad_maps),
+		cmocka_unit_test(generator_options),
+		cmocka_unit_test(fewer_ranks),
 	};
 	int rc = cmocka_run_group_tests_name("map", tests, NULL, NULL);
 	char cmd[600];

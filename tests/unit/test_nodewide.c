@@ -426,6 +426,8 @@ static void test_bad_input(void **state)
 		{"bgq:kernel.fit_period=-3", "not an integer"},
 		{"bgq:io.port_latency=0", "not an integer"},
 		{"bgq:.x=1", "unknown machine override"},
+		{"bgq:network.drain_links=0", "drain_links=0: want a number in 0.01..1000"},
+		{"bgq:network.o_send_s=fast", "o_send_s=fast: want a number"},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		clab_machine *x = NULL;
@@ -433,6 +435,10 @@ static void test_bad_input(void **state)
 		if (!strstr(clab_errmsg(), bad[i].want))
 			fail_msg("%s: '%s' lacks '%s'", bad[i].spec, clab_errmsg(), bad[i].want);
 	}
+	/* the torus model's parameters are [network] keys of the profile */
+	clab_machine *ok = NULL;
+	assert_int_equal(clab_machine_open("bgq:network.drain_links=3,network.flop_eff=0.2", &ok), CLAB_OK);
+	clab_machine_close(ok);
 }
 
 int main(void)

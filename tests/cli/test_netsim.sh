@@ -1,0 +1,76 @@
+#!/bin/bash
+# counterlab-netsim's command line: the options of issue 14 (--ranks,
+# --set, --list-params, --heatmap-range, the incast pattern) and their
+# errors, each a distinct message and exit status 2.
+# usage: test_netsim.sh BINDIR
+set -u
+bin=${1:?usage: test_netsim.sh BINDIR}/counterlab-netsim
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+ok() { echo "ok - $*"; }
+bad() { echo "FAIL - $*"; fails=$((fails + 1)); }
+
+# refuse ARGS... -- NEEDLE: exit status 2 and NEEDLE on stderr
+refuse() {
+	local args=() needle
+	while [ "$1" != -- ]; do args+=("$1"); shift; done
+	needle=$2
+	if "$bin" --quiet "${args[@]}" >"$tmp/out" 2>"$tmp/err"; then
+		bad "${args[*]}: accepted"
+	elif [ $? -ne 2 ] || ! grep -qF -- "$needle" "$tmp/err"; then
+		bad "${args[*]}: $(cat "$tmp/err") (want '$needle')"
+	else
+		ok "${args[*]}: $needle"
+	fi
+}
+
+refuse --machine bgl --ranks 0 --pattern pingpong -- "--ranks 0: want a whole number"
+refuse --machine bgl --ranks 129 --pattern pingpong -- "the map places only 128 ranks"
+refuse --set gap_s --pattern pingpong -- "want KEY=VALUE"
+refuse --set nope=1 --pattern pingpong -- 'unknown network parameter "nope"'
+refuse --set drain_links=0 --pattern pingpong -- "drain_links=0: want a number"
+refuse --heatmap-range 5:1 --heatmap "$tmp/h.png" --pattern pingpong -- "want LO:HI"
+refuse --heatmap-range 1 --heatmap "$tmp/h.png" --pattern pingpong -- "want LO:HI"
+refuse --heatmap-range 0:1 --pattern pingpong -- "needs --heatmap"
+refuse --machine bgl --pattern incast:senders=9 -- "within 1..6"
+refuse --machine bgl --pattern incast:sends=1 -- 'unknown key "sends"'
+
+# 121 ranks on 128 BG/L nodes: the table says so, BT runs on 11 x 11
+if "$bin" --quiet --machine bgl --ranks 121 --pattern bt:iters=1 >"$tmp/out" 2>"$tmp/err" &&
+	grep -q "(121 ranks), map XYZT (leftmost letter fastest)" "$tmp/out"; then
+	ok "--ranks 121 runs BT on BG/L"
+else
+	bad "--ranks 121: $(cat "$tmp/err" "$tmp/out" | head -5)"
+fi
+# --set changes the profile: a zero hop latency shortens a pingpong by 2 hops' worth
+t() { "$bin" --quiet --format json "$@" | sed -n 's/.*"time_s": \([0-9.e+-]*\).*/\1/p'; }
+a=$(t --machine bgl --pattern pingpong:b=2) b=$(t --machine bgl --set hop_s=0 --pattern pingpong:b=2)
+# ranks 0 and 2 on BG/L's default map: (0,0,0) and (2,0,0), 2 hops each way
+if awk -v a="$a" -v b="$b" 'BEGIN { d = a - b; exit !(d > 3.999e-7 && d < 4.001e-7) }'; then
+	ok "--set hop_s=0: $a -> $b s"
+else
+	bad "--set hop_s=0: $a -> $b s, want 4e-7 less"
+fi
+if "$bin" --machine bgl --list-params | grep -q "^  drain_links    4 "; then
+	ok "--list-params"
+else
+	bad "--list-params: $("$bin" --machine bgl --list-params | head -3)"
+fi
+# every output format carries the time breakdown
+for f in table csv json; do
+	if "$bin" --quiet --format "$f" --pattern fft3d:n=64,grid=16x512 | grep -q "whole run\|\"times\": {\"phases\""; then
+		ok "--format $f has the times"
+	else
+		bad "--format $f lacks the times"
+	fi
+done
+# one colour scale for two heat maps
+if "$bin" --quiet --heatmap "$tmp/h.png" --heatmap-range 0:1e6 --pattern alltoall:bytes=1k >/dev/null &&
+	[ -s "$tmp/h.png" ]; then
+	ok "--heatmap-range writes the picture"
+else
+	bad "--heatmap-range wrote nothing"
+fi
+echo "$fails failed"
+[ "$fails" -eq 0 ]
