@@ -22,14 +22,14 @@ CC ?= gcc
 WARN := -Wall -Wextra -Werror
 CFLAGS ?= -O2 -g
 CLAB_CFLAGS := -std=gnu11 $(WARN) -fPIC -pthread -Iinclude -I$(BUILD)/gen
-LIBS := -liniparser -lhwloc -lpthread
+LIBS := -liniparser -lhwloc -lpfm -lpthread
 
 DEB_PACKAGES := build-essential dpkg-dev pkg-config libpfm4-dev libhwloc-dev \
 	libcmocka-dev libiniparser-dev libpng-dev openmpi-bin libopenmpi-dev patchelf \
 	gfortran papi-tools
 
 LIB_SRCS := $(wildcard framework/*.c sim_backends/activity/*.c sim_backends/bgq/*.c \
-	sim_backends/bgl/*.c sim_backends/torus/*.c)
+	sim_backends/bgl/*.c sim_backends/torus/*.c backends/linux/*.c)
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 GEN := $(BUILD)/gen/bgq_events.h
 LIBCLAB := $(STAGE)/lib/libcounterlab.so
@@ -63,7 +63,7 @@ $(GEN): sim_backends/bgq/gen_events.awk sim_backends/bgq/data/bgq_events.csv \
 	awk -F, -f $< sim_backends/bgq/data/bgq_event_descr.csv \
 		sim_backends/bgq/data/bgq_events.csv > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/obj/%.o: %.c $(GEN) $(wildcard include/counterlab/*.h framework/*.h sim_backends/*/*.h) | deps-check
+$(BUILD)/obj/%.o: %.c $(GEN) $(wildcard include/counterlab/*.h framework/*.h sim_backends/*/*.h backends/*/*.h) | deps-check
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(CLAB_CFLAGS) -c $< -o $@
 

@@ -166,8 +166,17 @@ int clab_event_lookup(clab_component *c, const char *name, uint32_t *code)
 {
 	if (!name || !*name)
 		return clab_seterr(CLAB_E_NOEVENT, "empty event name");
-	size_t len = strcspn(name, ":");
-	int i = find_native(c, name, len);
+	/* a native whose name holds colons (libpfm4's "PMU::EVENT:UMASK")
+	 * matches whole before any qualifiers are looked for */
+	int i = find_native(c, name, strlen(name));
+	if (i >= 0) {
+		*code = (uint32_t)i;
+		return CLAB_OK;
+	}
+	const char *pmu = strstr(name, "::");
+	size_t len = pmu ? (size_t)(pmu + 2 - name) + strcspn(pmu + 2, ":")
+			 : strcspn(name, ":");
+	i = find_native(c, name, len);
 	if (i < 0) {
 		int p = name[len] ? -1 : find_preset(c, name);
 		if (p >= 0) {
@@ -175,8 +184,9 @@ int clab_event_lookup(clab_component *c, const char *name, uint32_t *code)
 			return CLAB_OK;
 		}
 		return clab_seterr(CLAB_E_NOEVENT,
-				   "no event '%.*s' in component %s (list them with counterlab-native-avail)",
-				   (int)len, name, c->name);
+				   "no event '%.*s' in component %s (list them with counterlab-native-avail)%s%s",
+				   (int)len, name, c->name, c->desc.note ? ": " : "",
+				   c->desc.note ? c->desc.note : "");
 	}
 	if (!name[len]) {
 		*code = (uint32_t)i;
@@ -481,6 +491,8 @@ void clab_component_get_info(const clab_component *c, clab_component_info *i)
 	i->clock_mhz = c->desc.clock_mhz;
 	i->nnative = c->desc.nnative;
 	i->npreset = c->npreset;
+	i->note = c->desc.note ? c->desc.note : "";
+	i->pmus = c->desc.pmus;
 }
 
 clab_machine *clab_component_machine(const clab_component *c)

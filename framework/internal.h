@@ -84,6 +84,8 @@ struct clab_machine {
 	int ncomp;
 	clab_component comp[CLAB_MAX_COMPONENTS];
 	int cores, threads_per_core;
+	int nslots; /* hardware threads OS threads attach to (all PUs, or any number on the host) */
+	int host;   /* topology = host: hwloc's view of this machine */
 	struct clab_hw_info *hw; /* [hardware] (hwinfo.c), NULL: none */
 	pthread_mutex_t lock;
 	clab_thread **slot; /* per hardware thread: its handle, NULL when free */

@@ -399,29 +399,40 @@ static int open_components(clab_machine *m, dictionary *d)
 }
 
 /* The node layout is an hwloc synthetic topology ("pack:1 core:17 pu:4"),
- * read by hwloc itself: cores and hardware threads per core. */
+ * read by hwloc itself: cores and hardware threads per core. "host" is
+ * the machine this runs on, as hwloc finds it; its OS threads are counted
+ * by the kernel wherever they run, so they are not bound one to a PU: any
+ * number (up to CLAB_MAX_HWTHREADS) may attach. */
 static int load_topology(clab_machine *m)
 {
 	const char *desc = clab_machine_setting(m, "topology");
 	if (!desc || !*desc)
 		desc = "core:1 pu:1";
+	int host = strcmp(desc, "host") == 0;
 	hwloc_topology_t topo;
 	if (hwloc_topology_init(&topo))
 		return CLAB_E_NOMEM;
 	int rc = CLAB_OK;
-	if (hwloc_topology_set_synthetic(topo, desc) || hwloc_topology_load(topo)) {
-		rc = clab_seterr(CLAB_E_PROFILE,
-				 "machine %s: topology '%s' is not an hwloc synthetic description (e.g. pack:1 core:17 pu:4)",
-				 m->name, desc);
+	if ((!host && hwloc_topology_set_synthetic(topo, desc)) || hwloc_topology_load(topo)) {
+		rc = host ? clab_seterr(CLAB_E_PROFILE,
+					"machine %s: hwloc cannot read this host's topology",
+					m->name)
+			  : clab_seterr(CLAB_E_PROFILE,
+					"machine %s: topology '%s' is not an hwloc synthetic description (e.g. pack:1 core:17 pu:4) or host",
+					m->name, desc);
 	} else {
 		int cores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
 		int pus = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU);
+		if (host && cores > 0 && pus % cores)
+			cores = pus; /* uneven SMT: count PUs as cores */
 		if (cores <= 0 || pus % cores || pus > CLAB_MAX_HWTHREADS)
 			rc = clab_seterr(CLAB_E_PROFILE,
 					 "machine %s: topology '%s' needs cores with equal numbers of PUs (at most %d PUs)",
 					 m->name, desc, CLAB_MAX_HWTHREADS);
 		m->cores = cores;
 		m->threads_per_core = cores > 0 ? pus / cores : 0;
+		m->nslots = host ? CLAB_MAX_HWTHREADS : pus;
+		m->host = host;
 	}
 	hwloc_topology_destroy(topo);
 	return rc;
@@ -507,7 +518,7 @@ int clab_machine_open(const char *spec, clab_machine **out)
 	if (!rc)
 		rc = check_settings(m);
 	if (!rc) {
-		m->slot = calloc(m->cores * m->threads_per_core, sizeof *m->slot);
+		m->slot = calloc(m->nslots, sizeof *m->slot);
 		if (!m->slot)
 			rc = CLAB_E_NOMEM;
 	}
@@ -552,7 +563,7 @@ void clab_machine_close(clab_machine *m)
 	}
 	machines_remove(m);
 	if (m->slot) /* handles still attached (a handle detached goes with its last set) */
-		for (int h = 0; h < m->cores * m->threads_per_core; h++)
+		for (int h = 0; h < m->nslots; h++)
 			if (m->slot[h] && !m->slot[h]->refs)
 				free(m->slot[h]);
 	free(m->slot);
@@ -613,7 +624,12 @@ clab_component *clab_machine_component(clab_machine *m, const char *name)
 
 int clab_machine_nhwthreads(const clab_machine *m)
 {
-	return m->cores * m->threads_per_core;
+	return m->nslots;
+}
+
+int clab_machine_ncores(const clab_machine *m)
+{
+	return m->cores;
 }
 
 int clab_machine_threads_per_core(const clab_machine *m)
@@ -783,7 +799,7 @@ int clab_thread_attach(clab_machine *m, clab_thread **out)
 		}
 	for (int k = 0; k < n; k++) {
 		int core = k % m->cores, smt = k / m->cores;
-		int hw = core * m->threads_per_core + smt;
+		int hw = m->host ? k : core * m->threads_per_core + smt;
 		if (!m->slot[hw]) {
 			*out = bind_locked(m, hw);
 			pthread_mutex_unlock(&m->lock);

@@ -4,7 +4,7 @@
 #include "internal.h"
 
 extern const clab_unit_ops clab_bgq_punit_ops, clab_bgq_l2_ops,
-	clab_bgq_io_ops, clab_bgq_nw_ops, clab_bgq_cnk_ops;
+	clab_bgq_io_ops, clab_bgq_nw_ops, clab_bgq_cnk_ops, clab_linux_perf_ops;
 const clab_netevent *clab_bgq_netevents(int *n);
 const clab_netevent *clab_bgl_netevents(int *n);
 
@@ -14,6 +14,7 @@ static const clab_unit_ops *const backends[] = {
 	&clab_bgq_io_ops,
 	&clab_bgq_nw_ops,
 	&clab_bgq_cnk_ops,
+	&clab_linux_perf_ops,
 };
 
 /* The network unit events of each torus machine (counterlab-netsim). */

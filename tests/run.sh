@@ -34,7 +34,7 @@ build() { # output source flags...: compile or count a failure
 	shift 2
 	if ! $CC -std=gnu11 -g -Wall -Wextra -Werror -pthread -Iinclude -I"$BUILD/gen" \
 		-DCLAB_DATADIR="\"$PREFIX/share/counterlab\"" "$@" -o "$exe" "$src" \
-		$LIB_SRCS utils/heatmap.c -liniparser -lhwloc -lcmocka -lpng -lpthread 2> "$exe.build.log"; then
+		$LIB_SRCS utils/heatmap.c -liniparser -lhwloc -lpfm -lcmocka -lpng -lpthread 2> "$exe.build.log"; then
 		cat "$exe.build.log"
 		failed=$((failed + 1))
 		failures+=("build $src")
@@ -42,7 +42,7 @@ build() { # output source flags...: compile or count a failure
 	fi
 }
 
-LIB_SRCS=$(ls framework/*.c sim_backends/activity/*.c sim_backends/bgq/*.c sim_backends/bgl/*.c sim_backends/torus/*.c)
+LIB_SRCS=$(ls framework/*.c sim_backends/activity/*.c sim_backends/bgq/*.c sim_backends/bgl/*.c sim_backends/torus/*.c backends/linux/*.c)
 
 # 1. unit tests, then 2. the same under the sanitizers
 for src in tests/unit/test_*.c; do

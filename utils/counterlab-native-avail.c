@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <counterlab/counterlab.h>
+#include <counterlab/backend.h> /* the machine's cores and threads */
 
 #define WIDTH 80
 
@@ -129,6 +130,10 @@ static void component_block(clab_component *c, const clab_component_info *ci)
 	boxed(0, line);
 	if (*ci->rules) {
 		snprintf(line, sizeof line, "%s", ci->rules);
+		boxed(0, line);
+	}
+	if (*ci->note) {
+		snprintf(line, sizeof line, "Not here: %s", ci->note);
 		boxed(0, line);
 	}
 	rule('-');
@@ -328,9 +333,17 @@ int main(int argc, char **argv)
 		printf("%-25s: %s\n", "Profile file", clab_machine_path(m));
 		printf("%-25s: %s\n", "Description", clab_machine_description(m));
 		const char *topo = clab_machine_setting(m, "topology");
-		printf("%-25s: %s (hwloc synthetic)\n", "Node topology", topo ? topo : "core:1 pu:1");
-		const char *clock = clab_machine_setting(m, "clock");
-		printf("%-25s: %s\n", "Clock", clock ? clock : "virtual");
+		if (topo && strcmp(topo, "host") == 0) {
+			/* the real machine: the kernel counts, there is no simulated clock */
+			printf("%-25s: this host as hwloc finds it (%d cores x %d threads)\n",
+			       "Node topology", clab_machine_ncores(m),
+			       clab_machine_threads_per_core(m));
+		} else {
+			printf("%-25s: %s (hwloc synthetic)\n", "Node topology",
+			       topo ? topo : "core:1 pu:1");
+			const char *clock = clab_machine_setting(m, "clock");
+			printf("%-25s: %s\n", "Clock", clock ? clock : "virtual");
+		}
 		rule('-');
 	}
 	int total = 0;

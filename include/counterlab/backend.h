@@ -55,6 +55,13 @@ typedef struct clab_unit_desc {
 	int nnative;
 	const clab_qual_info *quals;
 	int nquals;
+	/* What this unit cannot count here and why (NULL: nothing missing),
+	 * e.g. a host without a hardware PMU: shown in listings and added to
+	 * the error of a lookup that finds no event. */
+	const char *note;
+	/* NULL-ended names of the PMUs whose "PMU::EVENT" names the unit lists
+	 * (may be NULL), so that tools can route such names to it. */
+	const char *const *pmus;
 } clab_unit_desc;
 
 typedef struct clab_unit_ops {
@@ -162,6 +169,8 @@ void clab_machine_set_sim(clab_machine *m, const clab_sim_ops *ops, void *sim);
 /* Hardware threads of the machine, from its [machine] cores and
  * threads_per_core (the simulators' node layout). */
 int clab_machine_nhwthreads(const clab_machine *m);
+/* Cores of its topology (on a host topology, hwloc's count of this host's). */
+int clab_machine_ncores(const clab_machine *m);
 int clab_machine_threads_per_core(const clab_machine *m);
 
 /* Integer setting of the machine with a default; CLAB_E_PROFILE on a
