@@ -135,16 +135,16 @@ static long perf_open(struct perf_event_attr *a, int group_fd)
 		       group_fd, PERF_FLAG_FD_CLOEXEC);
 }
 
-/* Can the kernel count a hardware event of this thread at all? */
-static int kernel_has_hw_pmu(int *err)
+/* Does the kernel open this event for this thread (errno in *err if not)? */
+static int kernel_opens(uint32_t type, uint64_t config, int exclude_kernel, int *err)
 {
 	struct perf_event_attr a;
 	memset(&a, 0, sizeof a);
 	a.size = sizeof a;
-	a.type = PERF_TYPE_HARDWARE;
-	a.config = PERF_COUNT_HW_INSTRUCTIONS;
+	a.type = type;
+	a.config = config;
 	a.disabled = 1;
-	a.exclude_kernel = 1;
+	a.exclude_kernel = exclude_kernel;
 	a.exclude_hv = 1;
 	long fd = perf_open(&a, -1);
 	if (fd < 0) {
@@ -300,7 +300,7 @@ static int add_perf_pmu(perf_unit *u, const pfm_pmu_info_t *pi, int hw_ok,
 static int enumerate(perf_unit *u, const char *tracepoints)
 {
 	int hw_errno = 0;
-	int kernel_hw = kernel_has_hw_pmu(&hw_errno);
+	int kernel_hw = kernel_opens(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 1, &hw_errno);
 	int paranoid = clab_perf_paranoid();
 	int tp_ok = paranoid <= -1 || geteuid() == 0;
 	char core[128] = "";
@@ -435,6 +435,14 @@ static int perf_open_unit(clab_machine *m, const char *section, void **unit,
 	if (rc) {
 		perf_close(u);
 		return rc;
+	}
+	int err;
+	if (strcmp(u->domain, "user") != 0 &&
+	    !kernel_opens(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, 0, &err)) {
+		size_t o = strlen(u->note);
+		snprintf(u->note + o, NOTE_LEN - o,
+			 "%sthe %s domain is refused: perf_event_paranoid is %d (needs <= 1, or root/CAP_PERFMON)",
+			 o ? "; " : "", u->domain, clab_perf_paranoid());
 	}
 	snprintf(u->descr, sizeof u->descr,
 		 "Linux perf_event counters of the calling thread (%s domain), events from libpfm4%s%s",
