@@ -37,7 +37,9 @@ typedef struct perf_unit {
 	clab_native *natives;
 	int n, cap;
 	char domain[8];
-	char note[NOTE_LEN];   /* what is absent here and why */
+	char note[NOTE_LEN];   /* what is absent here and why: the parts below */
+	char pmu_note[256];    /* hardware events absent */
+	char tp_note[256];     /* tracepoints absent */
 	char descr[NOTE_LEN + 128];
 	const char *pmus[8];   /* PMU names the listed events carry */
 	int npmus;
@@ -326,28 +328,27 @@ static int enumerate(perf_unit *u, const char *tracepoints)
 	pthread_mutex_unlock(&pfm_lock);
 	if (rc)
 		return rc;
-	/* short: PAPI shows it in a 128-character component description */
+	/* short: PAPI shows notes in a 128-character component description */
 	const char *e = strerrorname_np(hw_errno);
-	size_t o = 0;
 	if (!core[0] && !kernel_hw)
-		o += (size_t)snprintf(u->note + o, NOTE_LEN - o,
-				      "no hardware PMU (libpfm4 finds none, kernel %s; a VM?): software events only",
-				      e ? e : "refuses");
+		snprintf(u->pmu_note, sizeof u->pmu_note,
+			 "no hardware PMU (libpfm4 finds none, kernel %s; a VM?): software events only",
+			 e ? e : "refuses");
 	else if (!core[0])
-		o += (size_t)snprintf(u->note + o, NOTE_LEN - o,
-				      "libpfm4 knows no core PMU of this CPU: generic hardware and software events only");
+		snprintf(u->pmu_note, sizeof u->pmu_note,
+			 "libpfm4 knows no core PMU of this CPU: generic hardware and software events only");
 	else if (!kernel_hw)
-		o += (size_t)snprintf(u->note + o, NOTE_LEN - o,
-				      "libpfm4 finds PMU %s but the kernel counts no hardware event (%s): they cannot count here",
-				      core, e ? e : "refused");
+		snprintf(u->pmu_note, sizeof u->pmu_note,
+			 "libpfm4 finds PMU %s but the kernel counts no hardware event (%s): they cannot count here",
+			 core, e ? e : "refused");
 	if (tracepoints && *tracepoints && !tp_ok)
-		snprintf(u->note + o, NOTE_LEN - o,
-			 "%stracepoints (%s) need perf_event_paranoid <= -1 or root (it is %d): not listed",
-			 o ? "; " : "", tracepoints, paranoid);
+		snprintf(u->tp_note, sizeof u->tp_note,
+			 "tracepoints (%s) need perf_event_paranoid <= -1 or root (it is %d): not listed",
+			 tracepoints, paranoid);
 	else if (tracepoints && *tracepoints && !ntp)
-		snprintf(u->note + o, NOTE_LEN - o,
-			 "%stracepoints (%s): libpfm4 lists none (is tracefs mounted and readable?)",
-			 o ? "; " : "", tracepoints);
+		snprintf(u->tp_note, sizeof u->tp_note,
+			 "tracepoints (%s): libpfm4 lists none (is tracefs mounted and readable?)",
+			 tracepoints);
 	return CLAB_OK;
 }
 
@@ -374,7 +375,7 @@ static int select_events(perf_unit *u, clab_machine *m, const char *section,
 			rc = clab_seterr(CLAB_E_PROFILE,
 					 "machine %s: [%s] events: '%.*s' is not an event libpfm4 lists on this machine%s%s (see counterlab-native-avail)",
 					 clab_machine_name(m), section, (int)l, p,
-					 u->note[0] ? "; " : "", u->note);
+					 u->pmu_note[0] ? "; " : "", u->pmu_note);
 		p += l;
 	}
 	int n = 0;
@@ -436,14 +437,22 @@ static int perf_open_unit(clab_machine *m, const char *section, void **unit,
 		perf_close(u);
 		return rc;
 	}
-	int err;
+	/* the note, most pressing first: a refused domain refuses every event;
+	 * absent hardware events matter only where the profile asked for all */
+	int err, all = strcasecmp(events, "all") == 0;
+	const char *part[3] = {"", u->tp_note, all ? u->pmu_note : ""};
+	char dom[200] = "";
 	if (strcmp(u->domain, "user") != 0 &&
-	    !kernel_opens(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, 0, &err)) {
-		size_t o = strlen(u->note);
-		snprintf(u->note + o, NOTE_LEN - o,
-			 "%sthe %s domain is refused: perf_event_paranoid is %d (needs <= 1, or root/CAP_PERFMON)",
-			 o ? "; " : "", u->domain, clab_perf_paranoid());
-	}
+	    !kernel_opens(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, 0, &err))
+		snprintf(dom, sizeof dom,
+			 "the %s domain is refused: perf_event_paranoid is %d (needs <= 1, or root/CAP_PERFMON)",
+			 u->domain, clab_perf_paranoid());
+	part[0] = dom;
+	for (int i = 0; i < 3; i++)
+		if (part[i][0]) {
+			size_t o = strlen(u->note);
+			snprintf(u->note + o, NOTE_LEN - o, "%s%s", o ? "; " : "", part[i]);
+		}
 	snprintf(u->descr, sizeof u->descr,
 		 "Linux perf_event counters of the calling thread (%s domain), events from libpfm4%s%s",
 		 u->domain, u->note[0] ? "; " : "", u->note);
@@ -640,7 +649,10 @@ static int perf_stop(void *unit, void *set)
 	perf_set *s = set;
 	if (!s->running)
 		return CLAB_OK;
-	if (ioctl(s->fd[0], PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP) < 0)
+	/* the leader alone: it takes its siblings off the PMU with it (with
+	 * PERF_IOC_FLAG_GROUP, a task-clock sibling loses time after a
+	 * disable/enable cycle on Linux 6.18, seen in papi_host) */
+	if (ioctl(s->fd[0], PERF_EVENT_IOC_DISABLE, 0) < 0)
 		return clab_seterr(CLAB_E_SYS, "perf group disable: %s", strerror(errno));
 	s->running = 0;
 	int rc = read_group(s);
@@ -678,7 +690,7 @@ static int perf_start(void *unit, void *set)
 	int rc = rebase(s);
 	if (rc)
 		return rc;
-	if (ioctl(s->fd[0], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP) < 0)
+	if (ioctl(s->fd[0], PERF_EVENT_IOC_ENABLE, 0) < 0) /* siblings follow */
 		return clab_seterr(CLAB_E_SYS, "perf group enable: %s", strerror(errno));
 	s->running = 1;
 	return CLAB_OK;
