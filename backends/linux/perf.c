@@ -45,17 +45,18 @@ typedef struct perf_unit {
 	int npmus;
 } perf_unit;
 
+/* The fields a read touches come first, on few cache lines. */
 typedef struct perf_set {
 	int n;
-	struct perf_event_attr attr[PERF_MAX_EVENTS];
-	const char *name[PERF_MAX_EVENTS];
+	int running, acquired;
 	int fd[PERF_MAX_EVENTS];   /* fd[0] leads the group; -1: closed */
-	pid_t tid;                 /* the thread the group counts */
-	int acquired, running;
 	uint64_t en0, run0;        /* group times at start or reset */
-	uint64_t saved[PERF_MAX_EVENTS]; /* counts as of the last stop */
 	/* one read() of the group: nr, time_enabled, time_running, values */
 	uint64_t buf[3 + PERF_MAX_EVENTS];
+	uint64_t saved[PERF_MAX_EVENTS]; /* counts as of the last stop */
+	pid_t tid;                 /* the thread the group counts */
+	const char *name[PERF_MAX_EVENTS];
+	struct perf_event_attr attr[PERF_MAX_EVENTS];
 } perf_set;
 
 /* ---- libpfm4 ------------------------------------------------------------ */
