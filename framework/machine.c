@@ -22,7 +22,7 @@ static const char *const component_names[] = {
 	"core", "l2", "io", "network", "kernel", NULL,
 };
 static const char *const component_keys[] = {
-	"backend", "description", "presets", NULL,
+	"backend", "description", "presets", "papi_presets", NULL,
 };
 
 static void machines_add(clab_machine *m);
@@ -186,6 +186,30 @@ static void find_installed_dir(void)
 		installed_dir[0] = 0;
 }
 
+/* PAPI's preset table: $COUNTERLAB_PAPI_EVENTS, else the one PAPI's
+ * build installed beside us (LIBDIR/../share/papi/papi_events.csv). */
+static char *papi_events_path(void)
+{
+	const char *env = getenv("COUNTERLAB_PAPI_EVENTS");
+	if (env && *env)
+		return strdup(env);
+	Dl_info info;
+	char *p = NULL;
+	if (dladdr((void *)clab_machine_open, &info) && info.dli_fname) {
+		const char *slash = strrchr(info.dli_fname, '/');
+		int len = slash ? (int)(slash - info.dli_fname) : 1;
+		if (asprintf(&p, "%.*s/../share/papi/papi_events.csv", len,
+			     slash ? info.dli_fname : ".") < 0)
+			p = NULL;
+	}
+	char *real = p ? realpath(p, NULL) : NULL; /* shorter in messages */
+	if (real) {
+		free(p);
+		p = real;
+	}
+	return p;
+}
+
 static const char *data_dir(void)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -343,6 +367,17 @@ static int load_component(clab_machine *m, dictionary *d, const char *sec)
 		if (!path)
 			return CLAB_E_NOMEM;
 		rc = clab_catalog_load_presets(c, path);
+		free(path);
+	}
+	/* papi_presets = auto (PAPI's papi_events.csv as installed with
+	 * PAPI, or $COUNTERLAB_PAPI_EVENTS) or a path to such a file */
+	snprintf(key, sizeof key, "%s:papi_presets", sec);
+	const char *papi = iniparser_getstring(d, key, NULL);
+	if (!rc && papi && *papi) {
+		char *path = strcmp(papi, "auto") == 0 ? papi_events_path() : strdup(papi);
+		if (!path)
+			return CLAB_E_NOMEM;
+		rc = clab_catalog_load_papi_events(c, path);
 		free(path);
 	}
 	return rc;

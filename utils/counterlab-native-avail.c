@@ -136,6 +136,10 @@ static void component_block(clab_component *c, const clab_component_info *ci)
 		snprintf(line, sizeof line, "Not here: %s", ci->note);
 		boxed(0, line);
 	}
+	if (*ci->presets_note) {
+		snprintf(line, sizeof line, "Presets: %s", ci->presets_note);
+		boxed(0, line);
+	}
 	rule('-');
 	(void)c;
 }

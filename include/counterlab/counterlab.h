@@ -124,6 +124,7 @@ typedef struct clab_component_info {
 	int nnative;             /* native events, codes 0 .. nnative-1 */
 	int npreset;             /* presets, codes nnative .. nnative+npreset-1 */
 	const char *note;        /* what the unit cannot count here and why ("" if nothing) */
+	const char *presets_note; /* how PAPI's preset table served it ("" if not asked) */
 	const char *const *pmus; /* PMUs of its "PMU::EVENT" names, NULL-ended (may be NULL) */
 } clab_component_info;
 

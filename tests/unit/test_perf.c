@@ -98,6 +98,10 @@ static void lists_software_events(void **state)
 	clab_component_info ci;
 	clab_component_get_info(c, &ci);
 	assert_string_equal(ci.backend, "linux-perf");
+	/* presets come from PAPI's table only for a hardware PMU */
+	if (!kernel_counts_hw())
+		assert_string_equal(ci.presets_note,
+				    "no PAPI presets: no hardware PMU (PAPI's table has none for software events)");
 	assert_non_null(ci.pmus);
 	assert_string_equal(ci.pmus[0], "perf");
 	int rc = clab_event_lookup(c, "perf::INSTRUCTIONS", &a);
@@ -420,6 +424,17 @@ static void forced_pmu_child(void)
 	clab_component_get_info(c, &ci);
 	if (strcmp(ci.pmus[0], "skl") != 0)
 		_exit(12);
+	/* PAPI's presets for skl, from PAPI's own table: PAPI_TOT_INS is
+	 * INST_RETIRED:ANY_P there (papi_events.csv, CPU,skl) */
+	uint32_t tot_ins;
+	clab_event_info pi;
+	if (clab_event_lookup(c, "PAPI_TOT_INS", &tot_ins) ||
+	    clab_event_get_info(c, tot_ins, &pi) || !pi.is_preset || pi.nterms != 1 ||
+	    pi.terms[0] != any_p || !strstr(ci.presets_note, " loaded")) {
+		fprintf(stderr, "PAPI_TOT_INS from papi_events.csv: %s / %s\n", clab_errmsg(),
+			ci.presets_note);
+		_exit(17);
+	}
 	clab_thread *t;
 	clab_evset *s = NULL;
 	if (clab_thread_attach(m, &t) || clab_evset_create(c, t, &s))
@@ -462,6 +477,9 @@ int main(void)
 {
 	/* before libpfm4 initializes: PMUs absent here still encode (golden) */
 	setenv("LIBPFM_ENCODE_INACTIVE", "1", 1);
+	/* PAPI's preset table as the build staged it (the test binary has the
+	 * library linked in, so it cannot find it beside libcounterlab) */
+	setenv("COUNTERLAB_PAPI_EVENTS", CLAB_DATADIR "/../papi/papi_events.csv", 1);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(forced_core_pmu),
 		cmocka_unit_test(lists_software_events),
