@@ -633,6 +633,7 @@ void clab_component_get_info(const clab_component *c, clab_component_info *i)
 	i->overflow = c->desc.overflow;
 	i->overflow_latency = c->desc.overflow_latency;
 	i->can_multiplex = c->desc.can_multiplex;
+	i->self_multiplex = c->desc.self_multiplex;
 	i->clock_mhz = c->desc.clock_mhz;
 	i->nnative = c->desc.nnative;
 	i->npreset = c->npreset;

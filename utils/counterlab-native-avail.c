@@ -126,7 +126,8 @@ static void component_block(clab_component *c, const clab_component_info *ci)
 		snprintf(line + strlen(line), sizeof line - strlen(line),
 			 " (within %u cycles)", ci->overflow_latency);
 	snprintf(line + strlen(line), sizeof line - strlen(line), ", %s",
-		 ci->can_multiplex ? "can multiplex" : "no multiplexing");
+		 ci->self_multiplex ? "multiplexed by the kernel"
+		 : ci->can_multiplex ? "can multiplex" : "no multiplexing");
 	boxed(0, line);
 	if (*ci->rules) {
 		snprintf(line, sizeof line, "%s", ci->rules);

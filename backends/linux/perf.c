@@ -55,6 +55,7 @@ typedef struct perf_set {
 	uint64_t buf[3 + PERF_MAX_EVENTS];
 	uint64_t saved[PERF_MAX_EVENTS]; /* counts as of the last stop */
 	pid_t tid;                 /* the thread the group counts */
+	pid_t pid;                 /* its process: a forked child's copies are not its own */
 	const char *name[PERF_MAX_EVENTS];
 	struct perf_event_attr attr[PERF_MAX_EVENTS];
 } perf_set;
@@ -455,7 +456,7 @@ static int perf_open_unit(clab_machine *m, const char *section, void **unit,
 			snprintf(u->note + o, NOTE_LEN - o, "%s%s", o ? "; " : "", part[i]);
 		}
 	snprintf(u->descr, sizeof u->descr,
-		 "Linux perf_event counters of the calling thread (%s domain), events from libpfm4%s%s",
+		 "Linux perf_event counters of the calling thread (%s domain), events from libpfm4, no overflow interrupts yet%s%s",
 		 u->domain, u->note[0] ? "; " : "", u->note);
 	*unit = u;
 	*d = (clab_unit_desc){
@@ -468,6 +469,7 @@ static int perf_open_unit(clab_machine *m, const char *section, void **unit,
 		.width = 64,
 		.scope = CLAB_SCOPE_THREAD,
 		.overflow = CLAB_OVF_NONE,
+		.self_multiplex = 1,
 		.natives = u->natives,
 		.nnative = u->n,
 		.note = u->note[0] ? u->note : NULL,
@@ -485,6 +487,18 @@ static void close_group(perf_set *s)
 			close(s->fd[i]);
 			s->fd[i] = -1;
 		}
+}
+
+/* A forked child inherits the parent's descriptors, which name the
+ * parent's events: it closes its copies without touching the events. */
+static int forked(perf_set *s)
+{
+	if (s->pid == getpid())
+		return 0;
+	close_group(s);
+	s->running = 0;
+	s->tid = 0; /* opened afresh at the next acquire */
+	return 1;
 }
 
 /* Says why the kernel refused event i of the group. */
@@ -541,6 +555,7 @@ static int open_group(perf_set *s, const char *domain)
 		s->fd[i] = (int)fd;
 	}
 	s->tid = gettid();
+	s->pid = getpid();
 	return CLAB_OK;
 }
 
@@ -599,6 +614,7 @@ static void perf_discard(void *unit, void *set)
 	perf_set *s = set;
 	if (!s)
 		return;
+	forked(s);
 	close_group(s);
 	free(s);
 }
@@ -648,7 +664,7 @@ static int perf_stop(void *unit, void *set)
 {
 	(void)unit;
 	perf_set *s = set;
-	if (!s->running)
+	if (!s->running || forked(s))
 		return CLAB_OK;
 	/* the leader alone: it takes its siblings off the PMU with it (with
 	 * PERF_IOC_FLAG_GROUP, a task-clock sibling loses time after a

@@ -47,6 +47,10 @@ typedef struct clab_unit_desc {
 	enum clab_overflow overflow;
 	uint32_t overflow_latency;
 	int can_multiplex;
+	/* The unit shares its counters in turns by itself and scales what it
+	 * reads (Linux perf_event): multiplexing a set asks nothing of the
+	 * framework. */
+	int self_multiplex;
 	/* multiplexing: the native event counting the thread's cycles, which
 	 * every group carries to time its turns (read only when can_multiplex) */
 	int cycles_native;

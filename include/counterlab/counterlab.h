@@ -120,6 +120,7 @@ typedef struct clab_component_info {
 	enum clab_overflow overflow;
 	uint32_t overflow_latency; /* cycles from crossing to interrupt (max) */
 	int can_multiplex;
+	int self_multiplex;      /* the unit multiplexes by itself (the kernel's perf_event) */
 	uint32_t clock_mhz;      /* cycles per microsecond of the unit's clock (0: unknown) */
 	int nnative;             /* native events, codes 0 .. nnative-1 */
 	int npreset;             /* presets, codes nnative .. nnative+npreset-1 */

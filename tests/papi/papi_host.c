@@ -38,6 +38,14 @@ static long long thread_cpu_ns(void)
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+static void on_overflow(int es, void *pc, long long vec, void *ctx)
+{
+	(void)es;
+	(void)pc;
+	(void)vec;
+	(void)ctx;
+}
+
 /* Every event of component cidx, by PAPI's enumeration. */
 static int listed(int cidx, const char *want, int *nhw)
 {
@@ -114,6 +122,24 @@ static void software_events(void)
 	CHECK_PAPI(PAPI_read(es, a));
 	CHECK(a[1] < b[1], "reset did not restart task-clock (%lld after %lld)", a[1], b[1]);
 	CHECK_PAPI(PAPI_stop(es, v));
+	/* overflow is not there yet: refused, not ignored */
+	CHECK_PAPI(PAPI_event_name_to_code("core:::perf::TASK-CLOCK", &code));
+	rc = PAPI_overflow(es, code, 1000000, 0, on_overflow);
+	CHECK(rc == PAPI_ENOSUPP, "PAPI_overflow on host: %s", PAPI_strerror(rc));
+	drop_set(es);
+	/* multiplexing is the kernel's: PAPI_set_multiplex is no error, and
+	 * the set counts as before */
+	es = PAPI_NULL;
+	CHECK_PAPI(PAPI_create_eventset(&es));
+	CHECK_PAPI(PAPI_assign_eventset_component(es, 0));
+	CHECK_PAPI(PAPI_set_multiplex(es));
+	CHECK_PAPI(PAPI_add_named_event(es, "perf::TASK-CLOCK"));
+	CHECK_PAPI(PAPI_start(es));
+	t0 = thread_cpu_ns();
+	while (thread_cpu_ns() - t0 < 10000000)
+		sink += 1;
+	CHECK_PAPI(PAPI_stop(es, v));
+	CHECK(llabs(v[0] - 10000000) < 3000000, "multiplexed task-clock %lld over 10 ms", v[0]);
 	drop_set(es);
 	printf("software events: %d pages -> %lld faults; %lld ns CPU -> task-clock %lld\n",
 	       N, faults, spent, task);

@@ -337,6 +337,38 @@ static void no_overflow_yet(void **state)
 					     (clab_overflow_handler)1, NULL),
 			 CLAB_E_NOSUPP);
 	assert_non_null(strstr(clab_errmsg(), "cannot interrupt on overflow"));
+	assert_non_null(strstr(clab_errmsg(), "no overflow interrupts yet"));
+	host_close(&h);
+}
+
+/* A forked child lets go of the sets it inherited (the framework stops
+ * them in the child) without stopping the parent's events, which its
+ * inherited descriptors name; multiplexing is the kernel's, so asking for
+ * it is no error. */
+static void fork_leaves_parent_counting(void **state)
+{
+	(void)state;
+	const char *ev[] = {"perf::TASK-CLOCK"};
+	host h;
+	host_open(&h, "core", ev, 1);
+	assert_int_equal(clab_evset_set_multiplex(h.s, 100000), CLAB_OK);
+	assert_int_equal(clab_evset_start(h.s), CLAB_OK);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(0);
+	int st;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	int64_t a, b;
+	assert_int_equal(clab_evset_read(h.s, &a), CLAB_OK);
+	uint64_t t0 = thread_cpu_ns();
+	volatile uint64_t sink = 0;
+	while (thread_cpu_ns() - t0 < 20000000)
+		sink++;
+	assert_int_equal(clab_evset_stop(h.s, &b), CLAB_OK);
+	if (b - a < 15000000)
+		fail_msg("after a fork the parent's task-clock moved %lld ns in 20 ms of CPU",
+			 (long long)(b - a));
 	host_close(&h);
 }
 
@@ -490,6 +522,7 @@ int main(void)
 		cmocka_unit_test(refusals),
 		cmocka_unit_test(no_overflow_yet),
 		cmocka_unit_test(many_threads_attach),
+		cmocka_unit_test(fork_leaves_parent_counting),
 		cmocka_unit_test(golden_encodings),
 	};
 	return cmocka_run_group_tests_name("linux-perf", tests, NULL, NULL);
