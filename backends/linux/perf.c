@@ -24,7 +24,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <fcntl.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "counterlab/backend.h"
@@ -54,6 +56,15 @@ typedef struct perf_set {
 	/* one read() of the group: nr, time_enabled, time_running, values */
 	uint64_t buf[3 + PERF_MAX_EVENTS];
 	uint64_t saved[PERF_MAX_EVENTS]; /* counts as of the last stop */
+	/* overflow: period and next threshold of each armed request (0: none) */
+	uint64_t period[PERF_MAX_EVENTS], next[PERF_MAX_EVENTS];
+	uint64_t armed;            /* bit i: request i is armed */
+	void *cookie;
+	/* an armed event samples every period: its ring (control page and
+	 * one data page) moves on each overflow, and its signal wakes the
+	 * thread's overflow dispatch */
+	struct perf_event_mmap_page *ring[PERF_MAX_EVENTS];
+	uint64_t seen[PERF_MAX_EVENTS]; /* ring head as of the last look */
 	pid_t tid;                 /* the thread the group counts */
 	pid_t pid;                 /* its process: a forked child's copies are not its own */
 	const char *name[PERF_MAX_EVENTS];
@@ -456,7 +467,7 @@ static int perf_open_unit(clab_machine *m, const char *section, void **unit,
 			snprintf(u->note + o, NOTE_LEN - o, "%s%s", o ? "; " : "", part[i]);
 		}
 	snprintf(u->descr, sizeof u->descr,
-		 "Linux perf_event counters of the calling thread (%s domain), events from libpfm4, no overflow interrupts yet%s%s",
+		 "Linux perf_event counters of the calling thread (%s domain), events from libpfm4%s%s",
 		 u->domain, u->note[0] ? "; " : "", u->note);
 	*unit = u;
 	*d = (clab_unit_desc){
@@ -464,11 +475,15 @@ static int perf_open_unit(clab_machine *m, const char *section, void **unit,
 		.rules = "Each event set is one perf_event group of the calling thread; "
 			 "the kernel places its events on counters and multiplexes groups "
 			 "that do not fit, and reads are scaled by time enabled / time running. "
-			 "No overflow interrupts yet (perf sampling is not wired to counterlab's overflow engine).",
+			 "An event armed for overflow samples every period: the kernel signals the "
+			 "thread and counterlab runs the handler with the group stopped (the "
+			 "thread's CPU-time timer checks the thresholds too).",
 		.ncounters = PERF_MAX_EVENTS,
 		.width = 64,
 		.scope = CLAB_SCOPE_THREAD,
-		.overflow = CLAB_OVF_NONE,
+		/* the kernel signals at the crossing; the group counts on until
+		 * the handler starts (at once, or at the end of a library call) */
+		.overflow = CLAB_OVF_SLOW,
 		.self_multiplex = 1,
 		.natives = u->natives,
 		.nnative = u->n,
@@ -480,13 +495,42 @@ static int perf_open_unit(clab_machine *m, const char *section, void **unit,
 
 /* ---- sets ------------------------------------------------------------------ */
 
+#define RING_PAGES 2
+
 static void close_group(perf_set *s)
 {
-	for (int i = s->n - 1; i >= 0; i--)
+	long page = sysconf(_SC_PAGESIZE);
+	for (int i = s->n - 1; i >= 0; i--) {
+		if (s->ring[i]) {
+			munmap(s->ring[i], (size_t)(RING_PAGES * page));
+			s->ring[i] = NULL;
+		}
 		if (s->fd[i] >= 0) {
 			close(s->fd[i]);
 			s->fd[i] = -1;
 		}
+	}
+}
+
+/* Event i samples: its overflows signal this thread (counterlab's overflow
+ * signal, which runs the dispatch) and leave a record in its ring. */
+static int arm_signal(perf_set *s, int i)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	void *r = mmap(NULL, (size_t)(RING_PAGES * page), PROT_READ | PROT_WRITE,
+		       MAP_SHARED, s->fd[i], 0);
+	if (r == MAP_FAILED)
+		return clab_seterr(CLAB_E_SYS, "perf ring of %s: %s", s->name[i],
+				   strerror(errno));
+	s->ring[i] = r;
+	s->seen[i] = 0;
+	struct f_owner_ex owner = {F_OWNER_TID, gettid()};
+	if (fcntl(s->fd[i], F_SETFL, O_ASYNC | O_NONBLOCK) < 0 ||
+	    fcntl(s->fd[i], F_SETSIG, clab_overflow_signal()) < 0 ||
+	    fcntl(s->fd[i], F_SETOWN_EX, &owner) < 0)
+		return clab_seterr(CLAB_E_SYS, "perf overflow signal of %s: %s",
+				   s->name[i], strerror(errno));
+	return CLAB_OK;
 }
 
 /* A forked child inherits the parent's descriptors, which name the
@@ -556,6 +600,14 @@ static int open_group(perf_set *s, const char *domain)
 	}
 	s->tid = gettid();
 	s->pid = getpid();
+	for (int i = 0; i < s->n; i++)
+		if (s->attr[i].sample_period) {
+			int rc = arm_signal(s, i);
+			if (rc) {
+				close_group(s);
+				return rc;
+			}
+		}
 	return CLAB_OK;
 }
 
@@ -709,7 +761,83 @@ static int perf_start(void *unit, void *set)
 		return rc;
 	if (ioctl(s->fd[0], PERF_EVENT_IOC_ENABLE, 0) < 0) /* siblings follow */
 		return clab_seterr(CLAB_E_SYS, "perf group enable: %s", strerror(errno));
+	for (int i = 0; i < s->n; i++)
+		s->next[i] = s->period[i];
 	s->running = 1;
+	return CLAB_OK;
+}
+
+/* ---- overflow: perf's sampling signals, counterlab's dispatch ------------- */
+
+static int perf_overflow(void *unit, void *set, int i, uint64_t period, void *cookie)
+{
+	perf_unit *u = unit;
+	perf_set *s = set;
+	if (i < 0 || i >= s->n)
+		return clab_seterr(CLAB_E_INVAL, "linux-perf: no request %d", i);
+	if (s->running)
+		return clab_seterr(CLAB_E_STATE, "linux-perf: arming a running set");
+	s->period[i] = period;
+	s->next[i] = period;
+	s->armed = period ? s->armed | 1ull << i : s->armed & ~(1ull << i);
+	s->cookie = cookie;
+	/* the kernel takes a sampling period only at open: the group anew */
+	s->attr[i].sample_period = period;
+	s->attr[i].wakeup_events = period ? 1 : 0;
+	close_group(s);
+	return open_group(s, u->domain);
+}
+
+/* A signal or the timer: raise the armed requests that the kernel saw
+ * overflow (their rings moved; one call per kernel overflow, whichever
+ * signal comes first), or without a ring those past their thresholds. */
+static void perf_poll(void *unit, void *set)
+{
+	(void)unit;
+	perf_set *s = set;
+	uint64_t v[PERF_MAX_EVENTS], hit = 0;
+	if (!s->armed || !s->running || forked(s) || read_group(s))
+		return;
+	scaled(s, v);
+	for (int i = 0; i < s->n; i++) {
+		if (!(s->armed >> i & 1))
+			continue;
+		struct perf_event_mmap_page *pg = s->ring[i];
+		if (pg) { /* drain it, or a full ring would stop the signals */
+			uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
+			if (head != s->seen[i])
+				hit |= 1ull << i;
+			s->seen[i] = head;
+			__atomic_store_n(&pg->data_tail, head, __ATOMIC_RELEASE);
+		}
+		else if (v[i] >= s->next[i]) /* no ring: by the count */
+			hit |= 1ull << i;
+	}
+	if (hit)
+		clab_overflow_raise(s->cookie, hit);
+}
+
+/* The handler runs with the group stopped; after it, requests past their
+ * thresholds are armed again one period on from their count. */
+static int perf_handler(void *unit, void *set, int on)
+{
+	(void)unit;
+	perf_set *s = set;
+	if (!s->running || forked(s))
+		return CLAB_OK;
+	if (ioctl(s->fd[0], on ? PERF_EVENT_IOC_DISABLE : PERF_EVENT_IOC_ENABLE, 0) < 0)
+		return clab_seterr(CLAB_E_SYS, "perf group %s: %s", on ? "disable" : "enable",
+				   strerror(errno));
+	if (on)
+		return CLAB_OK;
+	uint64_t v[PERF_MAX_EVENTS];
+	int rc = read_group(s);
+	if (rc)
+		return rc;
+	scaled(s, v);
+	for (int i = 0; i < s->n; i++)
+		if ((s->armed >> i & 1) && v[i] >= s->next[i])
+			s->next[i] = v[i] + s->period[i];
 	return CLAB_OK;
 }
 
@@ -758,4 +886,7 @@ const clab_unit_ops clab_linux_perf_ops = {
 	.reset = perf_reset,
 	.peek = perf_read,
 	.counters = perf_counters,
+	.overflow = perf_overflow,
+	.poll = perf_poll,
+	.handler = perf_handler,
 };

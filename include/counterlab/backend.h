@@ -120,6 +120,11 @@ typedef struct clab_unit_ops {
 	 * period that differs from another acquired set's on the same counter;
 	 * here it only refuses what can never interrupt (CLAB_E_NOSUPP). */
 	int (*overflow)(void *unit, void *set, int i, uint64_t period, void *cookie);
+	/* Host time passed for a running armed set (its thread's CPU-time
+	 * timer ticked): a unit that learns of crossings only by looking
+	 * reads its counts now and raises the requests past their thresholds
+	 * (clab_overflow_raise). May be NULL. */
+	void (*poll)(void *unit, void *set);
 	/* The set's overflow handler starts (on = 1): its counters stop (a
 	 * fast unit froze them at the interrupt already); or it returned (on =
 	 * 0): they count again and the requests that overflowed are re-armed

@@ -5,6 +5,7 @@
  * switches where the kernel domain is permitted and is refused with the
  * reason where not. */
 #define _GNU_SOURCE
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -38,12 +39,15 @@ static long long thread_cpu_ns(void)
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+static volatile int overflows;
+
 static void on_overflow(int es, void *pc, long long vec, void *ctx)
 {
 	(void)es;
 	(void)pc;
-	(void)vec;
 	(void)ctx;
+	if (vec == 2) /* the set's second event, task-clock */
+		overflows++;
 }
 
 /* Every event of component cidx, by PAPI's enumeration. */
@@ -122,10 +126,22 @@ static void software_events(void)
 	CHECK_PAPI(PAPI_read(es, a));
 	CHECK(a[1] < b[1], "reset did not restart task-clock (%lld after %lld)", a[1], b[1]);
 	CHECK_PAPI(PAPI_stop(es, v));
-	/* overflow is not there yet: refused, not ignored */
+	/* overflow every 1 ms of task-clock over 50 ms of CPU in user mode:
+	 * one call per sample the kernel takes, so up to 50, fewer by the
+	 * samples that fall in the kernel (the loop's clock reads) */
 	CHECK_PAPI(PAPI_event_name_to_code("core:::perf::TASK-CLOCK", &code));
-	rc = PAPI_overflow(es, code, 1000000, 0, on_overflow);
-	CHECK(rc == PAPI_ENOSUPP, "PAPI_overflow on host: %s", PAPI_strerror(rc));
+	CHECK_PAPI(PAPI_overflow(es, code, 1000000, 0, on_overflow));
+	overflows = 0;
+	CHECK_PAPI(PAPI_start(es));
+	t0 = thread_cpu_ns();
+	while (thread_cpu_ns() - t0 < 50000000)
+		for (int i = 0; i < 100000; i++)
+			sink += 1;
+	CHECK_PAPI(PAPI_stop(es, v));
+	CHECK(overflows >= 35 && overflows <= v[1] / 1000000,
+	      "%d overflow calls for %lld ns of task-clock at 1 ms", overflows, v[1]);
+	printf("overflow: %d calls for %lld ns of task-clock, threshold 1 ms\n", overflows, v[1]);
+	CHECK_PAPI(PAPI_overflow(es, code, 0, 0, on_overflow));
 	drop_set(es);
 	/* multiplexing is the kernel's: PAPI_set_multiplex is no error, and
 	 * the set counts as before */

@@ -325,19 +325,65 @@ static void refusals(void **state)
 	clab_machine_close(m);
 }
 
-/* Arming is refused by the framework for units without overflow; the
- * message carries the backend's reason. */
-static void no_overflow_yet(void **state)
+/* Overflow by perf's sampling: a handler call per period of task-clock
+ * the kernel saw pass in user mode (the loop stays there), never more,
+ * with the group stopped meanwhile and the count at the first call past
+ * the threshold; none after disarming. */
+static int ovf_calls;
+static int64_t ovf_first;
+static void on_ovf(clab_evset *s, uint64_t vector, void *pc, void *uc, void *arg)
+{
+	(void)pc;
+	(void)uc;
+	(void)arg;
+	int64_t v, w;
+	if (vector != 1 || clab_evset_read(s, &v))
+		return;
+	if (!ovf_calls++)
+		ovf_first = v;
+	/* stopped while the handler runs: the count does not move */
+	volatile uint64_t sink = 0;
+	for (int i = 0; i < 200000; i++)
+		sink += (uint64_t)i;
+	if (clab_evset_read(s, &w) || w != v)
+		ovf_first = -1;
+}
+
+static void overflow_by_sampling(void **state)
 {
 	(void)state;
 	const char *ev[] = {"perf::TASK-CLOCK"};
 	host h;
 	host_open(&h, "core", ev, 1);
-	assert_int_equal(clab_evset_overflow(h.s, 0, 1000000,
-					     (clab_overflow_handler)1, NULL),
-			 CLAB_E_NOSUPP);
-	assert_non_null(strstr(clab_errmsg(), "cannot interrupt on overflow"));
-	assert_non_null(strstr(clab_errmsg(), "no overflow interrupts yet"));
+	clab_component_info ci;
+	clab_component_get_info(h.c, &ci);
+	assert_int_equal(ci.overflow, CLAB_OVF_SLOW);
+	const uint64_t P = 2000000; /* 2 ms of task-clock */
+	assert_int_equal(clab_evset_overflow(h.s, 0, P, on_ovf, NULL), CLAB_OK);
+	ovf_calls = 0;
+	ovf_first = 0;
+	int64_t v;
+	uint64_t t0 = thread_cpu_ns();
+	assert_int_equal(clab_evset_start(h.s), CLAB_OK);
+	volatile uint64_t sink = 0;
+	while (thread_cpu_ns() - t0 < 60000000)
+		for (int i = 0; i < 100000; i++)
+			sink++;
+	assert_int_equal(clab_evset_stop(h.s, &v), CLAB_OK);
+	if (ovf_calls < 20 || ovf_calls > (int)((uint64_t)v / P))
+		fail_msg("%d handler calls for %lld ns of task-clock at a %llu ns period",
+			 ovf_calls, (long long)v, (unsigned long long)P);
+	assert_true(ovf_first >= (int64_t)P);
+	/* disarmed: no more calls */
+	assert_int_equal(clab_evset_overflow(h.s, 0, 0, NULL, NULL), CLAB_OK);
+	int before = ovf_calls;
+	t0 = thread_cpu_ns();
+	assert_int_equal(clab_evset_start(h.s), CLAB_OK);
+	while (thread_cpu_ns() - t0 < 10000000)
+		for (int i = 0; i < 100000; i++)
+			sink++;
+	assert_int_equal(clab_evset_stop(h.s, &v), CLAB_OK);
+	assert_int_equal(ovf_calls, before);
 	host_close(&h);
 }
 
@@ -520,7 +566,7 @@ int main(void)
 		cmocka_unit_test(sleeping_switches_context),
 		cmocka_unit_test(counts_the_starting_thread),
 		cmocka_unit_test(refusals),
-		cmocka_unit_test(no_overflow_yet),
+		cmocka_unit_test(overflow_by_sampling),
 		cmocka_unit_test(many_threads_attach),
 		cmocka_unit_test(fork_leaves_parent_counting),
 		cmocka_unit_test(golden_encodings),
