@@ -28,8 +28,8 @@ DEB_PACKAGES := build-essential dpkg-dev pkg-config libpfm4-dev libhwloc-dev \
 	libcmocka-dev libiniparser-dev libpng-dev openmpi-bin libopenmpi-dev patchelf \
 	gfortran papi-tools
 
-LIB_SRCS := $(wildcard framework/*.c sim_backends/activity/*.c sim_backends/bgq/*.c \
-	sim_backends/bgl/*.c sim_backends/torus/*.c backends/linux/*.c)
+LIB_SRCS := $(wildcard framework/*.c sim_backends/activity/*.c sim_backends/bgq/*.c backends/linux/*.c \
+	sim_backends/bgl/*.c sim_backends/torus/*.c)
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 GEN := $(BUILD)/gen/bgq_events.h
 LIBCLAB := $(STAGE)/lib/libcounterlab.so
@@ -38,7 +38,7 @@ UTILS := $(STAGE)/bin/counterlab-native-avail $(STAGE)/bin/counterlab-netsim \
 DATA_STAMP := $(BUILD)/data.stamp
 PAPI_STAMP := $(BUILD)/papi.stamp
 PAPI_TREE := $(BUILD)/papi
-COMPONENTS := clab_core clab_l2 clab_io clab_network clab_kernel
+COMPONENTS := clab_core clab_l2 clab_io clab_network clab_kernel clab_devices
 COMPONENT_FILES := $(wildcard components/*/*.c components/*/*.h components/*/Rules.*)
 # PAPI is configured again when the component list changes
 COMPONENT_LIST := $(BUILD)/papi-components

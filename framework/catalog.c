@@ -166,26 +166,30 @@ int clab_event_lookup(clab_component *c, const char *name, uint32_t *code)
 {
 	if (!name || !*name)
 		return clab_seterr(CLAB_E_NOEVENT, "empty event name");
-	/* a native whose name holds colons (libpfm4's "PMU::EVENT:UMASK")
-	 * matches whole before any qualifiers are looked for */
-	int i = find_native(c, name, strlen(name));
-	if (i >= 0) {
-		*code = (uint32_t)i;
-		return CLAB_OK;
+	/* Names may hold ':' themselves (PAPI's style for devices,
+	 * "eth0:rx:bytes"): the longest native the name starts with wins, and
+	 * what follows it are qualifiers. */
+	size_t len = strlen(name);
+	int i = find_native(c, name, len);
+	while (i < 0) {
+		const char *colon = memrchr(name, ':', len);
+		if (!colon)
+			break;
+		len = (size_t)(colon - name);
+		i = find_native(c, name, len);
 	}
-	const char *pmu = strstr(name, "::");
-	size_t len = pmu ? (size_t)(pmu + 2 - name) + strcspn(pmu + 2, ":")
-			 : strcspn(name, ":");
-	i = find_native(c, name, len);
 	if (i < 0) {
+		len = strcspn(name, ":");
 		int p = name[len] ? -1 : find_preset(c, name);
 		if (p >= 0) {
 			*code = npreset_base(c) + (uint32_t)p;
 			return CLAB_OK;
 		}
+		/* "eth9:rx:bytes" is named whole; "BOGUS:q=1" without its qualifiers */
+		int shown = strchr(name, '=') ? (int)len : (int)strlen(name);
 		return clab_seterr(CLAB_E_NOEVENT,
 				   "no event '%.*s' in component %s (list them with counterlab-native-avail)%s%s",
-				   (int)len, name, c->name, c->desc.note ? ": " : "",
+				   shown, name, c->name, c->desc.note ? ": " : "",
 				   c->desc.note ? c->desc.note : "");
 	}
 	if (!name[len]) {
@@ -633,6 +637,7 @@ void clab_component_get_info(const clab_component *c, clab_component_info *i)
 	i->overflow = c->desc.overflow;
 	i->overflow_latency = c->desc.overflow_latency;
 	i->can_multiplex = c->desc.can_multiplex;
+	i->contexts = c->desc.contexts;
 	i->self_multiplex = c->desc.self_multiplex;
 	i->clock_mhz = c->desc.clock_mhz;
 	i->nnative = c->desc.nnative;
@@ -640,6 +645,11 @@ void clab_component_get_info(const clab_component *c, clab_component_info *i)
 	i->note = c->desc.note ? c->desc.note : "";
 	i->presets_note = c->presets_note ? c->presets_note : "";
 	i->pmus = c->desc.pmus;
+}
+
+const char *clab_component_disabled(const clab_component *c)
+{
+	return c->disabled;
 }
 
 clab_machine *clab_component_machine(const clab_component *c)

@@ -21,6 +21,8 @@ static const char *const messages[CLAB_NERRORS] = {
 	[-CLAB_E_RATE] = "more events than the counters can count",
 	[-CLAB_E_MAP] = "bad torus shape or rank map",
 	[-CLAB_E_PATTERN] = "bad traffic pattern",
+	[-CLAB_E_PARSE] = "malformed kernel counter file",
+	[-CLAB_E_NODEV] = "counter device absent or not permitted",
 };
 
 const char *clab_strerror(int err)
@@ -57,6 +59,9 @@ const char *clab_scope_name(enum clab_scope s)
 	case CLAB_SCOPE_THREAD: return "thread";
 	case CLAB_SCOPE_CORE: return "core";
 	case CLAB_SCOPE_NODE: return "node";
+	case CLAB_SCOPE_PROCESS: return "process";
+	case CLAB_SCOPE_CPU: return "cpu";
+	case CLAB_SCOPE_PACKAGE: return "package";
 	}
 	return "?";
 }

@@ -47,6 +47,9 @@ int clab_evset_create(clab_component *c, clab_thread *t, clab_evset **out)
 {
 	if (!c || !t || !out)
 		return clab_seterr(CLAB_E_INVAL, "evset_create: NULL argument");
+	if (c->disabled)
+		return clab_seterr(CLAB_E_NODEV, "component %s is disabled: %s", c->name,
+				   c->disabled);
 	clab_evset *s = calloc(1, sizeof *s);
 	if (!s)
 		return CLAB_E_NOMEM;
@@ -177,7 +180,7 @@ static int program_with(clab_evset *s, const clab_evset_driver *drv,
 		void *bset = NULL;
 		if (nreq) {
 			int rc = s->c->ops->program(s->c->unit, s->t->hwthread, reqs, nreq,
-						    0, s->bset, &bset);
+						    clab_evset_plan_flags(s), s->bset, &bset);
 			if (rc)
 				return rc;
 		} else if (s->bset) {
@@ -190,6 +193,47 @@ static int program_with(clab_evset *s, const clab_evset_driver *drv,
 	s->nreq = nreq;
 	memcpy(s->req, reqs, (size_t)nreq * sizeof *reqs);
 	return hooks_programmed(s);
+}
+
+int clab_evset_plan_flags(const clab_evset *s)
+{
+	int ctx = s->ctx ? s->ctx : CLAB_CTX_ALL;
+	return (ctx & CLAB_CTX_USER ? 0 : CLAB_PLAN_EXCLUDE_USER) |
+	       (ctx & CLAB_CTX_KERNEL ? 0 : CLAB_PLAN_EXCLUDE_KERNEL);
+}
+
+int clab_evset_get_context(const clab_evset *s)
+{
+	return s && s->ctx ? s->ctx : CLAB_CTX_ALL;
+}
+
+/* The events are planned again: a unit counts a context apart on
+ * counters configured for it. */
+int clab_evset_set_context(clab_evset *s, int ctx)
+{
+	if (!s)
+		return clab_seterr(CLAB_E_INVAL, "set_context: NULL event set");
+	if (ctx < CLAB_CTX_USER || ctx > CLAB_CTX_ALL)
+		return clab_seterr(CLAB_E_INVAL,
+				   "set_context: context %d is none of user (1), kernel (2), both (3)",
+				   ctx);
+	if (ctx != CLAB_CTX_ALL && !s->c->desc.contexts)
+		return clab_seterr(CLAB_E_NOSUPP,
+				   "%s counts every processor context alike (it cannot count only %s)",
+				   s->c->name, ctx == CLAB_CTX_USER ? "user" : "kernel");
+	if (s->running)
+		return clab_seterr(CLAB_E_STATE, "cannot change the context of a running event set");
+	if (clab_evset_get_context(s) == ctx)
+		return CLAB_OK;
+	int old = s->ctx;
+	uint32_t codes[CLAB_EVSET_MAX];
+	for (int i = 0; i < s->n; i++)
+		codes[i] = s->ev[i].code;
+	s->ctx = ctx;
+	int rc = s->n ? program_with(s, s->drv, codes, s->n) : CLAB_OK;
+	if (rc)
+		s->ctx = old;
+	return rc;
 }
 
 static int program(clab_evset *s, const uint32_t *codes, int n)

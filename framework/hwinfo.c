@@ -121,8 +121,8 @@ static int count_topology(clab_machine *m, clab_hw_info *hw)
 	if (hwloc_topology_init(&topo))
 		return CLAB_E_NOMEM;
 	int rc = CLAB_OK;
-	int host = desc && strcmp(desc, "host") == 0; /* hwloc reads this machine */
-	if ((!host && hwloc_topology_set_synthetic(topo, desc && *desc ? desc : "core:1 pu:1")) ||
+	desc = desc && *desc ? desc : "core:1 pu:1";
+	if ((strcmp(desc, "host") != 0 && hwloc_topology_set_synthetic(topo, desc)) ||
 	    hwloc_topology_load(topo)) {
 		rc = clab_seterr(CLAB_E_PROFILE, "machine %s: bad topology", m->name);
 	} else {

@@ -51,6 +51,7 @@ struct clab_component {
 	pthread_mutex_t lock; /* guards the interned table */
 	clab_qualified *qual;
 	int nqual, qual_cap;
+	char *disabled; /* why it cannot count (open said CLAB_E_NODEV), or NULL */
 };
 
 /* A hardware thread as one OS thread held it. A handle outlives its
@@ -149,12 +150,15 @@ struct clab_evset {
 	clab_evreq req[CLAB_EVSET_MAX];
 	void *bset; /* backend's planned set (the current group's when driven) */
 	int running;
+	int ctx;           /* enum clab_context counted (0: CLAB_CTX_ALL) */
 	const clab_evset_driver *drv; /* NULL: one backend set */
 	struct clab_ovf *ovf; /* overflow arming (overflow.c), NULL if never armed */
 	struct clab_mpx *mpx; /* multiplexing state (mpx.c), NULL: off */
 };
 
-/* evset.c, for drivers. Event i's value from counts raw[] of the set's requests. */
+/* evset.c, for drivers. The program() flags of the set's context. */
+int clab_evset_plan_flags(const clab_evset *s);
+/* Event i's value from counts raw[] of the set's requests. */
 int64_t clab_evset_fold_one(const clab_evset *s, int i, const uint64_t *raw);
 /* Installs (or with NULL removes) a driver and programs the set's events
  * again under it; on failure the set keeps its old driver. */

@@ -353,13 +353,28 @@ static int load_component(clab_machine *m, dictionary *d, const char *sec)
 	snprintf(key, sizeof key, "%s:description", sec);
 	const char *descr = iniparser_getstring(d, key, NULL);
 	int rc = ops->open(m, sec, &c->unit, &c->desc);
+	if (rc == CLAB_E_NODEV) {
+		/* real hardware the host lacks or hides: this component is
+		 * disabled with the reason, the machine's others still count */
+		memset(&c->desc, 0, sizeof c->desc);
+		c->unit = NULL;
+		c->disabled = strdup(clab_errmsg());
+		if (!c->disabled) {
+			pthread_mutex_destroy(&c->lock);
+			return CLAB_E_NOMEM;
+		}
+		rc = CLAB_OK;
+	}
 	if (rc) {
 		pthread_mutex_destroy(&c->lock);
 		return rc;
 	}
 	m->ncomp++; /* from here on closed with the machine */
 	c->name = strdup(sec);
-	c->description = strdup(descr ? descr : c->desc.description);
+	c->description = strdup(descr ? descr : c->desc.description ? c->desc.description
+				: "(disabled)");
+	if (c->disabled)
+		return CLAB_OK; /* no events, so no presets either */
 	snprintf(key, sizeof key, "%s:presets", sec);
 	const char *presets = iniparser_getstring(d, key, NULL);
 	if (presets && *presets) {
@@ -434,10 +449,10 @@ static int open_components(clab_machine *m, dictionary *d)
 }
 
 /* The node layout is an hwloc synthetic topology ("pack:1 core:17 pu:4"),
- * read by hwloc itself: cores and hardware threads per core. "host" is
- * the machine this runs on, as hwloc finds it; its OS threads are counted
- * by the kernel wherever they run, so they are not bound one to a PU: any
- * number (up to CLAB_MAX_HWTHREADS) may attach. */
+ * or "host": the machine this runs on, as hwloc finds it (real backends);
+ * read by hwloc itself: cores and hardware threads per core. On the host,
+ * OS threads are counted by the kernel wherever they run, so they are not
+ * bound one to a PU: any number (up to CLAB_MAX_HWTHREADS) may attach. */
 static int load_topology(clab_machine *m)
 {
 	const char *desc = clab_machine_setting(m, "topology");
@@ -449,12 +464,9 @@ static int load_topology(clab_machine *m)
 		return CLAB_E_NOMEM;
 	int rc = CLAB_OK;
 	if ((!host && hwloc_topology_set_synthetic(topo, desc)) || hwloc_topology_load(topo)) {
-		rc = host ? clab_seterr(CLAB_E_PROFILE,
-					"machine %s: hwloc cannot read this host's topology",
-					m->name)
-			  : clab_seterr(CLAB_E_PROFILE,
-					"machine %s: topology '%s' is not an hwloc synthetic description (e.g. pack:1 core:17 pu:4) or host",
-					m->name, desc);
+		rc = clab_seterr(CLAB_E_PROFILE,
+				 "machine %s: topology '%s' is not an hwloc synthetic description (e.g. pack:1 core:17 pu:4) nor host",
+				 m->name, desc);
 	} else {
 		int cores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
 		int pus = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU);
@@ -582,7 +594,9 @@ void clab_machine_close(clab_machine *m)
 		return;
 	for (int i = m->ncomp - 1; i >= 0; i--) {
 		clab_component *c = &m->comp[i];
-		c->ops->close(c->unit);
+		if (c->unit)
+			c->ops->close(c->unit);
+		free(c->disabled);
 		clab_catalog_free(c);
 		free(c->name);
 		free(c->description);

@@ -93,7 +93,8 @@ static int plan_group(clab_evset *s, const struct clab_mpx *m,
 	clab_evreq arr[CLAB_EVSET_MAX + 1];
 	int cyc, n = group_reqs(m, reqs, mask, arr, NULL, &cyc);
 	void *nb;
-	int rc = c->ops->program(c->unit, s->t->hwthread, arr, n, CLAB_PLAN_SHARE,
+	int rc = c->ops->program(c->unit, s->t->hwthread, arr, n,
+				 CLAB_PLAN_SHARE | clab_evset_plan_flags(s),
 				 *hold, &nb);
 	if (!rc)
 		*hold = nb;

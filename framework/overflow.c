@@ -47,6 +47,7 @@ static struct {
  * compiler may drop stores it cannot see a reader for. */
 static __thread volatile int busy;        /* inside library calls */
 static __thread volatile int deferred;    /* a signal came while busy */
+static __thread void (*volatile later)(void *pc); /* clab_signal_defer */
 static __thread volatile int dispatching; /* inside clab_overflow_dispatch */
 static __thread volatile int self_signal; /* the signal was sent by this thread */
 static __thread void *caller_pc; /* where the outermost library call came from */
@@ -191,14 +192,26 @@ void clab_overflow_dispatch(void *uc)
 
 int clab_leave(int rc)
 {
-	if (--busy == 0 && (raised.n || deferred)) {
+	if (--busy == 0 && (raised.n || deferred || later)) {
 		int again = deferred;
 		deferred = 0;
 		send_raised(0);
 		if (again)
 			clab_overflow_dispatch(NULL);
+		void (*fn)(void *) = later;
+		later = NULL;
+		if (fn)
+			fn(caller_pc);
 	}
 	return rc;
+}
+
+int clab_signal_defer(void (*fn)(void *pc))
+{
+	if (!busy)
+		return 0;
+	later = fn;
+	return 1;
 }
 
 void clab_overflow_raise(void *cookie, uint64_t reqs)

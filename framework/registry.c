@@ -5,6 +5,8 @@
 
 extern const clab_unit_ops clab_bgq_punit_ops, clab_bgq_l2_ops,
 	clab_bgq_io_ops, clab_bgq_nw_ops, clab_bgq_cnk_ops, clab_linux_perf_ops;
+extern const clab_unit_ops clab_linux_io_ops, clab_linux_net_ops,
+	clab_linux_proc_kernel_ops, clab_linux_msr_ops;
 const clab_netevent *clab_bgq_netevents(int *n);
 const clab_netevent *clab_bgl_netevents(int *n);
 
@@ -15,6 +17,10 @@ static const clab_unit_ops *const backends[] = {
 	&clab_bgq_nw_ops,
 	&clab_bgq_cnk_ops,
 	&clab_linux_perf_ops,
+	&clab_linux_io_ops,
+	&clab_linux_net_ops,
+	&clab_linux_proc_kernel_ops,
+	&clab_linux_msr_ops,
 };
 
 /* The network unit events of each torus machine (counterlab-netsim). */

@@ -178,9 +178,15 @@ if [ ${#only[@]} = 0 ]; then
 	done
 fi
 
+# Host-clock tests that compare the CPU time of separate runs of one loop
+# run last, one at a time: beside another job the CPU time a loop takes
+# varies by more than they allow (the counts follow CPU time).
+ALONE=" ctests/second ftests/second "
 start=$(date +%s)
-cut -f1,2 "$rows" | tr '\t' ' ' |
+cut -f1,2 "$rows" | tr '\t' ' ' | awk -v a="$ALONE" '!($2 == "host" && index(a, " " $1 " "))' |
 	xargs -P "$JOBS" -L 1 bash "$0" --run-one > "$results"
+cut -f1,2 "$rows" | tr '\t' ' ' | awk -v a="$ALONE" '$2 == "host" && index(a, " " $1 " ")' |
+	xargs -P 1 -L 1 bash "$0" --run-one >> "$results"
 elapsed=$(($(date +%s) - start))
 
 as_expected=0

@@ -118,6 +118,13 @@ static void component_block(clab_component *c, const clab_component_info *ci)
 	rule('=');
 	snprintf(line, sizeof line, "%s", ci->description);
 	boxed(0, line);
+	if (clab_component_disabled(c)) { /* as papi_component_avail says it */
+		snprintf(line, sizeof line, "backend %s: disabled: %s", ci->backend,
+			 clab_component_disabled(c));
+		boxed(0, line);
+		rule('-');
+		return;
+	}
 	snprintf(line, sizeof line,
 		 "backend %s: %d counters of %d bits, one unit per %s, overflow %s",
 		 ci->backend, ci->ncounters, ci->width, clab_scope_name(ci->scope),
@@ -142,7 +149,6 @@ static void component_block(clab_component *c, const clab_component_info *ci)
 		boxed(0, line);
 	}
 	rule('-');
-	(void)c;
 }
 
 /* The columns of --csv: everything the listing shows, component facts
@@ -338,17 +344,12 @@ int main(int argc, char **argv)
 		printf("%-25s: %s\n", "Profile file", clab_machine_path(m));
 		printf("%-25s: %s\n", "Description", clab_machine_description(m));
 		const char *topo = clab_machine_setting(m, "topology");
-		if (topo && strcmp(topo, "host") == 0) {
-			/* the real machine: the kernel counts, there is no simulated clock */
-			printf("%-25s: this host as hwloc finds it (%d cores x %d threads)\n",
-			       "Node topology", clab_machine_ncores(m),
-			       clab_machine_threads_per_core(m));
-		} else {
-			printf("%-25s: %s (hwloc synthetic)\n", "Node topology",
-			       topo ? topo : "core:1 pu:1");
-			const char *clock = clab_machine_setting(m, "clock");
+		printf("%-25s: %s (%s)\n", "Node topology", topo ? topo : "core:1 pu:1",
+		       topo && strcmp(topo, "host") == 0 ? "this machine, as hwloc finds it" : "hwloc synthetic");
+		/* a host machine's counters are the kernel's: no simulated clock */
+		const char *clock = clab_machine_setting(m, "clock");
+		if (!(topo && strcmp(topo, "host") == 0) || clock)
 			printf("%-25s: %s\n", "Clock", clock ? clock : "virtual");
-		}
 		rule('-');
 	}
 	int total = 0;

@@ -19,7 +19,8 @@ static int to_papi(int err)
 	case CLAB_E_STATE: return PAPI_EISRUN;
 	case CLAB_E_NOCOMP: case CLAB_E_PROFILE: case CLAB_E_ACTIVITY: case CLAB_E_MAP:
 		return PAPI_ECMP;
-	case CLAB_E_SYS: return PAPI_ESYS;
+	case CLAB_E_SYS: case CLAB_E_PARSE: return PAPI_ESYS;
+	case CLAB_E_NODEV: return PAPI_ECMP;
 	default: return PAPI_EINVAL;
 	}
 }
@@ -161,11 +162,19 @@ static void mem_hierarchy_to_papi(const clab_hw_info *hw, PAPI_mh_info_t *mh)
  * any component starts and expects the CPU component to correct it; as
  * component 0 on a simulated machine, the machine is the hardware.
  * Without a [hardware] section the host's description stays. */
+static clab_machine *described;
+
+clab_machine *clab_papi_described_machine(void)
+{
+	return described;
+}
+
 static void hw_info_to_papi(clab_papi_comp *pc)
 {
 	clab_hw_info hw;
 	if (clab_machine_hw_info(pc->machine, &hw))
 		return;
+	described = pc->machine;
 	PAPI_hw_info_t *h = &_papi_hwi_system_info.hw_info;
 	h->vendor = PAPI_VENDOR_UNKNOWN;
 	for (size_t i = 0; i < sizeof papi_vendors / sizeof papi_vendors[0]; i++)
@@ -203,6 +212,13 @@ int clab_papi_init_component(clab_papi_comp *pc, int cidx)
 		pc->comp = clab_machine_component(pc->machine, pc->unit);
 		if (!pc->comp)
 			rc = CLAB_E_NOCOMP;
+		else if (clab_component_disabled(pc->comp)) {
+			clab_component_info di;
+			clab_component_get_info(pc->comp, &di);
+			rc = clab_seterr(CLAB_E_NODEV, "%s (backend %s of machine %s)",
+					 clab_component_disabled(pc->comp), di.backend,
+					 clab_machine_name(pc->machine));
+		}
 	}
 	if (rc) {
 		snprintf(v->cmp_info.disabled_reason, PAPI_HUGE_STR_LEN,
@@ -222,6 +238,12 @@ int clab_papi_init_component(clab_papi_comp *pc, int cidx)
 	}
 	v->cmp_info.num_native_events = pc->nenum;
 	v->cmp_info.num_cntrs = ci.ncounters;
+	/* A unit that counts every context alike says so: PAPI_DOM_ALL only.
+	 * One that counts them apart counts both unless told otherwise, as
+	 * PAPI's BG/Q component did. */
+	v->cmp_info.available_domains = ci.contexts ? PAPI_DOM_USER | PAPI_DOM_KERNEL
+						    : PAPI_DOM_ALL;
+	v->cmp_info.default_domain = v->cmp_info.available_domains;
 	/* Multiplexing is ours, not PAPI's software multiplexing (which serves
 	 * component 0 only): PAPI_set_multiplex reaches clab_papi_ctl on every
 	 * component, and those that cannot multiplex refuse it there. */
@@ -302,8 +324,13 @@ int clab_papi_update_control_state(clab_papi_comp *pc, hwd_control_state_t *ctl,
 		return PAPI_OK; /* PAPI empties sets it is about to free */
 	if (!s->set) {
 		int rc = clab_evset_create(pc->comp, c->thread, &s->set);
-		if (rc)
+		if (!rc && s->ctx)
+			rc = clab_evset_set_context(s->set, s->ctx);
+		if (rc) {
+			clab_evset_destroy(s->set);
+			s->set = NULL;
 			return fail(rc);
+		}
 	}
 	for (int i = 0; i < count; i++) {
 		int p = native[i].ni_position;
@@ -419,7 +446,10 @@ static int set_multiplex(clab_papi_context *c, _papi_int_multiplex_t *mpx)
 int clab_papi_ctl(hwd_context_t *ctx, int code, _papi_int_option_t *option)
 {
 	switch (code) {
-	case PAPI_DOMAIN: case PAPI_DEFDOM: case PAPI_GRANUL: case PAPI_DEFGRN:
+	case PAPI_DOMAIN:
+		return clab_papi_set_domain(option->domain.ESI->ctl_state,
+					    option->domain.domain);
+	case PAPI_DEFDOM: case PAPI_GRANUL: case PAPI_DEFGRN:
 		return PAPI_OK;
 	case PAPI_MULTIPLEX:
 		return set_multiplex((clab_papi_context *)ctx, &option->multiplex);
@@ -438,10 +468,29 @@ int clab_papi_ctl(hwd_context_t *ctx, int code, _papi_int_option_t *option)
 	}
 }
 
+/* PAPI checked the domain against available_domains: user and kernel for
+ * units that count contexts apart, PAPI_DOM_ALL (which PAPI expands to
+ * every bit) for the others, where clab_evset_set_context refuses a part.
+ * PAPI calls this when the set is made, before it has events, and
+ * through ctl() when the domain changes. */
 int clab_papi_set_domain(hwd_control_state_t *ctl, int domain)
 {
-	(void)ctl;
-	return (domain & ~(PAPI_DOM_USER | PAPI_DOM_KERNEL)) ? PAPI_EINVAL : PAPI_OK;
+	clab_papi_control *s = (clab_papi_control *)ctl;
+	int ctx = (domain & PAPI_DOM_USER ? CLAB_CTX_USER : 0) |
+		  (domain & PAPI_DOM_KERNEL ? CLAB_CTX_KERNEL : 0);
+	if (!ctx)
+		return PAPI_EINVAL_DOM;
+	if (s->set) {
+		int rc = clab_evset_set_context(s->set, ctx);
+		if (rc == CLAB_E_NOSUPP) {
+			PAPIERROR("counterlab: %s", clab_errmsg());
+			return PAPI_EINVAL_DOM;
+		}
+		if (rc)
+			return fail(rc);
+	}
+	s->ctx = ctx;
+	return PAPI_OK;
 }
 
 int clab_papi_shutdown_component(void)
@@ -599,8 +648,9 @@ int clab_papi_set_overflow(clab_papi_comp *pc, EventSetInfo_t *esi, int index,
 
 /* PAPI's software overflow (PAPI_OVERFLOW_FORCE_SW): its interval timer's
  * signal comes here too; PAPI reads the running set and compares with the
- * thresholds itself, as PAPI's perf_event component hands it over. */
-static void software_overflow(hwd_siginfo_t *si, void *uc)
+ * thresholds itself, as PAPI's perf_event component hands it over. pc NULL:
+ * the signal's own context says where the thread was. */
+static void software_overflow(hwd_siginfo_t *si, void *uc, void *pc)
 {
 	ThreadInfo_t *thread = _papi_hwi_lookup_thread(0);
 	if (!thread)
@@ -611,9 +661,16 @@ static void software_overflow(hwd_siginfo_t *si, void *uc)
 		    !(esi->overflow.flags & PAPI_OVERFLOW_FORCE_SW))
 			continue;
 		_papi_hwi_context_t ctx = {.si = si, .ucontext = uc};
-		vptr_t pc = GET_OVERFLOW_ADDRESS(ctx);
-		_papi_hwi_dispatch_overflow_signal(&ctx, pc, NULL, 0, 0, &thread, cidx);
+		vptr_t at = pc ? (vptr_t)pc : GET_OVERFLOW_ADDRESS(ctx);
+		_papi_hwi_dispatch_overflow_signal(&ctx, at, NULL, 0, 0, &thread, cidx);
 	}
+}
+
+/* The timer fired inside one of our calls, which holds a lock PAPI's read
+ * would take again: PAPI reads when that call ends. */
+static void software_overflow_later(void *pc)
+{
+	software_overflow(NULL, NULL, pc);
 }
 
 /* PAPI installs this for the overflow signal of all our components, and
@@ -621,7 +678,8 @@ static void software_overflow(hwd_siginfo_t *si, void *uc)
 void clab_papi_dispatch_timer(int sig, hwd_siginfo_t *si, void *uc)
 {
 	if (sig != clab_overflow_signal()) {
-		software_overflow(si, uc);
+		if (!clab_signal_defer(software_overflow_later))
+			software_overflow(si, uc, NULL);
 		return;
 	}
 	clab_overflow_dispatch(uc);

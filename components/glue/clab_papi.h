@@ -30,6 +30,7 @@ typedef struct clab_papi_context {
  * native (see clab_papi_update_control_state). */
 typedef struct clab_papi_control {
 	clab_evset *set;
+	int ctx;                       /* clab_context PAPI's domain asks for (0: both) */
 	int n;
 	int cidx;                      /* for overflows, set by set_overflow */
 	uint64_t held;                 /* bit p: position p is in use */
@@ -69,6 +70,9 @@ int clab_papi_code_to_info(clab_papi_comp *pc, unsigned int code,
 int clab_papi_set_overflow(clab_papi_comp *pc, EventSetInfo_t *esi, int index,
 			   int threshold);
 void clab_papi_dispatch_timer(int sig, hwd_siginfo_t *si, void *uc);
+/* The simulated machine that described the node to PAPI's hardware info
+ * (component 0 with a [hardware] section); NULL: PAPI's view of the host. */
+clab_machine *clab_papi_described_machine(void);
 
 #define CLAB_PAPI_COMPONENT(NAME, UNIT, DESCR)                                  \
 	papi_vector_t _clab_##NAME##_vector;                                     \
@@ -98,8 +102,7 @@ void clab_papi_dispatch_timer(int sig, hwd_siginfo_t *si, void *uc);
 			.short_name = UNIT,                                      \
 			.description = DESCR,                                    \
 			.version = "1.0",                                        \
-			.default_domain = PAPI_DOM_USER,                         \
-			.available_domains = PAPI_DOM_USER | PAPI_DOM_KERNEL,    \
+			/* domains: set by init_component from the unit */      \
 			.default_granularity = PAPI_GRN_THR,                     \
 			.available_granularities = PAPI_GRN_THR,                 \
 			.hardware_intr_sig = PAPI_INT_SIGNAL,                    \

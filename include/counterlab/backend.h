@@ -28,8 +28,12 @@ typedef struct clab_native {
 	uint8_t quals;          /* bit q: accepts qualifier q of the unit */
 } clab_native;
 
-/* program() flags */
+/* program() flags. The two EXCLUDE flags (only for units with `contexts`)
+ * keep a context out of every count of the set, as perf's exclude_user
+ * and exclude_kernel do. */
 #define CLAB_PLAN_SHARE 1
+#define CLAB_PLAN_EXCLUDE_USER 2
+#define CLAB_PLAN_EXCLUDE_KERNEL 4
 
 /* A native event with its qualifier values, as handed to program(). */
 typedef struct clab_evreq {
@@ -47,6 +51,7 @@ typedef struct clab_unit_desc {
 	enum clab_overflow overflow;
 	uint32_t overflow_latency;
 	int can_multiplex;
+	int contexts;           /* can count user and kernel context apart */
 	/* The unit shares its counters in turns by itself and scales what it
 	 * reads (Linux perf_event): multiplexing a set asks nothing of the
 	 * framework. */

@@ -33,8 +33,10 @@ enum clab_error {
 	CLAB_E_RATE = -13,     /* more events than the hardware can count */
 	CLAB_E_MAP = -14,      /* bad torus shape or malformed rank map */
 	CLAB_E_PATTERN = -15,  /* unknown or malformed traffic pattern */
+	CLAB_E_PARSE = -16,    /* a kernel counter file is malformed or cut short */
+	CLAB_E_NODEV = -17,    /* the unit's device is absent or not permitted */
 };
-#define CLAB_NERRORS 16
+#define CLAB_NERRORS 18
 
 const char *clab_strerror(int err);
 /* Detail of the calling thread's most recent error ("" if none). */
@@ -45,7 +47,11 @@ typedef struct clab_component clab_component;
 typedef struct clab_thread clab_thread;
 typedef struct clab_evset clab_evset;
 
-enum clab_scope { CLAB_SCOPE_THREAD, CLAB_SCOPE_CORE, CLAB_SCOPE_NODE };
+/* Whose activity a counter counts: the counting thread, the whole node,
+ * one core of it; on real machines also the process, one logical CPU
+ * (whatever runs there) or one package. */
+enum clab_scope { CLAB_SCOPE_THREAD, CLAB_SCOPE_CORE, CLAB_SCOPE_NODE,
+		  CLAB_SCOPE_PROCESS, CLAB_SCOPE_CPU, CLAB_SCOPE_PACKAGE };
 enum clab_overflow { CLAB_OVF_NONE, CLAB_OVF_FAST, CLAB_OVF_SLOW };
 enum clab_derived { CLAB_NOT_DERIVED, CLAB_DERIVED_ADD, CLAB_DERIVED_SUB,
 		    CLAB_DERIVED_POSTFIX };
@@ -120,6 +126,7 @@ typedef struct clab_component_info {
 	enum clab_overflow overflow;
 	uint32_t overflow_latency; /* cycles from crossing to interrupt (max) */
 	int can_multiplex;
+	int contexts;            /* counts user and kernel context apart (clab_evset_set_context) */
 	int self_multiplex;      /* the unit multiplexes by itself (the kernel's perf_event) */
 	uint32_t clock_mhz;      /* cycles per microsecond of the unit's clock (0: unknown) */
 	int nnative;             /* native events, codes 0 .. nnative-1 */
@@ -130,6 +137,10 @@ typedef struct clab_component_info {
 } clab_component_info;
 
 void clab_component_get_info(const clab_component *c, clab_component_info *info);
+/* Why the component cannot count (its device is absent or not permitted),
+ * or NULL when it can. A disabled component has no events; the machine's
+ * other components work. */
+const char *clab_component_disabled(const clab_component *c);
 clab_machine *clab_component_machine(const clab_component *c);
 
 #define CLAB_MAX_TERMS 8
@@ -202,6 +213,13 @@ int clab_evset_accum(clab_evset *s, int64_t *vals);
 /* Counters used by event i of the set (bit c = counter c). */
 uint64_t clab_evset_counters(const clab_evset *s, int i);
 
+/* Which processor contexts a stopped set counts (default: both). Units
+ * that cannot tell them apart (info.contexts == 0) accept only
+ * CLAB_CTX_ALL (CLAB_E_NOSUPP otherwise). */
+enum clab_context { CLAB_CTX_USER = 1, CLAB_CTX_KERNEL = 2, CLAB_CTX_ALL = 3 };
+int clab_evset_set_context(clab_evset *s, int ctx);
+int clab_evset_get_context(const clab_evset *s);
+
 /* ---- overflow ---------------------------------------------------------- */
 
 /* Called in the thread that owns the set, with the set's counters stopped:
@@ -231,6 +249,11 @@ uint64_t clab_evset_overflow_period(const clab_evset *s, int i);
  * (or PAPI) with its own handler calls clab_overflow_dispatch from it. */
 int clab_overflow_signal(void);
 void clab_overflow_dispatch(void *ucontext);
+/* For a signal handler of another layer (PAPI's software-overflow timer)
+ * that calls into the library: when the signal came while the thread was
+ * inside a library call, fn runs at that call's end, with the address the
+ * call came from (1 returned); otherwise the handler may go on now (0). */
+int clab_signal_defer(void (*fn)(void *pc));
 /* ---- multiplexing ------------------------------------------------------ */
 
 /* Multiplexing: events beyond what the unit counts at once are packed

@@ -74,6 +74,7 @@ typedef struct bgq_profile {
 	uint64_t *cycles;   /* [nphase] */
 	uint64_t *ppm;      /* [nphase][BGQ_N_NEV] */
 	uint64_t *prefix;   /* [nphase + 1][BGQ_N_NEV]: counts before phase */
+	uint64_t sys_ppb;   /* system calls per 10^9 cycles, over a period */
 } bgq_profile;
 
 typedef struct bgq_hwt {
@@ -93,6 +94,11 @@ typedef struct bgq_hwt {
 	 * whether one ran during the current host catch-up */
 	int in_handler, handled;
 	uint64_t perfmon;   /* performance-monitor interrupts taken (atomic) */
+	/* kernel context: its share of every count in parts per 10^9, and
+	 * (once the share has changed) the kernel counts banked under the
+	 * earlier shares with the counts they were taken from: [2][BGQ_N_NEV] */
+	uint64_t kppb;
+	uint64_t *kbank;
 } bgq_hwt;
 
 /* A PUnit counter. It counts a weighted sum of primary events of its
@@ -116,6 +122,7 @@ typedef struct bgq_ctr {
 	int ovf_hit;
 	int frozen;         /* stopped by an overflow until the handler returns */
 	int owner;          /* hardware thread of the owning set */
+	int exclude;        /* CLAB_PLAN_EXCLUDE_* contexts it does not count */
 } bgq_ctr;
 
 /* A node-wide counter (L2, I/O) armed for slow overflow: the interrupt comes
@@ -163,6 +170,9 @@ typedef struct bgq_node {
 	pthread_mutex_t slow_lock; /* after a core lock; guards slow[] */
 	int nslow;             /* entries in use (read unlocked as a hint) */
 	bgq_slow slow[BGQ_SLOW_MAX];
+	/* the CNK's cost in cycles per system call and per timer interrupt,
+	 * and its timer periods (bgq_node_set_kernel) */
+	uint64_t sys_cycles, irq_cycles, fit_period, dec_period;
 } bgq_node;
 
 /* node.c */
@@ -171,6 +181,10 @@ bgq_node *bgq_node_get(clab_machine *m, int *err);
  * host clock: CPU time; virtual clock with is_read: `tick` cycles. Core
  * lock held. */
 void bgq_node_sync(bgq_node *n, int h, int is_read);
+/* The CNK's costs and timers, which set the kernel's share of each
+ * thread's counts (before any thread counts). */
+void bgq_node_set_kernel(bgq_node *n, uint64_t sys_cycles, uint64_t irq_cycles,
+			 uint64_t fit_period, uint64_t dec_period);
 /* Weighted truth of counter c's terms over its contributors. */
 uint64_t bgq_ctr_truth(const bgq_node *n, int core, const bgq_ctr *c);
 /* PUnit event ev (with its mask qualifier) as weighted primary terms. */

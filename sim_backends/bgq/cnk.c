@@ -8,7 +8,10 @@
  * memory-FIFO packets the node receives (0: the messaging layer polls, as
  * PAMI does by default). Performance-monitor interrupts come from counter
  * overflows. System calls and the other interrupt classes come from the
- * threads' activity profiles and explicit work (clab_sim_work). */
+ * threads' activity profiles and explicit work (clab_sim_work).
+ * `syscall_cycles` and `irq_cycles` are what the kernel costs per system
+ * call and per timer interrupt: its share of the PUnit's counts
+ * (node.c, "contexts"). */
 #include "bgq.h"
 
 enum { CNK_MUINT = 0, CNK_HWT0 = 2 }; /* table positions: node events first */
@@ -58,7 +61,8 @@ static const bgq_fixed_kind cnk_kind = {
 	.values = cnk_values,
 };
 
-static const char *const cnk_keys[] = {"fit_period", "dec_period", "irq_packets", NULL};
+static const char *const cnk_keys[] = {"fit_period", "dec_period", "irq_packets",
+				       "syscall_cycles", "irq_cycles", NULL};
 
 static int cnk_open(clab_machine *m, const char *section, void **unit,
 		    clab_unit_desc *d)
@@ -75,10 +79,18 @@ static int cnk_open(clab_machine *m, const char *section, void **unit,
 	if (!rc)
 		rc = clab_machine_unit_u64(m, section, "irq_packets", 0, 0, UINT64_MAX,
 					   &u->irq_packets);
+	uint64_t sys_cycles = 0, irq_cycles = 0;
+	if (!rc)
+		rc = clab_machine_unit_u64(m, section, "syscall_cycles", 1500, 0, 1u << 30,
+					   &sys_cycles);
+	if (!rc)
+		rc = clab_machine_unit_u64(m, section, "irq_cycles", 600, 0, 1u << 30,
+					   &irq_cycles);
 	if (rc) {
 		bgq_fixed_close(u);
 		return rc;
 	}
+	bgq_node_set_kernel(u->node, sys_cycles, irq_cycles, u->fit_period, u->dec_period);
 	*unit = u;
 	*d = (clab_unit_desc){
 		.description = "Blue Gene/Q compute node kernel (CNK) software counters, simulated",

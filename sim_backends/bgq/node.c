@@ -283,6 +283,12 @@ static int profile_resolve(const clab_activity *a, const char *name,
 		for (int e = 0; e < BGQ_N_NEV; e++)
 			pre[BGQ_N_NEV + e] = pre[e] + clab_rate_count(ppm[e], p->cycles[ph]);
 	}
+	int sys = find_event("PEVT_CNKHWT_SYSCALL");
+	if (!rc && sys >= 0)
+		p->sys_ppb = p->period
+			? (uint64_t)((unsigned __int128)p->prefix[(size_t)np * BGQ_N_NEV + (size_t)sys] *
+				     1000000000u / p->period)
+			: p->ppm[sys] * 1000;
 	if (rc)
 		profile_free(p);
 	else
@@ -400,6 +406,50 @@ static uint64_t nev_truth_at(const bgq_hwt *t, const prof_pos *pos, int nev,
 	}
 }
 
+/* ---- contexts -----------------------------------------------------------
+ * The CNK runs on the thread's own cycles: every system call (at the
+ * profile's rate) and every FIT or decrementer interrupt costs it a fixed
+ * number of cycles ([kernel] syscall_cycles, irq_cycles). That sets the
+ * kernel's share of the thread's time, and the model gives the kernel the
+ * same share of every count: kernel code is taken to have the program's
+ * event mix (an approximation; README "Processor contexts"). */
+
+#define PPB 1000000000u
+
+static uint64_t kernel_ppb(const bgq_node *n, const bgq_profile *p)
+{
+	unsigned __int128 k = 0;
+	if (p)
+		k += (unsigned __int128)p->sys_ppb * n->sys_cycles;
+	if (n->fit_period)
+		k += (unsigned __int128)PPB * n->irq_cycles / n->fit_period;
+	if (n->dec_period)
+		k += (unsigned __int128)PPB * n->irq_cycles / n->dec_period;
+	return k > PPB ? PPB : (uint64_t)k;
+}
+
+/* The kernel's part of count v of primary e of thread t. */
+static uint64_t kernel_part(const bgq_hwt *t, int e, uint64_t v)
+{
+	uint64_t k = 0;
+	if (t->kbank) {
+		k = t->kbank[e];
+		v -= t->kbank[BGQ_N_NEV + e];
+	}
+	return k + (uint64_t)((unsigned __int128)v * t->kppb / PPB);
+}
+
+/* v of primary e of thread t in the contexts a counter counts. */
+static uint64_t in_context(const bgq_hwt *t, int e, uint64_t v, int exclude)
+{
+	if (!exclude)
+		return v;
+	if (exclude == (CLAB_PLAN_EXCLUDE_USER | CLAB_PLAN_EXCLUDE_KERNEL))
+		return 0;
+	uint64_t k = kernel_part(t, e, v);
+	return exclude & CLAB_PLAN_EXCLUDE_USER ? k : v - k;
+}
+
 /* Every change of a thread's counts happens under its core lock and ends
  * here. */
 static void changed(bgq_node *n, int h)
@@ -466,7 +516,10 @@ static uint64_t ctr_truth_at(const bgq_node *n, int core, const bgq_ctr *c,
 			prof_pos pos = g == h ? pos_at(t, at, in_work)
 					      : profile_pos(t->prof, t->act);
 			for (int k = 0; k < c->nterm; k++)
-				v += c->weight[k] * prim_truth_at(t, &pos, c->term[k], now);
+				v += c->weight[k] *
+				     in_context(t, c->term[k],
+						prim_truth_at(t, &pos, c->term[k], now),
+						c->exclude);
 		}
 	return v;
 }
@@ -954,7 +1007,27 @@ static int node_set_activity(void *sim, int h, const char *name)
 		return rc;
 	bgq_core *k = &n->core[h / BGQ_TPC];
 	bgq_hwt *t = &n->hwt[h];
+	uint64_t kppb = kernel_ppb(n, p);
+	uint64_t *bank = NULL;
+	if (kppb != t->kppb && !t->kbank &&
+	    !(bank = calloc(2 * BGQ_N_NEV, sizeof *bank)))
+		return CLAB_E_NOMEM;
 	pthread_mutex_lock(&k->lock);
+	if (kppb != t->kppb) {
+		/* the kernel keeps what it had; the new share applies from now */
+		if (!t->kbank) {
+			t->kbank = bank;
+			bank = NULL;
+		}
+		prof_pos pos = profile_pos(t->prof, t->act);
+		for (int e = 0; e < BGQ_N_NEV; e++) {
+			uint64_t v = prim_truth_at(t, &pos, e, t->now);
+			t->kbank[e] = kernel_part(t, e, v);
+			t->kbank[BGQ_N_NEV + e] = v;
+		}
+		t->kppb = kppb;
+	}
+	free(bank);
 	/* fold what the old profile produced into the work tally */
 	for (int e = 0; e < BGQ_N_NEV; e++)
 		t->work[e] += profile_count(t->prof, e, t->act);
@@ -1103,6 +1176,8 @@ static void node_destroy(void *p)
 	bgq_node *n = p;
 	for (int i = 0; i < n->nprof; i++)
 		profile_free(n->profs[i]);
+	for (int h = 0; h < BGQ_HWTHREADS; h++)
+		free(n->hwt[h].kbank);
 	free(n->profs);
 	for (int c = 0; c < BGQ_CORES; c++)
 		pthread_mutex_destroy(&n->core[c].lock);
@@ -1150,6 +1225,17 @@ static void *node_create(clab_machine *m, int *err)
 		n->hwt[h].prof = p;
 	clab_machine_set_sim(m, &node_sim_ops, n);
 	return n;
+}
+
+void bgq_node_set_kernel(bgq_node *n, uint64_t sys_cycles, uint64_t irq_cycles,
+			 uint64_t fit_period, uint64_t dec_period)
+{
+	n->sys_cycles = sys_cycles;
+	n->irq_cycles = irq_cycles;
+	n->fit_period = fit_period;
+	n->dec_period = dec_period;
+	for (int h = 0; h < BGQ_HWTHREADS; h++)
+		n->hwt[h].kppb = kernel_ppb(n, n->hwt[h].prof);
 }
 
 bgq_node *bgq_node_get(clab_machine *m, int *err)

@@ -18,6 +18,7 @@ typedef struct punit_set {
 	uint64_t mask[BGQ_CTRS]; /* its opcode-mask qualifier */
 	int ctr[BGQ_CTRS];       /* counter of request i: planned, or held */
 	uint8_t groups;          /* counter groups planned, or held */
+	int exclude;             /* CLAB_PLAN_EXCLUDE_* of the plan */
 	int acquired;
 	int l1p;                 /* holds the core's L1p mode (acquired) */
 	uint64_t val[BGQ_CTRS];  /* counts as of the last release */
@@ -422,6 +423,7 @@ static int punit_program(void *unit, int hw, const clab_evreq *reqs, int n,
 	s->smt = smt;
 	s->n = n;
 	s->groups = groups;
+	s->exclude = flags & (CLAB_PLAN_EXCLUDE_USER | CLAB_PLAN_EXCLUDE_KERNEL);
 	for (int i = 0; i < n; i++) {
 		s->ev[i] = ev[i];
 		s->mask[i] = reqs[i].qual[BGQ_Q_MASK];
@@ -466,6 +468,7 @@ static int punit_acquire(void *unit, void *set, void *replace)
 		c->contrib = bgq_punit_natives[s->ev[i]].scope == CLAB_SCOPE_THREAD
 			     ? (uint8_t)(1u << s->smt) : 0xf;
 		c->owner = s->hw;
+		c->exclude = s->exclude;
 		c->acc = s->val[i];
 		c->ovf_period = c->ovf_next = s->ovf_period[i];
 		c->ovf_cookie = s->ovf_cookie;
@@ -686,6 +689,7 @@ static int punit_open(clab_machine *m, const char *section, void **unit,
 		.overflow = CLAB_OVF_FAST,
 		.overflow_latency = BGQ_OVF_LATENCY,
 		.can_multiplex = 1,
+		.contexts = 1,
 		.cycles_native = BGQ_EV_CYCLES,
 		.clock_mhz = BGQ_MHZ,
 		.natives = bgq_punit_natives,

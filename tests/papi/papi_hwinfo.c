@@ -4,7 +4,8 @@
  * what the machine profile says. The expected values are read here from the
  * profile file itself ($COUNTERLAB_MACHINES/bgq.ini), with a reader of its
  * own. A profile without a [hardware] section leaves the host's
- * description alone. */
+ * description alone. PAPI's device queries (PAPI_enum_dev_type ...,
+ * papi_hardware_avail) describe the same node, and the host without one. */
 #include <ctype.h>
 #include <limits.h>
 #include <string.h>
@@ -162,6 +163,50 @@ static void check_simulated(void)
 	       listed, hw->mem_hierarchy.levels);
 }
 
+/* The CPU device PAPI's device queries report: its name, and how many
+ * device types were enumerated. */
+static int cpu_device(const char **name, unsigned *threads, unsigned *l1d)
+{
+	void *h;
+	int types = 0, found = 0;
+	while (PAPI_enum_dev_type(PAPI_DEV_TYPE_ENUM__ALL, &h) == PAPI_OK) {
+		int id, count;
+		types++;
+		CHECK_PAPI(PAPI_get_dev_type_attr(h, PAPI_DEV_TYPE_ATTR__INT_PAPI_ID, &id));
+		CHECK_PAPI(PAPI_get_dev_type_attr(h, PAPI_DEV_TYPE_ATTR__INT_COUNT, &count));
+		if (id != PAPI_DEV_TYPE_ID__CPU || count < 1)
+			continue;
+		found++;
+		CHECK_PAPI(PAPI_get_dev_attr(h, 0, PAPI_DEV_ATTR__CPU_CHAR_NAME, name));
+		CHECK_PAPI(PAPI_get_dev_attr(h, 0, PAPI_DEV_ATTR__CPU_UINT_THREAD_COUNT, threads));
+		CHECK_PAPI(PAPI_get_dev_attr(h, 0, PAPI_DEV_ATTR__CPU_UINT_L1D_CACHE_SIZE, l1d));
+	}
+	CHECK(found == 1, "%d CPU device types", found);
+	return types;
+}
+
+static void check_devices(void)
+{
+	const PAPI_hw_info_t *hw = PAPI_get_hardware_info();
+	const char *name, *vendor, *status;
+	unsigned threads, l1d;
+	CHECK(cpu_device(&name, &threads, &l1d) == 1, "a simulated node has one device type");
+	CHECK(!strcmp(name, get("hardware", "model")), "device '%s', profile '%s'", name,
+	      get("hardware", "model"));
+	CHECK((int)threads == hw->totalcpus, "device threads %u, hardware info %d", threads,
+	      hw->totalcpus);
+	CHECK(l1d == bytes(get("hardware", "l1d")), "device L1d %u, profile %s", l1d,
+	      get("hardware", "l1d"));
+	void *h;
+	CHECK_PAPI(PAPI_enum_dev_type(PAPI_DEV_TYPE_ENUM__FIRST, &h));
+	CHECK_PAPI(PAPI_get_dev_type_attr(h, PAPI_DEV_TYPE_ATTR__CHAR_NAME, &vendor));
+	CHECK(!strcmp(vendor, get("hardware", "vendor")), "device vendor '%s'", vendor);
+	CHECK_PAPI(PAPI_get_dev_type_attr(h, PAPI_DEV_TYPE_ATTR__CHAR_STATUS, &status));
+	CHECK(strstr(status, "simulated"), "device status '%s'", status);
+	/* GPUs: none on the node */
+	CHECK(PAPI_enum_dev_type(PAPI_DEV_TYPE_ENUM__CUDA, &h) != PAPI_OK, "a CUDA device type");
+}
+
 /* A machine whose profile has no [hardware] section: the host stays. */
 static void check_host(const char *model)
 {
@@ -183,6 +228,11 @@ static void check_host(const char *model)
 		CHECK(strcmp(hw->model_string, model) != 0, "host model replaced");
 		long n = sysconf(_SC_NPROCESSORS_CONF);
 		CHECK(hw->totalcpus == n, "host totalcpus %d, sysconf %ld", hw->totalcpus, n);
+		const char *name;
+		unsigned threads, l1d;
+		cpu_device(&name, &threads, &l1d); /* PAPI's sysdetect: the host CPU */
+		CHECK(strcmp(name, model) != 0, "host device named '%s'", name);
+		CHECK((long)threads == n, "host device threads %u, sysconf %ld", threads, n);
 		printf("without [hardware]: host %s, %d CPUs\n", hw->model_string, hw->totalcpus);
 		exit(0);
 	}
@@ -203,6 +253,7 @@ int main(void)
 	CHECK(PAPI_library_init(PAPI_VER_CURRENT) == PAPI_VER_CURRENT, "init");
 	CHECK(PAPI_get_component_index("core") == 0, "core is not component 0");
 	check_simulated();
+	check_devices();
 	PAPI_shutdown();
 	printf("papi_hwinfo: PASSED\n");
 	return 0;

@@ -1,6 +1,7 @@
 /* Seeded mutation fuzzing of every parser: event names with qualifiers,
  * machine specs, machine profiles, activity profiles, preset files,
- * postfix formulas, torus shapes, rank maps and traffic patterns. Each input must give either success or one of the
+ * postfix formulas, torus shapes, rank maps and traffic patterns, and the
+ * kernel's counter files the Linux units read. Each input must give either success or one of the
  * documented errors with a message, never a crash (the suite also runs
  * under AddressSanitizer and UndefinedBehaviorSanitizer). */
 #include <stdio.h>
@@ -8,9 +9,11 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include "helpers.h"
 #include "../../framework/internal.h"
 #include "counterlab/torus.h"
+#include "../../backends/linux/lx.h"
 
 #define ROUNDS 1500
 
@@ -249,6 +252,118 @@ static void fuzz_presets_of(const char *section, const char *backend,
 	unlink(prof);
 }
 
+/* The Linux units' readers on mutated kernel files: every shape of file
+ * (name/value lines, fields of a line, table rows), then the units
+ * themselves discovering and reading a mutated fake /proc. */
+static const char *const proc_seeds[][2] = {
+	{"self/io", "rchar: 6976\nwchar: 0\nsyscr: 10\nsyscw: 0\nread_bytes: 0\n"
+		    "write_bytes: 0\ncancelled_write_bytes: 0\n"},
+	{"diskstats", "   7       0 loop0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n"
+		      " 254       0 vda 327516 49287 17254874 103187 735209 322378 47414704 "
+		      "309702 0 186176 542599 436826 14 40058240 90802 144330 38906\n"},
+	{"interrupts", "           CPU0       CPU1       \n"
+		       " 24:          1          0  IO-APIC   5-edge      ACPI:Ged\n"
+		       "LOC:    1234567     765432   Local timer interrupts\nERR:          0\n"},
+	{"thread-self/schedstat", "1258321 355273 2\n"},
+	{"thread-self/status", "Name:\tcat\nvoluntary_ctxt_switches:\t0\nnonvoluntary_ctxt_switches:\t1\n"},
+	{"stat", "cpu  1 2 3 4\nintr 500 1 2 3\nctxt 9000\nprocesses 321\n"},
+};
+#define NPROC_SEEDS (int)(sizeof proc_seeds / sizeof proc_seeds[0])
+
+static void parsers_once(const char *buf)
+{
+	uint64_t v;
+	int rc[6] = {
+		clab_lx_kv(buf, "f", "wchar", &v),
+		clab_lx_kv(buf, "f", "voluntary_ctxt_switches", &v),
+		clab_lx_field(buf, "f", (int)(next() % 4), &v),
+		clab_lx_row(buf, "f", 2, "vda", 1 + (int)(next() % 17), 1, &v),
+		clab_lx_row(buf, "f", 0, "LOC:", 1, 2, &v),
+		clab_lx_row(buf, "f", 0, "24:", 1 + (int)(next() % 2), 1, &v),
+	};
+	for (int i = 0; i < 6; i++) {
+		if (rc[i] != CLAB_OK && rc[i] != CLAB_E_PARSE)
+			fail_msg("reader %d on '%s' gave %d", i, buf, rc[i]);
+		if (rc[i])
+			assert_true(clab_errmsg()[0] != 0);
+	}
+}
+
+static void fuzz_linux_files(void **state)
+{
+	(void)state;
+	char buf[1024];
+	for (int r = 0; r < ROUNDS * 2; r++) {
+		mutate(proc_seeds[r % NPROC_SEEDS][1], buf, sizeof buf);
+		parsers_once(buf);
+	}
+	/* the units over a fake /proc, one file mutated at a time */
+	char dir[] = "/tmp/clab-fuzzproc-XXXXXX", prof[512], path[600];
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/thread-self", dir);
+	mkdir(path, 0755);
+	snprintf(path, sizeof path, "%s/self", dir);
+	mkdir(path, 0755);
+	snprintf(prof, sizeof prof, "%s/p.ini", dir);
+	FILE *f = fopen(prof, "w");
+	fprintf(f, "[machine]\n[io]\nbackend = linux-io\nproc_dir = %s\n"
+		"[kernel]\nbackend = linux-proc-kernel\nproc_dir = %s\n", dir, dir);
+	fclose(f);
+	for (int r = 0; r < ROUNDS / 5; r++) {
+		for (int i = 0; i < NPROC_SEEDS; i++) { /* all files whole, then one mutated */
+			snprintf(path, sizeof path, "%s/%s", dir, proc_seeds[i][0]);
+			f = fopen(path, "w");
+			if (i == r % NPROC_SEEDS)
+				mutate(proc_seeds[i][1], buf, sizeof buf);
+			fputs(i == r % NPROC_SEEDS ? buf : proc_seeds[i][1], f);
+			fclose(f);
+		}
+		clab_machine *m = NULL;
+		int rc = clab_machine_open(prof, &m);
+		if (rc)
+			fail_msg("a mutated %s stopped the machine: %d (%s)",
+				 proc_seeds[r % NPROC_SEEDS][0], rc, clab_errmsg());
+		clab_thread *t;
+		assert_int_equal(clab_thread_attach(m, &t), CLAB_OK);
+		const char *comps[] = {"io", "kernel"};
+		for (int c = 0; c < 2; c++) {
+			clab_component *cp = clab_machine_component(m, comps[c]);
+			clab_component_info ci;
+			clab_component_get_info(cp, &ci);
+			if (clab_component_disabled(cp) || !ci.nnative)
+				continue;
+			/* every event at once, and the set read over the mutated file */
+			uint32_t codes[64];
+			int n = ci.nnative < 64 ? ci.nnative : 64;
+			for (int k = 0; k < n; k++)
+				codes[k] = (uint32_t)k;
+			clab_evset *s;
+			assert_int_equal(clab_evset_create(cp, t, &s), CLAB_OK);
+			assert_int_equal(clab_evset_program(s, codes, n), CLAB_OK);
+			rc = clab_evset_start(s);
+			int64_t v[64];
+			if (!rc)
+				rc = clab_evset_read(s, v);
+			if (rc != CLAB_OK && rc != CLAB_E_PARSE && rc != CLAB_E_SYS)
+				fail_msg("%s over a mutated %s: %d (%s)", comps[c],
+					 proc_seeds[r % NPROC_SEEDS][0], rc, clab_errmsg());
+			clab_evset_destroy(s);
+		}
+		clab_thread_detach(t);
+		clab_machine_close(m);
+	}
+	for (int i = 0; i < NPROC_SEEDS; i++) {
+		snprintf(path, sizeof path, "%s/%s", dir, proc_seeds[i][0]);
+		unlink(path);
+	}
+	unlink(prof);
+	snprintf(path, sizeof path, "%s/thread-self", dir);
+	rmdir(path);
+	snprintf(path, sizeof path, "%s/self", dir);
+	rmdir(path);
+	rmdir(dir);
+}
+
 static void fuzz_presets(void **state)
 {
 	(void)state;
@@ -343,6 +458,7 @@ int main(void)
 		cmocka_unit_test(fuzz_presets),
 		cmocka_unit_test(fuzz_postfix),
 		cmocka_unit_test(fuzz_torus),
+		cmocka_unit_test(fuzz_linux_files),
 	};
 	return cmocka_run_group_tests_name("fuzz", tests, NULL, NULL);
 }

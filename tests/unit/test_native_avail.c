@@ -146,6 +146,14 @@ static void event_lookup(void **state)
 		{"-e :::PEVT_L2_HITS", 1, "no component name before ':::'"},
 		{"-c io -e l2:::PEVT_L2_HITS", 1, "names component l2, but -c says io"},
 		{"-e PEVT_NOPE", 1, "no component of machine bgq has an event 'PEVT_NOPE'"},
+		/* the host's units are listed like the simulated ones */
+		{"-m linux-proc -e io:::wchar", 0, "counts process activity"},
+		{"-m linux-proc -e network:::lo:rx:bytes", 0, "counts node activity"},
+		{"-m linux-proc -e kernel:::voluntary_ctxt_switches", 0, "counts thread activity"},
+		{"-m linux-proc -e kernel:::ctxt:cpu=0", 1, "ctxt does not take qualifier 'cpu'"},
+		{"-m linux-proc -e network:::lo:rx:nope", 1, "no event 'lo:rx:nope' in component network"},
+		{"-m linux-proc:core.msr_dir=/nonexistent -c core", 0,
+		 "backend linux-msr: disabled: no MSR device for CPU 0"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		char *out;

@@ -305,6 +305,87 @@ static void work_and_core_scope(void **state)
 	clab_thread_detach(t2);
 }
 
+/* The kernel's share of each count: system calls (compute.ini: one per
+ * 10^6 cycles) at bgq.ini's syscall_cycles each, and FIT interrupts every
+ * fit_period cycles at irq_cycles each. */
+#define SYS_PER_GCYC 1000u   /* system calls per 10^9 cycles in compute.ini */
+#define SYSCALL_CYCLES 1500u
+#define IRQ_CYCLES 600u
+#define FIT_PERIOD (1u << 24)
+
+static uint64_t kernel_of(uint64_t v, uint64_t sys_per_gcyc)
+{
+	uint64_t ppb = sys_per_gcyc * SYSCALL_CYCLES +
+		       1000000000ull * IRQ_CYCLES / FIT_PERIOD;
+	return (uint64_t)((unsigned __int128)v * ppb / 1000000000u);
+}
+
+static void contexts(void **state)
+{
+	(void)state;
+	/* A thread runs one set at a time: three fresh threads on cores of
+	 * their own live the same profile over the same cycles, one counting
+	 * user context, one kernel, one both. */
+	const int ctx[3] = {CLAB_CTX_USER, CLAB_CTX_KERNEL, CLAB_CTX_ALL};
+	const char *ev[] = {"PEVT_CYCLES", "PEVT_INST_XU_IADD"};
+	clab_thread *t[3];
+	clab_evset *s[3] = {NULL, NULL, NULL};
+	int64_t v[3][2], w[3][2];
+	for (int i = 0; i < 3; i++) {
+		t[i] = hw((12 + i) * 4 + 1);
+		assert_int_equal(program(core, t[i], &s[i], ev, 2), CLAB_OK);
+		assert_int_equal(clab_evset_get_context(s[i]), CLAB_CTX_ALL);
+		assert_int_equal(clab_evset_set_context(s[i], ctx[i]), CLAB_OK);
+		assert_int_equal(clab_evset_get_context(s[i]), ctx[i]);
+		assert_int_equal(clab_evset_start(s[i]), CLAB_OK);
+	}
+	assert_int_equal(clab_evset_set_context(s[0], CLAB_CTX_ALL), CLAB_E_STATE);
+	for (int i = 0; i < 3; i++) { /* a stop drains the counters: exact */
+		assert_int_equal(clab_thread_advance(t[i], 10000000), CLAB_OK);
+		assert_int_equal(clab_evset_stop(s[i], v[i]), CLAB_OK);
+	}
+	assert_int_equal(v[2][0], 10000000);
+	assert_int_equal(v[1][0], kernel_of(10000000, SYS_PER_GCYC));
+	assert_true(v[1][1] > 0 && v[1][1] < v[0][1] / 100);
+	for (int e = 0; e < 2; e++)
+		assert_int_equal(v[0][e] + v[1][e], v[2][e]);
+
+	/* A profile without system calls: the kernel keeps what it had and
+	 * takes only the timer's share from now on. */
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(clab_evset_start(s[i]), CLAB_OK);
+		assert_int_equal(clab_thread_set_activity(t[i], "steady"), CLAB_OK);
+		assert_int_equal(clab_thread_advance(t[i], 10000000), CLAB_OK);
+		assert_int_equal(clab_evset_stop(s[i], w[i]), CLAB_OK);
+	}
+	assert_int_equal(w[2][0], 10000000);
+	assert_int_equal(w[1][0], kernel_of(10000000, 0));
+	for (int e = 0; e < 2; e++)
+		assert_int_equal(w[0][e] + w[1][e], w[2][e]);
+
+	/* bad contexts; units that count every context alike */
+	assert_int_equal(clab_evset_set_context(s[0], 0), CLAB_E_INVAL);
+	assert_int_equal(clab_evset_set_context(s[0], 4), CLAB_E_INVAL);
+	clab_component *l2 = clab_machine_component(m, "l2");
+	clab_evset *ls = NULL;
+	const char *lev[] = {"PEVT_L2_HITS"};
+	assert_int_equal(program(l2, t[0], &ls, lev, 1), CLAB_OK);
+	assert_int_equal(clab_evset_set_context(ls, CLAB_CTX_USER), CLAB_E_NOSUPP);
+	assert_non_null(strstr(clab_errmsg(), "every processor context alike"));
+	assert_int_equal(clab_evset_set_context(ls, CLAB_CTX_ALL), CLAB_OK);
+	clab_component_info ci;
+	clab_component_get_info(l2, &ci);
+	assert_int_equal(ci.contexts, 0);
+	clab_component_get_info(core, &ci);
+	assert_int_equal(ci.contexts, 1);
+	clab_evset_destroy(ls);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(clab_thread_set_activity(t[i], "compute"), CLAB_OK);
+		clab_evset_destroy(s[i]);
+		clab_thread_detach(t[i]);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -316,6 +397,7 @@ int main(void)
 		cmocka_unit_test(wrap_and_lag),
 		cmocka_unit_test(deterministic),
 		cmocka_unit_test(work_and_core_scope),
+		cmocka_unit_test(contexts),
 	};
 	return cmocka_run_group_tests_name("bgq-punit", tests, setup, teardown);
 }
