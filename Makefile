@@ -22,7 +22,7 @@ CC ?= gcc
 WARN := -Wall -Wextra -Werror
 CFLAGS ?= -O2 -g
 CLAB_CFLAGS := -std=gnu11 $(WARN) -fPIC -pthread -Iinclude -I$(BUILD)/gen
-LIBS := -liniparser -lhwloc -lpthread -lm
+LIBS := -liniparser -lhwloc -lpfm -lpthread -lm
 
 DEB_PACKAGES := build-essential dpkg-dev pkg-config libpfm4-dev libhwloc-dev \
 	libcmocka-dev libiniparser-dev libpng-dev openmpi-bin libopenmpi-dev patchelf \
@@ -132,6 +132,9 @@ $(PAPI_STAMP): $(BUILD)/papi-configured.stamp $(LIBCLAB) $(DATA_STAMP) $(COMPONE
 	$(MAKE) -C $(PAPI_TREE)/src CLAB_ROOT=$(CURDIR) CLAB_PREFIX=$(STAGE) install \
 		> $(BUILD)/papi-install.log 2>&1 || { tail -30 $(BUILD)/papi-install.log; \
 		echo "make: staging PAPI in $(STAGE) failed (log above, in full in $(BUILD)/papi-install.log)"; exit 1; }
+	@# PAPI's preset table (papi_events.csv), read by machines whose
+	@# components say papi_presets = auto (host); PAPI's install leaves it out
+	install -D -m 644 $(PAPI_TREE)/src/papi_events.csv $(STAGE)/share/papi/papi_events.csv
 	@touch $@
 
 # ---- tests, demo, bench -----------------------------------------------------

@@ -188,8 +188,9 @@ int clab_event_lookup(clab_component *c, const char *name, uint32_t *code)
 		/* "eth9:rx:bytes" is named whole; "BOGUS:q=1" without its qualifiers */
 		int shown = strchr(name, '=') ? (int)len : (int)strlen(name);
 		return clab_seterr(CLAB_E_NOEVENT,
-				   "no event '%.*s' in component %s (list them with counterlab-native-avail)",
-				   shown, name, c->name);
+				   "no event '%.*s' in component %s (list them with counterlab-native-avail)%s%s",
+				   shown, name, c->name, c->desc.note ? ": " : "",
+				   c->desc.note ? c->desc.note : "");
 	}
 	if (!name[len]) {
 		*code = (uint32_t)i;
@@ -466,8 +467,153 @@ int clab_catalog_load_presets(clab_component *c, const char *path)
 	return rc;
 }
 
+/* ---- PAPI's preset table ---------------------------------------------------- */
+
+/* Splits a line of papi_events.csv at commas (no quoting but NOTE's, which
+ * comes last and is dropped). */
+static int split_csv(char *line, char **f, int max)
+{
+	int n = 0;
+	for (char *s = line; s && n < max;) {
+		f[n++] = s;
+		s = strchr(s, ',');
+		if (s)
+			*s++ = 0;
+	}
+	return n;
+}
+
+static int unit_has_pmu(const clab_component *c, const char *pmu)
+{
+	for (int i = 0; c->desc.pmus && c->desc.pmus[i]; i++)
+		if (strcmp(c->desc.pmus[i], pmu) == 0 && strcmp(pmu, "perf") != 0)
+			return 1;
+	return 0;
+}
+
+static const struct { const char *papi; const char *ours; } papi_kinds[] = {
+	{"NOT_DERIVED", "direct"}, {"DERIVED_ADD", "add"}, {"DERIVED_SUB", "sub"},
+	{"DERIVED_POSTFIX", "postfix"},
+};
+
+/* One PRESET line of PMU `pmu`'s section, in our preset format: terms
+ * without a PMU are the section's PMU's ("EVENT:UMASK" -> "pmu::EVENT:UMASK"). */
+static int papi_preset_line(clab_component *c, const char *pmu, char **f, int nf,
+			    const char *where)
+{
+	int k = -1;
+	for (int i = 0; i < 4; i++)
+		if (strcmp(f[2], papi_kinds[i].papi) == 0)
+			k = i;
+	if (k < 0)
+		return clab_seterr(CLAB_E_PROFILE, "%s: kind '%s' is not PAPI's", where, f[2]);
+	int first = k == 3 ? 4 : 3; /* a postfix formula comes before its terms */
+	char terms[1024] = "", line[2048];
+	for (int i = first; i < nf && strcmp(f[i], "NOTE") != 0; i++)
+		snprintf(terms + strlen(terms), sizeof terms - strlen(terms), "%s%s%s%s",
+			 terms[0] ? " " : "", strstr(f[i], "::") ? "" : pmu,
+			 strstr(f[i], "::") ? "" : "::", f[i]);
+	/* PAPI writes N0|N1|+| and also N0|N1|+ */
+	char postfix[256] = "";
+	if (k == 3) {
+		snprintf(postfix, sizeof postfix, "%s", nf > 3 ? f[3] : "");
+		size_t l = strlen(postfix);
+		if (l && postfix[l - 1] != '|' && l + 1 < sizeof postfix)
+			strcat(postfix, "|");
+	}
+	snprintf(line, sizeof line, "%s,%s,%s,%s,PAPI preset from papi_events.csv (%s)",
+		 f[1], papi_kinds[k].ours, terms, postfix, pmu);
+	clab_preset *np = realloc(c->presets, (size_t)(c->npreset + 1) * sizeof *np);
+	if (!np)
+		return CLAB_E_NOMEM;
+	c->presets = np;
+	int rc = parse_preset_line(c, line, where, &c->presets[c->npreset]);
+	if (!rc)
+		c->npreset++;
+	return rc;
+}
+
+int clab_catalog_load_papi_events(clab_component *c, const char *path)
+{
+	char pmus[256] = "";
+	for (int i = 0; c->desc.pmus && c->desc.pmus[i]; i++)
+		if (unit_has_pmu(c, c->desc.pmus[i]))
+			snprintf(pmus + strlen(pmus), sizeof pmus - strlen(pmus), "%s%s",
+				 pmus[0] ? ", " : "", c->desc.pmus[i]);
+	if (!pmus[0]) {
+		c->presets_note = strdup("no PAPI presets: no hardware PMU (PAPI's table has none for software events)");
+		return c->presets_note ? CLAB_OK : CLAB_E_NOMEM;
+	}
+	FILE *f = fopen(path, "r");
+	if (!f) { /* the unit still counts: say why it has no presets */
+		char note[512];
+		snprintf(note, sizeof note,
+			 "no PAPI presets: PAPI's preset table %s: %s (set COUNTERLAB_PAPI_EVENTS to PAPI's papi_events.csv)",
+			 path, strerror(errno));
+		c->presets_note = strdup(note);
+		return c->presets_note ? CLAB_OK : CLAB_E_NOMEM;
+	}
+	char *line = NULL, *fld[24], cur[24][64], last_skip[160] = "";
+	size_t cap = 0;
+	int lineno = 0, ncur = 0, in_cpu = 0, mine = 0, loaded = 0, skipped = 0, sections = 0;
+	int rc = CLAB_OK;
+	while (!rc && getline(&line, &cap, f) > 0) {
+		lineno++;
+		line[strcspn(line, "\r\n")] = 0;
+		if (line[0] == '#' || !line[0])
+			continue;
+		int nf = split_csv(line, fld, 24);
+		if (strcmp(fld[0], "CPU") == 0 && nf >= 2) {
+			/* consecutive CPU lines name the PMUs of one section */
+			if (!in_cpu)
+				ncur = 0;
+			in_cpu = 1;
+			if (ncur < 24)
+				snprintf(cur[ncur++], sizeof cur[0], "%s", fld[1]);
+			continue;
+		}
+		if (in_cpu) {
+			in_cpu = 0;
+			mine = -1;
+			for (int i = 0; i < ncur && mine < 0; i++)
+				if (unit_has_pmu(c, cur[i]))
+					mine = i;
+			sections += mine >= 0;
+		}
+		if (mine < 0 || strcmp(fld[0], "PRESET") != 0 || nf < 4)
+			continue;
+		char where[512];
+		snprintf(where, sizeof where, "%s:%d", path, lineno);
+		int prc = papi_preset_line(c, cur[mine], fld, nf, where);
+		if (prc == CLAB_E_NOMEM)
+			rc = prc;
+		else if (prc) { /* a term the unit does not list, or a repeat */
+			skipped++;
+			snprintf(last_skip, sizeof last_skip, "%s", clab_errmsg());
+		} else {
+			loaded++;
+		}
+	}
+	free(line);
+	fclose(f);
+	if (rc)
+		return rc;
+	char note[512];
+	if (!sections)
+		snprintf(note, sizeof note, "no PAPI presets: %s has no section for PMU %s", path, pmus);
+	else
+		snprintf(note, sizeof note,
+			 "PAPI presets of PMU %s from %s: %d loaded, %d skipped%s%s", pmus, path,
+			 loaded, skipped, skipped ? " (last: " : "", skipped ? last_skip : "");
+	if (skipped && strlen(note) + 2 < sizeof note)
+		strcat(note, ")");
+	c->presets_note = strdup(note);
+	return c->presets_note ? CLAB_OK : CLAB_E_NOMEM;
+}
+
 void clab_catalog_free(clab_component *c)
 {
+	free(c->presets_note);
 	for (int i = 0; i < c->npreset; i++) {
 		free(c->presets[i].name);
 		free(c->presets[i].descr);
@@ -492,9 +638,13 @@ void clab_component_get_info(const clab_component *c, clab_component_info *i)
 	i->overflow_latency = c->desc.overflow_latency;
 	i->can_multiplex = c->desc.can_multiplex;
 	i->contexts = c->desc.contexts;
+	i->self_multiplex = c->desc.self_multiplex;
 	i->clock_mhz = c->desc.clock_mhz;
 	i->nnative = c->desc.nnative;
 	i->npreset = c->npreset;
+	i->note = c->desc.note ? c->desc.note : "";
+	i->presets_note = c->presets_note ? c->presets_note : "";
+	i->pmus = c->desc.pmus;
 }
 
 const char *clab_component_disabled(const clab_component *c)

@@ -47,6 +47,7 @@ struct clab_component {
 	clab_unit_desc desc;
 	clab_preset *presets;
 	int npreset;
+	char *presets_note; /* how PAPI's preset table served the unit (NULL: not asked) */
 	pthread_mutex_t lock; /* guards the interned table */
 	clab_qualified *qual;
 	int nqual, qual_cap;
@@ -85,6 +86,8 @@ struct clab_machine {
 	int ncomp;
 	clab_component comp[CLAB_MAX_COMPONENTS];
 	int cores, threads_per_core;
+	int nslots; /* hardware threads OS threads attach to (all PUs, or any number on the host) */
+	int host;   /* topology = host: hwloc's view of this machine */
 	struct clab_hw_info *hw; /* [hardware] (hwinfo.c), NULL: none */
 	pthread_mutex_t lock;
 	clab_thread **slot; /* per hardware thread: its handle, NULL when free */
@@ -181,6 +184,10 @@ int clab_hwinfo_load(clab_machine *m, struct _dictionary_ *d);
 
 /* catalog.c */
 int clab_catalog_load_presets(clab_component *c, const char *path);
+/* The presets of PAPI's own table (papi_events.csv at path) for the PMUs
+ * the unit lists (desc.pmus); what loaded and what not goes to
+ * presets_note. */
+int clab_catalog_load_papi_events(clab_component *c, const char *path);
 void clab_catalog_free(clab_component *c);
 int clab_catalog_req(clab_component *c, uint32_t code, clab_evreq *req);
 const clab_preset *clab_catalog_preset(const clab_component *c, uint32_t code);

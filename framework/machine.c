@@ -22,7 +22,7 @@ static const char *const component_names[] = {
 	"core", "l2", "io", "network", "kernel", NULL,
 };
 static const char *const component_keys[] = {
-	"backend", "description", "presets", NULL,
+	"backend", "description", "presets", "papi_presets", NULL,
 };
 
 static void machines_add(clab_machine *m);
@@ -184,6 +184,30 @@ static void find_installed_dir(void)
 		 len, slash ? info.dli_fname : ".");
 	if (stat(installed_dir, &st) != 0 || !S_ISDIR(st.st_mode))
 		installed_dir[0] = 0;
+}
+
+/* PAPI's preset table: $COUNTERLAB_PAPI_EVENTS, else the one PAPI's
+ * build installed beside us (LIBDIR/../share/papi/papi_events.csv). */
+static char *papi_events_path(void)
+{
+	const char *env = getenv("COUNTERLAB_PAPI_EVENTS");
+	if (env && *env)
+		return strdup(env);
+	Dl_info info;
+	char *p = NULL;
+	if (dladdr((void *)clab_machine_open, &info) && info.dli_fname) {
+		const char *slash = strrchr(info.dli_fname, '/');
+		int len = slash ? (int)(slash - info.dli_fname) : 1;
+		if (asprintf(&p, "%.*s/../share/papi/papi_events.csv", len,
+			     slash ? info.dli_fname : ".") < 0)
+			p = NULL;
+	}
+	char *real = p ? realpath(p, NULL) : NULL; /* shorter in messages */
+	if (real) {
+		free(p);
+		p = real;
+	}
+	return p;
 }
 
 static const char *data_dir(void)
@@ -360,6 +384,17 @@ static int load_component(clab_machine *m, dictionary *d, const char *sec)
 		rc = clab_catalog_load_presets(c, path);
 		free(path);
 	}
+	/* papi_presets = auto (PAPI's papi_events.csv as installed with
+	 * PAPI, or $COUNTERLAB_PAPI_EVENTS) or a path to such a file */
+	snprintf(key, sizeof key, "%s:papi_presets", sec);
+	const char *papi = iniparser_getstring(d, key, NULL);
+	if (!rc && papi && *papi) {
+		char *path = strcmp(papi, "auto") == 0 ? papi_events_path() : strdup(papi);
+		if (!path)
+			return CLAB_E_NOMEM;
+		rc = clab_catalog_load_papi_events(c, path);
+		free(path);
+	}
 	return rc;
 }
 
@@ -415,30 +450,36 @@ static int open_components(clab_machine *m, dictionary *d)
 
 /* The node layout is an hwloc synthetic topology ("pack:1 core:17 pu:4"),
  * or "host": the machine this runs on, as hwloc finds it (real backends);
- * read by hwloc itself: cores and hardware threads per core. */
+ * read by hwloc itself: cores and hardware threads per core. On the host,
+ * OS threads are counted by the kernel wherever they run, so they are not
+ * bound one to a PU: any number (up to CLAB_MAX_HWTHREADS) may attach. */
 static int load_topology(clab_machine *m)
 {
 	const char *desc = clab_machine_setting(m, "topology");
 	if (!desc || !*desc)
 		desc = "core:1 pu:1";
+	int host = strcmp(desc, "host") == 0;
 	hwloc_topology_t topo;
 	if (hwloc_topology_init(&topo))
 		return CLAB_E_NOMEM;
 	int rc = CLAB_OK;
-	if ((strcmp(desc, "host") != 0 && hwloc_topology_set_synthetic(topo, desc)) ||
-	    hwloc_topology_load(topo)) {
+	if ((!host && hwloc_topology_set_synthetic(topo, desc)) || hwloc_topology_load(topo)) {
 		rc = clab_seterr(CLAB_E_PROFILE,
 				 "machine %s: topology '%s' is not an hwloc synthetic description (e.g. pack:1 core:17 pu:4) nor host",
 				 m->name, desc);
 	} else {
 		int cores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
 		int pus = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU);
+		if (host && cores > 0 && pus % cores)
+			cores = pus; /* uneven SMT: count PUs as cores */
 		if (cores <= 0 || pus % cores || pus > CLAB_MAX_HWTHREADS)
 			rc = clab_seterr(CLAB_E_PROFILE,
 					 "machine %s: topology '%s' needs cores with equal numbers of PUs (at most %d PUs)",
 					 m->name, desc, CLAB_MAX_HWTHREADS);
 		m->cores = cores;
 		m->threads_per_core = cores > 0 ? pus / cores : 0;
+		m->nslots = host ? CLAB_MAX_HWTHREADS : pus;
+		m->host = host;
 	}
 	hwloc_topology_destroy(topo);
 	return rc;
@@ -524,7 +565,7 @@ int clab_machine_open(const char *spec, clab_machine **out)
 	if (!rc)
 		rc = check_settings(m);
 	if (!rc) {
-		m->slot = calloc(m->cores * m->threads_per_core, sizeof *m->slot);
+		m->slot = calloc(m->nslots, sizeof *m->slot);
 		if (!m->slot)
 			rc = CLAB_E_NOMEM;
 	}
@@ -571,7 +612,7 @@ void clab_machine_close(clab_machine *m)
 	}
 	machines_remove(m);
 	if (m->slot) /* handles still attached (a handle detached goes with its last set) */
-		for (int h = 0; h < m->cores * m->threads_per_core; h++)
+		for (int h = 0; h < m->nslots; h++)
 			if (m->slot[h] && !m->slot[h]->refs)
 				free(m->slot[h]);
 	free(m->slot);
@@ -632,7 +673,12 @@ clab_component *clab_machine_component(clab_machine *m, const char *name)
 
 int clab_machine_nhwthreads(const clab_machine *m)
 {
-	return m->cores * m->threads_per_core;
+	return m->nslots;
+}
+
+int clab_machine_ncores(const clab_machine *m)
+{
+	return m->cores;
 }
 
 int clab_machine_threads_per_core(const clab_machine *m)
@@ -802,7 +848,7 @@ int clab_thread_attach(clab_machine *m, clab_thread **out)
 		}
 	for (int k = 0; k < n; k++) {
 		int core = k % m->cores, smt = k / m->cores;
-		int hw = core * m->threads_per_core + smt;
+		int hw = m->host ? k : core * m->threads_per_core + smt;
 		if (!m->slot[hw]) {
 			*out = bind_locked(m, hw);
 			pthread_mutex_unlock(&m->lock);

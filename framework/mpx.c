@@ -449,6 +449,8 @@ int clab_evset_set_multiplex(clab_evset *s, uint64_t period)
 		}
 		return CLAB_OK;
 	}
+	if (c->desc.self_multiplex)
+		return CLAB_OK; /* the unit multiplexes every set already */
 	if (!c->desc.can_multiplex || !c->ops->peek)
 		return clab_seterr(CLAB_E_NOSUPP,
 				   "component %s (%s) cannot multiplex: its unit counts all its events at once, with no counters to share in turns; only the processor unit's components can",

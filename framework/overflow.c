@@ -163,6 +163,9 @@ static void sync_host(void)
 		if (m->sim_ops && m->sim_ops->sync)
 			m->sim_ops->sync(m->sim, mine[i]->t->hwthread);
 		clab_evset_poll(mine[i]); /* a multiplexed set's turn may be over */
+		const clab_unit_ops *ops = mine[i]->c->ops;
+		if (ops->poll && !mine[i]->drv && mine[i]->running)
+			ops->poll(mine[i]->c->unit, mine[i]->bset); /* real counters */
 	}
 }
 
@@ -417,10 +420,11 @@ static void ovf_destroyed(clab_evset *s)
 	s->ovf = NULL;
 }
 
+/* The host clock, or the host itself (its counters are real) */
 static int host_clock(const clab_evset *s)
 {
 	const char *clock = clab_machine_setting(s->t->machine, "clock");
-	return clock && strcmp(clock, "host") == 0;
+	return s->t->machine->host || (clock && strcmp(clock, "host") == 0);
 }
 
 /* Armed and multiplexed sets need the timer on the host clock: the one to

@@ -34,7 +34,7 @@ build() { # output source flags...: compile or count a failure
 	shift 2
 	if ! $CC -std=gnu11 -g -Wall -Wextra -Werror -pthread -Iinclude -I"$BUILD/gen" \
 		-DCLAB_DATADIR="\"$PREFIX/share/counterlab\"" "$@" -o "$exe" "$src" \
-		$LIB_SRCS utils/heatmap.c -liniparser -lhwloc -lcmocka -lpng -lpthread -lm 2> "$exe.build.log"; then
+		$LIB_SRCS utils/heatmap.c -liniparser -lhwloc -lpfm -lcmocka -lpng -lpthread -lm 2> "$exe.build.log"; then
 		cat "$exe.build.log"
 		failed=$((failed + 1))
 		failures+=("build $src")

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <counterlab/counterlab.h>
+#include <counterlab/backend.h> /* the machine's cores and threads */
 
 #define WIDTH 80
 
@@ -132,10 +133,19 @@ static void component_block(clab_component *c, const clab_component_info *ci)
 		snprintf(line + strlen(line), sizeof line - strlen(line),
 			 " (within %u cycles)", ci->overflow_latency);
 	snprintf(line + strlen(line), sizeof line - strlen(line), ", %s",
-		 ci->can_multiplex ? "can multiplex" : "no multiplexing");
+		 ci->self_multiplex ? "multiplexed by the kernel"
+		 : ci->can_multiplex ? "can multiplex" : "no multiplexing");
 	boxed(0, line);
 	if (*ci->rules) {
 		snprintf(line, sizeof line, "%s", ci->rules);
+		boxed(0, line);
+	}
+	if (*ci->note) {
+		snprintf(line, sizeof line, "Not here: %s", ci->note);
+		boxed(0, line);
+	}
+	if (*ci->presets_note) {
+		snprintf(line, sizeof line, "Presets: %s", ci->presets_note);
 		boxed(0, line);
 	}
 	rule('-');
@@ -336,8 +346,10 @@ int main(int argc, char **argv)
 		const char *topo = clab_machine_setting(m, "topology");
 		printf("%-25s: %s (%s)\n", "Node topology", topo ? topo : "core:1 pu:1",
 		       topo && strcmp(topo, "host") == 0 ? "this machine, as hwloc finds it" : "hwloc synthetic");
+		/* a host machine's counters are the kernel's: no simulated clock */
 		const char *clock = clab_machine_setting(m, "clock");
-		printf("%-25s: %s\n", "Clock", clock ? clock : "virtual");
+		if (!(topo && strcmp(topo, "host") == 0) || clock)
+			printf("%-25s: %s\n", "Clock", clock ? clock : "virtual");
 		rule('-');
 	}
 	int total = 0;

@@ -254,8 +254,18 @@ int clab_papi_init_component(clab_papi_comp *pc, int cidx)
 	v->cmp_info.hardware_intr = 1;
 	v->cmp_info.hardware_intr_sig = clab_overflow_signal();
 	snprintf(v->cmp_info.support_version, PAPI_MIN_STR_LEN, "%s", ci.backend);
-	snprintf(v->cmp_info.description, PAPI_MAX_STR_LEN, "%s (%s)",
-		 ci.description, clab_machine_name(pc->machine));
+	/* what the unit cannot count here goes first: PAPI's description is
+	 * short, and listings show it (papi_component_avail) */
+	if (ci.note[0])
+		snprintf(v->cmp_info.description, PAPI_MAX_STR_LEN, "%s (%s): %s",
+			 ci.description, clab_machine_name(pc->machine), ci.note);
+	else
+		snprintf(v->cmp_info.description, PAPI_MAX_STR_LEN, "%s (%s)",
+			 ci.description, clab_machine_name(pc->machine));
+	/* PAPI offers "PMU::EVENT" names only to components that list the PMU
+	 * (the strings live as long as the machine, i.e. the process) */
+	for (int i = 0; ci.pmus && ci.pmus[i] && i < PAPI_PMU_MAX; i++)
+		v->cmp_info.pmu_names[i] = (char *)ci.pmus[i];
 	if (pc->presets_to_papi) {
 		hw_info_to_papi(pc);
 		return load_papi_presets_threadless(pc, cidx);

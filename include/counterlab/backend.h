@@ -52,6 +52,10 @@ typedef struct clab_unit_desc {
 	uint32_t overflow_latency;
 	int can_multiplex;
 	int contexts;           /* can count user and kernel context apart */
+	/* The unit shares its counters in turns by itself and scales what it
+	 * reads (Linux perf_event): multiplexing a set asks nothing of the
+	 * framework. */
+	int self_multiplex;
 	/* multiplexing: the native event counting the thread's cycles, which
 	 * every group carries to time its turns (read only when can_multiplex) */
 	int cycles_native;
@@ -60,6 +64,13 @@ typedef struct clab_unit_desc {
 	int nnative;
 	const clab_qual_info *quals;
 	int nquals;
+	/* What this unit cannot count here and why (NULL: nothing missing),
+	 * e.g. a host without a hardware PMU: shown in listings and added to
+	 * the error of a lookup that finds no event. */
+	const char *note;
+	/* NULL-ended names of the PMUs whose "PMU::EVENT" names the unit lists
+	 * (may be NULL), so that tools can route such names to it. */
+	const char *const *pmus;
 } clab_unit_desc;
 
 typedef struct clab_unit_ops {
@@ -114,6 +125,11 @@ typedef struct clab_unit_ops {
 	 * period that differs from another acquired set's on the same counter;
 	 * here it only refuses what can never interrupt (CLAB_E_NOSUPP). */
 	int (*overflow)(void *unit, void *set, int i, uint64_t period, void *cookie);
+	/* Host time passed for a running armed set (its thread's CPU-time
+	 * timer ticked): a unit that learns of crossings only by looking
+	 * reads its counts now and raises the requests past their thresholds
+	 * (clab_overflow_raise). May be NULL. */
+	void (*poll)(void *unit, void *set);
 	/* The set's overflow handler starts (on = 1): its counters stop (a
 	 * fast unit froze them at the interrupt already); or it returned (on =
 	 * 0): they count again and the requests that overflowed are re-armed
@@ -167,6 +183,8 @@ void clab_machine_set_sim(clab_machine *m, const clab_sim_ops *ops, void *sim);
 /* Hardware threads of the machine, from its [machine] cores and
  * threads_per_core (the simulators' node layout). */
 int clab_machine_nhwthreads(const clab_machine *m);
+/* Cores of its topology (on a host topology, hwloc's count of this host's). */
+int clab_machine_ncores(const clab_machine *m);
 int clab_machine_threads_per_core(const clab_machine *m);
 
 /* Integer setting of the machine with a default; CLAB_E_PROFILE on a

@@ -127,9 +127,13 @@ typedef struct clab_component_info {
 	uint32_t overflow_latency; /* cycles from crossing to interrupt (max) */
 	int can_multiplex;
 	int contexts;            /* counts user and kernel context apart (clab_evset_set_context) */
+	int self_multiplex;      /* the unit multiplexes by itself (the kernel's perf_event) */
 	uint32_t clock_mhz;      /* cycles per microsecond of the unit's clock (0: unknown) */
 	int nnative;             /* native events, codes 0 .. nnative-1 */
 	int npreset;             /* presets, codes nnative .. nnative+npreset-1 */
+	const char *note;        /* what the unit cannot count here and why ("" if nothing) */
+	const char *presets_note; /* how PAPI's preset table served it ("" if not asked) */
+	const char *const *pmus; /* PMUs of its "PMU::EVENT" names, NULL-ended (may be NULL) */
 } clab_component_info;
 
 void clab_component_get_info(const clab_component *c, clab_component_info *info);

@@ -1,0 +1,892 @@
+/* The linux-perf backend: the calling thread's counters through the
+ * kernel's perf_event interface, event names and encodings from libpfm4.
+ *
+ * The native table is what libpfm4 finds on this machine at open(): the
+ * events of every core PMU it detects (one native per event and unit mask,
+ * named as libpfm4 spells them, "skl::INST_RETIRED:ANY_P"), and the
+ * kernel's own events of libpfm4's `perf` PMU ("perf::TASK-CLOCK"). The
+ * generic hardware events of that PMU are listed only when the kernel can
+ * count one, so that a machine without a PMU (a VM, CI) lists what it can
+ * count and its note says why the rest is absent.
+ *
+ * A set is one perf group: a disabled leader and its siblings, opened by
+ * program() in the calling thread (pid 0, cpu -1) so the kernel checks the
+ * events at once, and opened again at acquire() if another thread starts
+ * it. Reads are one read() of the leader (PERF_FORMAT_GROUP with the
+ * enabled and running times); the kernel multiplexes groups that do not
+ * fit the PMU and read() scales as PAPI does: count * enabled / running,
+ * over the times since start or reset. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <perfmon/pfmlib_perf_event.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <fcntl.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include "counterlab/backend.h"
+#include "perf.h"
+
+#define PERF_MAX_EVENTS 64
+#define NOTE_LEN 512
+
+typedef struct perf_unit {
+	clab_native *natives;
+	int n, cap;
+	char domain[8];
+	char note[NOTE_LEN];   /* what is absent here and why: the parts below */
+	char pmu_note[256];    /* hardware events absent */
+	char tp_note[256];     /* tracepoints absent */
+	char descr[NOTE_LEN + 128];
+	const char *pmus[8];   /* PMU names the listed events carry */
+	int npmus;
+} perf_unit;
+
+/* The fields a read touches come first, on few cache lines. */
+typedef struct perf_set {
+	int n;
+	int running, acquired;
+	int fd[PERF_MAX_EVENTS];   /* fd[0] leads the group; -1: closed */
+	uint64_t en0, run0;        /* group times at start or reset */
+	/* one read() of the group: nr, time_enabled, time_running, values */
+	uint64_t buf[3 + PERF_MAX_EVENTS];
+	uint64_t saved[PERF_MAX_EVENTS]; /* counts as of the last stop */
+	/* overflow: period and next threshold of each armed request (0: none) */
+	uint64_t period[PERF_MAX_EVENTS], next[PERF_MAX_EVENTS];
+	uint64_t armed;            /* bit i: request i is armed */
+	void *cookie;
+	/* an armed event samples every period: its ring (control page and
+	 * one data page) moves on each overflow, and its signal wakes the
+	 * thread's overflow dispatch */
+	struct perf_event_mmap_page *ring[PERF_MAX_EVENTS];
+	uint64_t seen[PERF_MAX_EVENTS]; /* ring head as of the last look */
+	pid_t tid;                 /* the thread the group counts */
+	pid_t pid;                 /* its process: a forked child's copies are not its own */
+	const char *name[PERF_MAX_EVENTS];
+	struct perf_event_attr attr[PERF_MAX_EVENTS];
+} perf_set;
+
+/* ---- libpfm4 ------------------------------------------------------------ */
+
+static pthread_once_t pfm_once = PTHREAD_ONCE_INIT;
+static int pfm_rc;
+/* libpfm4 does not promise that encoding is thread-safe; only program()
+ * and open() encode, never the read path. */
+static pthread_mutex_t pfm_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void pfm_init_once(void) { pfm_rc = pfm_initialize(); }
+
+static int pfm_ready(void)
+{
+	pthread_once(&pfm_once, pfm_init_once);
+	if (pfm_rc != PFM_SUCCESS)
+		return clab_seterr(CLAB_E_SYS, "libpfm4 failed to initialize: %s",
+				   pfm_strerror(pfm_rc));
+	return CLAB_OK;
+}
+
+static int plm_of(const char *domain)
+{
+	if (strcmp(domain, "user") == 0)
+		return PFM_PLM3;
+	if (strcmp(domain, "kernel") == 0)
+		return PFM_PLM0;
+	if (strcmp(domain, "all") == 0)
+		return PFM_PLM0 | PFM_PLM3;
+	return 0;
+}
+
+static int encode_locked(const char *name, int plm, struct perf_event_attr *attr)
+{
+	pfm_perf_encode_arg_t arg;
+	memset(attr, 0, sizeof *attr);
+	memset(&arg, 0, sizeof arg);
+	arg.size = sizeof arg;
+	arg.attr = attr;
+	int rc = pfm_get_os_event_encoding(name, plm, PFM_OS_PERF_EVENT_EXT, &arg);
+	attr->size = sizeof *attr;
+	return rc;
+}
+
+int clab_perf_encode(const char *name, const char *domain,
+		     struct perf_event_attr *attr)
+{
+	int rc = pfm_ready();
+	if (rc)
+		return rc;
+	int plm = plm_of(domain);
+	if (!plm)
+		return clab_seterr(CLAB_E_INVAL,
+				   "domain '%s' is not user, kernel or all", domain);
+	pthread_mutex_lock(&pfm_lock);
+	int prc = encode_locked(name, plm, attr);
+	pthread_mutex_unlock(&pfm_lock);
+	if (prc != PFM_SUCCESS)
+		return clab_seterr(CLAB_E_NOEVENT, "libpfm4 cannot encode '%s': %s",
+				   name, pfm_strerror(prc));
+	return CLAB_OK;
+}
+
+int clab_perf_paranoid(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	int v = 99;
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = 99;
+		fclose(f);
+	}
+	return v;
+}
+
+static long perf_open(struct perf_event_attr *a, int group_fd)
+{
+	return syscall(SYS_perf_event_open, a, 0 /* this thread */, -1 /* any cpu */,
+		       group_fd, PERF_FLAG_FD_CLOEXEC);
+}
+
+/* Does the kernel open this event for this thread (errno in *err if not)? */
+static int kernel_opens(uint32_t type, uint64_t config, int exclude_kernel, int *err)
+{
+	struct perf_event_attr a;
+	memset(&a, 0, sizeof a);
+	a.size = sizeof a;
+	a.type = type;
+	a.config = config;
+	a.disabled = 1;
+	a.exclude_kernel = exclude_kernel;
+	a.exclude_hv = 1;
+	long fd = perf_open(&a, -1);
+	if (fd < 0) {
+		*err = errno;
+		return 0;
+	}
+	close((int)fd);
+	return 1;
+}
+
+/* ---- the native table ----------------------------------------------------- */
+
+static int add_native(perf_unit *u, char *name, const char *descr,
+		      const char *pmu, uint64_t config)
+{
+	if (!name)
+		return CLAB_E_NOMEM;
+	if (u->n == u->cap) {
+		int cap = u->cap ? 2 * u->cap : 128;
+		clab_native *t = realloc(u->natives, (size_t)cap * sizeof *t);
+		if (!t) {
+			free(name);
+			return CLAB_E_NOMEM;
+		}
+		u->natives = t;
+		u->cap = cap;
+	}
+	/* libpfm4's descriptions live in its static tables */
+	u->natives[u->n++] = (clab_native){
+		.name = name,
+		.descr = descr ? descr : "",
+		.group = pmu,
+		.hw_id = (uint32_t)config,
+		.ctr_mask = ~0ull, /* the kernel places events on counters */
+		.scope = CLAB_SCOPE_THREAD,
+	};
+	return CLAB_OK;
+}
+
+static void note_pmu(perf_unit *u, const char *pmu)
+{
+	for (int i = 0; i < u->npmus; i++)
+		if (strcmp(u->pmus[i], pmu) == 0)
+			return;
+	if (u->npmus < (int)(sizeof u->pmus / sizeof u->pmus[0]) - 1)
+		u->pmus[u->npmus++] = pmu;
+}
+
+static int event_info(int e, pfm_event_info_t *ei)
+{
+	memset(ei, 0, sizeof *ei);
+	ei->size = sizeof *ei;
+	return pfm_get_event_info(e, PFM_OS_PERF_EVENT_EXT, ei) == PFM_SUCCESS;
+}
+
+/* Events of a core PMU: one native per unit mask, and the bare event when
+ * it needs none (no unit masks, or a default one). */
+static int add_core_pmu(perf_unit *u, const pfm_pmu_info_t *pi)
+{
+	for (int e = pi->first_event; e != -1; e = pfm_get_event_next(e)) {
+		pfm_event_info_t ei;
+		if (!event_info(e, &ei))
+			continue;
+		int numasks = 0, dfl = 0, rc;
+		for (int a = 0; a < ei.nattrs; a++) {
+			pfm_event_attr_info_t ai;
+			memset(&ai, 0, sizeof ai);
+			ai.size = sizeof ai;
+			if (pfm_get_event_attr_info(e, a, PFM_OS_PERF_EVENT_EXT, &ai) != PFM_SUCCESS ||
+			    ai.type != PFM_ATTR_UMASK)
+				continue;
+			numasks++;
+			dfl |= ai.is_dfl;
+			char *name;
+			if (asprintf(&name, "%s::%s:%s", pi->name, ei.name, ai.name) < 0)
+				name = NULL;
+			rc = add_native(u, name, ai.desc ? ai.desc : ei.desc, pi->name,
+					ei.code);
+			if (rc)
+				return rc;
+		}
+		if (!numasks || dfl) {
+			char *name;
+			if (asprintf(&name, "%s::%s", pi->name, ei.name) < 0)
+				name = NULL;
+			rc = add_native(u, name, ei.desc, pi->name, ei.code);
+			if (rc)
+				return rc;
+		}
+	}
+	note_pmu(u, pi->name);
+	return CLAB_OK;
+}
+
+/* Is `subsys` (the part of a tracepoint name before ':') in the list? */
+static int listed(const char *list, const char *s, size_t len)
+{
+	const char *p = list;
+	while (*p) {
+		p += strspn(p, ", \t");
+		size_t l = strcspn(p, ", \t");
+		if (l && l == len && strncasecmp(p, s, len) == 0)
+			return 1;
+		p += l;
+	}
+	return 0;
+}
+
+/* The kernel's events of libpfm4's generic `perf` PMU: software events
+ * always; generic hardware and cache events when the kernel has a PMU;
+ * tracepoints of the subsystems asked for when the kernel permits them. */
+static int add_perf_pmu(perf_unit *u, const pfm_pmu_info_t *pi, int hw_ok,
+			const char *tracepoints, int tp_ok, int *ntp)
+{
+	for (int e = pi->first_event; e != -1; e = pfm_get_event_next(e)) {
+		pfm_event_info_t ei;
+		if (!event_info(e, &ei))
+			continue;
+		char *name;
+		if (asprintf(&name, "%s::%s", pi->name, ei.name) < 0)
+			return CLAB_E_NOMEM;
+		struct perf_event_attr a;
+		int prc = encode_locked(name, PFM_PLM3, &a);
+		int keep = 0;
+		if (prc == PFM_SUCCESS) {
+			switch (a.type) {
+			case PERF_TYPE_SOFTWARE:
+				keep = 1;
+				break;
+			case PERF_TYPE_HARDWARE:
+			case PERF_TYPE_HW_CACHE:
+				keep = hw_ok;
+				break;
+			case PERF_TYPE_TRACEPOINT:
+				keep = tp_ok && listed(tracepoints, ei.name,
+						       strcspn(ei.name, ":"));
+				break;
+			}
+		}
+		if (!keep) {
+			free(name);
+			continue;
+		}
+		int rc = add_native(u, name, ei.desc, pi->name, a.config);
+		if (rc)
+			return rc;
+		*ntp += a.type == PERF_TYPE_TRACEPOINT;
+	}
+	note_pmu(u, pi->name);
+	return CLAB_OK;
+}
+
+static int enumerate(perf_unit *u, const char *tracepoints)
+{
+	int hw_errno = 0;
+	int kernel_hw = kernel_opens(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 1, &hw_errno);
+	int paranoid = clab_perf_paranoid();
+	int tp_ok = paranoid <= -1 || geteuid() == 0;
+	char core[128] = "";
+	int rc = CLAB_OK, ntp = 0;
+	pfm_pmu_t p;
+	pthread_mutex_lock(&pfm_lock);
+	pfm_for_all_pmus(p) {
+		pfm_pmu_info_t pi;
+		memset(&pi, 0, sizeof pi);
+		pi.size = sizeof pi;
+		if (pfm_get_pmu_info(p, &pi) != PFM_SUCCESS || !pi.is_present)
+			continue;
+		if (pi.type == PFM_PMU_TYPE_CORE) {
+			rc = add_core_pmu(u, &pi);
+			snprintf(core + strlen(core), sizeof core - strlen(core), "%s%s",
+				 core[0] ? ", " : "", pi.name);
+		} else if (strcmp(pi.name, "perf") == 0) {
+			rc = add_perf_pmu(u, &pi, kernel_hw, tracepoints, tp_ok, &ntp);
+		}
+		if (rc)
+			break;
+	}
+	pthread_mutex_unlock(&pfm_lock);
+	if (rc)
+		return rc;
+	/* short: PAPI shows notes in a 128-character component description */
+	const char *e = strerrorname_np(hw_errno);
+	if (!core[0] && !kernel_hw)
+		snprintf(u->pmu_note, sizeof u->pmu_note,
+			 "no hardware PMU (libpfm4 finds none, kernel %s; a VM?): software events only",
+			 e ? e : "refuses");
+	else if (!core[0])
+		snprintf(u->pmu_note, sizeof u->pmu_note,
+			 "libpfm4 knows no core PMU of this CPU: generic hardware and software events only");
+	else if (!kernel_hw)
+		snprintf(u->pmu_note, sizeof u->pmu_note,
+			 "libpfm4 finds PMU %s but the kernel counts no hardware event (%s): they cannot count here",
+			 core, e ? e : "refused");
+	if (tracepoints && *tracepoints && !tp_ok)
+		snprintf(u->tp_note, sizeof u->tp_note,
+			 "tracepoints (%s) need perf_event_paranoid <= -1 or root (it is %d): not listed",
+			 tracepoints, paranoid);
+	else if (tracepoints && *tracepoints && !ntp)
+		snprintf(u->tp_note, sizeof u->tp_note,
+			 "tracepoints (%s): libpfm4 lists none (is tracefs mounted and readable?)",
+			 tracepoints);
+	return CLAB_OK;
+}
+
+/* The profile's `events` list narrows the table; every name must be one. */
+static int select_events(perf_unit *u, clab_machine *m, const char *section,
+			 const char *list)
+{
+	char *keep = calloc((size_t)u->n + 1, 1);
+	if (!keep)
+		return CLAB_E_NOMEM;
+	const char *p = list;
+	int rc = CLAB_OK;
+	while (*p && !rc) {
+		p += strspn(p, ", \t");
+		size_t l = strcspn(p, ", \t");
+		if (!l)
+			break;
+		int found = 0;
+		for (int i = 0; i < u->n; i++)
+			if (strncasecmp(u->natives[i].name, p, l) == 0 &&
+			    !u->natives[i].name[l])
+				keep[i] = found = 1;
+		if (!found)
+			rc = clab_seterr(CLAB_E_PROFILE,
+					 "machine %s: [%s] events: '%.*s' is not an event libpfm4 lists on this machine%s%s (see counterlab-native-avail)",
+					 clab_machine_name(m), section, (int)l, p,
+					 u->pmu_note[0] ? "; " : "", u->pmu_note);
+		p += l;
+	}
+	int n = 0;
+	for (int i = 0; i < u->n; i++) {
+		if (keep[i] || rc)
+			u->natives[n++] = u->natives[i];
+		else
+			free((char *)u->natives[i].name);
+	}
+	u->n = n;
+	free(keep);
+	return rc;
+}
+
+static void perf_close(void *unit)
+{
+	perf_unit *u = unit;
+	if (!u)
+		return;
+	for (int i = 0; i < u->n; i++)
+		free((char *)u->natives[i].name);
+	free(u->natives);
+	free(u);
+}
+
+static const char *const perf_keys[] = {"events", "domain", "tracepoints", NULL};
+
+static const char *unit_setting(clab_machine *m, const char *section,
+				const char *key, const char *def)
+{
+	char full[256];
+	snprintf(full, sizeof full, "%s.%s", section, key);
+	const char *v = clab_machine_setting(m, full);
+	return v && *v ? v : def;
+}
+
+static int perf_open_unit(clab_machine *m, const char *section, void **unit,
+			  clab_unit_desc *d)
+{
+	int rc = pfm_ready();
+	if (rc)
+		return rc;
+	perf_unit *u = calloc(1, sizeof *u);
+	if (!u)
+		return CLAB_E_NOMEM;
+	const char *domain = unit_setting(m, section, "domain", "user");
+	if (!plm_of(domain) || strlen(domain) >= sizeof u->domain) {
+		free(u);
+		return clab_seterr(CLAB_E_PROFILE,
+				   "machine %s: [%s] domain = %s (use user, kernel or all)",
+				   clab_machine_name(m), section, domain);
+	}
+	strcpy(u->domain, domain);
+	rc = enumerate(u, unit_setting(m, section, "tracepoints", ""));
+	const char *events = unit_setting(m, section, "events", "all");
+	if (!rc && strcasecmp(events, "all") != 0)
+		rc = select_events(u, m, section, events);
+	if (rc) {
+		perf_close(u);
+		return rc;
+	}
+	/* the note, most pressing first: a refused domain refuses every event;
+	 * absent hardware events matter only where the profile asked for all */
+	int err, all = strcasecmp(events, "all") == 0;
+	const char *part[3] = {"", u->tp_note, all ? u->pmu_note : ""};
+	char dom[200] = "";
+	if (strcmp(u->domain, "user") != 0 &&
+	    !kernel_opens(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, 0, &err))
+		snprintf(dom, sizeof dom,
+			 "the %s domain is refused: perf_event_paranoid is %d (needs <= 1, or root/CAP_PERFMON)",
+			 u->domain, clab_perf_paranoid());
+	part[0] = dom;
+	for (int i = 0; i < 3; i++)
+		if (part[i][0]) {
+			size_t o = strlen(u->note);
+			snprintf(u->note + o, NOTE_LEN - o, "%s%s", o ? "; " : "", part[i]);
+		}
+	snprintf(u->descr, sizeof u->descr,
+		 "Linux perf_event counters of the calling thread (%s domain), events from libpfm4%s%s",
+		 u->domain, u->note[0] ? "; " : "", u->note);
+	*unit = u;
+	*d = (clab_unit_desc){
+		.description = u->descr,
+		.rules = "Each event set is one perf_event group of the calling thread; "
+			 "the kernel places its events on counters and multiplexes groups "
+			 "that do not fit, and reads are scaled by time enabled / time running. "
+			 "An event armed for overflow samples every period: the kernel signals the "
+			 "thread and counterlab runs the handler with the group stopped (the "
+			 "thread's CPU-time timer checks the thresholds too).",
+		.ncounters = PERF_MAX_EVENTS,
+		.width = 64,
+		.scope = CLAB_SCOPE_THREAD,
+		/* the kernel signals at the crossing; the group counts on until
+		 * the handler starts (at once, or at the end of a library call) */
+		.overflow = CLAB_OVF_SLOW,
+		.self_multiplex = 1,
+		.natives = u->natives,
+		.nnative = u->n,
+		.note = u->note[0] ? u->note : NULL,
+		.pmus = u->pmus,
+	};
+	return CLAB_OK;
+}
+
+/* ---- sets ------------------------------------------------------------------ */
+
+#define RING_PAGES 2
+
+static void close_group(perf_set *s)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	for (int i = s->n - 1; i >= 0; i--) {
+		if (s->ring[i]) {
+			munmap(s->ring[i], (size_t)(RING_PAGES * page));
+			s->ring[i] = NULL;
+		}
+		if (s->fd[i] >= 0) {
+			close(s->fd[i]);
+			s->fd[i] = -1;
+		}
+	}
+}
+
+/* Event i samples: its overflows signal this thread (counterlab's overflow
+ * signal, which runs the dispatch) and leave a record in its ring. */
+static int arm_signal(perf_set *s, int i)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	void *r = mmap(NULL, (size_t)(RING_PAGES * page), PROT_READ | PROT_WRITE,
+		       MAP_SHARED, s->fd[i], 0);
+	if (r == MAP_FAILED)
+		return clab_seterr(CLAB_E_SYS, "perf ring of %s: %s", s->name[i],
+				   strerror(errno));
+	s->ring[i] = r;
+	s->seen[i] = 0;
+	struct f_owner_ex owner = {F_OWNER_TID, gettid()};
+	if (fcntl(s->fd[i], F_SETFL, O_ASYNC | O_NONBLOCK) < 0 ||
+	    fcntl(s->fd[i], F_SETSIG, clab_overflow_signal()) < 0 ||
+	    fcntl(s->fd[i], F_SETOWN_EX, &owner) < 0)
+		return clab_seterr(CLAB_E_SYS, "perf overflow signal of %s: %s",
+				   s->name[i], strerror(errno));
+	return CLAB_OK;
+}
+
+/* A forked child inherits the parent's descriptors, which name the
+ * parent's events: it closes its copies without touching the events. */
+static int forked(perf_set *s)
+{
+	if (s->pid == getpid())
+		return 0;
+	close_group(s);
+	s->running = 0;
+	s->tid = 0; /* opened afresh at the next acquire */
+	return 1;
+}
+
+/* Says why the kernel refused event i of the group. */
+static int open_error(const perf_set *s, int i, int err, const char *domain)
+{
+	const char *name = s->name[i];
+	switch (err) {
+	case EACCES:
+	case EPERM:
+		return clab_seterr(CLAB_E_SYS,
+				   "perf_event_open(%s, %s domain): permission denied; perf_event_paranoid is %d "
+				   "(user-domain counting of your own threads needs <= 2, the kernel domain <= 1, "
+				   "tracepoints <= -1 or root: sysctl kernel.perf_event_paranoid=N, or CAP_PERFMON)",
+				   name, domain, clab_perf_paranoid());
+	case ENOENT:
+	case EOPNOTSUPP:
+		return clab_seterr(CLAB_E_NOEVENT,
+				   "perf_event_open(%s): the kernel cannot count this event here (%s): "
+				   "its PMU is absent (no hardware PMU: a VM?) or lacks the event",
+				   name, strerror(err));
+	case EINVAL:
+	case ENOSPC:
+		if (i > 0)
+			return clab_seterr(CLAB_E_RATE,
+					   "perf_event_open(%s): the kernel refuses a group of %d events (%s): "
+					   "more than the PMU counts at once, or events that cannot share a group; use fewer events per set",
+					   name, i + 1, strerror(err));
+		return clab_seterr(CLAB_E_NOEVENT,
+				   "perf_event_open(%s): the kernel refuses its encoding (%s)",
+				   name, strerror(err));
+	case EMFILE:
+	case ENFILE:
+		return clab_seterr(CLAB_E_SYS,
+				   "perf_event_open(%s): out of file descriptors (%s): each event takes one; raise ulimit -n",
+				   name, strerror(err));
+	default:
+		return clab_seterr(CLAB_E_SYS, "perf_event_open(%s): %s", name,
+				   strerror(err));
+	}
+}
+
+/* Opens the group for the calling thread, disabled. */
+static int open_group(perf_set *s, const char *domain)
+{
+	for (int i = 0; i < s->n; i++)
+		s->fd[i] = -1;
+	for (int i = 0; i < s->n; i++) {
+		long fd = perf_open(&s->attr[i], i ? s->fd[0] : -1);
+		if (fd < 0) {
+			int err = errno;
+			close_group(s);
+			return open_error(s, i, err, domain);
+		}
+		s->fd[i] = (int)fd;
+	}
+	s->tid = gettid();
+	s->pid = getpid();
+	for (int i = 0; i < s->n; i++)
+		if (s->attr[i].sample_period) {
+			int rc = arm_signal(s, i);
+			if (rc) {
+				close_group(s);
+				return rc;
+			}
+		}
+	return CLAB_OK;
+}
+
+static int perf_program(void *unit, int hwthread, const clab_evreq *reqs, int n,
+			int flags, void *replace, void **out)
+{
+	(void)hwthread;
+	(void)flags;
+	perf_unit *u = unit;
+	if (n > PERF_MAX_EVENTS)
+		return clab_seterr(CLAB_E_RATE,
+				   "a linux-perf event set holds at most %d events (%d given)",
+				   PERF_MAX_EVENTS, n);
+	perf_set *s = calloc(1, sizeof *s);
+	if (!s)
+		return CLAB_E_NOMEM;
+	s->n = n;
+	int plm = plm_of(u->domain);
+	pthread_mutex_lock(&pfm_lock);
+	for (int i = 0; i < n; i++) {
+		const char *name = u->natives[reqs[i].native].name;
+		int prc = encode_locked(name, plm, &s->attr[i]);
+		if (prc != PFM_SUCCESS) {
+			pthread_mutex_unlock(&pfm_lock);
+			free(s);
+			return clab_seterr(CLAB_E_NOEVENT, "libpfm4 cannot encode %s: %s",
+					   name, pfm_strerror(prc));
+		}
+		s->name[i] = name;
+		struct perf_event_attr *a = &s->attr[i];
+		a->read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED |
+				 PERF_FORMAT_TOTAL_TIME_RUNNING;
+		a->disabled = i == 0; /* siblings follow their leader */
+		a->inherit = 0;       /* group reads do not sum inherited children */
+	}
+	pthread_mutex_unlock(&pfm_lock);
+	int rc = open_group(s, u->domain);
+	if (rc) {
+		free(s);
+		return rc;
+	}
+	if (replace) {
+		perf_set *r = replace;
+		close_group(r);
+		*r = *s;
+		free(s);
+		s = r;
+	}
+	*out = s;
+	return CLAB_OK;
+}
+
+static void perf_discard(void *unit, void *set)
+{
+	(void)unit;
+	perf_set *s = set;
+	if (!s)
+		return;
+	forked(s);
+	close_group(s);
+	free(s);
+}
+
+/* Reads the group: one read() into the set's buffer. */
+static int read_group(perf_set *s)
+{
+	size_t len = (size_t)(3 + s->n) * sizeof(uint64_t);
+	ssize_t got = read(s->fd[0], s->buf, len);
+	if (got != (ssize_t)len)
+		return clab_seterr(CLAB_E_SYS, "read of perf group (%s, ...): %s",
+				   s->name[0], got < 0 ? strerror(errno) : "short read");
+	return CLAB_OK;
+}
+
+static void scaled(const perf_set *s, uint64_t *vals)
+{
+	uint64_t en = s->buf[1] - s->en0, run = s->buf[2] - s->run0;
+	for (int i = 0; i < s->n; i++) {
+		uint64_t v = s->buf[3 + i];
+		if (run == 0)
+			vals[i] = 0; /* the group never got on the PMU */
+		else if (run == en)
+			vals[i] = v;
+		else
+			vals[i] = (uint64_t)((unsigned __int128)v * en / run);
+	}
+}
+
+static int perf_acquire(void *unit, void *set, void *replace)
+{
+	perf_unit *u = unit;
+	perf_set *s = set;
+	if (s->tid != gettid()) { /* planned by another thread: count this one */
+		close_group(s);
+		int rc = open_group(s, u->domain);
+		if (rc)
+			return rc;
+	}
+	s->acquired = 1;
+	if (replace)
+		((perf_set *)replace)->acquired = 0;
+	return CLAB_OK;
+}
+
+static int perf_stop(void *unit, void *set)
+{
+	(void)unit;
+	perf_set *s = set;
+	if (!s->running || forked(s))
+		return CLAB_OK;
+	/* the leader alone: it takes its siblings off the PMU with it (with
+	 * PERF_IOC_FLAG_GROUP, a task-clock sibling loses time after a
+	 * disable/enable cycle on Linux 6.18, seen in papi_host) */
+	if (ioctl(s->fd[0], PERF_EVENT_IOC_DISABLE, 0) < 0)
+		return clab_seterr(CLAB_E_SYS, "perf group disable: %s", strerror(errno));
+	s->running = 0;
+	int rc = read_group(s);
+	if (!rc)
+		scaled(s, s->saved);
+	return rc;
+}
+
+static void perf_release(void *unit, void *set)
+{
+	perf_set *s = set;
+	perf_stop(unit, s);
+	s->acquired = 0; /* the disabled group stays open for the next start */
+}
+
+/* Counts and times restart from zero. */
+static int rebase(perf_set *s)
+{
+	if (ioctl(s->fd[0], PERF_EVENT_IOC_RESET, PERF_IOC_FLAG_GROUP) < 0)
+		return clab_seterr(CLAB_E_SYS, "perf group reset: %s", strerror(errno));
+	int rc = read_group(s);
+	if (rc)
+		return rc;
+	s->en0 = s->buf[1];
+	s->run0 = s->buf[2];
+	return CLAB_OK;
+}
+
+static int perf_start(void *unit, void *set)
+{
+	(void)unit;
+	perf_set *s = set;
+	if (!s->acquired)
+		return clab_seterr(CLAB_E_STATE, "linux-perf: start of a set that is not acquired");
+	int rc = rebase(s);
+	if (rc)
+		return rc;
+	if (ioctl(s->fd[0], PERF_EVENT_IOC_ENABLE, 0) < 0) /* siblings follow */
+		return clab_seterr(CLAB_E_SYS, "perf group enable: %s", strerror(errno));
+	for (int i = 0; i < s->n; i++)
+		s->next[i] = s->period[i];
+	s->running = 1;
+	return CLAB_OK;
+}
+
+/* ---- overflow: perf's sampling signals, counterlab's dispatch ------------- */
+
+static int perf_overflow(void *unit, void *set, int i, uint64_t period, void *cookie)
+{
+	perf_unit *u = unit;
+	perf_set *s = set;
+	if (i < 0 || i >= s->n)
+		return clab_seterr(CLAB_E_INVAL, "linux-perf: no request %d", i);
+	if (s->running)
+		return clab_seterr(CLAB_E_STATE, "linux-perf: arming a running set");
+	s->period[i] = period;
+	s->next[i] = period;
+	s->armed = period ? s->armed | 1ull << i : s->armed & ~(1ull << i);
+	s->cookie = cookie;
+	/* the kernel takes a sampling period only at open: the group anew */
+	s->attr[i].sample_period = period;
+	s->attr[i].wakeup_events = period ? 1 : 0;
+	close_group(s);
+	return open_group(s, u->domain);
+}
+
+/* A signal or the timer: raise the armed requests that the kernel saw
+ * overflow (their rings moved; one call per kernel overflow, whichever
+ * signal comes first), or without a ring those past their thresholds. */
+static void perf_poll(void *unit, void *set)
+{
+	(void)unit;
+	perf_set *s = set;
+	uint64_t v[PERF_MAX_EVENTS], hit = 0;
+	if (!s->armed || !s->running || forked(s) || read_group(s))
+		return;
+	scaled(s, v);
+	for (int i = 0; i < s->n; i++) {
+		if (!(s->armed >> i & 1))
+			continue;
+		struct perf_event_mmap_page *pg = s->ring[i];
+		if (pg) { /* drain it, or a full ring would stop the signals */
+			uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
+			if (head != s->seen[i])
+				hit |= 1ull << i;
+			s->seen[i] = head;
+			__atomic_store_n(&pg->data_tail, head, __ATOMIC_RELEASE);
+		}
+		else if (v[i] >= s->next[i]) /* no ring: by the count */
+			hit |= 1ull << i;
+	}
+	if (hit)
+		clab_overflow_raise(s->cookie, hit);
+}
+
+/* The handler runs with the group stopped; after it, requests past their
+ * thresholds are armed again one period on from their count. */
+static int perf_handler(void *unit, void *set, int on)
+{
+	(void)unit;
+	perf_set *s = set;
+	if (!s->running || forked(s))
+		return CLAB_OK;
+	if (ioctl(s->fd[0], on ? PERF_EVENT_IOC_DISABLE : PERF_EVENT_IOC_ENABLE, 0) < 0)
+		return clab_seterr(CLAB_E_SYS, "perf group %s: %s", on ? "disable" : "enable",
+				   strerror(errno));
+	if (on)
+		return CLAB_OK;
+	uint64_t v[PERF_MAX_EVENTS];
+	int rc = read_group(s);
+	if (rc)
+		return rc;
+	scaled(s, v);
+	for (int i = 0; i < s->n; i++)
+		if ((s->armed >> i & 1) && v[i] >= s->next[i])
+			s->next[i] = v[i] + s->period[i];
+	return CLAB_OK;
+}
+
+/* The read path: one read(), no lock, no allocation. */
+static int perf_read(void *unit, void *set, uint64_t *vals)
+{
+	(void)unit;
+	perf_set *s = set;
+	if (!s->running) {
+		memcpy(vals, s->saved, (size_t)s->n * sizeof *vals);
+		return CLAB_OK;
+	}
+	int rc = read_group(s);
+	if (!rc)
+		scaled(s, vals);
+	return rc;
+}
+
+static int perf_reset(void *unit, void *set)
+{
+	(void)unit;
+	perf_set *s = set;
+	memset(s->saved, 0, sizeof s->saved);
+	return s->running ? rebase(s) : CLAB_OK;
+}
+
+static uint64_t perf_counters(void *unit, void *set, int i)
+{
+	(void)unit;
+	(void)set;
+	return 1ull << i; /* slot i of the group; the kernel picks the counter */
+}
+
+const clab_unit_ops clab_linux_perf_ops = {
+	.name = "linux-perf",
+	.keys = perf_keys,
+	.open = perf_open_unit,
+	.close = perf_close,
+	.program = perf_program,
+	.discard = perf_discard,
+	.acquire = perf_acquire,
+	.release = perf_release,
+	.start = perf_start,
+	.stop = perf_stop,
+	.read = perf_read,
+	.reset = perf_reset,
+	.peek = perf_read,
+	.counters = perf_counters,
+	.overflow = perf_overflow,
+	.poll = perf_poll,
+	.handler = perf_handler,
+};

@@ -1,0 +1,575 @@
+/* The linux-perf backend on this host: software events listed and counted
+ * with values proved by construction (fresh pages touched, CPU time spent,
+ * sleeps), hardware events absent with the reason when the kernel has no
+ * PMU, every refusal with its own message, and libpfm4's encodings of real
+ * PMU events against a golden table (tests/unit/data/perf_encodings.tsv). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "helpers.h"
+#include "counterlab/backend.h"
+#include "../../backends/linux/perf.h"
+
+#define GOLDEN "tests/unit/data/perf_encodings.tsv"
+
+/* Does the kernel open this event for this thread? Asked here without
+ * the backend, so the test does not take its word for it. */
+static int kernel_opens(uint32_t type, uint64_t config, int exclude_kernel)
+{
+	struct perf_event_attr a;
+	memset(&a, 0, sizeof a);
+	a.size = sizeof a;
+	a.type = type;
+	a.config = config;
+	a.disabled = 1;
+	a.exclude_kernel = exclude_kernel;
+	a.exclude_hv = 1;
+	long fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+	if (fd < 0)
+		return 0;
+	close((int)fd);
+	return 1;
+}
+
+static int kernel_counts_hw(void)
+{
+	return kernel_opens(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 1);
+}
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* A set of the named events of component comp of the host, started. */
+typedef struct host {
+	clab_machine *m;
+	clab_component *c;
+	clab_thread *t;
+	clab_evset *s;
+} host;
+
+static void host_open(host *h, const char *comp, const char *const *names, int n)
+{
+	memset(h, 0, sizeof *h);
+	h->m = open_machine("host");
+	h->c = clab_machine_component(h->m, comp);
+	assert_non_null(h->c);
+	assert_int_equal(clab_thread_attach(h->m, &h->t), CLAB_OK);
+	int rc = program(h->c, h->t, &h->s, names, n);
+	if (rc)
+		fail_msg("program: %s", clab_errmsg());
+}
+
+static void host_close(host *h)
+{
+	clab_evset_destroy(h->s);
+	clab_thread_detach(h->t);
+	clab_machine_close(h->m);
+}
+
+/* The listing: software events by libpfm4's names and aliases; generic
+ * hardware events exactly when the kernel counts them, and otherwise a note
+ * that says why, which a failed lookup repeats. */
+static void lists_software_events(void **state)
+{
+	(void)state;
+	clab_machine *m = open_machine("host");
+	clab_component *c = clab_machine_component(m, "core");
+	assert_non_null(c);
+	uint32_t a, b;
+	assert_int_equal(clab_event_lookup(c, "perf::TASK-CLOCK", &a), CLAB_OK);
+	assert_int_equal(clab_event_lookup(c, "perf::PERF_COUNT_SW_TASK_CLOCK", &b), CLAB_OK);
+	assert_int_not_equal(a, b); /* an alias is listed as libpfm4 lists it */
+	clab_event_info ei;
+	assert_int_equal(clab_event_get_info(c, a, &ei), CLAB_OK);
+	assert_string_equal(ei.group, "perf");
+	assert_int_equal(ei.hw_id, 1); /* PERF_COUNT_SW_TASK_CLOCK */
+	clab_component_info ci;
+	clab_component_get_info(c, &ci);
+	assert_string_equal(ci.backend, "linux-perf");
+	/* presets come from PAPI's table only for a hardware PMU */
+	if (!kernel_counts_hw())
+		assert_string_equal(ci.presets_note,
+				    "no PAPI presets: no hardware PMU (PAPI's table has none for software events)");
+	assert_non_null(ci.pmus);
+	assert_string_equal(ci.pmus[0], "perf");
+	int rc = clab_event_lookup(c, "perf::INSTRUCTIONS", &a);
+	if (kernel_counts_hw()) {
+		assert_int_equal(rc, CLAB_OK);
+	} else {
+		assert_int_equal(rc, CLAB_E_NOEVENT);
+		assert_non_null(strstr(clab_errmsg(), "no hardware PMU"));
+		assert_non_null(strstr(ci.note, "no hardware PMU"));
+		for (int i = 0; i < ci.nnative; i++) {
+			assert_int_equal(clab_event_get_info(c, (uint32_t)i, &ei), CLAB_OK);
+			assert_null(strstr(ei.name, "PERF_COUNT_HW"));
+		}
+	}
+	/* the kernel component holds the profile's five kernel-ish events,
+	 * each under both of libpfm4's names */
+	clab_component *k = clab_machine_component(m, "kernel");
+	assert_non_null(k);
+	clab_component_get_info(k, &ci);
+	assert_int_equal(ci.nnative, 10);
+	assert_int_equal(clab_event_lookup(k, "perf::MAJOR-FAULTS", &a), CLAB_OK);
+	assert_int_equal(clab_event_lookup(k, "perf::TASK-CLOCK", &a), CLAB_E_NOEVENT);
+	clab_machine_close(m);
+}
+
+/* N fresh pages, one byte written to each: at least N faults, and not many
+ * more (the test's own code and stack are already mapped; under
+ * AddressSanitizer every 8 pages also touch a fresh page of shadow). */
+static void counts_page_faults(void **state)
+{
+	(void)state;
+	enum { N = 512, SLACK = N / 4 + 32 };
+	const char *ev[] = {"perf::PAGE-FAULTS", "perf::MINOR-FAULTS", "perf::MAJOR-FAULTS"};
+	host h;
+	host_open(&h, "core", ev, 3);
+	long page = sysconf(_SC_PAGESIZE);
+	char *mem = mmap(NULL, (size_t)(N * page), PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(mem != MAP_FAILED);
+	int64_t v[3];
+	assert_int_equal(clab_evset_start(h.s), CLAB_OK);
+	for (int i = 0; i < N; i++)
+		mem[(long)i * page] = 1;
+	assert_int_equal(clab_evset_stop(h.s, v), CLAB_OK);
+	munmap(mem, (size_t)(N * page));
+	if (v[0] < N || v[0] >= N + SLACK)
+		fail_msg("%d fresh pages touched: %lld page faults", N, (long long)v[0]);
+	assert_true(v[1] >= N && v[1] <= v[0]);
+	assert_int_equal(v[0], v[1] + v[2]);
+	/* stopped: the counts stay as they were, whatever happens meanwhile */
+	mem = mmap(NULL, (size_t)(N * page), PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	for (int i = 0; i < N; i++)
+		mem[(long)i * page] = 1;
+	int64_t w[3];
+	assert_int_equal(clab_evset_read(h.s, w), CLAB_OK);
+	assert_int_equal(w[0], v[0]);
+	/* reset, then a second run counts from zero */
+	assert_int_equal(clab_evset_reset(h.s), CLAB_OK);
+	assert_int_equal(clab_evset_read(h.s, w), CLAB_OK);
+	assert_int_equal(w[0], 0);
+	assert_int_equal(clab_evset_start(h.s), CLAB_OK);
+	assert_int_equal(madvise(mem, (size_t)(N * page), MADV_DONTNEED), 0);
+	for (int i = 0; i < N / 2; i++)
+		mem[(long)i * page] = 1;
+	assert_int_equal(clab_evset_read(h.s, w), CLAB_OK);
+	assert_true(w[0] >= N / 2 && w[0] < N / 2 + SLACK);
+	/* a reset while running starts again from zero too */
+	assert_int_equal(clab_evset_reset(h.s), CLAB_OK);
+	for (int i = N / 2; i < N; i++)
+		mem[(long)i * page] = 1;
+	assert_int_equal(clab_evset_stop(h.s, w), CLAB_OK);
+	assert_true(w[0] >= N / 2 && w[0] < N / 2 + SLACK);
+	munmap(mem, (size_t)(N * page));
+	host_close(&h);
+}
+
+/* A busy loop of T ms of this thread's CPU time: task-clock (ns) agrees
+ * with the thread's CPU clock within 10% + 2 ms. */
+static void task_clock_follows_cpu_time(void **state)
+{
+	(void)state;
+	const char *ev[] = {"perf::TASK-CLOCK", "perf::CPU-CLOCK"};
+	host h;
+	host_open(&h, "core", ev, 2);
+	const uint64_t T = 60000000; /* ns */
+	int64_t v[2];
+	uint64_t t0 = thread_cpu_ns();
+	assert_int_equal(clab_evset_start(h.s), CLAB_OK);
+	volatile uint64_t sink = 0;
+	while (thread_cpu_ns() - t0 < T)
+		for (int i = 0; i < 1000; i++)
+			sink += (uint64_t)i;
+	assert_int_equal(clab_evset_stop(h.s, v), CLAB_OK);
+	uint64_t spent = thread_cpu_ns() - t0;
+	int64_t tol = (int64_t)(spent / 10) + 2000000;
+	if (llabs(v[0] - (int64_t)spent) > tol)
+		fail_msg("task-clock %lld ns, thread CPU time %llu ns", (long long)v[0],
+			 (unsigned long long)spent);
+	assert_true(v[0] >= (int64_t)T - tol);
+	assert_true(v[1] > 0);
+	host_close(&h);
+}
+
+/* Sleeping gives the CPU away: one context switch per nanosleep at least,
+ * counted in the kernel domain (host.ini's kernel component counts both);
+ * where the kernel refuses that domain, adding is refused with the value
+ * of perf_event_paranoid and the fix. */
+static void sleeping_switches_context(void **state)
+{
+	(void)state;
+	const char *ev[] = {"perf::CONTEXT-SWITCHES", "perf::CPU-MIGRATIONS"};
+	host h;
+	if (!kernel_opens(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 0)) {
+		memset(&h, 0, sizeof h);
+		h.m = open_machine("host");
+		h.c = clab_machine_component(h.m, "kernel");
+		assert_int_equal(clab_thread_attach(h.m, &h.t), CLAB_OK);
+		assert_int_equal(program(h.c, h.t, &h.s, ev, 2), CLAB_E_SYS);
+		assert_non_null(strstr(clab_errmsg(), "perf_event_paranoid is"));
+		clab_component_info ci;
+		clab_component_get_info(h.c, &ci);
+		assert_non_null(strstr(ci.note, "the all domain is refused"));
+		host_close(&h);
+		return;
+	}
+	host_open(&h, "kernel", ev, 2);
+	int64_t v[2];
+	assert_int_equal(clab_evset_start(h.s), CLAB_OK);
+	assert_int_equal(clab_evset_read(h.s, v), CLAB_OK);
+	int64_t before = v[0];
+	for (int i = 0; i < 5; i++) {
+		struct timespec ts = {0, 1000000};
+		nanosleep(&ts, NULL);
+	}
+	assert_int_equal(clab_evset_stop(h.s, v), CLAB_OK);
+	assert_true(v[0] - before >= 5);
+	assert_true(v[1] >= 0);
+	host_close(&h);
+}
+
+/* The set counts the thread that starts it, even when planned by another. */
+static void *touch_pages(void *arg)
+{
+	clab_evset *s = arg;
+	long page = sysconf(_SC_PAGESIZE);
+	char *mem = mmap(NULL, (size_t)(300 * page), PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	static int64_t v;
+	if (clab_evset_start(s))
+		return NULL;
+	for (int i = 0; i < 300; i++)
+		mem[(long)i * page] = 1;
+	if (clab_evset_stop(s, &v))
+		return NULL;
+	munmap(mem, (size_t)(300 * page));
+	return &v;
+}
+
+static void counts_the_starting_thread(void **state)
+{
+	(void)state;
+	const char *ev[] = {"perf::PAGE-FAULTS"};
+	host h;
+	host_open(&h, "core", ev, 1);
+	pthread_t th;
+	void *res = NULL;
+	assert_int_equal(pthread_create(&th, NULL, touch_pages, h.s), 0);
+	assert_int_equal(pthread_join(th, &res), 0);
+	assert_non_null(res);
+	int64_t v = *(int64_t *)res;
+	assert_true(v >= 300 && v < 300 + 300 / 4 + 32); /* shadow pages under ASan */
+	host_close(&h);
+}
+
+/* Every refusal with its own error and a message that says what to do. */
+static void refusals(void **state)
+{
+	(void)state;
+	clab_machine *m = open_machine("host");
+	clab_component *c = clab_machine_component(m, "core");
+	uint32_t code;
+	assert_int_equal(clab_event_lookup(c, "perf::NO-SUCH-EVENT", &code), CLAB_E_NOEVENT);
+	assert_non_null(strstr(clab_errmsg(), "perf::NO-SUCH-EVENT"));
+	assert_int_equal(clab_event_lookup(c, "perf::TASK-CLOCK:u=1", &code), CLAB_E_QUALIFIER);
+	/* no overflow yet: refused with the reason */
+	clab_thread *t;
+	assert_int_equal(clab_thread_attach(m, &t), CLAB_OK);
+	clab_evset *s = NULL;
+	const char *ev[] = {"perf::TASK-CLOCK"};
+	assert_int_equal(program(c, t, &s, ev, 1), CLAB_OK);
+	assert_int_equal(clab_evset_overflow(s, 0, 1000000, NULL, NULL), CLAB_E_INVAL);
+	clab_evset_destroy(s);
+	clab_thread_detach(t);
+	clab_machine_close(m);
+
+	/* profile errors: a bad domain, an event libpfm4 does not list */
+	assert_int_equal(clab_machine_open("host:core.domain=hyper", &m), CLAB_E_PROFILE);
+	assert_non_null(strstr(clab_errmsg(), "use user, kernel or all"));
+	assert_int_equal(clab_machine_open("host:kernel.events=perf::NOPE", &m), CLAB_E_PROFILE);
+	assert_non_null(strstr(clab_errmsg(), "'perf::NOPE' is not an event libpfm4 lists"));
+
+	/* the kernel domain: the kernel decides by perf_event_paranoid (or
+	 * the capabilities of root); a refusal names the value and the fix */
+	m = open_machine("host:core.domain=kernel");
+	c = clab_machine_component(m, "core");
+	assert_int_equal(clab_thread_attach(m, &t), CLAB_OK);
+	s = NULL;
+	int rc = program(c, t, &s, ev, 1);
+	if (clab_perf_paranoid() > 1 && geteuid() != 0) {
+		assert_int_equal(rc, CLAB_E_SYS);
+		assert_non_null(strstr(clab_errmsg(), "perf_event_paranoid is"));
+	} else {
+		assert_int_equal(rc, CLAB_OK);
+		int64_t v;
+		assert_int_equal(clab_evset_start(s), CLAB_OK);
+		assert_int_equal(clab_evset_stop(s, &v), CLAB_OK);
+	}
+	clab_evset_destroy(s);
+	clab_thread_detach(t);
+	clab_machine_close(m);
+}
+
+/* Overflow by perf's sampling: a handler call per period of task-clock
+ * the kernel saw pass in user mode (the loop stays there), never more,
+ * with the group stopped meanwhile and the count at the first call past
+ * the threshold; none after disarming. */
+static int ovf_calls;
+static int64_t ovf_first;
+static void on_ovf(clab_evset *s, uint64_t vector, void *pc, void *uc, void *arg)
+{
+	(void)pc;
+	(void)uc;
+	(void)arg;
+	int64_t v, w;
+	if (vector != 1 || clab_evset_read(s, &v))
+		return;
+	if (!ovf_calls++)
+		ovf_first = v;
+	/* stopped while the handler runs: the count does not move */
+	volatile uint64_t sink = 0;
+	for (int i = 0; i < 200000; i++)
+		sink += (uint64_t)i;
+	if (clab_evset_read(s, &w) || w != v)
+		ovf_first = -1;
+}
+
+static void overflow_by_sampling(void **state)
+{
+	(void)state;
+	const char *ev[] = {"perf::TASK-CLOCK"};
+	host h;
+	host_open(&h, "core", ev, 1);
+	clab_component_info ci;
+	clab_component_get_info(h.c, &ci);
+	assert_int_equal(ci.overflow, CLAB_OVF_SLOW);
+	const uint64_t P = 2000000; /* 2 ms of task-clock */
+	assert_int_equal(clab_evset_overflow(h.s, 0, P, on_ovf, NULL), CLAB_OK);
+	ovf_calls = 0;
+	ovf_first = 0;
+	int64_t v;
+	uint64_t t0 = thread_cpu_ns();
+	assert_int_equal(clab_evset_start(h.s), CLAB_OK);
+	volatile uint64_t sink = 0;
+	while (thread_cpu_ns() - t0 < 60000000)
+		for (int i = 0; i < 100000; i++)
+			sink++;
+	assert_int_equal(clab_evset_stop(h.s, &v), CLAB_OK);
+	if (ovf_calls < 20 || ovf_calls > (int)((uint64_t)v / P))
+		fail_msg("%d handler calls for %lld ns of task-clock at a %llu ns period",
+			 ovf_calls, (long long)v, (unsigned long long)P);
+	assert_true(ovf_first >= (int64_t)P);
+	/* disarmed: no more calls */
+	assert_int_equal(clab_evset_overflow(h.s, 0, 0, NULL, NULL), CLAB_OK);
+	int before = ovf_calls;
+	t0 = thread_cpu_ns();
+	assert_int_equal(clab_evset_start(h.s), CLAB_OK);
+	while (thread_cpu_ns() - t0 < 10000000)
+		for (int i = 0; i < 100000; i++)
+			sink++;
+	assert_int_equal(clab_evset_stop(h.s, &v), CLAB_OK);
+	assert_int_equal(ovf_calls, before);
+	host_close(&h);
+}
+
+/* A forked child lets go of the sets it inherited (the framework stops
+ * them in the child) without stopping the parent's events, which its
+ * inherited descriptors name; multiplexing is the kernel's, so asking for
+ * it is no error. */
+static void fork_leaves_parent_counting(void **state)
+{
+	(void)state;
+	const char *ev[] = {"perf::TASK-CLOCK"};
+	host h;
+	host_open(&h, "core", ev, 1);
+	assert_int_equal(clab_evset_set_multiplex(h.s, 100000), CLAB_OK);
+	assert_int_equal(clab_evset_start(h.s), CLAB_OK);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(0);
+	int st;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	int64_t a, b;
+	assert_int_equal(clab_evset_read(h.s, &a), CLAB_OK);
+	uint64_t t0 = thread_cpu_ns();
+	volatile uint64_t sink = 0;
+	while (thread_cpu_ns() - t0 < 20000000)
+		sink++;
+	assert_int_equal(clab_evset_stop(h.s, &b), CLAB_OK);
+	if (b - a < 15000000)
+		fail_msg("after a fork the parent's task-clock moved %lld ns in 20 ms of CPU",
+			 (long long)(b - a));
+	host_close(&h);
+}
+
+/* Many threads attach to the host: it binds none of them to a PU. */
+static void many_threads_attach(void **state)
+{
+	(void)state;
+	clab_machine *m = open_machine("host");
+	int n = (int)sysconf(_SC_NPROCESSORS_ONLN) * 4 + 1;
+	assert_true(clab_machine_nhwthreads(m) >= n);
+	clab_thread *t[64];
+	for (int i = 0; i < n && i < 64; i++)
+		assert_int_equal(clab_thread_attach_at(m, i, &t[i]), CLAB_OK);
+	for (int i = 0; i < n && i < 64; i++)
+		clab_thread_detach(t[i]);
+	clab_machine_close(m);
+}
+
+/* The golden table, line by line: every row must encode as written. */
+static void golden_encodings(void **state)
+{
+	(void)state;
+	FILE *f = fopen(GOLDEN, "r");
+	if (!f)
+		fail_msg("%s: %s", GOLDEN, strerror(errno));
+	char line[512];
+	int rows = 0, bad = 0;
+	while (fgets(line, sizeof line, f)) {
+		if (line[0] == '#' || line[0] == '\n')
+			continue;
+		char ev[128], dom[16], src[16];
+		unsigned type, xu, xk;
+		unsigned long long config, config1;
+		if (sscanf(line, "%127s %15s %u %llx %llx %u %u %15s", ev, dom, &type,
+			   &config, &config1, &xu, &xk, src) != 8)
+			fail_msg("%s: malformed row: %s", GOLDEN, line);
+		struct perf_event_attr a;
+		int rc = clab_perf_encode(ev, dom, &a);
+		rows++;
+		if (rc) {
+			fprintf(stderr, "%s: %s\n", ev, clab_errmsg());
+			bad++;
+		} else if (a.type != type || a.config != config || a.config1 != config1 ||
+			   a.exclude_user != xu || a.exclude_kernel != xk) {
+			fprintf(stderr,
+				"%s (%s): got type %u config %#llx config1 %#llx excl_u %u excl_k %u; "
+				"expected %u %#llx %#llx %u %u (%s)\n",
+				ev, dom, a.type, (unsigned long long)a.config,
+				(unsigned long long)a.config1, a.exclude_user, a.exclude_kernel,
+				type, config, config1, xu, xk, src);
+			bad++;
+		}
+	}
+	fclose(f);
+	assert_true(rows >= 10);
+	assert_int_equal(bad, 0);
+	struct perf_event_attr a;
+	assert_int_equal(clab_perf_encode("skl::NO_SUCH_EVENT", "user", &a), CLAB_E_NOEVENT);
+	assert_non_null(strstr(clab_errmsg(), "skl::NO_SUCH_EVENT"));
+	assert_int_equal(clab_perf_encode("perf::TASK-CLOCK", "hyper", &a), CLAB_E_INVAL);
+}
+
+/* A host whose libpfm4 finds a core PMU (forced: LIBPFM_FORCE_PMU=skl)
+ * lists its events per unit mask; if the kernel has no PMU the note says
+ * so and programming one is refused as an event the kernel cannot count.
+ * libpfm4 reads the variable once per process: this runs in a child. */
+static void forced_pmu_child(void)
+{
+	setenv("LIBPFM_FORCE_PMU", "skl", 1);
+	clab_machine *m;
+	/* libpfm4 forced to one PMU lists no `perf` PMU: none of the kernel
+	 * component's events exist, so it takes them all */
+	if (clab_machine_open("host:kernel.events=all", &m)) {
+		fprintf(stderr, "open: %s\n", clab_errmsg());
+		_exit(10);
+	}
+	clab_component *c = clab_machine_component(m, "core");
+	uint32_t any_p, bare;
+	if (clab_event_lookup(c, "skl::INST_RETIRED:ANY_P", &any_p) ||
+	    clab_event_lookup(c, "skl::INST_RETIRED", &bare)) {
+		fprintf(stderr, "lookup: %s\n", clab_errmsg());
+		_exit(11);
+	}
+	clab_component_info ci;
+	clab_component_get_info(c, &ci);
+	if (strcmp(ci.pmus[0], "skl") != 0)
+		_exit(12);
+	/* PAPI's presets for skl, from PAPI's own table: PAPI_TOT_INS is
+	 * INST_RETIRED:ANY_P there (papi_events.csv, CPU,skl) */
+	uint32_t tot_ins;
+	clab_event_info pi;
+	if (clab_event_lookup(c, "PAPI_TOT_INS", &tot_ins) ||
+	    clab_event_get_info(c, tot_ins, &pi) || !pi.is_preset || pi.nterms != 1 ||
+	    pi.terms[0] != any_p || !strstr(ci.presets_note, " loaded")) {
+		fprintf(stderr, "PAPI_TOT_INS from papi_events.csv: %s / %s\n", clab_errmsg(),
+			ci.presets_note);
+		_exit(17);
+	}
+	clab_thread *t;
+	clab_evset *s = NULL;
+	if (clab_thread_attach(m, &t) || clab_evset_create(c, t, &s))
+		_exit(13);
+	int rc = clab_evset_add(s, any_p);
+	if (kernel_counts_hw()) {
+		if (rc)
+			_exit(14);
+	} else {
+		if (rc != CLAB_E_NOEVENT ||
+		    !strstr(clab_errmsg(), "the kernel cannot count this event here")) {
+			fprintf(stderr, "add: %d %s\n", rc, clab_errmsg());
+			_exit(15);
+		}
+		if (!strstr(ci.note, "libpfm4 finds PMU skl but the kernel counts no hardware event")) {
+			fprintf(stderr, "note: %s\n", ci.note);
+			_exit(16);
+		}
+	}
+	clab_evset_destroy(s);
+	clab_thread_detach(t);
+	clab_machine_close(m);
+	_exit(0);
+}
+
+static void forced_core_pmu(void **state)
+{
+	(void)state;
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		forced_pmu_child();
+	int st;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
+int main(void)
+{
+	/* before libpfm4 initializes: PMUs absent here still encode (golden) */
+	setenv("LIBPFM_ENCODE_INACTIVE", "1", 1);
+	/* PAPI's preset table as the build staged it (the test binary has the
+	 * library linked in, so it cannot find it beside libcounterlab) */
+	setenv("COUNTERLAB_PAPI_EVENTS", CLAB_DATADIR "/../papi/papi_events.csv", 1);
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(forced_core_pmu),
+		cmocka_unit_test(lists_software_events),
+		cmocka_unit_test(counts_page_faults),
+		cmocka_unit_test(task_clock_follows_cpu_time),
+		cmocka_unit_test(sleeping_switches_context),
+		cmocka_unit_test(counts_the_starting_thread),
+		cmocka_unit_test(refusals),
+		cmocka_unit_test(overflow_by_sampling),
+		cmocka_unit_test(many_threads_attach),
+		cmocka_unit_test(fork_leaves_parent_counting),
+		cmocka_unit_test(golden_encodings),
+	};
+	return cmocka_run_group_tests_name("linux-perf", tests, NULL, NULL);
+}
