@@ -29,12 +29,36 @@ run() { # name command...: runs, shows the output, counts
 	fi
 }
 
-build() { # output source flags...: compile or count a failure
-	local exe=$1 src=$2
-	shift 2
+LIB_SRCS=$(ls framework/*.c sim_backends/activity/*.c sim_backends/bgq/*.c sim_backends/bgl/*.c sim_backends/torus/*.c backends/linux/*.c)
+
+# The library is compiled once per flavour (plain, sanitizers) into an
+# archive every unit test links whole: compiling it again for each test
+# took most of make check's time.
+archive() { # archive flags...: compile the library into it, or count a failure
+	local a=$1 dir=$1.d
+	shift
+	rm -rf "$dir" "$a"
+	mkdir -p "$dir"
+	if printf '%s\n' $LIB_SRCS utils/heatmap.c |
+		xargs -P "${JOBS:-2}" -I{} sh -c 'o="$1/$(echo "$2" | tr / _).o"; shift 2
+			exec "$@" -c "$0" -o "$o"' {} "$dir" {} \
+			$CC -std=gnu11 -g -Wall -Wextra -Werror -pthread -Iinclude -I"$BUILD/gen" "$@" \
+			2> "$a.build.log" && ar rcs "$a" "$dir"/*.o 2>> "$a.build.log"; then
+		return 0
+	fi
+	cat "$a.build.log"
+	failed=$((failed + 1))
+	failures+=("build $a")
+	return 1
+}
+
+build() { # output source archive flags...: compile or count a failure
+	local exe=$1 src=$2 lib=$3
+	shift 3
 	if ! $CC -std=gnu11 -g -Wall -Wextra -Werror -pthread -Iinclude -I"$BUILD/gen" \
 		-DCLAB_DATADIR="\"$PREFIX/share/counterlab\"" "$@" -o "$exe" "$src" \
-		$LIB_SRCS utils/heatmap.c -liniparser -lhwloc -lpfm -lcmocka -lpng -lpthread -lm 2> "$exe.build.log"; then
+		-Wl,--whole-archive "$lib" -Wl,--no-whole-archive \
+		-liniparser -lhwloc -lpfm -lcmocka -lpng -lpthread -lm 2> "$exe.build.log"; then
 		cat "$exe.build.log"
 		failed=$((failed + 1))
 		failures+=("build $src")
@@ -42,14 +66,17 @@ build() { # output source flags...: compile or count a failure
 	fi
 }
 
-LIB_SRCS=$(ls framework/*.c sim_backends/activity/*.c sim_backends/bgq/*.c sim_backends/bgl/*.c sim_backends/torus/*.c backends/linux/*.c)
+SAN=(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+plain=0 asan=0
+archive "$out/unit/libclab.a" -O1 && plain=1
+archive "$out/asan/libclab.a" -O1 "${SAN[@]}" && asan=1
 
 # 1. unit tests, then 2. the same under the sanitizers
 for src in tests/unit/test_*.c; do
 	name=$(basename "$src" .c)
-	build "$out/unit/$name" "$src" -O1 && run "unit/$name" "$out/unit/$name"
-	build "$out/asan/$name" "$src" -O1 -fsanitize=address,undefined \
-		-fno-omit-frame-pointer -fno-sanitize-recover=undefined &&
+	[ $plain = 1 ] && build "$out/unit/$name" "$src" "$out/unit/libclab.a" -O1 &&
+		run "unit/$name" "$out/unit/$name"
+	[ $asan = 1 ] && build "$out/asan/$name" "$src" "$out/asan/libclab.a" -O1 "${SAN[@]}" &&
 		ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 run "asan/$name" "$out/asan/$name"
 done
 
