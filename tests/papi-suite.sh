@@ -73,6 +73,17 @@ discover() {
 	done | sort
 }
 
+# reap tag: kills what a test left behind, found by the tag in its
+# environment (PAPI's attach tests fork children that stop themselves and
+# stay stopped when the attach fails).
+reap() {
+	local f
+	for f in $(grep -lzxF "CLAB_SUITE_TAG=$1" /proc/[0-9]*/environ 2>/dev/null); do
+		f=${f#/proc/}
+		kill -KILL "${f%/environ}" 2>/dev/null
+	done
+}
+
 # run_one test clock: runs the test in a fresh directory, writes the log and
 # prints "test clock verdict seconds".
 run_one() {
@@ -98,10 +109,11 @@ run_one() {
 		echo "# cwd $dir"
 		# PATH as PAPI's run_tests.sh sets it: the attach tests exec attach_target
 		(cd "$dir" && PATH=$SRC/ctests:$PATH COUNTERLAB_MACHINE=$machine LD_LIBRARY_PATH=$PREFIX/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
-			exec timeout -k 10 "$TIMEOUT" $cmd) < /dev/null 2>&1
+			CLAB_SUITE_TAG=$dir exec timeout -k 10 "$TIMEOUT" $cmd) < /dev/null 2>&1
 		rc=$?
 		echo "# exit $rc"
 	} > "$log" 2>&1
+	reap "$dir"
 	end=$(date +%s%N)
 	secs=$(((end - start) / 1000000))
 	secs=$((secs / 1000)).$(printf %03d $((secs % 1000)))
