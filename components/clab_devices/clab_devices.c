@@ -14,6 +14,7 @@
 extern papi_vector_t _sysdetect_vector; /* PAPI's own */
 papi_vector_t _clab_devices_vector;
 
+static int simulated; /* the core described a simulated node (set at init) */
 static char status[PAPI_MAX_STR_LEN];
 static unsigned memory_mb;
 static int cpu_handle; /* the one device type; its address is the handle */
@@ -25,9 +26,19 @@ __attribute__((constructor)) static void rename_papis(void)
 		 "sysdetect_host");
 }
 
+/* PAPI initializes components in list order: the core, which describes
+ * the node, has done so by now. */
 static int init_component(int cidx)
 {
 	_clab_devices_vector.cmp_info.CmpIdx = cidx;
+	clab_machine *m = clab_papi_described_machine();
+	clab_hw_info hw;
+	simulated = m && clab_machine_hw_info(m, &hw) == CLAB_OK;
+	if (simulated) {
+		snprintf(status, sizeof status, "simulated by counterlab (machine %s)",
+			 clab_machine_name(m));
+		memory_mb = (unsigned)(hw.memory >> 20);
+	}
 	return PAPI_OK;
 }
 
@@ -129,13 +140,8 @@ static int dev_attr(int id, PAPI_dev_attr_e attr, void *val)
 
 static int user(int unused, void *in, void *out)
 {
-	clab_machine *m = clab_papi_described_machine();
-	clab_hw_info hw;
-	if (!m || clab_machine_hw_info(m, &hw))
+	if (!simulated)
 		return _sysdetect_vector.user(unused, in, out);
-	snprintf(status, sizeof status, "simulated by counterlab (machine %s)",
-		 clab_machine_name(m));
-	memory_mb = (unsigned)(hw.memory >> 20);
 	_papi_hwi_sysdetect_t *q = in;
 	switch (q->query_type) {
 	case PAPI_SYSDETECT_QUERY__DEV_TYPE_ENUM:

@@ -13,24 +13,7 @@
 #include <unistd.h>
 #include <perfmon/pfmlib_perf_event.h>
 #include "check.h"
-
-/* Asked of the kernel directly, not of the component under test. */
-static int kernel_opens(uint32_t type, uint64_t config, int exclude_kernel)
-{
-	struct perf_event_attr a;
-	memset(&a, 0, sizeof a);
-	a.size = sizeof a;
-	a.type = type;
-	a.config = config;
-	a.disabled = 1;
-	a.exclude_kernel = exclude_kernel;
-	a.exclude_hv = 1;
-	long fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
-	if (fd < 0)
-		return 0;
-	close((int)fd);
-	return 1;
-}
+#include "../perf_probe.h"
 
 static long long thread_cpu_ns(void)
 {

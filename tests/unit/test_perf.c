@@ -17,27 +17,10 @@
 #include "helpers.h"
 #include "counterlab/backend.h"
 #include "../../backends/linux/perf.h"
+#include "../perf_probe.h"
 
 #define GOLDEN "tests/unit/data/perf_encodings.tsv"
 
-/* Does the kernel open this event for this thread? Asked here without
- * the backend, so the test does not take its word for it. */
-static int kernel_opens(uint32_t type, uint64_t config, int exclude_kernel)
-{
-	struct perf_event_attr a;
-	memset(&a, 0, sizeof a);
-	a.size = sizeof a;
-	a.type = type;
-	a.config = config;
-	a.disabled = 1;
-	a.exclude_kernel = exclude_kernel;
-	a.exclude_hv = 1;
-	long fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
-	if (fd < 0)
-		return 0;
-	close((int)fd);
-	return 1;
-}
 
 static int kernel_counts_hw(void)
 {
