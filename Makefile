@@ -21,7 +21,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CC ?= gcc
 WARN := -Wall -Wextra -Werror
 CFLAGS ?= -O2 -g
-CLAB_CFLAGS := -std=gnu11 $(WARN) -fPIC -pthread -Iinclude -I$(BUILD)/gen
+CLAB_CFLAGS := -std=gnu11 $(WARN) -fPIC -fno-semantic-interposition -pthread -Iinclude -I$(BUILD)/gen
 LIBS := -liniparser -lhwloc -lpfm -lpthread -lm
 
 DEB_PACKAGES := build-essential dpkg-dev pkg-config libpfm4-dev libhwloc-dev \
@@ -69,7 +69,7 @@ $(BUILD)/obj/%.o: %.c $(GEN) $(wildcard include/counterlab/*.h framework/*.h sim
 
 $(LIBCLAB): $(LIB_OBJS)
 	@mkdir -p $(@D) $(STAGE)/include/counterlab
-	$(CC) -shared -Wl,-soname,libcounterlab.so -o $@ $^ $(LIBS)
+	$(CC) -shared -Wl,-soname,libcounterlab.so -Wl,-Bsymbolic-functions -o $@ $^ $(LIBS)
 	cp include/counterlab/*.h $(STAGE)/include/counterlab/
 
 lib: $(LIBCLAB) $(DATA_STAMP)

@@ -123,16 +123,34 @@ if [[ " $benches " == *" host "* ]]; then
 		ratio=$(awk -v a="$o_ns" -v b="$s_ns" 'BEGIN{printf "%.4f", a/b}')
 		verdict="\"ratio_to_stock\":$ratio,\"target\":1.1,\"meets_target\":$(awk -v r="$ratio" 'BEGIN{print (r <= 1.1) ? "true" : "false"}')"
 	else
-		# the stock libpapi cannot count here: its perf_event component
-		# needs a core PMU. Every perf-based PAPI_read makes the same read()
-		# as the floor, so ours / floor bounds ours / stock from above; and
-		# a stock read also passes PAPI's own layer, so ours / (floor +
-		# PAPI's layer) estimates it (an estimate: the stock component's own
-		# work after its read() is left out, which makes it high).
+		# The stock libpapi cannot count here: its perf_event component
+		# needs a core PMU that its libpfm4 knows. The nearest stock read
+		# is measured instead, in the same runs: a bare read() of the same
+		# perf group followed by the stock PAPI_read of a software-defined
+		# (SDE) counter, i.e. the system call plus PAPI's own layer with
+		# the caches and TLB as a system call leaves them. A stock
+		# perf_event read pays both, plus its component's own parsing of
+		# the group (about what SDE's lookup costs), so ours / that
+		# estimates ours / stock. ours / bare read bounds it from above.
 		ratio=$(awk -v a="$o_ns" -v b="$o_raw" 'BEGIN{printf "%.4f", a/b}')
-		o_layer=$(med3 papi_layer_ns "${ours[@]}")
-		est=$(awk -v a="$o_ns" -v b="$o_raw" -v l="$o_layer" 'BEGIN{printf "%.4f", a/(b+l)}')
-		verdict="\"ratio_to_stock\":null,\"ratio_to_raw_read\":$ratio,\"bound\":\"ratio_to_stock <= ratio_to_raw_read, since a stock perf_event PAPI_read also makes one group read()\",\"papi_layer_ns\":$o_layer,\"ratio_to_stock_estimate\":$est,\"estimate\":\"ours / (bare read + PAPI's layer): a stock read pays both, and its component's own work besides\",\"target\":1.1,\"meets_target_bound\":$(awk -v r="$ratio" 'BEGIN{print (r <= 1.1) ? "true" : "false"}'),\"meets_target_estimate\":$(awk -v r="$est" 'BEGIN{print (r <= 1.1) ? "true" : "false"}')"
+		s_est=$(med3 raw_then_sde_read_ns "${theirs[@]}")
+		# Each process pays its own read() (it moves by 10% between
+		# processes), so the estimate is also taken as the median over
+		# rounds of (ours / its read()) / (stock's estimate / its read());
+		# the verdict takes the larger of the two.
+		if [ -n "$s_est" ]; then
+			est=$(awk -v a="$o_ns" -v b="$s_est" 'BEGIN{printf "%.4f", a/b}')
+			norm=$(for i in 0 1 2; do
+				awk -v a="$(field "${ours[i]}" papi_read_ns)" -v b="$(field "${ours[i]}" raw_read_ns)" \
+				    -v c="$(field "${theirs[i]}" raw_then_sde_read_ns)" -v d="$(field "${theirs[i]}" raw_read_ns)" \
+				    'BEGIN{printf "%.4f\n", (a/b)/(c/d)}'
+			done | sort -g | sed -n 2p)
+			meets=$(awk -v r="$est" -v q="$norm" 'BEGIN{print (r <= 1.1 && q <= 1.1) ? "true" : "false"}')
+		else
+			est=null norm=null meets=null
+		fi
+		why=$(field "${theirs[0]}" reason)
+		verdict="\"ratio_to_stock\":null,\"stock_unavailable\":\"$why\",\"stock_estimate_read_ns\":${s_est:-null},\"ratio_to_stock_estimate\":$est,\"ratio_to_stock_estimate_per_read\":$norm,\"estimate\":\"stock perf_event PAPI_read taken as a bare read() of the same perf group plus the stock PAPI_read of an SDE counter right after it (PAPI's layer on the caches a system call leaves)\",\"ratio_to_raw_read\":$ratio,\"bound\":\"ratio_to_stock <= ratio_to_raw_read, since a stock perf_event PAPI_read also makes one group read()\",\"target\":1.1,\"meets_target_estimate\":$meets,\"meets_target_bound\":$(awk -v r="$ratio" 'BEGIN{print (r <= 1.1) ? "true" : "false"}')"
 	fi
 	write host "{\"benchmark\":\"host\",$(machine_json),\"event\":\"$hev\",\"counterlab_papi_read_ns\":$o_ns,\"raw_read_ns\":$o_raw,\"stock_papi_read_ns\":${s_ns:-null},$verdict,\"counterlab\":[$(IFS=,; echo "${ours[*]}")],\"stock\":[$(IFS=,; echo "${theirs[*]}")]}"
 	echo "host: counterlab PAPI_read $o_ns ns, bare read() $o_raw ns, stock PAPI_read ${s_ns:-unavailable ($(field "${theirs[0]}" reason | cut -c1-80))}; $verdict"

@@ -328,7 +328,7 @@ int clab_evset_start(clab_evset *s)
 	return clab_leave(start(s));
 }
 
-int64_t clab_evset_fold_one(const clab_evset *s, int i, const uint64_t *raw)
+CLAB_HOT int64_t clab_evset_fold_one(const clab_evset *s, int i, const uint64_t *raw)
 {
 	const evset_event *e = &s->ev[i];
 	int64_t t[CLAB_MAX_TERMS] = {0};
@@ -350,14 +350,14 @@ int64_t clab_evset_fold_one(const clab_evset *s, int i, const uint64_t *raw)
 	return v;
 }
 
-static void fold(const clab_evset *s, const uint64_t *raw, int64_t *vals)
+CLAB_HOT static void fold(const clab_evset *s, const uint64_t *raw, int64_t *vals)
 {
 	for (int i = 0; i < s->n; i++)
 		vals[i] = clab_evset_fold_one(s, i, raw);
 }
 
 /* A stopped set reads the counts it had when it stopped. */
-static int read_(clab_evset *s, int64_t *vals, int scaled)
+CLAB_HOT static inline __attribute__((always_inline)) int read_(clab_evset *s, int64_t *vals, int scaled)
 {
 	if (!s->n)
 		return clab_seterr(CLAB_E_STATE, "event set is empty");
@@ -370,7 +370,7 @@ static int read_(clab_evset *s, int64_t *vals, int scaled)
 	return rc;
 }
 
-int clab_evset_read(clab_evset *s, int64_t *vals)
+CLAB_HOT int clab_evset_read(clab_evset *s, int64_t *vals)
 {
 	CLAB_ENTER();
 	return clab_leave(read_(s, vals, 1));

@@ -45,17 +45,19 @@ static struct {
 
 /* Shared with the signal handler of the same thread: volatile, or the
  * compiler may drop stores it cannot see a reader for. */
-static __thread volatile int busy;        /* inside library calls */
-static __thread volatile int deferred;    /* a signal came while busy */
-static __thread void (*volatile later)(void *pc); /* clab_signal_defer */
+/* What every library call touches is initial-exec: no __tls_get_addr on
+ * the read path. It is a few bytes, within the static TLS that glibc keeps
+ * for libraries loaded with dlopen. */
+#define CALL_TLS __thread __attribute__((tls_model("initial-exec")))
+static CALL_TLS volatile int busy;        /* inside library calls */
+static CALL_TLS volatile int deferred;    /* a signal came while busy */
+static CALL_TLS void (*volatile later)(void *pc); /* clab_signal_defer */
+static CALL_TLS void *caller_pc; /* where the outermost library call came from */
+static CALL_TLS int raised_n;    /* sets in raised[] */
+static __thread clab_evset *raised[RAISED_MAX]; /* raised within this call */
 static __thread volatile int dispatching; /* inside clab_overflow_dispatch */
 static __thread volatile int self_signal; /* the signal was sent by this thread */
-static __thread void *caller_pc; /* where the outermost library call came from */
 static __thread void *signal_uc;  /* the context of the signal being dispatched */
-static __thread struct {
-	clab_evset *s[RAISED_MAX];
-	int n;
-} raised;
 static __thread struct {
 	timer_t id;
 	int users;
@@ -63,7 +65,7 @@ static __thread struct {
 
 int clab_overflow_signal(void) { return SIGRTMIN + 3; }
 
-void clab_enter(void *pc)
+CLAB_HOT void clab_enter(void *pc)
 {
 	if (busy++ == 0)
 		caller_pc = pc;
@@ -90,13 +92,13 @@ static void *pc_of(void *uc)
  * taken for a timer tick, see issue 12). */
 static void send_raised(int others)
 {
-	int n = raised.n;
-	raised.n = 0;
+	int n = raised_n;
+	raised_n = 0;
 	for (int i = 0; i < n; i++) {
-		pthread_t owner = raised.s[i]->t->owner;
+		pthread_t owner = raised[i]->t->owner;
 		int dup = 0;
 		for (int j = 0; j < i; j++)
-			dup |= pthread_equal(raised.s[j]->t->owner, owner);
+			dup |= pthread_equal(raised[j]->t->owner, owner);
 		if (dup)
 			continue;
 		if (pthread_equal(owner, pthread_self())) {
@@ -190,9 +192,9 @@ void clab_overflow_dispatch(void *uc)
 	errno = saved;
 }
 
-int clab_leave(int rc)
+CLAB_HOT int clab_leave(int rc)
 {
-	if (--busy == 0 && (raised.n || deferred || later)) {
+	if (--busy == 0 && (raised_n || deferred || later)) {
 		int again = deferred;
 		deferred = 0;
 		send_raised(0);
@@ -218,17 +220,17 @@ void clab_overflow_raise(void *cookie, uint64_t reqs)
 {
 	clab_evset *s = cookie;
 	__atomic_fetch_or(&s->ovf->pending, reqs, __ATOMIC_RELEASE);
-	for (int i = 0; i < raised.n; i++)
-		if (raised.s[i] == s)
+	for (int i = 0; i < raised_n; i++)
+		if (raised[i] == s)
 			return;
-	if (raised.n < RAISED_MAX)
-		raised.s[raised.n++] = s;
+	if (raised_n < RAISED_MAX)
+		raised[raised_n++] = s;
 	/* else: the bits wait for the owner's next signal */
 }
 
 void clab_overflow_flush(void)
 {
-	if (!raised.n)
+	if (!raised_n)
 		return;
 	if (dispatching) { /* we are the handler's thread, in its signal */
 		deliver(signal_uc);
@@ -294,9 +296,9 @@ static void registry_remove(clab_evset *s)
 		}
 	s->ovf->registered = 0;
 	pthread_mutex_unlock(&armed.lock);
-	for (int i = 0; i < raised.n; i++)
-		if (raised.s[i] == s)
-			raised.s[i--] = raised.s[--raised.n];
+	for (int i = 0; i < raised_n; i++)
+		if (raised[i] == s)
+			raised[i--] = raised[--raised_n];
 }
 
 static int any_armed(const clab_evset *s)

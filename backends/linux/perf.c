@@ -672,7 +672,7 @@ static void perf_discard(void *unit, void *set)
 }
 
 /* Reads the group: one read() into the set's buffer. */
-static int read_group(perf_set *s)
+CLAB_HOT static inline __attribute__((always_inline)) int read_group(perf_set *s)
 {
 	size_t len = (size_t)(3 + s->n) * sizeof(uint64_t);
 	ssize_t got = read(s->fd[0], s->buf, len);
@@ -682,7 +682,7 @@ static int read_group(perf_set *s)
 	return CLAB_OK;
 }
 
-static void scaled(const perf_set *s, uint64_t *vals)
+CLAB_HOT static void scaled(const perf_set *s, uint64_t *vals)
 {
 	uint64_t en = s->buf[1] - s->en0, run = s->buf[2] - s->run0;
 	for (int i = 0; i < s->n; i++) {
@@ -842,7 +842,7 @@ static int perf_handler(void *unit, void *set, int on)
 }
 
 /* The read path: one read(), no lock, no allocation. */
-static int perf_read(void *unit, void *set, uint64_t *vals)
+CLAB_HOT static int perf_read(void *unit, void *set, uint64_t *vals)
 {
 	(void)unit;
 	perf_set *s = set;
