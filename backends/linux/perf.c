@@ -17,6 +17,7 @@
  * fit the PMU and read() scales as PAPI does: count * enabled / running,
  * over the times since start or reset. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <perfmon/pfmlib_perf_event.h>
 #include <pthread.h>
@@ -45,6 +46,8 @@ typedef struct perf_unit {
 	char descr[NOTE_LEN + 128];
 	const char *pmus[8];   /* PMU names the listed events carry */
 	int npmus;
+	int node;              /* scope = node: every CPU of the node, pid -1 */
+	int uncore;            /* pmus = uncore: the uncore PMUs, not the core's */
 } perf_unit;
 
 /* The fields a read touches come first, on few cache lines. */
@@ -69,7 +72,18 @@ typedef struct perf_set {
 	pid_t pid;                 /* its process: a forked child's copies are not its own */
 	const char *name[PERF_MAX_EVENTS];
 	struct perf_event_attr attr[PERF_MAX_EVENTS];
+	struct node_groups *node;  /* scope = node: the groups, one per CPU */
 } perf_set;
+
+/* A node-wide set: the same group opened on each CPU that counts for the
+ * node (pid -1), read one after the other and summed, each scaled by its
+ * own times (the kernel multiplexes each CPU apart). */
+typedef struct node_groups {
+	int ncpu;
+	int *cpu;
+	int *fd;        /* ncpu x n, row g is the group on cpu[g] */
+	uint64_t *base; /* ncpu x 2: enabled and running times at start or reset */
+} node_groups;
 
 /* ---- libpfm4 ------------------------------------------------------------ */
 
@@ -150,8 +164,10 @@ static long perf_open(struct perf_event_attr *a, int group_fd)
 		       group_fd, PERF_FLAG_FD_CLOEXEC);
 }
 
-/* Does the kernel open this event for this thread (errno in *err if not)? */
-static int kernel_opens(uint32_t type, uint64_t config, int exclude_kernel, int *err)
+/* Does the kernel open this event for this thread, or with `node` for
+ * every process on CPU 0 (errno in *err if not)? */
+static int kernel_opens(uint32_t type, uint64_t config, int exclude_kernel, int node,
+			int *err)
 {
 	struct perf_event_attr a;
 	memset(&a, 0, sizeof a);
@@ -161,7 +177,8 @@ static int kernel_opens(uint32_t type, uint64_t config, int exclude_kernel, int 
 	a.disabled = 1;
 	a.exclude_kernel = exclude_kernel;
 	a.exclude_hv = 1;
-	long fd = perf_open(&a, -1);
+	long fd = node ? syscall(SYS_perf_event_open, &a, -1, 0, -1, PERF_FLAG_FD_CLOEXEC)
+		       : perf_open(&a, -1);
 	if (fd < 0) {
 		*err = errno;
 		return 0;
@@ -194,7 +211,7 @@ static int add_native(perf_unit *u, char *name, const char *descr,
 		.group = pmu,
 		.hw_id = (uint32_t)config,
 		.ctr_mask = ~0ull, /* the kernel places events on counters */
-		.scope = CLAB_SCOPE_THREAD,
+		.scope = u->node ? CLAB_SCOPE_NODE : CLAB_SCOPE_THREAD,
 	};
 	return CLAB_OK;
 }
@@ -315,7 +332,7 @@ static int add_perf_pmu(perf_unit *u, const pfm_pmu_info_t *pi, int hw_ok,
 static int enumerate(perf_unit *u, const char *tracepoints)
 {
 	int hw_errno = 0;
-	int kernel_hw = kernel_opens(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 1, &hw_errno);
+	int kernel_hw = kernel_opens(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 1, 0, &hw_errno);
 	int paranoid = clab_perf_paranoid();
 	int tp_ok = paranoid <= -1 || geteuid() == 0;
 	char core[128] = "";
@@ -328,7 +345,10 @@ static int enumerate(perf_unit *u, const char *tracepoints)
 		pi.size = sizeof pi;
 		if (pfm_get_pmu_info(p, &pi) != PFM_SUCCESS || !pi.is_present)
 			continue;
-		if (pi.type == PFM_PMU_TYPE_CORE) {
+		if (u->uncore) {
+			if (pi.type == PFM_PMU_TYPE_UNCORE)
+				rc = add_core_pmu(u, &pi);
+		} else if (pi.type == PFM_PMU_TYPE_CORE) {
 			rc = add_core_pmu(u, &pi);
 			snprintf(core + strlen(core), sizeof core - strlen(core), "%s%s",
 				 core[0] ? ", " : "", pi.name);
@@ -414,7 +434,30 @@ static void perf_close(void *unit)
 	free(u);
 }
 
-static const char *const perf_keys[] = {"events", "domain", "tracepoints", NULL};
+static const char *const perf_keys[] = {"events", "domain", "tracepoints", "scope", "pmus", NULL};
+
+/* The kernel's PMUs (/sys/bus/event_source/devices), for messages. */
+static void kernel_pmus(char *out, size_t cap)
+{
+	out[0] = 0;
+	DIR *d = opendir("/sys/bus/event_source/devices");
+	struct dirent *e;
+	size_t len = 0;
+	while (d && (e = readdir(d))) {
+		size_t l = strlen(e->d_name);
+		if (e->d_name[0] == '.' || len + l + 3 > cap)
+			continue;
+		if (len) {
+			memcpy(out + len, ", ", 2);
+			len += 2;
+		}
+		memcpy(out + len, e->d_name, l + 1);
+		len += l;
+	}
+	if (d)
+		closedir(d);
+}
+
 
 static const char *unit_setting(clab_machine *m, const char *section,
 				const char *key, const char *def)
@@ -442,7 +485,28 @@ static int perf_open_unit(clab_machine *m, const char *section, void **unit,
 				   clab_machine_name(m), section, domain);
 	}
 	strcpy(u->domain, domain);
+	const char *scope = unit_setting(m, section, "scope", "thread");
+	const char *pmus = unit_setting(m, section, "pmus", "core");
+	u->node = strcasecmp(scope, "node") == 0;
+	u->uncore = strcasecmp(pmus, "uncore") == 0;
+	if ((!u->node && strcasecmp(scope, "thread") != 0) ||
+	    (!u->uncore && strcasecmp(pmus, "core") != 0) || (u->uncore && !u->node)) {
+		free(u);
+		return clab_seterr(CLAB_E_PROFILE,
+				   "machine %s: [%s] scope = %s, pmus = %s: scope is thread or node, "
+				   "pmus is core or uncore, and uncore PMUs count only with scope = node",
+				   clab_machine_name(m), section, scope, pmus);
+	}
 	rc = enumerate(u, unit_setting(m, section, "tracepoints", ""));
+	if (!rc && u->uncore && !u->n) {
+		char have[256];
+		kernel_pmus(have, sizeof have);
+		perf_close(u);
+		return clab_seterr(CLAB_E_NODEV,
+				   "no uncore PMU here: libpfm4 finds none that the kernel exports "
+				   "(the kernel has: %s; an L3 or uncore PMU is amd_l3, uncore_cbox_N or "
+				   "uncore_cha_N; a VM seldom has one)", have[0] ? have : "none");
+	}
 	const char *events = unit_setting(m, section, "events", "all");
 	if (!rc && strcasecmp(events, "all") != 0)
 		rc = select_events(u, m, section, events);
@@ -453,10 +517,14 @@ static int perf_open_unit(clab_machine *m, const char *section, void **unit,
 	/* the note, most pressing first: a refused domain refuses every event;
 	 * absent hardware events matter only where the profile asked for all */
 	int err, all = strcasecmp(events, "all") == 0;
-	const char *part[3] = {"", u->tp_note, all ? u->pmu_note : ""};
+	const char *part[3] = {"", u->tp_note, all && !u->uncore ? u->pmu_note : ""};
 	char dom[200] = "";
-	if (strcmp(u->domain, "user") != 0 &&
-	    !kernel_opens(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, 0, &err))
+	if (u->node && !kernel_opens(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, 0, 1, &err))
+		snprintf(dom, sizeof dom,
+			 "node-wide counting refused: perf_event_paranoid %d (needs <= 0 or root)",
+			 clab_perf_paranoid());
+	else if (strcmp(u->domain, "user") != 0 &&
+	    !kernel_opens(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, 0, 0, &err))
 		snprintf(dom, sizeof dom,
 			 "the %s domain is refused: perf_event_paranoid is %d (needs <= 1, or root/CAP_PERFMON)",
 			 u->domain, clab_perf_paranoid());
@@ -466,13 +534,24 @@ static int perf_open_unit(clab_machine *m, const char *section, void **unit,
 			size_t o = strlen(u->note);
 			snprintf(u->note + o, NOTE_LEN - o, "%s%s", o ? "; " : "", part[i]);
 		}
-	snprintf(u->descr, sizeof u->descr,
-		 "Linux perf_event counters of the calling thread (%s domain), events from libpfm4%s%s",
-		 u->domain, u->note[0] ? "; " : "", u->note);
+	/* PAPI shows 128 characters: the note must fit after the prefix */
+	if (u->node)
+		snprintf(u->descr, sizeof u->descr,
+			 "perf_event%s, every CPU of the node summed (%s domain)%s%s",
+			 u->uncore ? " uncore" : "", u->domain, u->note[0] ? "; " : "", u->note);
+	else
+		snprintf(u->descr, sizeof u->descr,
+			 "Linux perf_event counters of the calling thread (%s domain), events from libpfm4%s%s",
+			 u->domain, u->note[0] ? "; " : "", u->note);
 	*unit = u;
 	*d = (clab_unit_desc){
 		.description = u->descr,
-		.rules = "Each event set is one perf_event group of the calling thread; "
+		.rules = u->node ?
+			 "Each event set is one perf_event group on each CPU that counts for the node "
+			 "(an uncore PMU's cpumask, else every online CPU), summed; the kernel multiplexes "
+			 "each CPU's group apart and each is scaled by its own time enabled / time running. "
+			 "No overflow." :
+			 "Each event set is one perf_event group of the calling thread; "
 			 "the kernel places its events on counters and multiplexes groups "
 			 "that do not fit, and reads are scaled by time enabled / time running. "
 			 "An event armed for overflow samples every period: the kernel signals the "
@@ -480,10 +559,12 @@ static int perf_open_unit(clab_machine *m, const char *section, void **unit,
 			 "thread's CPU-time timer checks the thresholds too).",
 		.ncounters = PERF_MAX_EVENTS,
 		.width = 64,
-		.scope = CLAB_SCOPE_THREAD,
+		.scope = u->node ? CLAB_SCOPE_NODE : CLAB_SCOPE_THREAD,
 		/* the kernel signals at the crossing; the group counts on until
-		 * the handler starts (at once, or at the end of a library call) */
-		.overflow = CLAB_OVF_SLOW,
+		 * the handler starts (at once, or at the end of a library call).
+		 * Node-wide groups have no thread to signal (and uncore PMUs
+		 * cannot sample). */
+		.overflow = u->node ? CLAB_OVF_NONE : CLAB_OVF_SLOW,
 		.self_multiplex = 1,
 		.natives = u->natives,
 		.nnative = u->n,
@@ -497,8 +578,22 @@ static int perf_open_unit(clab_machine *m, const char *section, void **unit,
 
 #define RING_PAGES 2
 
+static void close_node(perf_set *s)
+{
+	node_groups *g = s->node;
+	for (int k = g->ncpu * s->n - 1; k >= 0; k--)
+		if (g->fd[k] >= 0) {
+			close(g->fd[k]);
+			g->fd[k] = -1;
+		}
+}
+
 static void close_group(perf_set *s)
 {
+	if (s->node) {
+		close_node(s);
+		return;
+	}
 	long page = sysconf(_SC_PAGESIZE);
 	for (int i = s->n - 1; i >= 0; i--) {
 		if (s->ring[i]) {
@@ -611,6 +706,187 @@ static int open_group(perf_set *s, const char *domain)
 	return CLAB_OK;
 }
 
+/* ---- node-wide sets ------------------------------------------------------ */
+
+/* A kernel cpulist ("0-3,8,10-11") into a new array; its length, or -1. */
+static int read_cpulist(const char *path, int **out)
+{
+	char buf[4096];
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	size_t len = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[len] = 0;
+	int n = 0, cap = 16, *v = malloc((size_t)cap * sizeof *v);
+	char *p = buf;
+	while (v && *p && *p != '\n') {
+		char *end;
+		long a = strtol(p, &end, 10), b = a;
+		if (end == p || a < 0 || a > 65535)
+			break;
+		if (*end == '-') {
+			p = end + 1;
+			b = strtol(p, &end, 10);
+			if (end == p || b < a || b > 65535)
+				break;
+		}
+		for (long c = a; c <= b; c++) {
+			if (n == cap) {
+				int *w = realloc(v, (size_t)(cap *= 2) * sizeof *v);
+				if (!w) {
+					free(v);
+					return -1;
+				}
+				v = w;
+			}
+			v[n++] = (int)c;
+		}
+		p = end + (*end == ',');
+		if (*end != ',' && *end != '\n' && *end)
+			break;
+	}
+	if (!v || !n || (*p && *p != '\n')) {
+		free(v);
+		return -1;
+	}
+	*out = v;
+	return n;
+}
+
+/* The CPUs that count for the node: an uncore PMU's cpumask (one CPU per
+ * package, die or L3, as its driver says), else every online CPU. */
+static int node_cpus(uint32_t type, int **cpus)
+{
+	char path[300] = "/sys/devices/system/cpu/online";
+	if (type >= PERF_TYPE_MAX) { /* a PMU the kernel numbered at boot */
+		DIR *d = opendir("/sys/bus/event_source/devices");
+		struct dirent *e;
+		while (d && (e = readdir(d))) {
+			char tp[300];
+			unsigned t;
+			snprintf(tp, sizeof tp, "/sys/bus/event_source/devices/%s/type", e->d_name);
+			FILE *f = fopen(tp, "r");
+			int hit = f && fscanf(f, "%u", &t) == 1 && t == type;
+			if (f)
+				fclose(f);
+			if (hit) {
+				snprintf(path, sizeof path, "/sys/bus/event_source/devices/%s/cpumask",
+					 e->d_name);
+				if (access(path, R_OK) != 0)
+					strcpy(path, "/sys/devices/system/cpu/online");
+				break;
+			}
+		}
+		if (d)
+			closedir(d);
+	}
+	int n = read_cpulist(path, cpus);
+	if (n < 0)
+		return clab_seterr(CLAB_E_SYS, "linux-perf: cannot read the CPU list %s", path);
+	return n;
+}
+
+/* Opens the group on every CPU of the node, disabled. */
+static int open_node(perf_set *s, const char *domain)
+{
+	node_groups *g = s->node;
+	for (int k = 0; k < g->ncpu * s->n; k++)
+		g->fd[k] = -1;
+	for (int c = 0; c < g->ncpu; c++)
+		for (int i = 0; i < s->n; i++) {
+			int *fd = &g->fd[c * s->n];
+			long f = syscall(SYS_perf_event_open, &s->attr[i], -1, g->cpu[c],
+					 i ? fd[0] : -1, PERF_FLAG_FD_CLOEXEC);
+			if (f < 0) {
+				int err = errno;
+				close_node(s);
+				if (err == EACCES || err == EPERM)
+					return clab_seterr(CLAB_E_SYS,
+							   "perf_event_open(%s on CPU %d, every process): permission denied; "
+							   "node-wide counting needs perf_event_paranoid <= 0 (it is %d) or "
+							   "root/CAP_PERFMON", s->name[i], g->cpu[c], clab_perf_paranoid());
+				return open_error(s, i, err, domain);
+			}
+			fd[i] = (int)f;
+		}
+	s->pid = getpid();
+	return CLAB_OK;
+}
+
+static int node_ioctl(perf_set *s, unsigned long req, unsigned long arg, const char *what)
+{
+	node_groups *g = s->node;
+	for (int c = 0; c < g->ncpu; c++)
+		if (ioctl(g->fd[c * s->n], req, arg) < 0)
+			return clab_seterr(CLAB_E_SYS, "perf group %s on CPU %d: %s", what,
+					   g->cpu[c], strerror(errno));
+	return CLAB_OK;
+}
+
+static void scaled(const perf_set *s, uint64_t *vals);
+
+/* Reads every CPU's group; with vals, the sum of the scaled counts; with
+ * rebase, the times become the new base. */
+static int read_node(perf_set *s, uint64_t *vals, int rebase)
+{
+	node_groups *g = s->node;
+	size_t len = (size_t)(3 + s->n) * sizeof(uint64_t);
+	if (vals)
+		memset(vals, 0, (size_t)s->n * sizeof *vals);
+	for (int c = 0; c < g->ncpu; c++) {
+		ssize_t got = read(g->fd[c * s->n], s->buf, len);
+		if (got != (ssize_t)len)
+			return clab_seterr(CLAB_E_SYS, "read of perf group (%s, ...) on CPU %d: %s",
+					   s->name[0], g->cpu[c], got < 0 ? strerror(errno) : "short read");
+		uint64_t *b = &g->base[2 * c];
+		if (rebase) {
+			b[0] = s->buf[1];
+			b[1] = s->buf[2];
+		}
+		s->en0 = b[0];
+		s->run0 = b[1];
+		if (vals) {
+			uint64_t v[PERF_MAX_EVENTS];
+			scaled(s, v);
+			for (int i = 0; i < s->n; i++)
+				vals[i] += v[i];
+		}
+	}
+	return CLAB_OK;
+}
+
+static void free_node(node_groups *g)
+{
+	if (g) {
+		free(g->cpu);
+		free(g->fd);
+		free(g->base);
+		free(g);
+	}
+}
+
+static void free_set(perf_set *s)
+{
+	free_node(s->node);
+	free(s);
+}
+
+static int new_node(perf_set *s)
+{
+	node_groups *g = calloc(1, sizeof *g);
+	if (!g)
+		return CLAB_E_NOMEM;
+	s->node = g;
+	int n = node_cpus(s->attr[0].type, &g->cpu);
+	if (n < 0)
+		return n;
+	g->ncpu = n;
+	g->fd = malloc((size_t)n * (size_t)s->n * sizeof *g->fd);
+	g->base = calloc(2 * (size_t)n, sizeof *g->base);
+	return g->fd && g->base ? CLAB_OK : CLAB_E_NOMEM;
+}
+
 static int perf_program(void *unit, int hwthread, const clab_evreq *reqs, int n,
 			int flags, void *replace, void **out)
 {
@@ -644,17 +920,21 @@ static int perf_program(void *unit, int hwthread, const clab_evreq *reqs, int n,
 		a->inherit = 0;       /* group reads do not sum inherited children */
 	}
 	pthread_mutex_unlock(&pfm_lock);
-	int rc = open_group(s, u->domain);
+	int rc = u->node ? new_node(s) : CLAB_OK;
+	if (!rc)
+		rc = u->node ? open_node(s, u->domain) : open_group(s, u->domain);
 	if (rc) {
-		free(s);
+		free_set(s);
 		return rc;
 	}
 	if (replace) {
 		perf_set *r = replace;
 		close_group(r);
+		node_groups *old = r->node;
 		*r = *s;
 		free(s);
 		s = r;
+		free_node(old);
 	}
 	*out = s;
 	return CLAB_OK;
@@ -668,7 +948,7 @@ static void perf_discard(void *unit, void *set)
 		return;
 	forked(s);
 	close_group(s);
-	free(s);
+	free_set(s);
 }
 
 /* Reads the group: one read() into the set's buffer. */
@@ -700,7 +980,11 @@ static int perf_acquire(void *unit, void *set, void *replace)
 {
 	perf_unit *u = unit;
 	perf_set *s = set;
-	if (s->tid != gettid()) { /* planned by another thread: count this one */
+	if (s->node) { /* any thread's: only a forked child opens its own */
+		int rc = s->pid == getpid() ? CLAB_OK : open_node(s, u->domain);
+		if (rc)
+			return rc;
+	} else if (s->tid != gettid()) { /* planned by another thread: count this one */
 		close_group(s);
 		int rc = open_group(s, u->domain);
 		if (rc)
@@ -718,6 +1002,11 @@ static int perf_stop(void *unit, void *set)
 	perf_set *s = set;
 	if (!s->running || forked(s))
 		return CLAB_OK;
+	if (s->node) {
+		int rc = node_ioctl(s, PERF_EVENT_IOC_DISABLE, 0, "disable");
+		s->running = 0;
+		return rc ? rc : read_node(s, s->saved, 0);
+	}
 	/* the leader alone: it takes its siblings off the PMU with it (with
 	 * PERF_IOC_FLAG_GROUP, a task-clock sibling loses time after a
 	 * disable/enable cycle on Linux 6.18, seen in papi_host) */
@@ -740,6 +1029,10 @@ static void perf_release(void *unit, void *set)
 /* Counts and times restart from zero. */
 static int rebase(perf_set *s)
 {
+	if (s->node) {
+		int rc = node_ioctl(s, PERF_EVENT_IOC_RESET, PERF_IOC_FLAG_GROUP, "reset");
+		return rc ? rc : read_node(s, NULL, 1);
+	}
 	if (ioctl(s->fd[0], PERF_EVENT_IOC_RESET, PERF_IOC_FLAG_GROUP) < 0)
 		return clab_seterr(CLAB_E_SYS, "perf group reset: %s", strerror(errno));
 	int rc = read_group(s);
@@ -759,8 +1052,12 @@ static int perf_start(void *unit, void *set)
 	int rc = rebase(s);
 	if (rc)
 		return rc;
-	if (ioctl(s->fd[0], PERF_EVENT_IOC_ENABLE, 0) < 0) /* siblings follow */
+	if (s->node)
+		rc = node_ioctl(s, PERF_EVENT_IOC_ENABLE, 0, "enable");
+	else if (ioctl(s->fd[0], PERF_EVENT_IOC_ENABLE, 0) < 0) /* siblings follow */
 		return clab_seterr(CLAB_E_SYS, "perf group enable: %s", strerror(errno));
+	if (rc)
+		return rc;
 	for (int i = 0; i < s->n; i++)
 		s->next[i] = s->period[i];
 	s->running = 1;
@@ -777,6 +1074,10 @@ static int perf_overflow(void *unit, void *set, int i, uint64_t period, void *co
 		return clab_seterr(CLAB_E_INVAL, "linux-perf: no request %d", i);
 	if (s->running)
 		return clab_seterr(CLAB_E_STATE, "linux-perf: arming a running set");
+	if (s->node)
+		return clab_seterr(CLAB_E_INVAL,
+				   "linux-perf: node-wide counters cannot interrupt (no thread to signal; "
+				   "uncore PMUs cannot sample)");
 	s->period[i] = period;
 	s->next[i] = period;
 	s->armed = period ? s->armed | 1ull << i : s->armed & ~(1ull << i);
@@ -823,7 +1124,7 @@ static int perf_handler(void *unit, void *set, int on)
 {
 	(void)unit;
 	perf_set *s = set;
-	if (!s->running || forked(s))
+	if (!s->running || s->node || forked(s))
 		return CLAB_OK;
 	if (ioctl(s->fd[0], on ? PERF_EVENT_IOC_DISABLE : PERF_EVENT_IOC_ENABLE, 0) < 0)
 		return clab_seterr(CLAB_E_SYS, "perf group %s: %s", on ? "disable" : "enable",
@@ -850,6 +1151,8 @@ CLAB_HOT static int perf_read(void *unit, void *set, uint64_t *vals)
 		memcpy(vals, s->saved, (size_t)s->n * sizeof *vals);
 		return CLAB_OK;
 	}
+	if (s->node)
+		return read_node(s, vals, 0);
 	int rc = read_group(s);
 	if (!rc)
 		scaled(s, vals);

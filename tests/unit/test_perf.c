@@ -286,6 +286,11 @@ static void refusals(void **state)
 	assert_non_null(strstr(clab_errmsg(), "use user, kernel or all"));
 	assert_int_equal(clab_machine_open("host:kernel.events=perf::NOPE", &m), CLAB_E_PROFILE);
 	assert_non_null(strstr(clab_errmsg(), "'perf::NOPE' is not an event libpfm4 lists"));
+	for (const char *const *bad = (const char *const[]){"host:core.scope=package",
+			"host:core.pmus=gpu", "host:core.pmus=uncore", NULL}; *bad; bad++) {
+		assert_int_equal(clab_machine_open(*bad, &m), CLAB_E_PROFILE);
+		assert_non_null(strstr(clab_errmsg(), "scope is thread or node"));
+	}
 
 	/* the kernel domain: the kernel decides by perf_event_paranoid (or
 	 * the capabilities of root); a refusal names the value and the fix */
