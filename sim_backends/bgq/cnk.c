@@ -7,8 +7,8 @@
  * turns a timer off). A message-unit interrupt comes every `irq_packets`
  * memory-FIFO packets the node receives (0: the messaging layer polls, as
  * PAMI does by default); a live MPI program's eager packets
- * (libcounterlab-mpi) count among them. Performance-monitor interrupts come from counter
- * overflows. System calls and the other interrupt classes come from the
+ * (libcounterlab-mpi) count among them. Performance-monitor interrupts
+ * come from counter overflows. System calls and the other interrupt classes come from the
  * threads' activity profiles and explicit work (clab_sim_work).
  * `syscall_cycles` and `irq_cycles` are what the kernel costs per system
  * call and per timer interrupt: its share of the PUnit's counts
