@@ -26,7 +26,7 @@ LIBS := -liniparser -lhwloc -lpfm -lpthread -lm
 
 DEB_PACKAGES := build-essential dpkg-dev pkg-config libpfm4-dev libhwloc-dev \
 	libcmocka-dev libiniparser-dev libpng-dev openmpi-bin libopenmpi-dev patchelf \
-	gfortran papi-tools
+	gfortran papi-tools libfftw3-dev
 
 LIB_SRCS := $(wildcard framework/*.c sim_backends/activity/*.c sim_backends/bgq/*.c backends/linux/*.c \
 	sim_backends/bgl/*.c sim_backends/torus/*.c)
@@ -44,8 +44,13 @@ COMPONENT_FILES := $(wildcard components/*/*.c components/*/*.h components/*/Rul
 COMPONENT_LIST := $(BUILD)/papi-components
 $(shell mkdir -p $(BUILD) && echo '$(COMPONENTS)' | cmp -s - $(COMPONENT_LIST) || echo '$(COMPONENTS)' > $(COMPONENT_LIST))
 
+# libcounterlab-mpi (live MPI traffic) and the instrumented MPI programs
+MPICC ?= mpicc
+LIBCLAB_MPI := $(STAGE)/lib/libcounterlab-mpi.so
+APPS := $(patsubst tests/apps/%.c,$(STAGE)/bin/counterlab-%,$(wildcard tests/apps/*.c))
+
 .PHONY: all deps deps-check check demo bench install uninstall fresh-check clean lib
-all: $(PAPI_STAMP) $(UTILS)
+all: $(PAPI_STAMP) $(UTILS) $(LIBCLAB_MPI) $(APPS)
 
 # ---- Debian packages -------------------------------------------------------
 deps:
@@ -89,6 +94,14 @@ $(STAGE)/bin/%: utils/%.c $(LIBCLAB)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(CLAB_CFLAGS) $< -o $@ -L$(STAGE)/lib -lcounterlab \
 		-Wl,-rpath,$(STAGE)/lib
+
+$(LIBCLAB_MPI): sim_backends/activity/mpi/pmpi.c $(LIBCLAB)
+	$(MPICC) $(CFLAGS) $(CLAB_CFLAGS) -shared -Wl,-soname,libcounterlab-mpi.so $< -o $@ \
+		-L$(STAGE)/lib -lcounterlab -Wl,-rpath,$(STAGE)/lib
+
+$(APPS): $(STAGE)/bin/counterlab-%: tests/apps/%.c tests/apps/app.h $(LIBCLAB_MPI) $(PAPI_STAMP)
+	$(MPICC) $(CFLAGS) $(CLAB_CFLAGS) -I$(STAGE)/include $< -o $@ -L$(STAGE)/lib \
+		-lcounterlab-mpi -lpapi -lcounterlab -lfftw3 -lm -Wl,-rpath,$(STAGE)/lib
 
 # ---- PAPI from Debian's source package --------------------------------------
 # The source comes from `apt-get source papi` (a deb-src entry for this

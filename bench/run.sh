@@ -38,7 +38,8 @@ echo "bench: building into $out"
 "$CC" "${cflags[@]}" "$here/multiplex.c" -o "$out/multiplex" "${ldrpath[@]}" -lcounterlab -lm
 # host_read has no rpath: LD_LIBRARY_PATH picks the libpapi it measures
 "$CC" "${cflags[@]}" "$here/host_read.c" -o "$out/host_read" -L"$PREFIX/lib" -lpapi -ldl
-benches=${BENCHES:-read_latency netsim overflow multiplex host}
+mpicc "${cflags[@]}" "$here/pmpi.c" -o "$out/pmpi"
+benches=${BENCHES:-read_latency netsim overflow multiplex host pmpi}
 
 # run NAME ARGS...: one program, its stdout (one JSON object) echoed back
 run() {
@@ -76,6 +77,33 @@ write() {
 	echo "bench: wrote $results/$1.json"
 }
 
+if [[ " $benches " == *" pmpi "* ]]; then
+	# the same ping-pong without and with the interposer, alternating
+	# (2 ranks on neighbouring simulated nodes), 3 times each: the least of
+	# each side is compared
+	echo "bench: pmpi (added latency per message of libcounterlab-mpi)"
+	pp() {
+		timeout 300 mpirun --allow-run-as-root --oversubscribe -n 2 "$@" "$out/pmpi" 20000 5 \
+			2>"$out/pmpi.stderr" || { cat "$out/pmpi.stderr" >&2; exit 1; }
+	}
+	plain=() live=()
+	for i in 1 2 3; do
+		plain+=("$(pp)")
+		live+=("$(COUNTERLAB_MACHINES=$root/machines COUNTERLAB_MACHINE="bgq:clock=virtual,activity=none,torus=1x2x1x1x2,ppn=1" \
+			pp -x LD_PRELOAD="$PREFIX/lib/libcounterlab-mpi.so" -x COUNTERLAB_MACHINE -x COUNTERLAB_MACHINES)")
+	done
+	least() { # SIZE JSON...: the least ns_per_message_SIZE
+		local s=$1; shift
+		for j in "$@"; do field "$j" "ns_per_message_$s"; done | sort -g | head -1
+	}
+	p8=$(least 8 "${plain[@]}") l8=$(least 8 "${live[@]}")
+	p64=$(least 65536 "${plain[@]}") l64=$(least 65536 "${live[@]}")
+	add8=$(awk -v a="$l8" -v b="$p8" 'BEGIN { printf "%.1f", a - b }')
+	add64=$(awk -v a="$l64" -v b="$p64" 'BEGIN { printf "%.1f", a - b }')
+	verdict=$(awk -v a="$add8" 'BEGIN { print (a <= 1000 ? "true" : "false") }')
+	write pmpi "{\"benchmark\":\"pmpi\",$(machine_json),\"plain_ns_per_message\":{\"8\":$p8,\"65536\":$p64},\"interposed_ns_per_message\":{\"8\":$l8,\"65536\":$l64},\"added_ns_per_message\":{\"8\":$add8,\"65536\":$add64},\"target_added_ns_8\":1000,\"meets_target\":$verdict,\"plain_runs\":[$(IFS=,; echo "${plain[*]}")],\"interposed_runs\":[$(IFS=,; echo "${live[*]}")]}"
+	echo "pmpi: added per message: 8 B $add8 ns, 64 KB $add64 ns (target <= 1000 ns for 8 B)"
+fi
 if [[ " $benches " == *" netsim "* ]]; then
 	echo "bench: netsim (512-node FFT study, then Sequoia)"
 	ns=$(run netsim)

@@ -83,6 +83,9 @@ done
 # counterlab-netsim's command line (options and their errors)
 run "cli/test_netsim" bash tests/cli/test_netsim.sh "$PREFIX/bin"
 
+# live MPI programs (libcounterlab-mpi) against the offline engine
+run "cli/test_live_mpi" bash tests/cli/test_live_mpi.sh "$PREFIX/bin"
+
 # setup scripts (deps, PAPI source, install) against made-up apt configurations
 run "setup/test_setup" bash tests/setup/test_setup.sh
 

@@ -249,6 +249,71 @@ int clab_net_pattern(clab_net *n, const char *spec);
 /* One line per pattern: name, keys and what it does (for --help). */
 const char *clab_net_pattern_help(void);
 
+/* ---- live traffic (sim_backends/torus/live.c) ------------------------------
+ * A live MPI program's messages (libcounterlab-mpi, README "Live MPI
+ * programs") are routed one by one, exactly as clab_net routes them, and
+ * land in per-node blocks of counters that the live layer keeps in memory
+ * shared between processes; a machine's network unit adds a node's block
+ * to what the model counted for clab_sim_traffic. */
+
+/* The torus network of a machine profile, as its network unit built it:
+ * [machine] torus, ppn, map; [network] order, rank and model parameters.
+ * node: where this process's rank sits. */
+typedef struct clab_torus_net {
+	clab_netspec spec;
+	clab_torus torus;
+	clab_map map;
+	uint32_t rank, node;
+} clab_torus_net;
+
+typedef struct clab_machine clab_machine;
+/* The machine's torus network (shared by its units), or NULL with
+ * CLAB_E_NOCOMP in *err when the machine has no torus network unit. */
+const clab_torus_net *clab_machine_torus(clab_machine *m, int *err);
+
+#define CLAB_LIVE_LINKS 11
+/* Counters of a link, per VC. */
+enum clab_live_link { CLAB_LIVE_SENT_CHUNKS, CLAB_LIVE_SENT_PACKETS,
+		      CLAB_LIVE_RECV_CHUNKS, CLAB_LIVE_RECV_PACKETS, CLAB_LIVE_NLINKCTR };
+/* The node's message unit: packets and messages injected, packets received
+ * into a memory FIFO (eager messages) or as direct puts (rendezvous data),
+ * and the on-node share of the injected packets. */
+enum clab_live_mu { CLAB_LIVE_MU_PKT_INJ, CLAB_LIVE_MU_MSG_INJ, CLAB_LIVE_MU_FIFO_RCV,
+		    CLAB_LIVE_MU_PUT_RCV, CLAB_LIVE_MU_LOCAL, CLAB_LIVE_NMU };
+typedef struct clab_live_node {
+	uint64_t link[CLAB_LIVE_LINKS][CLAB_NVC][CLAB_LIVE_NLINKCTR];
+	uint64_t mu[CLAB_LIVE_NMU];
+} clab_live_node;
+/* Word k of a node's block (a clab_live_node seen as uint64_t[]). */
+#define CLAB_LIVE_LINK_WORD(link, vc, ctr) \
+	((((size_t)(link) * CLAB_NVC + (size_t)(vc)) * CLAB_LIVE_NLINKCTR) + (size_t)(ctr))
+#define CLAB_LIVE_MU_WORD(k) \
+	((size_t)CLAB_LIVE_LINKS * CLAB_NVC * CLAB_LIVE_NLINKCTR + (size_t)(k))
+
+/* Adds v to word k of node x's block. */
+typedef void (*clab_live_add)(void *arg, uint32_t x, size_t k, uint64_t v);
+/* One message of `bytes` from rank src to rank dst (vc: CLAB_VC_MPI picks
+ * by size as clab_net_send does): its packets' chunks along the route and
+ * the message units of both ends, through add. rot: which minimal path a
+ * dynamically routed message takes (the rotation of the order of the
+ * dimensions it crosses; clab_net spreads count messages over rotations
+ * 0, 1, ...); deterministic messages ignore it. */
+int clab_live_message(const clab_torus *t, const clab_map *map, uint32_t src,
+		      uint32_t dst, uint64_t bytes, int vc, unsigned rot,
+		      clab_live_add add, void *arg);
+/* What clab_net_count would give for a node whose traffic is all in b
+ * (link -1: all torus links). The receive FIFO, no-token and cycle
+ * counters are not kept live (they need the model's timing): 0. */
+uint64_t clab_live_count(const clab_live_node *b, const clab_torus *t, int link,
+			 enum clab_netctr what, unsigned vcmask);
+/* The live layer of this process says where the block of node x is
+ * (get(arg, x), current up to every message completed before the call);
+ * NULL: no live layer. Process-wide. */
+typedef const clab_live_node *(*clab_live_get)(void *arg, uint32_t x);
+void clab_live_attach(clab_live_get get, void *arg);
+/* Node x's live block, NULL when no live layer is attached. */
+const clab_live_node *clab_live_block(uint32_t x);
+
 #ifdef __cplusplus
 }
 #endif

@@ -244,12 +244,10 @@ int bgq_mu_message(uint64_t seq, int kind, uint64_t bytes, uint64_t *count);
 /* nw.c: the machine's torus, shared by the network unit and the traffic
  * of clab_sim_traffic; `node` is where this process's rank runs. */
 typedef struct bgq_net {
+	clab_torus_net tn;   /* first: clab_machine_torus gives it; its spec is
+			      * bgq's with the profile's [network] changes */
 	pthread_mutex_t lock;
-	clab_netspec spec;   /* bgq's, with the profile's [network] changes */
-	clab_torus torus;
-	clab_map map;
 	clab_net *net;
-	uint32_t rank, node;
 } bgq_net;
 bgq_net *bgq_net_get(clab_machine *m, int *err);
 /* Runs a traffic pattern; *seconds: its modelled time. */

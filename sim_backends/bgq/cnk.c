@@ -6,8 +6,9 @@
  * thread's clock and the decrementer every `dec_period` ([kernel] keys; 0
  * turns a timer off). A message-unit interrupt comes every `irq_packets`
  * memory-FIFO packets the node receives (0: the messaging layer polls, as
- * PAMI does by default). Performance-monitor interrupts come from counter
- * overflows. System calls and the other interrupt classes come from the
+ * PAMI does by default); a live MPI program's eager packets
+ * (libcounterlab-mpi) count among them. Performance-monitor interrupts
+ * come from counter overflows. System calls and the other interrupt classes come from the
  * threads' activity profiles and explicit work (clab_sim_work).
  * `syscall_cycles` and `irq_cycles` are what the kernel costs per system
  * call and per timer interrupt: its share of the PUnit's counts
@@ -38,6 +39,9 @@ static int cnk_values(bgq_fixed_unit *u, bgq_fixed_set *s, uint64_t *v)
 		bgq_node_sum(u->node, &s->sum[0]);
 	bgq_node_sum(u->node, &s->sum[1]);
 	const uint64_t *node = s->sum[0].total, *hwt = s->sum[1].total;
+	/* a live MPI program's eager packets interrupt too */
+	const clab_live_node *live = u->net ? clab_live_block(u->net->tn.node) : NULL;
+	uint64_t live_fifo = live ? __atomic_load_n(&live->mu[CLAB_LIVE_MU_FIFO_RCV], __ATOMIC_RELAXED) : 0;
 	const int *hwt_nev = s->sum[1].nev;
 	for (int i = 0; i < s->n; i++) {
 		int ev = s->ev[i];
@@ -45,7 +49,7 @@ static int cnk_values(bgq_fixed_unit *u, bgq_fixed_set *s, uint64_t *v)
 		uint64_t period = sel == HWT_FIT ? u->fit_period
 				: sel == HWT_DECREMENTER ? u->dec_period : 0;
 		if (ev == CNK_MUINT)
-			v[i] = u->irq_packets ? node[0] / u->irq_packets : 0;
+			v[i] = u->irq_packets ? (node[0] + live_fifo) / u->irq_packets : 0;
 		else if (ev < CNK_HWT0)
 			v[i] = node[1];
 		else if (bgq_nev_feed(hwt_nev[i + 1]) == BGQ_FEED_CLOCK)
@@ -86,6 +90,8 @@ static int cnk_open(clab_machine *m, const char *section, void **unit,
 	if (!rc)
 		rc = clab_machine_unit_u64(m, section, "irq_cycles", 600, 0, 1u << 30,
 					   &irq_cycles);
+	if (!rc) /* the node's place in the torus, for a live program's messages */
+		u->net = bgq_net_get(m, &rc);
 	if (rc) {
 		bgq_fixed_close(u);
 		return rc;

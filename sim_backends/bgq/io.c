@@ -12,7 +12,10 @@
  * through the slave port, a put's completion counter is polled once.
  * Messages take the MU's three master ports in turn. Each port request is
  * pending for `port_latency` cycles ([io] key), which makes the PEND counts.
- * PCIe and DevBus serve I/O nodes and stay zero on a compute node. */
+ * PCIe and DevBus serve I/O nodes and stay zero on a compute node.
+ * A live MPI program (libcounterlab-mpi) adds its messages' packets
+ * injected and received (eager into a memory FIFO, rendezvous as puts)
+ * and messages injected, from the node's live block. */
 #include <stdlib.h>
 #include <string.h>
 #include "counterlab/sim.h"
@@ -75,6 +78,15 @@ static int io_values(bgq_fixed_unit *u, bgq_fixed_set *s, uint64_t *v)
 	}
 	bgq_node_sum(u->node, &s->sum[0]);
 	memcpy(mu, s->sum[0].total, sizeof mu);
+	const clab_live_node *live = u->net ? clab_live_block(u->net->tn.node) : NULL;
+	if (live) { /* a live MPI program's messages */
+#define LIVE(k) __atomic_load_n(&live->mu[k], __ATOMIC_RELAXED)
+		mu[MU_PKT_INJ] += LIVE(CLAB_LIVE_MU_PKT_INJ);
+		mu[MU_MSG_INJ] += LIVE(CLAB_LIVE_MU_MSG_INJ);
+		mu[MU_FIFO_PKT_RCV] += LIVE(CLAB_LIVE_MU_FIFO_RCV);
+		mu[MU_PUT_PKT_RCV] += LIVE(CLAB_LIVE_MU_PUT_RCV);
+#undef LIVE
+	}
 	for (int p = 0; p < 3; p++) {
 		mu[MU_PEND0 + 2 * p] = mu[PORT(p, WRT16)] * u->latency;
 		mu[MU_PEND0 + 2 * p + 1] = (mu[PORT(p, RD32)] + mu[PORT(p, RD64)] +
@@ -113,6 +125,8 @@ static int io_open(clab_machine *m, const char *section, void **unit,
 	if (rc)
 		return rc;
 	rc = clab_machine_unit_u64(m, section, "port_latency", 80, 1, 1u << 20, &u->latency);
+	if (!rc) /* the node's place in the torus, for a live program's messages */
+		u->net = bgq_net_get(m, &rc);
 	if (rc) {
 		bgq_fixed_close(u);
 		return rc;

@@ -7,7 +7,10 @@
  * received (counter 4) and receive-FIFO occupancy (counter 5, both under
  * one VC mask), summed over the links the set attaches to. The network
  * cycles are the reading thread's cycles at the 500 MHz network clock.
- * Nothing travels on the I/O link of a compute node here. */
+ * Nothing travels on the I/O link of a compute node here. A live MPI
+ * program (libcounterlab-mpi) adds the chunks and packets its messages
+ * put on the node's links (clab_live_block); the receive FIFO reads only
+ * what the model's timed traffic left there. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +34,7 @@ static void net_destroy(void *p)
 {
 	bgq_net *b = p;
 	clab_net_free(b->net);
-	clab_map_free(&b->map);
+	clab_map_free(&b->tn.map);
 	pthread_mutex_destroy(&b->lock);
 	free(b);
 }
@@ -55,7 +58,7 @@ static void *net_create(clab_machine *m, int *err)
 		return NULL;
 	}
 	pthread_mutex_init(&b->lock, NULL);
-	b->spec = *spec;
+	b->tn.spec = *spec;
 	int rc = clab_machine_setting_u64(m, "ppn", (uint64_t)spec->ppn, 1,
 					  (uint64_t)spec->max_ppn, &ppn);
 	/* the profile's changes to the model's parameters */
@@ -64,20 +67,20 @@ static void *net_create(clab_machine *m, int *err)
 		char key[64];
 		snprintf(key, sizeof key, "network.%s", name);
 		const char *v = clab_machine_setting(m, key);
-		if (v && clab_netspec_set(&b->spec, name, v))
+		if (v && clab_netspec_set(&b->tn.spec, name, v))
 			rc = CLAB_E_PROFILE;  /* a malformed profile value */
 	}
 	if (!rc)
-		rc = clab_torus_init(&b->torus, &b->spec, clab_machine_setting(m, "torus"),
+		rc = clab_torus_init(&b->tn.torus, &b->tn.spec, clab_machine_setting(m, "torus"),
 				     (int)ppn, clab_machine_setting(m, "network.order"));
 	if (!rc)
-		rc = clab_map_init(&b->map, &b->torus, clab_machine_setting(m, "map"));
+		rc = clab_map_init(&b->tn.map, &b->tn.torus, clab_machine_setting(m, "map"));
 	if (!rc)
 		rc = clab_machine_unit_u64(m, "network", "rank", default_rank(), 0,
-					   b->map.nranks - 1, &rank);
-	if (!rc && (b->net = clab_net_new(&b->torus, &b->map, &rc)) != NULL) {
-		b->rank = (uint32_t)rank;
-		b->node = b->map.node[rank];
+					   b->tn.map.nranks - 1, &rank);
+	if (!rc && (b->net = clab_net_new(&b->tn.torus, &b->tn.map, &rc)) != NULL) {
+		b->tn.rank = (uint32_t)rank;
+		b->tn.node = b->tn.map.node[rank];
 	}
 	if (rc) {
 		/* name the machine once: setting errors already start with it */
@@ -95,7 +98,7 @@ static void *net_create(clab_machine *m, int *err)
 
 bgq_net *bgq_net_get(clab_machine *m, int *err)
 {
-	return clab_machine_shared(m, "bgq-net", net_create, net_destroy, err);
+	return clab_machine_shared(m, "torus-net", net_create, net_destroy, err);
 }
 
 int bgq_net_traffic(bgq_net *b, const char *pattern, double *seconds)
@@ -187,6 +190,7 @@ static void nw_retire(bgq_fixed_unit *u, const bgq_fixed_set *s)
 static int nw_values(bgq_fixed_unit *u, bgq_fixed_set *s, uint64_t *v)
 {
 	bgq_net *b = u->net;
+	const clab_live_node *live = clab_live_block(b->tn.node);
 	pthread_mutex_lock(&b->lock);
 	for (int i = 0; i < s->n; i++) {
 		enum clab_netctr what = what_of(s->ev[i]);
@@ -195,9 +199,13 @@ static int nw_values(bgq_fixed_unit *u, bgq_fixed_set *s, uint64_t *v)
 			v[i] = u->node->hwt[s->hw].now * 5 / 16;
 			continue;
 		}
-		for (int l = 0; l < b->torus.nlinks; l++)
-			if (links_of(s->arg[i]) & (1u << l))
-				v[i] += clab_net_count(b->net, b->node, l, what, vcs_of(s->arg[i]));
+		for (int l = 0; l < b->tn.torus.nlinks; l++)
+			if (links_of(s->arg[i]) & (1u << l)) {
+				v[i] += clab_net_count(b->net, b->tn.node, l, what, vcs_of(s->arg[i]));
+				if (live) /* a live MPI program's traffic */
+					v[i] += clab_live_count(live, &b->tn.torus, l, what,
+								vcs_of(s->arg[i]));
+			}
 	}
 	pthread_mutex_unlock(&b->lock);
 	return CLAB_OK;

@@ -1,0 +1,24 @@
+/* libcounterlab-mpi: a PMPI layer that routes a live MPI program's
+ * messages over the simulated torus of the machine COUNTERLAB_MACHINE
+ * names (README "Live MPI programs"). A program needs none of this to be
+ * counted (linked or LD_PRELOADed, the library sees its MPI calls); these
+ * calls only tell where the layer placed the calling rank. */
+#ifndef COUNTERLAB_LIVE_MPI_H
+#define COUNTERLAB_LIVE_MPI_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The simulated node of the calling rank (MPI_COMM_WORLD), the lowest
+ * world rank on that node (*first), so that a program can count each node
+ * once, and the machine's number of nodes. CLAB_E_STATE when the layer is not active (before MPI_Init, or
+ * the machine has no torus network). */
+int clab_mpi_node(uint32_t *node, int *first, uint32_t *nodes);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,497 @@
+/* libcounterlab-mpi: live MPI traffic as an activity source of the
+ * simulated machine (README "Live MPI programs").
+ *
+ * Interposition. The MPI calls below are the standard PMPI wrappers: each
+ * notes the messages the calling rank sends (size, destination's world
+ * rank) and then calls the real PMPI_ function. Every message is routed
+ * by clab_live_message on the torus of the machine COUNTERLAB_MACHINE
+ * names, with the machine's protocol (eager messages deterministic,
+ * rendezvous ones dynamic, collectives on the collective VCs), and lands
+ * in the counter blocks of the nodes it touches. Only the sender counts a
+ * message, so each is counted once.
+ *
+ * Shared counter state. The block of a simulated node lives in memory of
+ * the world rank that hosts it (the lowest rank the map places there; a
+ * node without ranks goes to rank node % size). Ranks of one shared-memory
+ * domain allocate theirs in one MPI_Win_allocate_shared window; a second
+ * window over the same memory spans MPI_COMM_WORLD for the ranks of other
+ * domains. With one domain every rank adds with atomic instructions
+ * straight into the shared memory; with several, every add is an
+ * MPI_Accumulate (MPI_SUM, so concurrent adds are atomic by MPI's rules),
+ * flushed before the message itself is sent. Either way a count is in its
+ * block before the message that caused it leaves, so a PAPI read after
+ * the message's completion (or anything ordered after it) sees it.
+ * COUNTERLAB_MPI_DOMAINS=K splits each real shared-memory domain into K
+ * (by rank) to run the multi-host path on one host.
+ *
+ * Collectives are modelled as these messages (each rank its own share):
+ * all-to-all(v) and allgather: one message to every other member;
+ * broadcast: a binomial tree from the root; reduce: the binomial tree
+ * towards the root; allreduce: reduce to the first member, then
+ * broadcast; barrier: an allreduce of empty messages; gather and scatter:
+ * straight to or from the root. BG/Q runs broadcast, reduce, allreduce and
+ * barrier on its collective network: those messages use the world or the
+ * sub-communicator collective VC; the rest, like point-to-point, pick by
+ * size. Non-blocking collectives, one-sided calls and persistent requests
+ * are not observed. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "counterlab/counterlab.h"
+#include "counterlab/torus.h"
+#include "counterlab/live_mpi.h"
+
+#define WORDS (sizeof(clab_live_node) / sizeof(uint64_t))
+#define PENDING 256
+
+static struct {
+	int on;
+	const clab_torus_net *tn;
+	int me, size;
+	int *owner;          /* [node] world rank holding its block */
+	MPI_Aint *disp;      /* [node] its offset in the owner's memory, in words */
+	uint64_t **local;    /* [node] the block, when in this domain's memory */
+	int direct;          /* one domain: add with atomics */
+	MPI_Comm domain;
+	MPI_Win shwin, win;
+	unsigned *rot;       /* [dst node] next minimal path of a dynamic message */
+	int keyval;          /* communicator attribute: its ranks in world ranks */
+	uint64_t pend[PENDING];
+	int npend;
+	clab_live_node copy; /* a block held in another domain, as last fetched */
+} L;
+
+/* ---- counting ------------------------------------------------------------ */
+
+static void flush(void)
+{
+	if (L.npend) {
+		MPI_Win_flush_all(L.win);
+		L.npend = 0;
+	}
+}
+
+static void add(void *arg, uint32_t x, size_t k, uint64_t v)
+{
+	(void)arg;
+	if (L.direct) {
+		__atomic_fetch_add(L.local[x] + k, v, __ATOMIC_RELAXED);
+		return;
+	}
+	if (L.npend == PENDING)
+		flush();
+	L.pend[L.npend] = v; /* kept until the flush: MPI reads it until then */
+	MPI_Accumulate(&L.pend[L.npend++], 1, MPI_UINT64_T, L.owner[x],
+		       L.disp[x] + (MPI_Aint)k, 1, MPI_UINT64_T, MPI_SUM, L.win);
+}
+
+/* A message of `bytes` from this rank to world rank `to`. */
+static void send_world(int to, uint64_t bytes, int vc)
+{
+	if (to < 0 || to == MPI_PROC_NULL)
+		return;
+	const clab_torus_net *tn = L.tn;
+	uint32_t dst_node = tn->map.node[to];
+	int rc = clab_live_message(&tn->torus, &tn->map, (uint32_t)L.me, (uint32_t)to, bytes,
+				   vc, L.rot[dst_node], add, NULL);
+	if (!rc && bytes > tn->spec.eager_max)
+		L.rot[dst_node]++; /* dynamic messages take the minimal paths in turn */
+	flush();
+}
+
+static int del_ranks(MPI_Comm c, int key, void *val, void *extra)
+{
+	(void)c, (void)key, (void)extra;
+	free(val);
+	return MPI_SUCCESS;
+}
+
+/* World ranks of comm's members (the remote group of an
+ * inter-communicator), cached on the communicator; NULL for the world. */
+static const int *world_ranks(MPI_Comm comm, int *n)
+{
+	if (comm == MPI_COMM_WORLD) {
+		*n = L.size;
+		return NULL;
+	}
+	int flag, inter;
+	int *r;
+	PMPI_Comm_get_attr(comm, L.keyval, &r, &flag);
+	PMPI_Comm_test_inter(comm, &inter);
+	MPI_Group g, wg;
+	if (inter)
+		PMPI_Comm_remote_group(comm, &g);
+	else
+		PMPI_Comm_group(comm, &g);
+	PMPI_Group_size(g, n);
+	if (!flag) {
+		int *in = malloc((size_t)*n * sizeof *in);
+		r = malloc(((size_t)*n + 1) * sizeof *r);
+		if (!in || !r) {
+			free(in);
+			free(r);
+			PMPI_Group_free(&g);
+			*n = 0; /* counts nothing rather than wrong ranks */
+			return NULL;
+		}
+		for (int i = 0; i < *n; i++)
+			in[i] = i;
+		PMPI_Comm_group(MPI_COMM_WORLD, &wg);
+		PMPI_Group_translate_ranks(g, *n, in, wg, r);
+		PMPI_Group_free(&wg);
+		free(in);
+		PMPI_Comm_set_attr(comm, L.keyval, r);
+	}
+	PMPI_Group_free(&g);
+	return r;
+}
+
+static int world_of(const int *ranks, int i)
+{
+	return i == MPI_PROC_NULL || i < 0 ? -1 : ranks ? ranks[i] : i;
+}
+
+static uint64_t bytes_of(int count, MPI_Datatype t)
+{
+	int sz = 0;
+	if (count <= 0 || PMPI_Type_size(t, &sz) != MPI_SUCCESS || sz <= 0)
+		return 0;
+	return (uint64_t)count * (uint64_t)sz;
+}
+
+static void p2p(MPI_Comm comm, int dest, int count, MPI_Datatype t)
+{
+	if (!L.on || dest == MPI_PROC_NULL)
+		return;
+	int n;
+	const int *r = world_ranks(comm, &n);
+	if (dest >= 0 && dest < n)
+		send_world(world_of(r, dest), bytes_of(count, t), CLAB_VC_MPI);
+}
+
+/* The collective VC of comm: the world's, or a sub-communicator's. */
+static int coll_vc(MPI_Comm comm)
+{
+	int cmp;
+	PMPI_Comm_compare(comm, MPI_COMM_WORLD, &cmp);
+	return cmp == MPI_IDENT || cmp == MPI_CONGRUENT ? CLAB_VC_WORLD_COLL
+		: CLAB_VC_SUBCOMM_COLL;
+}
+
+/* This rank's messages of a binomial broadcast from root (down=1), or of
+ * the reduction towards it (down=0). */
+static void tree(MPI_Comm comm, int root, uint64_t bytes, int down, int vc)
+{
+	int n, me;
+	const int *r = world_ranks(comm, &n);
+	PMPI_Comm_rank(comm, &me);
+	int rel = (me - root + n) % n;
+	if (down) {
+		for (int span = 1; span < n; span *= 2)
+			if (rel < span && rel + span < n)
+				send_world(world_of(r, (rel + span + root) % n), bytes, vc);
+	} else if (rel) {
+		send_world(world_of(r, (rel - (rel & -rel) + root) % n), bytes, vc);
+	}
+}
+
+/* One message to every other member: bytes_at(i) to member i. */
+static void to_all(MPI_Comm comm, const int *counts, int count, MPI_Datatype t)
+{
+	int n, me;
+	const int *r = world_ranks(comm, &n);
+	PMPI_Comm_rank(comm, &me);
+	for (int i = 1; i < n; i++) {
+		int j = (me + i) % n;
+		send_world(world_of(r, j), bytes_of(counts ? counts[j] : count, t), CLAB_VC_MPI);
+	}
+}
+
+/* ---- setting up ---------------------------------------------------------- */
+
+static const clab_live_node *get_block(void *arg, uint32_t x)
+{
+	(void)arg;
+	if (!L.on || x >= L.tn->torus.nodes)
+		return NULL;
+	if (L.direct)
+		return (const clab_live_node *)L.local[x];
+	if (L.local[x]) {
+		MPI_Win_sync(L.win); /* others' accumulates into this memory */
+		return (const clab_live_node *)L.local[x];
+	}
+	MPI_Get(&L.copy, (int)WORDS, MPI_UINT64_T, L.owner[x], L.disp[x], (int)WORDS,
+		MPI_UINT64_T, L.win);
+	MPI_Win_flush(L.owner[x], L.win);
+	return &L.copy;
+}
+
+static int fail(const char *why)
+{
+	fprintf(stderr, "libcounterlab-mpi (rank %d): %s; this run's messages are not counted\n",
+		L.me, why);
+	return MPI_ERR_OTHER;
+}
+
+static int setup(void)
+{
+	clab_machine *m;
+	int err;
+	PMPI_Comm_rank(MPI_COMM_WORLD, &L.me);
+	PMPI_Comm_size(MPI_COMM_WORLD, &L.size);
+	if (clab_machine_default(&m) || !(L.tn = clab_machine_torus(m, &err)))
+		return fail(clab_errmsg());
+	const clab_torus_net *tn = L.tn;
+	uint32_t nodes = tn->torus.nodes;
+	if ((uint32_t)L.size > tn->map.nranks) {
+		char why[200];
+		snprintf(why, sizeof why, "%d ranks run but the machine's map places %u (torus %u nodes x ppn %d)",
+			 L.size, tn->map.nranks, nodes, tn->torus.ppn);
+		return fail(why);
+	}
+	if (tn->rank != (uint32_t)L.me)
+		return fail("the network unit's [network] rank is not this rank's MPI_COMM_WORLD rank");
+	L.owner = malloc(nodes * sizeof *L.owner);
+	L.disp = calloc(nodes, sizeof *L.disp);
+	L.local = calloc(nodes, sizeof *L.local);
+	L.rot = calloc(nodes, sizeof *L.rot);
+	if (!L.owner || !L.disp || !L.local || !L.rot)
+		return fail("no memory");
+	for (uint32_t x = 0; x < nodes; x++)
+		L.owner[x] = -1;
+	for (int r = L.size - 1; r >= 0; r--)
+		L.owner[tn->map.node[r]] = r;
+	int mine = 0;
+	for (uint32_t x = 0; x < nodes; x++) {
+		if (L.owner[x] < 0)
+			L.owner[x] = (int)(x % (uint32_t)L.size);
+		if (L.owner[x] == L.me)
+			L.disp[x] = (MPI_Aint)(mine++ * WORDS);
+	}
+	/* every rank learns where each node's block sits in its owner's memory */
+	MPI_Aint *all = calloc(nodes, sizeof *all);
+	if (!all)
+		return fail("no memory");
+	PMPI_Allreduce(L.disp, all, (int)nodes, MPI_AINT, MPI_SUM, MPI_COMM_WORLD);
+	memcpy(L.disp, all, nodes * sizeof *all);
+	free(all);
+
+	/* the shared-memory domains, split further on request */
+	MPI_Comm real;
+	int domains = 1, drank, dsize;
+	const char *e = getenv("COUNTERLAB_MPI_DOMAINS");
+	if (e && (domains = atoi(e)) < 1)
+		return fail("COUNTERLAB_MPI_DOMAINS wants a number of domains per host, 1 or more");
+	PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &real);
+	PMPI_Comm_rank(real, &drank);
+	PMPI_Comm_size(real, &dsize);
+	PMPI_Comm_split(real, drank * domains / dsize, drank, &L.domain);
+	PMPI_Comm_free(&real);
+	PMPI_Comm_size(L.domain, &dsize);
+	uint64_t *base;
+	MPI_Aint bytes = (MPI_Aint)(mine * sizeof(clab_live_node));
+	if (PMPI_Win_allocate_shared(bytes, sizeof(uint64_t), MPI_INFO_NULL, L.domain, &base,
+				     &L.shwin) != MPI_SUCCESS)
+		return fail("MPI_Win_allocate_shared failed");
+	memset(base, 0, (size_t)bytes);
+	if (PMPI_Win_create(base, bytes, sizeof(uint64_t), MPI_INFO_NULL, MPI_COMM_WORLD,
+			    &L.win) != MPI_SUCCESS)
+		return fail("MPI_Win_create failed");
+	/* the blocks of this domain, addressed directly */
+	MPI_Group dg, wg;
+	PMPI_Comm_group(L.domain, &dg);
+	PMPI_Comm_group(MPI_COMM_WORLD, &wg);
+	for (uint32_t x = 0; x < nodes; x++) {
+		int d;
+		PMPI_Group_translate_ranks(wg, 1, &L.owner[x], dg, &d);
+		if (d == MPI_UNDEFINED)
+			continue;
+		MPI_Aint sz;
+		int unit;
+		uint64_t *p;
+		PMPI_Win_shared_query(L.shwin, d, &sz, &unit, &p);
+		L.local[x] = p + L.disp[x];
+	}
+	PMPI_Group_free(&dg);
+	PMPI_Group_free(&wg);
+	int world_domains = dsize == L.size ? 1 : 2;
+	L.direct = world_domains == 1;
+	PMPI_Win_lock_all(MPI_MODE_NOCHECK, L.win);
+	PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, del_ranks, &L.keyval, NULL);
+	PMPI_Barrier(MPI_COMM_WORLD); /* every block zeroed before anyone counts */
+	L.on = 1;
+	clab_live_attach(get_block, NULL);
+	return MPI_SUCCESS;
+}
+
+static void teardown(void)
+{
+	if (!L.on)
+		return;
+	clab_live_attach(NULL, NULL);
+	L.on = 0;
+	PMPI_Win_unlock_all(L.win);
+	PMPI_Win_free(&L.win);
+	PMPI_Win_free(&L.shwin);
+	PMPI_Comm_free(&L.domain);
+	PMPI_Comm_free_keyval(&L.keyval);
+	free(L.owner);
+	free(L.disp);
+	free(L.local);
+	free(L.rot);
+}
+
+int clab_mpi_node(uint32_t *node, int *first, uint32_t *nodes)
+{
+	if (!L.on)
+		return CLAB_E_STATE;
+	*node = L.tn->map.node[L.me];
+	*first = L.owner[*node];
+	*nodes = L.tn->torus.nodes;
+	return CLAB_OK;
+}
+
+/* ---- the wrappers --------------------------------------------------------- */
+
+int MPI_Init(int *argc, char ***argv)
+{
+	int rc = PMPI_Init(argc, argv);
+	return rc == MPI_SUCCESS ? setup() : rc;
+}
+
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+	int rc = PMPI_Init_thread(argc, argv, required, provided);
+	return rc == MPI_SUCCESS ? setup() : rc;
+}
+
+int MPI_Finalize(void)
+{
+	teardown();
+	return PMPI_Finalize();
+}
+
+#define SEND_LIKE(NAME, ...)                                                             \
+	int NAME(const void *buf, int count, MPI_Datatype t, int dest, int tag,         \
+		 MPI_Comm comm __VA_ARGS__)
+SEND_LIKE(MPI_Send) { p2p(comm, dest, count, t); return PMPI_Send(buf, count, t, dest, tag, comm); }
+SEND_LIKE(MPI_Ssend) { p2p(comm, dest, count, t); return PMPI_Ssend(buf, count, t, dest, tag, comm); }
+SEND_LIKE(MPI_Bsend) { p2p(comm, dest, count, t); return PMPI_Bsend(buf, count, t, dest, tag, comm); }
+SEND_LIKE(MPI_Rsend) { p2p(comm, dest, count, t); return PMPI_Rsend(buf, count, t, dest, tag, comm); }
+SEND_LIKE(MPI_Isend, , MPI_Request *req)
+{ p2p(comm, dest, count, t); return PMPI_Isend(buf, count, t, dest, tag, comm, req); }
+SEND_LIKE(MPI_Issend, , MPI_Request *req)
+{ p2p(comm, dest, count, t); return PMPI_Issend(buf, count, t, dest, tag, comm, req); }
+SEND_LIKE(MPI_Ibsend, , MPI_Request *req)
+{ p2p(comm, dest, count, t); return PMPI_Ibsend(buf, count, t, dest, tag, comm, req); }
+SEND_LIKE(MPI_Irsend, , MPI_Request *req)
+{ p2p(comm, dest, count, t); return PMPI_Irsend(buf, count, t, dest, tag, comm, req); }
+
+int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype st, int dest, int stag,
+		 void *rbuf, int rcount, MPI_Datatype rt, int src, int rtag, MPI_Comm comm,
+		 MPI_Status *status)
+{
+	p2p(comm, dest, scount, st);
+	return PMPI_Sendrecv(sbuf, scount, st, dest, stag, rbuf, rcount, rt, src, rtag, comm,
+			     status);
+}
+
+int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype t, int dest, int stag, int src,
+			 int rtag, MPI_Comm comm, MPI_Status *status)
+{
+	p2p(comm, dest, count, t);
+	return PMPI_Sendrecv_replace(buf, count, t, dest, stag, src, rtag, comm, status);
+}
+
+/* A block of scount st (rcount rt in place) to every other member. */
+static void blocks(MPI_Comm comm, const void *sbuf, int scount, MPI_Datatype st, int rcount,
+		   MPI_Datatype rt)
+{
+	if (L.on)
+		to_all(comm, NULL, sbuf == MPI_IN_PLACE ? rcount : scount,
+		       sbuf == MPI_IN_PLACE ? rt : st);
+}
+
+int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int rcount,
+		 MPI_Datatype rt, MPI_Comm comm)
+{
+	blocks(comm, sbuf, scount, st, rcount, rt);
+	return PMPI_Alltoall(sbuf, scount, st, rbuf, rcount, rt, comm);
+}
+
+int MPI_Alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_Datatype st,
+		  void *rbuf, const int *rcounts, const int *rdispls, MPI_Datatype rt,
+		  MPI_Comm comm)
+{
+	if (L.on)
+		to_all(comm, sbuf == MPI_IN_PLACE ? rcounts : scounts, 0,
+		       sbuf == MPI_IN_PLACE ? rt : st);
+	return PMPI_Alltoallv(sbuf, scounts, sdispls, st, rbuf, rcounts, rdispls, rt, comm);
+}
+
+int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int rcount,
+		  MPI_Datatype rt, MPI_Comm comm)
+{
+	blocks(comm, sbuf, scount, st, rcount, rt);
+	return PMPI_Allgather(sbuf, scount, st, rbuf, rcount, rt, comm);
+}
+
+int MPI_Bcast(void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm)
+{
+	if (L.on)
+		tree(comm, root, bytes_of(count, t), 1, coll_vc(comm));
+	return PMPI_Bcast(buf, count, t, root, comm);
+}
+
+int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op op, int root,
+	       MPI_Comm comm)
+{
+	if (L.on)
+		tree(comm, root, bytes_of(count, t), 0, coll_vc(comm));
+	return PMPI_Reduce(sbuf, rbuf, count, t, op, root, comm);
+}
+
+static void allreduce(MPI_Comm comm, uint64_t bytes)
+{
+	int vc = coll_vc(comm);
+	tree(comm, 0, bytes, 0, vc);
+	tree(comm, 0, bytes, 1, vc);
+}
+
+int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op op,
+		  MPI_Comm comm)
+{
+	if (L.on)
+		allreduce(comm, bytes_of(count, t));
+	return PMPI_Allreduce(sbuf, rbuf, count, t, op, comm);
+}
+
+int MPI_Barrier(MPI_Comm comm)
+{
+	if (L.on)
+		allreduce(comm, 0);
+	return PMPI_Barrier(comm);
+}
+
+int MPI_Gather(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int rcount,
+	       MPI_Datatype rt, int root, MPI_Comm comm)
+{
+	int me;
+	PMPI_Comm_rank(comm, &me);
+	if (L.on && me != root)
+		p2p(comm, root, scount, st);
+	return PMPI_Gather(sbuf, scount, st, rbuf, rcount, rt, root, comm);
+}
+
+int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int rcount,
+		MPI_Datatype rt, int root, MPI_Comm comm)
+{
+	int me, n;
+	PMPI_Comm_rank(comm, &me);
+	PMPI_Comm_size(comm, &n);
+	for (int i = 0; L.on && me == root && i < n; i++)
+		if (i != root)
+			p2p(comm, i, scount, st);
+	return PMPI_Scatter(sbuf, scount, st, rbuf, rcount, rt, root, comm);
+}

@@ -1,0 +1,122 @@
+/* Live traffic: a live MPI program's messages, one at a time, on the same
+ * routes and with the same packets as clab_net gives them (net.c's
+ * add_flow and add_local), written into per-node counter blocks that the
+ * live layer (libcounterlab-mpi) keeps; see torus.h. */
+#include <stdlib.h>
+#include "counterlab/backend.h"
+#include "counterlab/torus.h"
+
+static void *no_torus(clab_machine *m, int *err)
+{
+	*err = clab_seterr(CLAB_E_NOCOMP,
+			   "machine %s has no torus network unit (a [network] section with backend bgq-nw or bgl-nw)",
+			   clab_machine_name(m));
+	return NULL;
+}
+
+const clab_torus_net *clab_machine_torus(clab_machine *m, int *err)
+{
+	/* the network unit made it at open, under this key */
+	return clab_machine_shared(m, "torus-net", no_torus, NULL, err);
+}
+
+int clab_live_message(const clab_torus *t, const clab_map *map, uint32_t src,
+		      uint32_t dst, uint64_t bytes, int vc, unsigned rot,
+		      clab_live_add add, void *arg)
+{
+	if (src >= map->nranks || dst >= map->nranks)
+		return clab_seterr(CLAB_E_INVAL, "rank %u does not exist: the map places %u ranks",
+				   src >= map->nranks ? src : dst, map->nranks);
+	if (vc < CLAB_VC_MPI || vc >= CLAB_NVC)
+		return clab_seterr(CLAB_E_INVAL, "virtual channel %d does not exist", vc);
+	uint32_t s = map->node[src], r = map->node[dst];
+	clab_packets pk = clab_netspec_packetize(t->spec, bytes);
+	add(arg, s, CLAB_LIVE_MU_WORD(CLAB_LIVE_MU_PKT_INJ), pk.packets);
+	add(arg, s, CLAB_LIVE_MU_WORD(CLAB_LIVE_MU_MSG_INJ), 1);
+	if (s == r) { /* a copy on the node: its message unit, no link */
+		add(arg, s, CLAB_LIVE_MU_WORD(CLAB_LIVE_MU_LOCAL), pk.packets);
+		add(arg, r, CLAB_LIVE_MU_WORD(CLAB_LIVE_MU_FIFO_RCV), pk.packets);
+		return CLAB_OK;
+	}
+	int cs[CLAB_TORUS_MAXD], cr[CLAB_TORUS_MAXD], dim[CLAB_TORUS_MAXD];
+	int delta[CLAB_TORUS_MAXD], k = 0, odd = 0;
+	clab_torus_coords(t, s, cs);
+	clab_torus_coords(t, r, cr);
+	for (int i = 0; i < t->ndims; i++)
+		odd ^= cs[i] & 1;
+	for (int i = 0; i < t->ndims; i++) {
+		int d = t->order[i], x = clab_torus_delta(t, d, cs[d], cr[d], odd);
+		if (x) {
+			dim[k] = d;
+			delta[k++] = x;
+		}
+	}
+	if (vc == CLAB_VC_MPI) /* eager and one-line messages go deterministic */
+		vc = bytes > t->spec->eager_max && k > 1 ? CLAB_VC_DYNAMIC : CLAB_VC_ESCAPE;
+	if (vc != CLAB_VC_DYNAMIC || k < 2)
+		rot = 0;
+	uint32_t at = s;
+	for (int i = 0; i < k; i++) {
+		int j = (int)((unsigned)i + rot) % k, link = 2 * dim[j] + (delta[j] > 0);
+		for (int h = 0; h < abs(delta[j]); h++) {
+			uint32_t next = clab_torus_neighbor(t, at, link);
+			add(arg, at, CLAB_LIVE_LINK_WORD(link, vc, CLAB_LIVE_SENT_CHUNKS), pk.chunks);
+			add(arg, at, CLAB_LIVE_LINK_WORD(link, vc, CLAB_LIVE_SENT_PACKETS), pk.packets);
+			/* arrives on the neighbour's opposite link */
+			add(arg, next, CLAB_LIVE_LINK_WORD(link ^ 1, vc, CLAB_LIVE_RECV_CHUNKS), pk.chunks);
+			add(arg, next, CLAB_LIVE_LINK_WORD(link ^ 1, vc, CLAB_LIVE_RECV_PACKETS), pk.packets);
+			at = next;
+		}
+	}
+	/* rendezvous data lands as direct puts, eager messages in a FIFO */
+	add(arg, r, CLAB_LIVE_MU_WORD(bytes > t->spec->eager_max ? CLAB_LIVE_MU_PUT_RCV
+				      : CLAB_LIVE_MU_FIFO_RCV), pk.packets);
+	return CLAB_OK;
+}
+
+uint64_t clab_live_count(const clab_live_node *b, const clab_torus *t, int link,
+			 enum clab_netctr what, unsigned vcmask)
+{
+#define MU(k) __atomic_load_n(&b->mu[k], __ATOMIC_RELAXED)
+	switch (what) {
+	case CLAB_NET_MU_PKT_INJ: return MU(CLAB_LIVE_MU_PKT_INJ);
+	case CLAB_NET_MU_MSG_INJ: return MU(CLAB_LIVE_MU_MSG_INJ);
+	case CLAB_NET_MU_PKT_RCV: return MU(CLAB_LIVE_MU_FIFO_RCV) + MU(CLAB_LIVE_MU_PUT_RCV);
+	case CLAB_NET_LOCAL_PACKETS: return MU(CLAB_LIVE_MU_LOCAL);
+	case CLAB_NET_SENT_CHUNKS: case CLAB_NET_SENT_PACKETS:
+	case CLAB_NET_RECV_CHUNKS: case CLAB_NET_RECV_PACKETS:
+		break;
+	default: /* timing-based: not kept live */
+		return 0;
+	}
+	int k = what == CLAB_NET_SENT_CHUNKS ? CLAB_LIVE_SENT_CHUNKS
+		: what == CLAB_NET_SENT_PACKETS ? CLAB_LIVE_SENT_PACKETS
+		: what == CLAB_NET_RECV_CHUNKS ? CLAB_LIVE_RECV_CHUNKS : CLAB_LIVE_RECV_PACKETS;
+	int lo = link < 0 ? 0 : link, hi = link < 0 ? 2 * t->ndims : link + 1;
+	uint64_t sum = 0;
+	for (int l = lo; l < hi && l < CLAB_LIVE_LINKS; l++)
+		for (int vc = 0; vc < CLAB_NVC; vc++)
+			if (vcmask & CLAB_VC_BIT(vc))
+				sum += __atomic_load_n(&b->link[l][vc][k], __ATOMIC_RELAXED);
+	return sum;
+#undef MU
+}
+
+/* Set once by the live layer before any unit reads (MPI_Init), cleared at
+ * MPI_Finalize: atomic so that a reading thread sees either. */
+static struct {
+	clab_live_get get;
+	void *arg;
+} live;
+
+void clab_live_attach(clab_live_get get, void *arg)
+{
+	__atomic_store_n(&live.arg, arg, __ATOMIC_RELEASE);
+	__atomic_store_n(&live.get, get, __ATOMIC_RELEASE);
+}
+
+const clab_live_node *clab_live_block(uint32_t x)
+{
+	clab_live_get get = __atomic_load_n(&live.get, __ATOMIC_ACQUIRE);
+	return get ? get(__atomic_load_n(&live.arg, __ATOMIC_ACQUIRE), x) : NULL;
+}

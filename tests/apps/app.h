@@ -1,0 +1,178 @@
+/* What the instrumented MPI programs share: PAPI on the simulated node's
+ * network unit, per-phase counter deltas, sums over the simulated nodes
+ * (each counted once) and the per-node table the live-versus-offline tests
+ * compare with counterlab-netsim --per-node. Counters are read through
+ * the PAPI API only; libcounterlab-mpi (linked) counts the messages and
+ * says which node this rank is on. The programs' own bookkeeping uses
+ * collectives only (reductions and barriers), which BG/Q carries on its
+ * collective VCs, so it stays out of the point-to-point counters. */
+#ifndef CLAB_APP_H
+#define CLAB_APP_H
+
+#include <mpi.h>
+#include <papi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <counterlab/live_mpi.h>
+
+#define APP_MAXEV 8
+
+typedef struct app {
+	const char *prog;
+	int me, size, first;
+	uint32_t node, nodes;
+	int es, nev;
+	char names[APP_MAXEV][128];
+	long long base[APP_MAXEV], last[APP_MAXEV];
+	uint64_t *total;        /* [node][nev] since app_start, rank 0 */
+	const char *per_node;   /* --per-node FILE */
+} app;
+
+static void app_die(const app *a, const char *fmt, const char *what)
+{
+	fprintf(stderr, "%s (rank %d): ", a->prog, a->me);
+	fprintf(stderr, fmt, what);
+	fputc('\n', stderr);
+	MPI_Abort(MPI_COMM_WORLD, 2);
+	exit(2);
+}
+
+/* Default network events: BG/Q's point-to-point chunks sent and packets
+ * received on all links. */
+#define APP_EVENTS "network:::PEVT_NW_USER_PP_SENT,network:::PEVT_NW_USER_PP_RECV"
+
+/* MPI, PAPI and the event set of `events` (comma-separated PAPI names). */
+static void app_init(app *a, const char *prog, int *argc, char ***argv)
+{
+	memset(a, 0, sizeof *a);
+	a->prog = prog;
+	MPI_Init(argc, argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &a->me);
+	MPI_Comm_size(MPI_COMM_WORLD, &a->size);
+	if (clab_mpi_node(&a->node, &a->first, &a->nodes))
+		app_die(a, "%s", "libcounterlab-mpi is not active (see its message above)");
+	int rc = PAPI_library_init(PAPI_VER_CURRENT);
+	if (rc != PAPI_VER_CURRENT)
+		app_die(a, "PAPI_library_init: %s", PAPI_strerror(rc));
+}
+
+static void app_events(app *a, const char *events)
+{
+	char buf[1024];
+	snprintf(buf, sizeof buf, "%s", events);
+	a->es = PAPI_NULL;
+	int rc = PAPI_create_eventset(&a->es);
+	if (rc != PAPI_OK)
+		app_die(a, "PAPI_create_eventset: %s", PAPI_strerror(rc));
+	for (char *save, *e = strtok_r(buf, ",", &save); e; e = strtok_r(NULL, ",", &save)) {
+		if (a->nev == APP_MAXEV)
+			app_die(a, "more than 8 events: %s", events);
+		if ((rc = PAPI_add_named_event(a->es, e)) != PAPI_OK) {
+			fprintf(stderr, "%s: %s: %s\n", a->prog, e, PAPI_strerror(rc));
+			app_die(a, "cannot count event %s", e);
+		}
+		snprintf(a->names[a->nev++], sizeof a->names[0], "%s", e);
+	}
+	a->total = calloc((size_t)a->nodes * (size_t)a->nev + 1, sizeof *a->total);
+	if (!a->total)
+		app_die(a, "%s", "no memory");
+	MPI_Barrier(MPI_COMM_WORLD);
+	if ((rc = PAPI_start(a->es)) != PAPI_OK)
+		app_die(a, "PAPI_start: %s", PAPI_strerror(rc));
+	PAPI_read(a->es, a->base);
+	memcpy(a->last, a->base, sizeof a->last);
+	MPI_Barrier(MPI_COMM_WORLD); /* every node read before anyone sends */
+}
+
+/* Ends a phase: once every rank is past it, the counts of every node
+ * since the last phase end, summed (each node once) into sum[] on rank 0
+ * and added to the per-node totals. */
+static void app_phase(app *a, uint64_t *sum)
+{
+	long long now[APP_MAXEV];
+	uint64_t *mine = calloc((size_t)a->nodes * (size_t)a->nev + 1, sizeof *mine);
+	uint64_t *all = calloc((size_t)a->nodes * (size_t)a->nev + 1, sizeof *all);
+	if (!mine || !all)
+		app_die(a, "%s", "no memory");
+	MPI_Barrier(MPI_COMM_WORLD); /* all traffic of the phase is out */
+	int rc = PAPI_read(a->es, now);
+	if (rc != PAPI_OK)
+		app_die(a, "PAPI_read: %s", PAPI_strerror(rc));
+	MPI_Barrier(MPI_COMM_WORLD); /* every node read before the next phase sends */
+	if (a->first == a->me)
+		for (int i = 0; i < a->nev; i++)
+			mine[(size_t)a->node * a->nev + i] = (uint64_t)(now[i] - a->last[i]);
+	memcpy(a->last, now, sizeof a->last);
+	MPI_Reduce(mine, all, (int)(a->nodes * (uint32_t)a->nev), MPI_UINT64_T, MPI_SUM, 0,
+		   MPI_COMM_WORLD);
+	for (int i = 0; i < a->nev; i++)
+		sum[i] = 0;
+	for (uint32_t x = 0; a->me == 0 && x < a->nodes; x++)
+		for (int i = 0; i < a->nev; i++) {
+			sum[i] += all[(size_t)x * a->nev + i];
+			a->total[(size_t)x * a->nev + i] += all[(size_t)x * a->nev + i];
+		}
+	free(mine);
+	free(all);
+}
+
+/* Rank 0 writes the per-node totals (--per-node FILE): "node,EVENT,..." */
+static void app_finish(app *a)
+{
+	if (a->me == 0 && a->per_node) {
+		FILE *f = fopen(a->per_node, "w");
+		if (!f)
+			app_die(a, "cannot write %s", a->per_node);
+		fprintf(f, "node");
+		for (int i = 0; i < a->nev; i++)
+			fprintf(f, ",%s", strrchr(a->names[i], ':') ? strrchr(a->names[i], ':') + 1
+				: a->names[i]);
+		fputc('\n', f);
+		for (uint32_t x = 0; x < a->nodes; x++) {
+			fprintf(f, "%u", x);
+			for (int i = 0; i < a->nev; i++)
+				fprintf(f, ",%llu", (unsigned long long)a->total[(size_t)x * a->nev + i]);
+			fputc('\n', f);
+		}
+		fclose(f);
+	}
+	long long v[APP_MAXEV];
+	PAPI_stop(a->es, v);
+	PAPI_cleanup_eventset(a->es);
+	PAPI_destroy_eventset(&a->es);
+	free(a->total);
+	PAPI_shutdown();
+	MPI_Finalize();
+}
+
+/* Common options: --events LIST, --per-node FILE; returns 1 when argv[*i]
+ * was one of them (and steps past its value). */
+static int app_common_opt(app *a, int argc, char **argv, int *i, const char **events)
+{
+	if (*i + 1 >= argc)
+		return 0;
+	if (!strcmp(argv[*i], "--events"))
+		*events = argv[++*i];
+	else if (!strcmp(argv[*i], "--per-node"))
+		a->per_node = argv[++*i];
+	else
+		return 0;
+	return 1;
+}
+
+static uint64_t app_u64(app *a, const char *opt, const char *v, uint64_t lo, uint64_t hi)
+{
+	char *end;
+	unsigned long long x = strtoull(v, &end, 10);
+	if (!*v || *end || *v == '-' || x < lo || x > hi) {
+		char msg[200];
+		snprintf(msg, sizeof msg, "%s %s: want a whole number %llu..%llu", opt, v,
+			 (unsigned long long)lo, (unsigned long long)hi);
+		app_die(a, "%s", msg);
+	}
+	return x;
+}
+
+#endif

@@ -1,0 +1,73 @@
+/* counterlab-pingpong: ranks 0 and 1 exchange a message of --bytes N,
+ * --iters K times (rank 0 sends, rank 1 answers); the map decides their
+ * nodes (with one rank per node they are neighbours along the last
+ * dimension). Rank 0 prints one CSV line with the counters of its node's
+ * links: BG/Q's point-to-point chunks sent and packets received.
+ * --fill zero|random fills the buffer: BG/Q's counts do not depend on the
+ * content (only a compressing network's would).
+ *
+ *   mpirun -n 2 counterlab-pingpong --bytes 4096 --iters 10 */
+#include "app.h"
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: counterlab-pingpong [--bytes N] [--fill zero|random] [--iters K]\n"
+		"                          [--events LIST] [--per-node FILE]\n");
+}
+
+int main(int argc, char **argv)
+{
+	app a;
+	app_init(&a, "counterlab-pingpong", &argc, &argv);
+	uint64_t bytes = 8, iters = 1;
+	const char *fill = "zero", *events = APP_EVENTS;
+	for (int i = 1; i < argc; i++) {
+		if (app_common_opt(&a, argc, argv, &i, &events))
+			continue;
+		if (!strcmp(argv[i], "--bytes") && i + 1 < argc)
+			bytes = app_u64(&a, "--bytes", argv[++i], 0, 1u << 30);
+		else if (!strcmp(argv[i], "--iters") && i + 1 < argc)
+			iters = app_u64(&a, "--iters", argv[++i], 1, 1u << 30);
+		else if (!strcmp(argv[i], "--fill") && i + 1 < argc &&
+			 (!strcmp(argv[i + 1], "zero") || !strcmp(argv[i + 1], "random")))
+			fill = argv[++i];
+		else {
+			if (a.me == 0)
+				usage();
+			app_die(&a, "bad argument %s", argv[i]);
+		}
+	}
+	if (a.size < 2)
+		app_die(&a, "%s", "needs 2 ranks or more (mpirun -n 2)");
+	app_events(&a, events);
+	unsigned char *buf = malloc(bytes + 1);
+	if (!buf)
+		app_die(&a, "%s", "no memory");
+	srand(1);
+	for (uint64_t i = 0; i < bytes; i++)
+		buf[i] = !strcmp(fill, "zero") ? 0 : (unsigned char)rand();
+	for (uint64_t it = 0; it < iters && a.me < 2; it++) {
+		if (a.me == 0) {
+			MPI_Send(buf, (int)bytes, MPI_BYTE, 1, 0, MPI_COMM_WORLD);
+			MPI_Recv(buf, (int)bytes, MPI_BYTE, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		} else {
+			MPI_Recv(buf, (int)bytes, MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+			MPI_Send(buf, (int)bytes, MPI_BYTE, 0, 0, MPI_COMM_WORLD);
+		}
+	}
+	uint64_t sum[APP_MAXEV];
+	app_phase(&a, sum);
+	if (a.me == 0) {
+		/* rank 0's own node: its row of the totals */
+		printf("bytes,fill,iters");
+		for (int i = 0; i < a.nev; i++)
+			printf(",%s", strrchr(a.names[i], ':') ? strrchr(a.names[i], ':') + 1 : a.names[i]);
+		printf("\n%llu,%s,%llu", (unsigned long long)bytes, fill, (unsigned long long)iters);
+		for (int i = 0; i < a.nev; i++)
+			printf(",%llu", (unsigned long long)a.total[(size_t)a.node * a.nev + i]);
+		printf("\n");
+	}
+	free(buf);
+	app_finish(&a);
+	return 0;
+}

@@ -1,0 +1,135 @@
+#!/bin/bash
+# Live MPI programs on the simulated network (libcounterlab-mpi): the
+# instrumented programs run under mpirun on small BG/Q partitions, read
+# their counters through PAPI, and every node's point-to-point chunks sent
+# and packets received must equal what counterlab-netsim's offline engine
+# counts for the same traffic (deterministic routing: eager messages, or
+# routes along one line). Also: the multi-domain RMA path gives the same
+# counts, and a map that puts each fft3d column group on one node leaves
+# that phase with no network traffic.
+# usage: test_live_mpi.sh BINDIR
+set -u
+bindir=${1:?usage: test_live_mpi.sh BINDIR}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+ok() { echo "ok - $*"; }
+bad() { echo "FAIL - $*"; fails=$((fails + 1)); }
+export COUNTERLAB_MACHINES=${COUNTERLAB_MACHINES:-$PWD/machines}
+EVENTS=PEVT_NW_USER_PP_SENT,PEVT_NW_USER_PP_RECV
+
+# live NAME RANKS TORUS PPN [MAP] -- PROGRAM ARGS...: runs it; its
+# per-node table in $tmp/NAME.live, its stdout in $tmp/NAME.out
+live() {
+	local name=$1 n=$2 torus=$3 ppn=$4 map=ABCDET
+	shift 4
+	[ "$1" != -- ] && { map=$1; shift; }
+	shift
+	local prog=$1
+	shift
+	COUNTERLAB_MACHINE="bgq:clock=virtual,activity=none,torus=$torus,ppn=$ppn,map=$map" \
+		timeout 120 mpirun --allow-run-as-root --oversubscribe -n "$n" \
+		-x COUNTERLAB_MACHINE -x COUNTERLAB_MACHINES -x COUNTERLAB_MPI_DOMAINS \
+		"$bindir/counterlab-$prog" "$@" --per-node "$tmp/$name.live" \
+		>"$tmp/$name.out" 2>"$tmp/$name.err"
+	echo $? > "$tmp/$name.rc"
+}
+
+# offline NAME TORUS PPN PATTERN [MAP]: the same table from counterlab-netsim
+offline() {
+	"$bindir/counterlab-netsim" --quiet --torus "$2" --ppn "$3" --map "${5:-ABCDET}" \
+		--pattern "$4" --per-node --format csv --counters $EVENTS 2>&1 |
+		awk -F, 'started { print $1 "," $(NF-1) "," $NF } /^node,/ { started = 1 }' > "$tmp/$1.offline"
+}
+
+# agree NAME WHAT: the live table's rows equal the offline ones, and some
+# count is non-zero (a test that cannot fail is no test)
+agree() {
+	tail -n +2 "$tmp/$1.live" > "$tmp/$1.rows" 2>/dev/null
+	if [ ! -s "$tmp/$1.rows" ]; then
+		bad "$2: no live table ($(tail -3 "$tmp/$1.err" 2>/dev/null))"
+	elif ! cmp -s "$tmp/$1.rows" "$tmp/$1.offline"; then
+		bad "$2: live and offline differ"
+		paste -d'|' "$tmp/$1.rows" "$tmp/$1.offline" | sed 's/^/    live|offline /'
+	elif ! awk -F, '$2 > 0 { found = 1 } END { exit !found }' "$tmp/$1.rows"; then
+		bad "$2: every count is zero"
+	else
+		ok "$2: live = offline ($(paste -sd' ' "$tmp/$1.rows"))"
+	fi
+}
+
+# ping-pong between neighbouring nodes: eager, and rendezvous along a line
+live pp8 2 1x2x1x1x2 1 -- pingpong --bytes 8 --iters 3
+offline pp8 1x2x1x1x2 1 pingpong:bytes=8,iters=3
+agree pp8 "pingpong 8 B x 3, BG/Q 1x2x1x1x2"
+live pp64k 2 1x2x1x1x2 1 -- pingpong --bytes 65536 --iters 2 --fill random
+offline pp64k 1x2x1x1x2 1 pingpong:bytes=65536,iters=2
+agree pp64k "pingpong 64 KB x 2 (random fill), BG/Q 1x2x1x1x2"
+live pp64kz 2 1x2x1x1x2 1 -- pingpong --bytes 65536 --iters 2 --fill zero
+if cmp -s "$tmp/pp64k.live" "$tmp/pp64kz.live" && [ -s "$tmp/pp64k.live" ]; then
+	ok "pingpong: BG/Q counts do not depend on the buffer's content"
+else
+	bad "pingpong: zero and random fill count differently on BG/Q"
+fi
+# rank 0's line: its node's counters (chunks: 3 iterations x 1 packet of 2 chunks)
+if grep -qx '8,zero,3,6,3' "$tmp/pp8.out"; then
+	ok "pingpong prints rank 0's link counters (8,zero,3,6,3)"
+else
+	bad "pingpong's CSV line: $(tail -1 "$tmp/pp8.out")"
+fi
+
+# all-to-all of 16 ranks (fft3d on a 1x16 grid: its row phase is the
+# all-to-all of all ranks, 256 B per pair)
+live a2a 16 1x2x1x1x2 4 -- fft3d --n 16 --grid 1x16
+offline a2a 1x2x1x1x2 4 alltoall:bytes=256
+agree a2a "all-to-all 16 ranks x 256 B, BG/Q 1x2x1x1x2 ppn 4"
+
+# the 3D FFT on a 4x4 grid, and the halo exchange of a 27-point stencil
+live fft 16 1x2x1x1x2 4 -- fft3d --n 16 --grid 4x4
+offline fft 1x2x1x1x2 4 fft3d:n=16,grid=4x4,compute=0
+agree fft "fft3d n=16 grid 4x4, BG/Q 1x2x1x1x2 ppn 4"
+if [ "$(cat "$tmp/fft.rc")" = 0 ] && grep -q 'largest error against the serial FFT' "$tmp/fft.err"; then
+	ok "fft3d verified against the serial FFT ($(grep -o 'FFT .*' "$tmp/fft.err"))"
+else
+	bad "fft3d: not verified ($(cat "$tmp/fft.err"))"
+fi
+live halo 8 1x2x1x1x2 2 -- stencil --n 8 --grid 2x2x2 --stencil 27 --steps 2
+offline halo 1x2x1x1x2 2 halo3d:n=8,grid=2x2x2,stencil=27,steps=2
+agree halo "halo exchange 27-point 2x2x2, 2 steps, BG/Q 1x2x1x1x2 ppn 2"
+
+# two memory domains: blocks of the other domain's nodes by MPI_Accumulate
+COUNTERLAB_MPI_DOMAINS=2 live fft2 16 1x2x1x1x2 4 -- fft3d --n 16 --grid 4x4
+cp "$tmp/fft.offline" "$tmp/fft2.offline"
+agree fft2 "fft3d over 2 shared-memory domains (RMA accumulate path)"
+
+# 16-rank fft3d: the default map spreads each column group (ranks c, c+4,
+# ...) over the 4 nodes; a map placing column c on node c keeps that
+# phase on the nodes, and the row phase goes on the network instead
+for r in $(seq 0 15); do
+	c=$((r % 4)); echo "0 $((c / 2)) 0 0 $((c % 2)) $((r / 4))"
+done > "$tmp/columns.map"
+live dflt 16 1x2x1x1x2 4 -- fft3d --n 16 --grid 4x4
+live cmap 16 1x2x1x1x2 4 "$tmp/columns.map" -- fft3d --n 16 --grid 4x4
+col() { awk -F, -v p="$2" '$1 == p { print $2 }' "$tmp/$1.out"; }
+if [ "$(col cmap alltoall-columns)" = 0 ] && [ "$(col dflt alltoall-columns)" -gt 0 ] 2>/dev/null &&
+	[ "$(col cmap alltoall-rows)" -gt 0 ] 2>/dev/null; then
+	ok "fft3d columns: 0 chunks with the column map, $(col dflt alltoall-columns) with the default"
+else
+	bad "fft3d map: columns $(col cmap alltoall-columns) (custom) vs $(col dflt alltoall-columns) (default)"
+	cat "$tmp/cmap.err" "$tmp/dflt.err"
+fi
+offline cmap 1x2x1x1x2 4 fft3d:n=16,grid=4x4,compute=0 "$tmp/columns.map"
+agree cmap "fft3d with the column map"
+
+# a machine whose map has fewer slots than ranks: a clear message
+COUNTERLAB_MACHINE="bgq:clock=virtual,activity=none,torus=1x2x1x1x2,ppn=1" \
+	timeout 60 mpirun --allow-run-as-root --oversubscribe -n 5 -x COUNTERLAB_MACHINE \
+	-x COUNTERLAB_MACHINES "$bindir/counterlab-pingpong" >"$tmp/few.out" 2>"$tmp/few.err"
+if grep -q "5 ranks run but the machine's map places 4" "$tmp/few.err"; then
+	ok "too many ranks for the map: said so"
+else
+	bad "too many ranks for the map: $(head -3 "$tmp/few.err")"
+fi
+
+echo "$fails failed"
+[ $fails = 0 ]
