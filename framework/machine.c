@@ -16,7 +16,7 @@
 
 static const char *const machine_keys[] = {
 	"description", "topology", "clock", "tick", "seed",
-	"activity", "torus", "ppn", "map", "timer_us", NULL,
+	"activity", "host_fp_event", "torus", "ppn", "map", "timer_us", NULL,
 };
 static const char *const component_names[] = {
 	"core", "l2", "io", "network", "kernel", NULL,
@@ -505,6 +505,11 @@ static int check_settings(clab_machine *m)
 		return clab_seterr(CLAB_E_PROFILE,
 				   "machine %s: tick=%llu needs clock=virtual (the host clock follows CPU time and ignores tick)",
 				   m->name, (unsigned long long)tick);
+	const char *act = clab_machine_setting(m, "activity");
+	if (act && strcmp(act, "host") == 0 && !(clock && strcmp(clock, "host") == 0))
+		return clab_seterr(CLAB_E_PROFILE,
+				   "machine %s: activity=host follows the thread's own counts and CPU time: it needs clock=host",
+				   m->name);
 	uint64_t us; /* the overflow timer's period, read when a set arms */
 	return clab_machine_setting_u64(m, "timer_us", CLAB_TIMER_US, 10, 1000000, &us);
 }

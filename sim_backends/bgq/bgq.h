@@ -6,6 +6,7 @@
 #include "counterlab/backend.h"
 #include "counterlab/torus.h"
 #include "../activity/activity.h"
+#include "../activity/hostmap.h"
 
 enum bgq_src {
 	BGQ_SRC_A2_AXU, BGQ_SRC_A2_IU, BGQ_SRC_A2_XU, BGQ_SRC_A2_LSU,
@@ -99,6 +100,9 @@ typedef struct bgq_hwt {
 	 * earlier shares with the counts they were taken from: [2][BGQ_N_NEV] */
 	uint64_t kppb;
 	uint64_t *kbank;
+	/* activity = host: the owner's counts, and the last sample taken */
+	clab_host_sampler *hs;
+	clab_host_sample hlast;
 } bgq_hwt;
 
 /* A PUnit counter. It counts a weighted sum of primary events of its
@@ -156,6 +160,8 @@ typedef struct bgq_core {
 typedef struct bgq_node {
 	clab_machine *m;
 	int host_clock;
+	int follow_host;    /* activity = host */
+	const char *fp_event; /* host_fp_event: counts the host's FP instructions */
 	uint64_t tick;
 	pthread_mutex_t prof_lock;
 	bgq_profile **profs;

@@ -936,32 +936,35 @@ static int node_advance(void *sim, int h, uint64_t cycles)
 	return CLAB_OK;
 }
 
-static int node_work(void *sim, int h, uint64_t cycles,
-		     const char *const *events, const uint64_t *counts, int nev)
+/* Counts of named events into c[] (zeroed first), checked as a work
+ * segment of `cycles`; what = the caller, for messages. */
+static int work_counts(uint64_t cycles, const char *const *events, const uint64_t *counts,
+		       int nev, uint64_t *c, const char *what)
 {
-	bgq_node *n = sim;
-	uint64_t c[BGQ_N_NEV] = {0};
-	if (h < 0 || h >= BGQ_HWTHREADS)
-		return clab_seterr(CLAB_E_INVAL, "no hardware thread %d", h);
+	memset(c, 0, BGQ_N_NEV * sizeof *c);
 	if (cycles == 0)
-		return clab_seterr(CLAB_E_INVAL, "work needs at least one cycle");
+		return clab_seterr(CLAB_E_INVAL, "%s needs at least one cycle", what);
 	for (int i = 0; i < nev; i++) {
 		int e = find_event(events[i]);
 		if (e < 0)
-			return clab_seterr(CLAB_E_NOEVENT, "work: unknown BG/Q event '%s'",
+			return clab_seterr(CLAB_E_NOEVENT, "%s: unknown BG/Q event '%s'", what,
 					   events[i]);
 		if (feed_reason(e))
-			return clab_seterr(CLAB_E_INVAL, "work: %s %s", events[i],
+			return clab_seterr(CLAB_E_INVAL, "%s: %s %s", what, events[i],
 					   feed_reason(e));
 		c[e] += counts[i];
 	}
-	int rc = check_rates(c, cycles, "work");
-	if (rc)
-		return rc;
+	int rc = check_rates(c, cycles, what);
 	c[BGQ_EV_CYCLES] = cycles;
-	bgq_core *k = &n->core[h / BGQ_TPC];
+	return rc;
+}
+
+/* Thread h does the work c[] over c[BGQ_EV_CYCLES] cycles, interrupts
+ * included; its core's lock is held. */
+static void work_locked(bgq_node *n, int h, uint64_t *c)
+{
 	bgq_hwt *t = &n->hwt[h];
-	pthread_mutex_lock(&k->lock);
+	uint64_t cycles = c[BGQ_EV_CYCLES];
 	uint64_t end = t->now + cycles;
 	t->w0 = t->now;
 	t->wlen = cycles;
@@ -988,6 +991,21 @@ static int node_work(void *sim, int h, uint64_t cycles,
 	for (int e = 0; e < BGQ_N_NEV; e++)
 		t->work[e] += c[e];
 	changed(n, h); /* the tally moved from the segment to work[] */
+}
+
+static int node_work(void *sim, int h, uint64_t cycles,
+		     const char *const *events, const uint64_t *counts, int nev)
+{
+	bgq_node *n = sim;
+	uint64_t c[BGQ_N_NEV];
+	if (h < 0 || h >= BGQ_HWTHREADS)
+		return clab_seterr(CLAB_E_INVAL, "no hardware thread %d", h);
+	int rc = work_counts(cycles, events, counts, nev, c, "work");
+	if (rc)
+		return rc;
+	bgq_core *k = &n->core[h / BGQ_TPC];
+	pthread_mutex_lock(&k->lock);
+	work_locked(n, h, c);
 	pthread_mutex_unlock(&k->lock);
 	return CLAB_OK;
 }
@@ -1001,6 +1019,10 @@ static uint64_t node_now(void *sim, int h)
 static int node_set_activity(void *sim, int h, const char *name)
 {
 	bgq_node *n = sim;
+	if (n->follow_host)
+		return clab_seterr(CLAB_E_STATE,
+				   "activity = host: threads do what the program does (its own counts); "
+				   "a rate profile does not apply");
 	const bgq_profile *p;
 	int rc = profile_get(n, name, &p);
 	if (rc)
@@ -1118,10 +1140,48 @@ static uint64_t now_ns(clockid_t clk)
  * its end. Else the CPU time of each delivery (a signal, the handler: here
  * some 10 us, 16,000 cycles) would become program cycles, cross further
  * thresholds, and at periods below that cost never catch up (issue 12). */
+/* activity = host: thread h does what its OS thread did since the last
+ * sample, as the host counted it (hostmap.c maps the counts). */
+static void follow_host(bgq_node *n, int h)
+{
+	bgq_hwt *t = &n->hwt[h];
+	pthread_t self = pthread_self();
+	if (t->in_handler)
+		return;
+	if (!t->hs || !t->bound || !pthread_equal(t->owner, self)) {
+		/* counting starts in the thread that owns h now */
+		clab_host_sampler_close(t->hs);
+		t->hs = NULL;
+		t->bound = 1;
+		t->owner = self;
+		if (clab_host_sampler_open(n->fp_event, &t->hs) == CLAB_OK &&
+		    clab_host_sampler_read(t->hs, &t->hlast) != CLAB_OK) {
+			clab_host_sampler_close(t->hs);
+			t->hs = NULL;
+		}
+		return;
+	}
+	clab_host_sample now, d = {0};
+	if (clab_host_sampler_read(t->hs, &now))
+		return;
+	d.cpu_ns = now.cpu_ns - t->hlast.cpu_ns;
+	d.have = now.have & t->hlast.have;
+	for (int q = 0; q < CLAB_HQ_N; q++)
+		d.q[q] = now.q[q] - t->hlast.q[q];
+	t->hlast = now;
+	clab_hostmap_out m;
+	clab_hostmap(&d, BGQ_MHZ, &m);
+	uint64_t c[BGQ_N_NEV];
+	if (m.cycles && work_counts(m.cycles, m.event, m.count, m.n, c, "activity = host") == CLAB_OK)
+		work_locked(n, h, c);
+}
+
 void bgq_node_sync(bgq_node *n, int h, int is_read)
 {
 	bgq_hwt *t = &n->hwt[h];
-	if (n->host_clock) {
+	if (n->follow_host) {
+		follow_host(n, h);
+	} else if (n->host_clock) {
 		if (t->in_handler)
 			return;
 		uint64_t wall = now_ns(CLOCK_MONOTONIC), cpu;
@@ -1176,8 +1236,10 @@ static void node_destroy(void *p)
 	bgq_node *n = p;
 	for (int i = 0; i < n->nprof; i++)
 		profile_free(n->profs[i]);
-	for (int h = 0; h < BGQ_HWTHREADS; h++)
+	for (int h = 0; h < BGQ_HWTHREADS; h++) {
 		free(n->hwt[h].kbank);
+		clab_host_sampler_close(n->hwt[h].hs);
+	}
 	free(n->profs);
 	for (int c = 0; c < BGQ_CORES; c++)
 		pthread_mutex_destroy(&n->core[c].lock);
@@ -1214,8 +1276,15 @@ static void *node_create(clab_machine *m, int *err)
 	int rc = clab_machine_setting_u64(m, "tick", 0, 0, UINT64_MAX / 4, &n->tick);
 	const char *act = clab_machine_setting(m, "activity");
 	const bgq_profile *p = NULL;
-	if (!rc && act && *act && strcmp(act, "none") != 0)
+	n->follow_host = act && strcmp(act, "host") == 0;
+	n->fp_event = clab_machine_setting(m, "host_fp_event");
+	if (!rc && n->follow_host) { /* can this thread be counted? say now if not */
+		clab_host_sampler *hs = NULL;
+		rc = clab_host_sampler_open(n->fp_event, &hs);
+		clab_host_sampler_close(hs);
+	} else if (!rc && act && *act && strcmp(act, "none") != 0) {
 		rc = profile_get(n, act, &p); /* none: threads only do explicit work */
+	}
 	if (rc) {
 		node_destroy(n);
 		*err = rc;

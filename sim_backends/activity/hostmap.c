@@ -1,0 +1,77 @@
+/* Host counts onto BG/Q event classes (see hostmap.h and README "Activity
+ * from the host"). The rules, one per row of `rules` below:
+ *   - loads, stores and branches are the XU classes LD, ST and BRC, and the
+ *     load/store unit's and branch unit's commits;
+ *   - floating-point instructions (when a host event counts them) are the
+ *     scalar FP add class: one operation each;
+ *   - every other instruction is an integer add (the A2's commonest class);
+ *   - L1D load misses go to the L1 prefetcher, which serves none of them,
+ *     and the host's last-level misses are the L2's misses;
+ *   - time is the thread's CPU time at the core's clock, but never fewer
+ *     cycles than instructions: the A2 completes at most one XU and one AXU
+ *     instruction per cycle, a host core several.
+ * Approximate by nature: x86 instructions with a memory operand count as
+ * loads and as integer work; branch misses depend on the predictor. */
+#include <string.h>
+#include "hostmap.h"
+
+const char *const clab_hq_name[CLAB_HQ_N] = {
+	"instructions", "branches", "branch_misses", "loads", "stores",
+	"l1d_load_misses", "llc_misses", "fp",
+};
+
+const char *const clab_hq_event[CLAB_HQ_N] = {
+	"perf::INSTRUCTIONS", "perf::BRANCHES", "perf::BRANCH-MISSES",
+	"perf::L1-DCACHE-LOADS", "perf::L1-DCACHE-STORES",
+	"perf::L1-DCACHE-LOAD-MISSES", "perf::LLC-LOAD-MISSES", NULL,
+};
+
+/* derived quantities after the host's own */
+enum { Q_INTEGER = CLAB_HQ_N, Q_L1P_MISSES, Q_L2_MISSES, Q_N };
+
+static const struct rule {
+	const char *event;
+	int q;
+} rules[] = {
+	{"PEVT_INST_XU_LD", CLAB_HQ_LOADS},
+	{"PEVT_INST_XU_ST", CLAB_HQ_STORES},
+	{"PEVT_INST_XU_BRC", CLAB_HQ_BRANCHES},
+	{"PEVT_INST_XU_IADD", Q_INTEGER},
+	{"PEVT_INST_QFPU_FADD", CLAB_HQ_FP},
+	{"PEVT_XU_BR_COMMIT", CLAB_HQ_BRANCHES},
+	{"PEVT_XU_BR_MISPRED_COMMIT", CLAB_HQ_BRANCH_MISSES},
+	{"PEVT_LSU_COMMIT_CACHEABLE_LDS", CLAB_HQ_LOADS},
+	{"PEVT_LSU_COMMIT_STS", CLAB_HQ_STORES},
+	{"PEVT_LSU_COMMIT_LD_MISSES", CLAB_HQ_L1D_LOAD_MISSES},
+	{"PEVT_L1P_BAS_LD", Q_L1P_MISSES},
+	{"PEVT_L1P_BAS_MISS", Q_L1P_MISSES},
+	{"PEVT_L2_MISSES", Q_L2_MISSES},
+};
+
+static uint64_t sub_floor(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
+static uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+
+void clab_hostmap(const clab_host_sample *d, unsigned mhz, clab_hostmap_out *out)
+{
+	uint64_t q[Q_N] = {0};
+	for (int i = 0; i < CLAB_HQ_N; i++)
+		q[i] = d->have >> i & 1 ? d->q[i] : 0;
+	q[Q_INTEGER] = sub_floor(q[CLAB_HQ_INSTRUCTIONS], q[CLAB_HQ_BRANCHES] + q[CLAB_HQ_LOADS] +
+				 q[CLAB_HQ_STORES] + q[CLAB_HQ_FP]);
+	/* L2 sees only what the L1p passed on: never more misses than that */
+	q[Q_L1P_MISSES] = max_u64(q[CLAB_HQ_L1D_LOAD_MISSES], q[CLAB_HQ_LLC_MISSES]);
+	q[Q_L2_MISSES] = q[CLAB_HQ_LLC_MISSES];
+
+	memset(out, 0, sizeof *out);
+	out->cycles = (uint64_t)((unsigned __int128)d->cpu_ns * mhz / 1000);
+	uint64_t xu = q[CLAB_HQ_LOADS] + q[CLAB_HQ_STORES] + q[CLAB_HQ_BRANCHES] + q[Q_INTEGER];
+	out->cycles = max_u64(out->cycles, max_u64(xu, q[CLAB_HQ_FP]));
+	for (size_t r = 0; r < sizeof rules / sizeof rules[0]; r++) {
+		uint64_t v = q[rules[r].q];
+		if (!v)
+			continue;
+		out->event[out->n] = rules[r].event;
+		out->count[out->n++] = v;
+		out->cycles = max_u64(out->cycles, v); /* at most once per cycle */
+	}
+}

@@ -1,0 +1,71 @@
+/* Activity from the real program: the host's own counts of the calling
+ * thread, mapped onto the BG/Q PUnit's event classes so that a simulated
+ * hardware thread does what the program really does (README "Activity from
+ * the host"). The mapping is here (hostmap.c); the counts come from a
+ * sampler over perf_event (backends/linux/hostcount.c), or from a file of
+ * recorded samples (COUNTERLAB_HOST_REPLAY). */
+#ifndef CLAB_HOSTMAP_H
+#define CLAB_HOSTMAP_H
+
+#include <stdint.h>
+
+/* What the host counts, as libpfm4's generic perf events name it. */
+enum clab_hq {
+	CLAB_HQ_INSTRUCTIONS,
+	CLAB_HQ_BRANCHES,
+	CLAB_HQ_BRANCH_MISSES,
+	CLAB_HQ_LOADS,
+	CLAB_HQ_STORES,
+	CLAB_HQ_L1D_LOAD_MISSES,
+	CLAB_HQ_LLC_MISSES,
+	CLAB_HQ_FP,
+	CLAB_HQ_N
+};
+
+/* Quantity names (the columns of a replay file) and libpfm4 event names
+ * (CLAB_HQ_FP has none: no generic event counts floating point). */
+extern const char *const clab_hq_name[CLAB_HQ_N];
+extern const char *const clab_hq_event[CLAB_HQ_N];
+
+/* Cumulative counts of one thread: CPU time and the quantities counted
+ * (bit q of `have`; the others read 0). */
+typedef struct clab_host_sample {
+	uint64_t cpu_ns;
+	uint64_t q[CLAB_HQ_N];
+	uint32_t have;
+} clab_host_sample;
+
+#define CLAB_HOSTMAP_MAX 16
+
+/* What a simulated thread does for a delta of host counts: cycles and
+ * counts of BG/Q events, for the node's explicit-work path. */
+typedef struct clab_hostmap_out {
+	uint64_t cycles;
+	int n;
+	const char *event[CLAB_HOSTMAP_MAX];
+	uint64_t count[CLAB_HOSTMAP_MAX];
+} clab_hostmap_out;
+
+/* Maps the counts between two samples (d = later - earlier) for a core at
+ * mhz. Never fails: quantities the host did not count contribute nothing. */
+void clab_hostmap(const clab_host_sample *d, unsigned mhz, clab_hostmap_out *out);
+
+/* Samplers: counts of the calling thread. */
+typedef struct clab_host_sampler clab_host_sampler;
+
+/* Opens a sampler for the calling thread: the perf group of the generic
+ * events above (fp_event, a libpfm4 name, counts CLAB_HQ_FP; NULL: none),
+ * or, when COUNTERLAB_HOST_REPLAY names a file, that file's samples.
+ * CLAB_E_NODEV with the reason when the kernel counts no instructions
+ * (no hardware PMU), CLAB_E_PARSE naming file and line for a bad file. */
+int clab_host_sampler_open(const char *fp_event, clab_host_sampler **out);
+/* The thread's cumulative counts now (a replay gives its next sample and
+ * then stays at the last). */
+int clab_host_sampler_read(clab_host_sampler *s, clab_host_sample *out);
+void clab_host_sampler_close(clab_host_sampler *s);
+
+/* A replay file's samples (exposed for the fuzz test). */
+int clab_host_replay_parse(const char *text, const char *what,
+			   clab_host_sample **out, int *n);
+
+#endif

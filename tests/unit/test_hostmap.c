@@ -1,0 +1,227 @@
+/* Activity from the host (activity = host): the mapping of host counts onto
+ * BG/Q event classes, worked by hand; replay files and their errors (and a
+ * fuzz of the parser); and the whole path through a simulated node, the
+ * host's counts replayed from a file (no machine here has a PMU to count
+ * them live), as PUnit counts. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "helpers.h"
+#include "../../sim_backends/activity/hostmap.h"
+
+/* count of event in out, 0 when absent */
+static uint64_t got(const clab_hostmap_out *o, const char *event)
+{
+	for (int i = 0; i < o->n; i++)
+		if (strcmp(o->event[i], event) == 0)
+			return o->count[i];
+	return 0;
+}
+
+/* A sample shaped like perf stat's on a loop over an array on an x86 core:
+ * 1 ms of CPU time, 3.2 M instructions (IPC about 1 at 3 GHz). */
+static void maps_by_hand(void **state)
+{
+	(void)state;
+	clab_host_sample d = {.cpu_ns = 1000000, .have = (1u << CLAB_HQ_N) - 1};
+	d.q[CLAB_HQ_INSTRUCTIONS] = 3200000;
+	d.q[CLAB_HQ_BRANCHES] = 400000;
+	d.q[CLAB_HQ_BRANCH_MISSES] = 2000;
+	d.q[CLAB_HQ_LOADS] = 900000;
+	d.q[CLAB_HQ_STORES] = 300000;
+	d.q[CLAB_HQ_L1D_LOAD_MISSES] = 50000;
+	d.q[CLAB_HQ_LLC_MISSES] = 4000;
+	d.q[CLAB_HQ_FP] = 600000;
+	clab_hostmap_out o;
+	clab_hostmap(&d, 1600, &o);
+	/* integer = 3.2M - 0.4M - 0.9M - 0.3M - 0.6M = 1.0M */
+	assert_int_equal(got(&o, "PEVT_INST_XU_IADD"), 1000000);
+	assert_int_equal(got(&o, "PEVT_INST_XU_LD"), 900000);
+	assert_int_equal(got(&o, "PEVT_INST_XU_ST"), 300000);
+	assert_int_equal(got(&o, "PEVT_INST_XU_BRC"), 400000);
+	assert_int_equal(got(&o, "PEVT_INST_QFPU_FADD"), 600000);
+	assert_int_equal(got(&o, "PEVT_XU_BR_COMMIT"), 400000);
+	assert_int_equal(got(&o, "PEVT_XU_BR_MISPRED_COMMIT"), 2000);
+	assert_int_equal(got(&o, "PEVT_LSU_COMMIT_CACHEABLE_LDS"), 900000);
+	assert_int_equal(got(&o, "PEVT_LSU_COMMIT_STS"), 300000);
+	assert_int_equal(got(&o, "PEVT_LSU_COMMIT_LD_MISSES"), 50000);
+	assert_int_equal(got(&o, "PEVT_L1P_BAS_LD"), 50000);
+	assert_int_equal(got(&o, "PEVT_L1P_BAS_MISS"), 50000);
+	assert_int_equal(got(&o, "PEVT_L2_MISSES"), 4000);
+	/* 1 ms at 1600 MHz is 1.6M cycles, but the XU classes sum to 2.6M and
+	 * the A2 completes one XU instruction per cycle: 2.6M cycles */
+	assert_int_equal(o.cycles, 2600000);
+	assert_int_equal(o.n, 13);
+}
+
+/* What the host did not count contributes nothing; a slow thread keeps
+ * its CPU time; LLC misses never exceed what reaches the L2. */
+static void partial_counts(void **state)
+{
+	(void)state;
+	clab_host_sample d = {.cpu_ns = 10000000,
+			      .have = 1u << CLAB_HQ_INSTRUCTIONS | 1u << CLAB_HQ_LLC_MISSES};
+	d.q[CLAB_HQ_INSTRUCTIONS] = 5000000;
+	d.q[CLAB_HQ_LLC_MISSES] = 70000;
+	d.q[CLAB_HQ_LOADS] = 999; /* not in `have`: ignored */
+	clab_hostmap_out o;
+	clab_hostmap(&d, 1600, &o);
+	assert_int_equal(o.cycles, 16000000); /* 10 ms at 1600 MHz */
+	assert_int_equal(got(&o, "PEVT_INST_XU_IADD"), 5000000);
+	assert_int_equal(got(&o, "PEVT_INST_XU_LD"), 0);
+	assert_int_equal(got(&o, "PEVT_L1P_BAS_MISS"), 70000);
+	assert_int_equal(got(&o, "PEVT_L2_MISSES"), 70000);
+	clab_host_sample idle = {.cpu_ns = 0, .have = 1};
+	clab_hostmap(&idle, 1600, &o);
+	assert_int_equal(o.cycles, 0);
+	assert_int_equal(o.n, 0);
+}
+
+static void replay_files(void **state)
+{
+	(void)state;
+	clab_host_sample *v;
+	int n;
+	assert_int_equal(clab_host_replay_parse("# recorded\ncpu_ns instructions loads\n"
+						"0 0 0\n\n1000 200 50\n  2000\t400 100\n",
+						"t", &v, &n), CLAB_OK);
+	assert_int_equal(n, 3);
+	assert_int_equal(v[2].cpu_ns, 2000);
+	assert_int_equal(v[2].q[CLAB_HQ_INSTRUCTIONS], 400);
+	assert_int_equal(v[2].q[CLAB_HQ_LOADS], 100);
+	assert_int_equal(v[2].have, 1u << CLAB_HQ_INSTRUCTIONS | 1u << CLAB_HQ_LOADS);
+	free(v);
+	static const struct { const char *text, *msg; } bad[] = {
+		{"cpu_ns cycles\n1 2\n", "column 'cycles' is unknown"},
+		{"cpu_ns loads loads\n1 2 3\n", "column 'loads' is repeated"},
+		{"cpu_ns cpu_ns\n1 2\n", "column 'cpu_ns' is repeated"},
+		{"instructions\n1\n", "no cpu_ns column"},
+		{"cpu_ns instructions\n1 x\n", "t:2: field 2 is not a whole number"},
+		{"cpu_ns instructions\n1 -2\n", "field 2 is not a whole number"},
+		{"cpu_ns instructions\n1 99999999999999999999\n", "below 2^64"},
+		{"cpu_ns instructions\n1 2 3\n", "more fields than the header's 2"},
+		{"cpu_ns instructions\n1\n", "field 2 is not"},
+		{"cpu_ns instructions\n5 10\n6 9\n", "t:3: a count went back"},
+		{"cpu_ns instructions\n", "no samples"},
+		{"", "no samples"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		assert_int_equal(clab_host_replay_parse(bad[i].text, "t", &v, &n), CLAB_E_PARSE);
+		if (!strstr(clab_errmsg(), bad[i].msg))
+			fail_msg("'%s': message '%s' lacks '%s'", bad[i].text, clab_errmsg(), bad[i].msg);
+	}
+}
+
+/* Random edits of a good file: the parser accepts or says why, never
+ * crashes, and what it accepts is cumulative. */
+static void replay_fuzz(void **state)
+{
+	(void)state;
+	static const char good[] = "cpu_ns instructions branches loads fp\n0 0 0 0 0\n"
+				   "100 50 10 20 5\n200 90 20 40 9\n# end\n";
+	static const char alphabet[] = "0123456789 \t\n#-xcpu_nsfloadbr";
+	srand(7);
+	for (int it = 0; it < 20000; it++) {
+		char text[sizeof good + 8];
+		memcpy(text, good, sizeof good);
+		int edits = 1 + rand() % 4;
+		for (int e = 0; e < edits; e++)
+			text[rand() % (sizeof good - 1)] = alphabet[rand() % (sizeof alphabet - 1)];
+		clab_host_sample *v;
+		int n;
+		int rc = clab_host_replay_parse(text, "fuzz", &v, &n);
+		if (rc == CLAB_OK) {
+			assert_true(n >= 1);
+			for (int i = 1; i < n; i++)
+				assert_true(v[i].cpu_ns >= v[i - 1].cpu_ns);
+			free(v);
+		} else {
+			assert_int_equal(rc, CLAB_E_PARSE);
+			assert_non_null(strstr(clab_errmsg(), "fuzz"));
+		}
+	}
+}
+
+/* The simulated thread does what the replayed host thread did: between two
+ * reads, each PUnit count grows by k times the mapping of one step of the
+ * file (every step is the same; k is how many samples the reads took). */
+static void node_follows_replay(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/clab-replay-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	FILE *f = fdopen(fd, "w");
+	fprintf(f, "cpu_ns instructions branches loads stores\n");
+	for (int i = 0; i < 64; i++) /* 0.5 ms, 1M instructions per step */
+		fprintf(f, "%d %d %d %d %d\n", i * 500000, i * 1000000, i * 100000, i * 300000,
+			i * 100000);
+	fclose(f);
+	setenv("COUNTERLAB_HOST_REPLAY", path, 1);
+	clab_machine *m = open_machine("bgq:clock=host,activity=host");
+	clab_component *core = clab_machine_component(m, "core");
+	clab_thread *t = attach_hw(m, 0);
+	static const char *const ev[] = {"PEVT_INST_XU_IADD", "PEVT_INST_XU_LD",
+					 "PEVT_INST_XU_ST", "PEVT_INST_XU_BRC", "PEVT_CYCLES"};
+	clab_evset *s = NULL;
+	assert_int_equal(program(core, t, &s, ev, 5), CLAB_OK);
+	assert_int_equal(clab_evset_start(s), CLAB_OK);
+	int64_t a[5], b[5];
+	assert_int_equal(clab_evset_read(s, a), CLAB_OK);
+	assert_int_equal(clab_evset_read(s, b), CLAB_OK);
+	/* one step: integer 1M - 0.1M - 0.3M - 0.1M = 0.5M, loads 0.3M,
+	 * stores 0.1M, branches 0.1M; cycles max(0.5 ms x 1600 MHz = 0.8M,
+	 * XU 1.0M) = 1.0M */
+	static const int64_t step[] = {500000, 300000, 100000, 100000, 1000000};
+	int64_t k = (b[0] - a[0]) / step[0];
+	assert_true(k >= 1);
+	for (int i = 0; i < 5; i++)
+		if (b[i] - a[i] != k * step[i])
+			fail_msg("%s grew %lld between reads, not %lld x %lld", ev[i],
+				 (long long)(b[i] - a[i]), (long long)k, (long long)step[i]);
+	/* a rate profile does not apply to a thread that follows the host */
+	assert_int_equal(clab_thread_set_activity(t, "compute"), CLAB_E_STATE);
+	clab_evset_destroy(s);
+	clab_thread_detach(t);
+	clab_machine_close(m);
+	unsetenv("COUNTERLAB_HOST_REPLAY");
+	unlink(path);
+}
+
+/* Without a PMU (and without a replay) the machine says why; with a bad
+ * replay file, where; activity = host needs the host clock. */
+static void refusals(void **state)
+{
+	(void)state;
+	clab_machine *m = NULL;
+	assert_int_equal(clab_machine_open("bgq:clock=virtual,activity=host", &m), CLAB_E_PROFILE);
+	assert_non_null(strstr(clab_errmsg(), "needs clock=host"));
+	setenv("COUNTERLAB_HOST_REPLAY", "/nonexistent/replay.tsv", 1);
+	int rc = clab_machine_open("bgq:clock=host,activity=host", &m);
+	if (rc == CLAB_OK)
+		fail_msg("opened with a missing replay file");
+	assert_non_null(strstr(clab_errmsg(), "/nonexistent/replay.tsv"));
+	unsetenv("COUNTERLAB_HOST_REPLAY");
+	rc = clab_machine_open("bgq:clock=host,activity=host", &m);
+	if (rc == CLAB_OK) { /* this host has a hardware PMU */
+		clab_machine_close(m);
+		return;
+	}
+	assert_int_equal(rc, CLAB_E_NODEV);
+	assert_non_null(strstr(clab_errmsg(), "needs the host's hardware PMU"));
+	assert_non_null(strstr(clab_errmsg(), "COUNTERLAB_HOST_REPLAY"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(maps_by_hand),
+		cmocka_unit_test(partial_counts),
+		cmocka_unit_test(replay_files),
+		cmocka_unit_test(replay_fuzz),
+		cmocka_unit_test(node_follows_replay),
+		cmocka_unit_test(refusals),
+	};
+	return cmocka_run_group_tests_name("hostmap", tests, NULL, NULL);
+}
