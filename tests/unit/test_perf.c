@@ -526,17 +526,77 @@ static void forced_pmu_child(void)
 	_exit(0);
 }
 
-static void forced_core_pmu(void **state)
+/* PAPI's preset table, mutated: every open still succeeds (a line the
+ * unit cannot use is skipped and counted in the note), none crashes.
+ * Needs a core PMU for the table to be read at all: forced, in a child. */
+static void papi_events_fuzz_child(void)
 {
-	(void)state;
+	static const char seed[] =
+		"# PAPI's format\nCPU,skl\nCPU,skx\n"
+		"PRESET,PAPI_TOT_INS,NOT_DERIVED,INST_RETIRED:ANY_P\n"
+		"PRESET,PAPI_BR_INS,NOT_DERIVED,BR_INST_RETIRED:ALL_BRANCHES\n"
+		"PRESET,PAPI_L1_DCM,DERIVED_SUB,L1D:REPLACEMENT,L2_RQSTS:ALL_DEMAND_DATA_RD\n"
+		"PRESET,PAPI_FP_OPS,DERIVED_POSTFIX,N0|N1|+|,FP_ARITH:SCALAR_DOUBLE,FP_ARITH:SCALAR_SINGLE\n"
+		"PRESET,PAPI_TOT_CYC,NOT_DERIVED,CPU_CLK_UNHALTED:THREAD_P,NOTE,\"cycles, all\"\n"
+		"CPU,amd64_fam17h_zen2\nPRESET,PAPI_TOT_INS,NOT_DERIVED,RETIRED_INSTRUCTIONS\n";
+	static const char alphabet[] = ",|:_N0+\n#PRESETCPU skl";
+	setenv("LIBPFM_FORCE_PMU", "skl", 1);
+	char path[] = "/tmp/clab-papi-events-XXXXXX";
+	int fd = mkstemp(path);
+	if (fd < 0)
+		_exit(20);
+	close(fd);
+	setenv("COUNTERLAB_PAPI_EVENTS", path, 1);
+	srand(11);
+	for (int r = 0; r < 150; r++) {
+		char text[sizeof seed];
+		memcpy(text, seed, sizeof seed);
+		for (int e = 1 + rand() % 6; e > 0; e--)
+			text[rand() % (sizeof seed - 1)] = alphabet[rand() % (sizeof alphabet - 1)];
+		if (rand() % 4 == 0) /* cut short */
+			text[rand() % (sizeof seed - 1)] = 0;
+		FILE *f = fopen(path, "w");
+		fputs(text, f);
+		fclose(f);
+		clab_machine *m;
+		if (clab_machine_open("host:kernel.events=all", &m)) {
+			fprintf(stderr, "round %d: %s\n", r, clab_errmsg());
+			_exit(21);
+		}
+		clab_component_info ci;
+		clab_component_get_info(clab_machine_component(m, "core"), &ci);
+		if (!ci.presets_note || !strstr(ci.presets_note, "PAPI presets")) {
+			fprintf(stderr, "round %d: note %s\n", r, ci.presets_note);
+			_exit(22);
+		}
+		clab_machine_close(m);
+	}
+	unlink(path);
+	_exit(0);
+}
+
+static void in_child(void (*fn)(void))
+{
 	pid_t pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0)
-		forced_pmu_child();
+		fn();
 	int st;
 	assert_int_equal(waitpid(pid, &st, 0), pid);
 	assert_true(WIFEXITED(st));
 	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
+static void papi_events_fuzz(void **state)
+{
+	(void)state;
+	in_child(papi_events_fuzz_child);
+}
+
+static void forced_core_pmu(void **state)
+{
+	(void)state;
+	in_child(forced_pmu_child);
 }
 
 int main(void)
@@ -548,6 +608,7 @@ int main(void)
 	setenv("COUNTERLAB_PAPI_EVENTS", CLAB_DATADIR "/../papi/papi_events.csv", 1);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(forced_core_pmu),
+		cmocka_unit_test(papi_events_fuzz),
 		cmocka_unit_test(lists_software_events),
 		cmocka_unit_test(counts_page_faults),
 		cmocka_unit_test(task_clock_follows_cpu_time),
