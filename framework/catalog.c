@@ -638,6 +638,8 @@ void clab_component_get_info(const clab_component *c, clab_component_info *i)
 	i->overflow_latency = c->desc.overflow_latency;
 	i->can_multiplex = c->desc.can_multiplex;
 	i->contexts = c->desc.contexts;
+	i->default_context = c->desc.contexts && c->desc.default_context ? c->desc.default_context
+									 : CLAB_CTX_ALL;
 	i->self_multiplex = c->desc.self_multiplex;
 	i->clock_mhz = c->desc.clock_mhz;
 	i->nnative = c->desc.nnative;

@@ -197,14 +197,20 @@ static int program_with(clab_evset *s, const clab_evset_driver *drv,
 
 int clab_evset_plan_flags(const clab_evset *s)
 {
-	int ctx = s->ctx ? s->ctx : CLAB_CTX_ALL;
+	int ctx = clab_evset_get_context(s);
 	return (ctx & CLAB_CTX_USER ? 0 : CLAB_PLAN_EXCLUDE_USER) |
 	       (ctx & CLAB_CTX_KERNEL ? 0 : CLAB_PLAN_EXCLUDE_KERNEL);
 }
 
+/* Until told otherwise a set counts what its unit counts by default. */
 int clab_evset_get_context(const clab_evset *s)
 {
-	return s && s->ctx ? s->ctx : CLAB_CTX_ALL;
+	if (!s)
+		return CLAB_CTX_ALL;
+	if (s->ctx)
+		return s->ctx;
+	return s->c->desc.contexts && s->c->desc.default_context ? s->c->desc.default_context
+								 : CLAB_CTX_ALL;
 }
 
 /* The events are planned again: a unit counts a context apart on

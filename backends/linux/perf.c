@@ -73,6 +73,7 @@ typedef struct perf_set {
 	const char *name[PERF_MAX_EVENTS];
 	struct perf_event_attr attr[PERF_MAX_EVENTS];
 	struct node_groups *node;  /* scope = node: the groups, one per CPU */
+	const char *domain;        /* the contexts counted: "user", "kernel" or "all" */
 } perf_set;
 
 /* A node-wide set: the same group opened on each CPU that counts for the
@@ -566,6 +567,12 @@ static int perf_open_unit(clab_machine *m, const char *section, void **unit,
 		 * cannot sample). */
 		.overflow = u->node ? CLAB_OVF_NONE : CLAB_OVF_SLOW,
 		.self_multiplex = 1,
+		/* user and kernel apart by perf's exclude bits; `domain` is what
+		 * a set counts until told otherwise */
+		.contexts = 1,
+		.default_context = strcmp(u->domain, "user") == 0     ? CLAB_CTX_USER
+				   : strcmp(u->domain, "kernel") == 0 ? CLAB_CTX_KERNEL
+								      : CLAB_CTX_ALL,
 		.natives = u->natives,
 		.nnative = u->n,
 		.note = u->note[0] ? u->note : NULL,
@@ -891,7 +898,6 @@ static int perf_program(void *unit, int hwthread, const clab_evreq *reqs, int n,
 			int flags, void *replace, void **out)
 {
 	(void)hwthread;
-	(void)flags;
 	perf_unit *u = unit;
 	if (n > PERF_MAX_EVENTS)
 		return clab_seterr(CLAB_E_RATE,
@@ -901,7 +907,10 @@ static int perf_program(void *unit, int hwthread, const clab_evreq *reqs, int n,
 	if (!s)
 		return CLAB_E_NOMEM;
 	s->n = n;
-	int plm = plm_of(u->domain);
+	/* the set's contexts (clab_evset_set_context, PAPI's domain) */
+	s->domain = flags & CLAB_PLAN_EXCLUDE_USER ? "kernel"
+		  : flags & CLAB_PLAN_EXCLUDE_KERNEL ? "user" : "all";
+	int plm = plm_of(s->domain);
 	pthread_mutex_lock(&pfm_lock);
 	for (int i = 0; i < n; i++) {
 		const char *name = u->natives[reqs[i].native].name;
@@ -922,7 +931,7 @@ static int perf_program(void *unit, int hwthread, const clab_evreq *reqs, int n,
 	pthread_mutex_unlock(&pfm_lock);
 	int rc = u->node ? new_node(s) : CLAB_OK;
 	if (!rc)
-		rc = u->node ? open_node(s, u->domain) : open_group(s, u->domain);
+		rc = u->node ? open_node(s, s->domain) : open_group(s, s->domain);
 	if (rc) {
 		free_set(s);
 		return rc;
@@ -978,15 +987,15 @@ CLAB_HOT static void scaled(const perf_set *s, uint64_t *vals)
 
 static int perf_acquire(void *unit, void *set, void *replace)
 {
-	perf_unit *u = unit;
+	(void)unit;
 	perf_set *s = set;
 	if (s->node) { /* any thread's: only a forked child opens its own */
-		int rc = s->pid == getpid() ? CLAB_OK : open_node(s, u->domain);
+		int rc = s->pid == getpid() ? CLAB_OK : open_node(s, s->domain);
 		if (rc)
 			return rc;
 	} else if (s->tid != gettid()) { /* planned by another thread: count this one */
 		close_group(s);
-		int rc = open_group(s, u->domain);
+		int rc = open_group(s, s->domain);
 		if (rc)
 			return rc;
 	}
@@ -1068,7 +1077,7 @@ static int perf_start(void *unit, void *set)
 
 static int perf_overflow(void *unit, void *set, int i, uint64_t period, void *cookie)
 {
-	perf_unit *u = unit;
+	(void)unit;
 	perf_set *s = set;
 	if (i < 0 || i >= s->n)
 		return clab_seterr(CLAB_E_INVAL, "linux-perf: no request %d", i);
@@ -1086,7 +1095,7 @@ static int perf_overflow(void *unit, void *set, int i, uint64_t period, void *co
 	s->attr[i].sample_period = period;
 	s->attr[i].wakeup_events = period ? 1 : 0;
 	close_group(s);
-	return open_group(s, u->domain);
+	return open_group(s, s->domain);
 }
 
 /* A signal or the timer: raise the armed requests that the kernel saw

@@ -243,7 +243,10 @@ int clab_papi_init_component(clab_papi_comp *pc, int cidx)
 	 * PAPI's BG/Q component did. */
 	v->cmp_info.available_domains = ci.contexts ? PAPI_DOM_USER | PAPI_DOM_KERNEL
 						    : PAPI_DOM_ALL;
-	v->cmp_info.default_domain = v->cmp_info.available_domains;
+	v->cmp_info.default_domain =
+		!ci.contexts ? PAPI_DOM_ALL
+			     : (ci.default_context & CLAB_CTX_USER ? PAPI_DOM_USER : 0) |
+				       (ci.default_context & CLAB_CTX_KERNEL ? PAPI_DOM_KERNEL : 0);
 	/* Multiplexing is ours, not PAPI's software multiplexing (which serves
 	 * component 0 only): PAPI_set_multiplex reaches clab_papi_ctl on every
 	 * component, and those that cannot multiplex refuse it there. */

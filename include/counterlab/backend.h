@@ -58,6 +58,7 @@ typedef struct clab_unit_desc {
 	uint32_t overflow_latency;
 	int can_multiplex;
 	int contexts;           /* can count user and kernel context apart */
+	int default_context;    /* with contexts: what a new set counts (0: both) */
 	/* The unit shares its counters in turns by itself and scales what it
 	 * reads (Linux perf_event): multiplexing a set asks nothing of the
 	 * framework. */

@@ -127,6 +127,7 @@ typedef struct clab_component_info {
 	uint32_t overflow_latency; /* cycles from crossing to interrupt (max) */
 	int can_multiplex;
 	int contexts;            /* counts user and kernel context apart (clab_evset_set_context) */
+	int default_context;     /* what a new set counts: enum clab_context */
 	int self_multiplex;      /* the unit multiplexes by itself (the kernel's perf_event) */
 	uint32_t clock_mhz;      /* cycles per microsecond of the unit's clock (0: unknown) */
 	int nnative;             /* native events, codes 0 .. nnative-1 */
@@ -213,7 +214,8 @@ int clab_evset_accum(clab_evset *s, int64_t *vals);
 /* Counters used by event i of the set (bit c = counter c). */
 uint64_t clab_evset_counters(const clab_evset *s, int i);
 
-/* Which processor contexts a stopped set counts (default: both). Units
+/* Which processor contexts a stopped set counts (default: the unit's
+ * info.default_context; both on the simulated units). Units
  * that cannot tell them apart (info.contexts == 0) accept only
  * CLAB_CTX_ALL (CLAB_E_NOSUPP otherwise). */
 enum clab_context { CLAB_CTX_USER = 1, CLAB_CTX_KERNEL = 2, CLAB_CTX_ALL = 3 };

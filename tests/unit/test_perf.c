@@ -226,6 +226,60 @@ static void sleeping_switches_context(void **state)
 	host_close(&h);
 }
 
+/* Contexts (PAPI's domains) per set: the kernel component counts both by
+ * default; a set told to count only user context sees no context switch
+ * (they happen in the kernel), one told kernel context sees them all. The
+ * core component counts user context by default (host.ini's domain). */
+static int64_t switches_in(clab_evset *s)
+{
+	int64_t v;
+	assert_int_equal(clab_evset_start(s), CLAB_OK);
+	for (int i = 0; i < 5; i++) {
+		struct timespec ts = {0, 1000000};
+		nanosleep(&ts, NULL);
+	}
+	assert_int_equal(clab_evset_stop(s, &v), CLAB_OK);
+	return v;
+}
+
+static void contexts_per_set(void **state)
+{
+	(void)state;
+	clab_machine *m = open_machine("host");
+	clab_component_info ci;
+	clab_component_get_info(clab_machine_component(m, "core"), &ci);
+	assert_true(ci.contexts);
+	assert_int_equal(ci.default_context, CLAB_CTX_USER);
+	clab_component *k = clab_machine_component(m, "kernel");
+	clab_component_get_info(k, &ci);
+	assert_int_equal(ci.default_context, CLAB_CTX_ALL);
+	clab_thread *t;
+	assert_int_equal(clab_thread_attach(m, &t), CLAB_OK);
+	const char *ev[] = {"perf::CONTEXT-SWITCHES"};
+	clab_evset *s = NULL;
+	int rc = program(k, t, &s, ev, 1);
+	if (!kernel_opens(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 0)) {
+		assert_int_equal(rc, CLAB_E_SYS); /* both contexts: refused */
+		assert_non_null(strstr(clab_errmsg(), "perf_event_paranoid is"));
+		assert_int_equal(clab_evset_set_context(s, CLAB_CTX_USER), CLAB_OK);
+		assert_int_equal(program(k, t, &s, ev, 1), CLAB_OK); /* user alone is allowed */
+		assert_int_equal(switches_in(s), 0);
+		assert_int_equal(clab_evset_set_context(s, CLAB_CTX_KERNEL), CLAB_E_SYS);
+		assert_int_equal(clab_evset_get_context(s), CLAB_CTX_USER); /* kept */
+	} else {
+		assert_int_equal(rc, CLAB_OK);
+		assert_true(switches_in(s) >= 5);
+		assert_int_equal(clab_evset_set_context(s, CLAB_CTX_USER), CLAB_OK);
+		assert_int_equal(clab_evset_get_context(s), CLAB_CTX_USER);
+		assert_int_equal(switches_in(s), 0);
+		assert_int_equal(clab_evset_set_context(s, CLAB_CTX_KERNEL), CLAB_OK);
+		assert_true(switches_in(s) >= 5);
+	}
+	clab_evset_destroy(s);
+	clab_thread_detach(t);
+	clab_machine_close(m);
+}
+
 /* The set counts the thread that starts it, even when planned by another. */
 static void *touch_pages(void *arg)
 {
@@ -613,6 +667,7 @@ int main(void)
 		cmocka_unit_test(counts_page_faults),
 		cmocka_unit_test(task_clock_follows_cpu_time),
 		cmocka_unit_test(sleeping_switches_context),
+		cmocka_unit_test(contexts_per_set),
 		cmocka_unit_test(counts_the_starting_thread),
 		cmocka_unit_test(refusals),
 		cmocka_unit_test(overflow_by_sampling),
