@@ -34,9 +34,12 @@ static void usage(FILE *f)
 		"usage: counterlab-netsim [options] --pattern NAME[:key=value,...] ...\n"
 		"Runs traffic over a simulated torus and prints the network counters of\n"
 		"every node (summed over its torus links) and the modelled time.\n\n"
-		"  --machine bgq|bgl     the machine (default bgq)\n"
+		"  --machine bgq|bgl|torus  the machine (default bgq); torus: a generic\n"
+		"                        k-ary n-cube of any shape, BG/Q-like links and\n"
+		"                        packets (--set link_bytes_s=, header=, chunk=, ...)\n"
 		"  --torus AxBxCxDxE     torus shape; a size with a trailing m is a mesh\n"
-		"                        dimension (default bgq 4x4x4x4x2, bgl 8x4x4)\n"
+		"                        dimension (default bgq 4x4x4x4x2, bgl 8x4x4,\n"
+		"                        torus 8x8x8; torus takes 1..6 dimensions A, B, ...)\n"
 		"  --ppn N               ranks per node (default bgq 16, bgl 1)\n"
 		"  --map PERM|FILE       rank map: a permutation of ABCDET (bgq: rightmost\n"
 		"                        letter fastest) or XYZT (bgl: leftmost fastest, so\n"
@@ -398,7 +401,7 @@ int main(int argc, char **argv)
 	double time_s = clab_net_time(net);
 	char shape[64];
 	clab_torus_shape(&t, shape, sizeof shape);
-	const char *mapname = o.map ? o.map : spec->letters;
+	const char *mapname = o.map ? o.map : t.letters;
 
 	if (o.format == JSON) {
 		printf("{\"machine\": \"%s\", \"torus\": \"%s\", \"nodes\": %u, \"ppn\": %d, \"ranks\": %u, \"map\": ",
@@ -455,7 +458,12 @@ int main(int argc, char **argv)
 		printf("}}%s", o.per_node ? ",\n \"per_node\": [" : "}\n");
 	if (o.per_node) {
 		if (o.format == TABLE) {
-			printf("%-8s %-14s", "node", t.ndims == 5 ? "A B C D E" : "X Y Z");
+			char head[2 * CLAB_TORUS_MAXD] = "";
+			for (int d = 0; d < t.ndims; d++) {
+				head[2 * d] = t.letters[d];
+				head[2 * d + 1] = d + 1 < t.ndims ? ' ' : '\0';
+			}
+			printf("%-8s %-14s", "node", head);
 			for (int k = 0; k < npick; k++)
 				printf(" %*s", (int)strlen(ev[pick[k]].name) > 14 ? (int)strlen(ev[pick[k]].name) : 14,
 				       ev[pick[k]].name);
@@ -463,7 +471,7 @@ int main(int argc, char **argv)
 		} else if (o.format == CSV) {
 			printf("node");
 			for (int d = 0; d < t.ndims; d++)
-				printf(",%c", spec->letters[d]);
+				printf(",%c", t.letters[d]);
 			for (int k = 0; k < npick; k++)
 				printf(",%s", ev[pick[k]].name);
 			printf("\n");
@@ -506,7 +514,7 @@ int main(int argc, char **argv)
 		snprintf(title, sizeof title, "%s %s, map %s: %s", spec->name, shape, mapname,
 			 ev[heat].name);
 		double range[2] = {o.heat_lo, o.heat_hi};
-		if (clab_heatmap_write_range(o.heatmap, t.ndims, t.size, spec->letters, v,
+		if (clab_heatmap_write_range(o.heatmap, t.ndims, t.size, t.letters, v,
 					     o.heat_range ? range : NULL, title, err, sizeof err)) {
 			fprintf(stderr, "counterlab-netsim: --heatmap: %s\n", err);
 			return 2;

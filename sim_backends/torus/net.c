@@ -656,6 +656,7 @@ uint64_t clab_net_phases(const clab_net *n) { return n->phases; }
 uint64_t clab_net_local_bytes(const clab_net *n) { return n->local; }
 uint32_t clab_net_nranks(const clab_net *n) { return n->map->nranks; }
 const clab_torus *clab_net_torus(const clab_net *n) { return n->t; }
+const clab_map *clab_net_map(const clab_net *n) { return n->map; }
 uint32_t clab_net_node_of(const clab_net *n, uint32_t r) { return n->map->node[r]; }
 
 int64_t clab_net_rank_at(const clab_net *n, uint32_t node)
