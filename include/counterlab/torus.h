@@ -176,6 +176,20 @@ typedef struct clab_net clab_net;
 clab_net *clab_net_new(const clab_torus *t, const clab_map *map, int *err);
 void clab_net_free(clab_net *n);
 
+/* Two engines behind this one interface (README "The torus network
+ * model"): flow (default) prices a phase from its link loads; packet
+ * simulates its packets, event by event, through VC buffers with tokens.
+ * Routing: MPI's choice by message size (default), all deterministic
+ * (escape VC, dimension order) or all adaptive (dynamic VC). seed orders
+ * adaptive routing's ties. Chosen before the first phase. */
+enum clab_net_engine { CLAB_NET_FLOW, CLAB_NET_PACKET };
+enum clab_net_routing { CLAB_ROUTE_MPI, CLAB_ROUTE_DETERMINISTIC, CLAB_ROUTE_ADAPTIVE };
+int clab_net_configure(clab_net *n, enum clab_net_engine engine,
+		       enum clab_net_routing routing, uint64_t seed);
+const char *clab_net_engine_name(const clab_net *n);
+/* Events the packet engine handled (0 for flow). */
+uint64_t clab_net_events(const clab_net *n);
+
 /* A phase is a set of messages in flight together; it ends, is timed and
  * added to the totals by clab_net_phase_end. */
 /* count messages of `bytes` from rank src to rank dst. */
