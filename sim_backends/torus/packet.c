@@ -41,6 +41,7 @@ typedef struct packet {
 	double tail;       /* its tail has arrived here */
 	uint32_t dst, next;
 	uint16_t chunks;
+	uint16_t held;     /* chunks of room it holds in its input buffer */
 	uint16_t minmask;  /* at its current router: links of minimal routes */
 	int8_t dor;        /* and its dimension-ordered link (-1: arrived) */
 	uint8_t vc, dyn, odd, indim; /* indim: dimension it came along, 0xff injected */
@@ -254,8 +255,10 @@ static int vc_for(const sim *S, uint32_t x, const packet *p, int o)
 	if (o != p->dor)
 		return -1;
 	int v = p->dyn ? CLAB_VC_ESCAPE : p->vc;
-	/* the bubble: entering a ring leaves room for one more packet */
-	int need = p->chunks + (p->vc == v && p->indim == o / 2 ? 0 : S->maxc);
+	/* a packet holds a largest packet's room on a deterministic VC (no
+	 * room lost to odd sizes), and the bubble: entering a ring leaves
+	 * room for one more */
+	int need = S->maxc * (p->vc == v && p->indim == o / 2 ? 1 : 2);
 	return Q(S, y, LQ(o ^ 1, v))->room >= need ? v : -1;
 }
 
@@ -306,7 +309,7 @@ static void send(sim *S, uint32_t x, uint32_t qi, int o, int v)
 	if (q->head == NONE)
 		q->tail = NONE;
 	wait_del(S, x, qi);
-	uint16_t chunks = p->chunks;
+	uint16_t chunks = p->chunks, held = p->held;
 	double wire = (double)chunks * S->s->chunk + S->s->extra_per_packet, ser;
 	if (o < 0) { /* delivered: written to memory through the drain port */
 		ser = wire * S->node_spb;
@@ -331,7 +334,8 @@ static void send(sim *S, uint32_t x, uint32_t qi, int o, int v)
 		queue *dq = Q(S, y, LQ(o ^ 1, v));
 		occ_touch(S, dq);
 		dq->npk++;
-		dq->room -= chunks;
+		p->held = v == CLAB_VC_DYNAMIC ? chunks : (uint16_t)S->maxc;
+		dq->room -= p->held;
 		p->dyn = p->dyn && v == CLAB_VC_DYNAMIC;
 		p->vc = (uint8_t)v;
 		p->indim = (uint8_t)(o / 2);
@@ -349,7 +353,7 @@ static void send(sim *S, uint32_t x, uint32_t qi, int o, int v)
 		room_back(S, x, b, 1);
 	if (qi < (uint32_t)(S->tl * NV)) {
 		S->back_q[b] = qi;
-		S->back_chunks[b] = chunks;
+		S->back_chunks[b] = held;
 	} else if (S->node_free[x] <= S->now) { /* an injection FIFO to refill */
 		ev_push(S, EV_NODE, x, 0, S->now);
 	}
@@ -471,6 +475,7 @@ static int refill(sim *S, uint32_t x, int k)
 	p->dyn = f->vc == CLAB_VC_DYNAMIC;
 	p->odd = S->odd[x];
 	p->indim = 0xff;
+	p->held = 0;
 	p->t = p->tail = S->now + ser;
 	q_push(S, q, i);
 	S->node_free[x] = S->now + ser;
@@ -624,9 +629,20 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 		sim_free(S);
 		return clab_seterr(CLAB_E_NOMEM, "no memory for the packet engine's %zu flows", nflows);
 	}
+	/* each node's flows in turns over its destinations (the first flow to
+	 * each, nearest first, then the second, ...), so that its injection
+	 * FIFOs work on different destinations at once, as the MPI sends of
+	 * its ranks would */
 	for (size_t f = 0; f < nflows; f++)
-		key[f] = (flow_key){(uint64_t)flows[f].src * N + (flows[f].dst + N - flows[f].src) % N,
-				    (uint32_t)f};
+		key[f] = (flow_key){(uint64_t)flows[f].src << 42 |
+				    (uint64_t)((flows[f].dst + N - flows[f].src) % N), (uint32_t)f};
+	qsort(key, nflows, sizeof *key, cmp_key);
+	uint64_t prev = UINT64_MAX, turn = 0; /* key: src << 42 | turn << 22 | dist */
+	for (size_t f = 0; f < nflows; f++) {
+		turn = key[f].key == prev ? turn + 1 : 0;
+		prev = key[f].key;
+		key[f].key |= (turn < (1u << 20) ? turn : (1u << 20) - 1) << 22;
+	}
 	qsort(key, nflows, sizeof *key, cmp_key);
 	for (size_t f = 0; f < nflows; f++)
 		S->order[f] = key[f].f;
