@@ -180,6 +180,12 @@ static void test_no_deadlock(void **state)
 	make(&s, "bgl", "4x4x4", 2, NULL);
 	check_run(&s, "alltoall:bytes=1k", CLAB_ROUTE_ADAPTIVE);
 	clab_map_free(&s.m);
+	/* BG/L's packets of 1..8 chunks with 2-packet buffers: odd sizes must
+	 * not fragment the escape VC's room into a deadlock */
+	make(&s, "bgl", "6x4x4", 1, "fifo_packets", "2", NULL);
+	check_run(&s, "alltoall:bytes=1000", CLAB_ROUTE_MPI);
+	check_run(&s, "perm:random,seed=2,bytes=3333", CLAB_ROUTE_DETERMINISTIC);
+	clab_map_free(&s.m);
 }
 
 /* Deterministic routing: the packet engine's per-link, per-VC counts are
