@@ -38,7 +38,7 @@ static const run runs[] = {
 	{"permutation", "torus", "8x8x8", 1, NULL, "perm:tornado,bytes=64k"},
 	{"permutation", "torus", "8x8x8", 1, NULL, "perm:neighbor,bytes=64k"},
 	{"permutation", "torus", "8x8x8", 1, NULL, "perm:random,seed=1,bytes=64k"},
-	{"permutation", "torus", "4x4x4x4x2", 1, NULL, "perm:transpose,bytes=64k"},
+	{"permutation", "torus", "8x8x8", 2, NULL, "perm:transpose,bytes=64k"},
 	{"permutation", "bgq", "4x4x4x4x2", 1, NULL, "perm:bitcomp,bytes=64k"},
 	{"permutation", "bgq", "4x4x4x4x2", 1, NULL, "perm:random,seed=1,bytes=64k"},
 	{"permutation", "bgl", "8x8x8", 1, NULL, "perm:bitcomp,bytes=16k"},
