@@ -34,12 +34,13 @@ echo "bench: building into $out"
 "$CC" "${cflags[@]}" "$here/read_latency.c" -o "$out/read_latency" "${ldrpath[@]}" -lpapi -lcounterlab
 "$CC" "${cflags[@]}" "$here/node_memory.c" -o "$out/node_memory" "${ldrpath[@]}" -lcounterlab
 "$CC" "${cflags[@]}" "$here/netsim.c" -o "$out/netsim" "${ldrpath[@]}" -lcounterlab
+"$CC" "${cflags[@]}" "$here/netsim_validation.c" -o "$out/netsim_validation" "${ldrpath[@]}" -lcounterlab -lm
 "$CC" "${cflags[@]}" "$here/overflow.c" -o "$out/overflow" "${ldrpath[@]}" -lcounterlab -pthread
 "$CC" "${cflags[@]}" "$here/multiplex.c" -o "$out/multiplex" "${ldrpath[@]}" -lcounterlab -lm
 # host_read has no rpath: LD_LIBRARY_PATH picks the libpapi it measures
 "$CC" "${cflags[@]}" "$here/host_read.c" -o "$out/host_read" -L"$PREFIX/lib" -lpapi -ldl
 mpicc "${cflags[@]}" "$here/pmpi.c" -o "$out/pmpi"
-benches=${BENCHES:-read_latency netsim overflow multiplex host pmpi}
+benches=${BENCHES:-read_latency netsim netsim_validation overflow multiplex host pmpi}
 
 # run NAME ARGS...: one program, its stdout (one JSON object) echoed back
 run() {
@@ -109,6 +110,13 @@ if [[ " $benches " == *" netsim "* ]]; then
 	ns=$(run netsim)
 	write netsim "${ns%\}},$(machine_json)}"
 	echo "netsim: $ns"
+fi
+if [[ " $benches " == *" netsim_validation "* ]]; then
+	echo "bench: netsim_validation (flow vs packet engine at 512 nodes; a few minutes)"
+	nv=$(run netsim_validation)
+	write netsim_validation "${nv%\}},$(machine_json)}"
+	echo "netsim_validation: $(grep -o '"within_25pct": true' <<<"$nv" | wc -l) of" \
+	     "$(grep -o '"within_25pct"' <<<"$nv" | wc -l) patterns with the flow engine within 25%"
 fi
 if [[ " $benches " == *" overflow "* ]]; then
 	echo "bench: overflow (skid of fast and slow units, cost of a delivery)"

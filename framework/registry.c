@@ -9,6 +9,7 @@ extern const clab_unit_ops clab_linux_io_ops, clab_linux_net_ops,
 	clab_linux_proc_kernel_ops, clab_linux_msr_ops;
 const clab_netevent *clab_bgq_netevents(int *n);
 const clab_netevent *clab_bgl_netevents(int *n);
+const clab_netevent *clab_torus_netevents(int *n);
 
 static const clab_unit_ops *const backends[] = {
 	&clab_bgq_punit_ops,
@@ -30,6 +31,7 @@ static const struct {
 } netevents[] = {
 	{"bgq", clab_bgq_netevents},
 	{"bgl", clab_bgl_netevents},
+	{"torus", clab_torus_netevents},
 };
 
 const clab_unit_ops *clab_backend_find(const char *name)

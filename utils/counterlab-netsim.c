@@ -25,6 +25,9 @@ typedef struct opts {
 	int npattern, nset, ppn, per_node, quiet, list_params, heat_range;
 	long ranks;
 	double heat_lo, heat_hi;
+	enum clab_net_engine engine;
+	enum clab_net_routing routing;
+	unsigned long long seed;
 	enum format format;
 } opts;
 
@@ -34,9 +37,12 @@ static void usage(FILE *f)
 		"usage: counterlab-netsim [options] --pattern NAME[:key=value,...] ...\n"
 		"Runs traffic over a simulated torus and prints the network counters of\n"
 		"every node (summed over its torus links) and the modelled time.\n\n"
-		"  --machine bgq|bgl     the machine (default bgq)\n"
+		"  --machine bgq|bgl|torus  the machine (default bgq); torus: a generic\n"
+		"                        k-ary n-cube of any shape, BG/Q-like links and\n"
+		"                        packets (--set link_bytes_s=, header=, chunk=, ...)\n"
 		"  --torus AxBxCxDxE     torus shape; a size with a trailing m is a mesh\n"
-		"                        dimension (default bgq 4x4x4x4x2, bgl 8x4x4)\n"
+		"                        dimension (default bgq 4x4x4x4x2, bgl 8x4x4,\n"
+		"                        torus 8x8x8; torus takes 1..6 dimensions A, B, ...)\n"
 		"  --ppn N               ranks per node (default bgq 16, bgl 1)\n"
 		"  --map PERM|FILE       rank map: a permutation of ABCDET (bgq: rightmost\n"
 		"                        letter fastest) or XYZT (bgl: leftmost fastest, so\n"
@@ -44,6 +50,12 @@ static void usage(FILE *f)
 		"                        \"a b c d e t\" (default ABCDET / XYZT)\n"
 		"  --ranks N             use only ranks 0..N-1 of the map (fewer ranks than slots)\n"
 		"  --order LETTERS       deterministic routing order (default longest first)\n"
+		"  --engine flow|packet  flow (default): link loads priced in one step;\n"
+		"                        packet: every packet simulated through VC buffers\n"
+		"                        with tokens (slower, sees contention and waiting)\n"
+		"  --routing mpi|deterministic|adaptive  which messages route adaptively\n"
+		"                        (default mpi: large multi-dimension ones)\n"
+		"  --seed N              packet engine: seed of adaptive routing's ties (1)\n"
 		"  --set KEY=VALUE       change a parameter of the machine's network profile\n"
 		"                        (repeatable; see --list-params)\n"
 		"  --list-params         the machine's network parameters and their values\n"
@@ -112,11 +124,12 @@ static int parse(int argc, char **argv, opts *o)
 		{"heatmap", 1, 0, 'H'}, {"heatmap-event", 1, 0, 'E'},
 		{"list-events", 0, 0, 'L'}, {"quiet", 0, 0, 'q'}, {"help", 0, 0, 'h'},
 		{"ranks", 1, 0, 'R'}, {"set", 1, 0, 'S'}, {"list-params", 0, 0, 'P'},
-		{"heatmap-range", 1, 0, 'Y'},
+		{"heatmap-range", 1, 0, 'Y'}, {"engine", 1, 0, 'G'}, {"routing", 1, 0, 'r'},
+		{"seed", 1, 0, 's'},
 		{0, 0, 0, 0},
 	};
 	int c, list = 0;
-	*o = (opts){.machine = "bgq", .ppn = -1};
+	*o = (opts){.machine = "bgq", .ppn = -1, .seed = 1};
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'm': o->machine = optarg; break;
@@ -189,6 +202,33 @@ static int parse(int argc, char **argv, opts *o)
 				return 2;
 			}
 			o->heat_range = 1;
+			break;
+		}
+		case 'G':
+			if (!strcmp(optarg, "flow")) o->engine = CLAB_NET_FLOW;
+			else if (!strcmp(optarg, "packet")) o->engine = CLAB_NET_PACKET;
+			else {
+				fprintf(stderr, "counterlab-netsim: --engine %s: want flow or packet\n", optarg);
+				return 2;
+			}
+			break;
+		case 'r':
+			if (!strcmp(optarg, "mpi")) o->routing = CLAB_ROUTE_MPI;
+			else if (!strcmp(optarg, "deterministic")) o->routing = CLAB_ROUTE_DETERMINISTIC;
+			else if (!strcmp(optarg, "adaptive")) o->routing = CLAB_ROUTE_ADAPTIVE;
+			else {
+				fprintf(stderr, "counterlab-netsim: --routing %s: want mpi, deterministic or adaptive\n", optarg);
+				return 2;
+			}
+			break;
+		case 's': {
+			char *end;
+			errno = 0;
+			o->seed = strtoull(optarg, &end, 10);
+			if (end == optarg || *end || errno || *optarg == '-') {
+				fprintf(stderr, "counterlab-netsim: --seed %s: want a whole number\n", optarg);
+				return 2;
+			}
 			break;
 		}
 		case 'q': o->quiet = 1; break;
@@ -372,6 +412,8 @@ int main(int argc, char **argv)
 	clab_net *net = clab_net_new(&t, &map, &rc);
 	if (!net)
 		return die("model");
+	if (clab_net_configure(net, o.engine, o.routing, o.seed))
+		return die("--engine");
 	progress pr = {.start = now_s(), .quiet = o.quiet};
 	clab_net_progress(net, progress_draw, &pr);
 	for (int i = 0; i < o.npattern; i++) {
@@ -398,7 +440,7 @@ int main(int argc, char **argv)
 	double time_s = clab_net_time(net);
 	char shape[64];
 	clab_torus_shape(&t, shape, sizeof shape);
-	const char *mapname = o.map ? o.map : spec->letters;
+	const char *mapname = o.map ? o.map : t.letters;
 
 	if (o.format == JSON) {
 		printf("{\"machine\": \"%s\", \"torus\": \"%s\", \"nodes\": %u, \"ppn\": %d, \"ranks\": %u, \"map\": ",
@@ -409,8 +451,9 @@ int main(int argc, char **argv)
 			printf(i ? ", " : "");
 			json_string(o.pattern[i]);
 		}
-		printf("], \"map_convention\": \"%s\", \"phases\": %llu, \"time_s\": %.9g, \"local_bytes\": %llu",
-		       clab_netspec_convention(spec), (unsigned long long)clab_net_phases(net), time_s,
+		printf("], \"engine\": \"%s\", \"map_convention\": \"%s\", \"phases\": %llu, \"time_s\": %.9g, \"local_bytes\": %llu",
+		       clab_net_engine_name(net), clab_netspec_convention(spec),
+		       (unsigned long long)clab_net_phases(net), time_s,
 		       (unsigned long long)clab_net_local_bytes(net));
 		print_times(net, o.format);
 		printf(",\n \"summary\": {\"counters\": {");
@@ -419,8 +462,8 @@ int main(int argc, char **argv)
 		       spec->name, shape, N, t.ppn, map.nranks, mapname, clab_netspec_convention(spec));
 		for (int i = 0; i < o.npattern; i++)
 			printf("pattern %s\n", o.pattern[i]);
-		printf("modelled time %.6g s over %llu phases; %llu bytes stayed on their node\n\n",
-		       time_s, (unsigned long long)clab_net_phases(net),
+		printf("modelled time %.6g s (%s engine) over %llu phases; %llu bytes stayed on their node\n\n",
+		       time_s, clab_net_engine_name(net), (unsigned long long)clab_net_phases(net),
 		       (unsigned long long)clab_net_local_bytes(net));
 		print_times(net, o.format);
 		if (!o.per_node)
@@ -455,7 +498,12 @@ int main(int argc, char **argv)
 		printf("}}%s", o.per_node ? ",\n \"per_node\": [" : "}\n");
 	if (o.per_node) {
 		if (o.format == TABLE) {
-			printf("%-8s %-14s", "node", t.ndims == 5 ? "A B C D E" : "X Y Z");
+			char head[2 * CLAB_TORUS_MAXD] = "";
+			for (int d = 0; d < t.ndims; d++) {
+				head[2 * d] = t.letters[d];
+				head[2 * d + 1] = d + 1 < t.ndims ? ' ' : '\0';
+			}
+			printf("%-8s %-14s", "node", head);
 			for (int k = 0; k < npick; k++)
 				printf(" %*s", (int)strlen(ev[pick[k]].name) > 14 ? (int)strlen(ev[pick[k]].name) : 14,
 				       ev[pick[k]].name);
@@ -463,7 +511,7 @@ int main(int argc, char **argv)
 		} else if (o.format == CSV) {
 			printf("node");
 			for (int d = 0; d < t.ndims; d++)
-				printf(",%c", spec->letters[d]);
+				printf(",%c", t.letters[d]);
 			for (int k = 0; k < npick; k++)
 				printf(",%s", ev[pick[k]].name);
 			printf("\n");
@@ -506,7 +554,7 @@ int main(int argc, char **argv)
 		snprintf(title, sizeof title, "%s %s, map %s: %s", spec->name, shape, mapname,
 			 ev[heat].name);
 		double range[2] = {o.heat_lo, o.heat_hi};
-		if (clab_heatmap_write_range(o.heatmap, t.ndims, t.size, spec->letters, v,
+		if (clab_heatmap_write_range(o.heatmap, t.ndims, t.size, t.letters, v,
 					     o.heat_range ? range : NULL, title, err, sizeof err)) {
 			fprintf(stderr, "counterlab-netsim: --heatmap: %s\n", err);
 			return 2;

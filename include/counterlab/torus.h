@@ -19,10 +19,11 @@ extern "C" {
 
 /* Facts of a machine's torus network (sim_backends/torus/netspec.c). */
 typedef struct clab_netspec {
-	const char *name;          /* "bgq", "bgl" */
+	const char *name;          /* "bgq", "bgl", "torus" */
 	const char *description;
-	const char *letters;       /* dimension letters, then the on-node one */
-	int ndims;
+	const char *letters;       /* dimension letters, then the on-node one
+				    * (generic torus: "ABCDEF", T added) */
+	int ndims;                 /* 0: as many as the shape gives */
 	const char *shape;         /* default torus */
 	int ppn, max_ppn;          /* default and largest ranks per node */
 	int fixed_dim, fixed_size; /* a dimension of fixed size (BG/Q E=2), -1 */
@@ -36,7 +37,9 @@ typedef struct clab_netspec {
 	double cpu_hz;             /* node clock (simulated cycles) */
 	double hop_s;              /* router latency per hop */
 	uint32_t eager_max;        /* MPI: larger messages go rendezvous, dynamic */
-	uint32_t fifo_packets;     /* capacity of a link's receive FIFO */
+	uint32_t fifo_packets;     /* capacity of a link's receive FIFO, per
+				    * VC, in largest packets */
+	uint32_t inj_fifos;        /* messages a node's MU injects at once */
 	double drain_links;        /* links' worth of data a node moves between
 				    * the torus and memory, sending and receiving
 				    * together */
@@ -99,10 +102,12 @@ typedef struct clab_torus {
 	int ppn;
 	int order[CLAB_TORUS_MAXD];      /* deterministic routing order */
 	int nlinks;
+	char letters[CLAB_TORUS_MAXD + 2]; /* dimension letters, then the slot's */
 } clab_torus;
 
 /* shape: sizes joined by 'x', "4x4x4x4x2"; a size followed by 'm' is a
- * mesh dimension (no wrap-around link). order: dimension letters in
+ * mesh dimension (no wrap-around link). A machine of ndims 0 (the
+ * generic "torus") takes 1..CLAB_TORUS_MAXD sizes, lettered A, B, ... order: dimension letters in
  * routing order, or NULL/"" for longest dimension first. Returns 0 or a
  * negative clab error with a message (clab_errmsg). */
 int clab_torus_init(clab_torus *t, const clab_netspec *spec,
@@ -171,6 +176,20 @@ typedef struct clab_net clab_net;
 clab_net *clab_net_new(const clab_torus *t, const clab_map *map, int *err);
 void clab_net_free(clab_net *n);
 
+/* Two engines behind this one interface (README "The torus network
+ * model"): flow (default) prices a phase from its link loads; packet
+ * simulates its packets, event by event, through VC buffers with tokens.
+ * Routing: MPI's choice by message size (default), all deterministic
+ * (escape VC, dimension order) or all adaptive (dynamic VC). seed orders
+ * adaptive routing's ties. Chosen before the first phase. */
+enum clab_net_engine { CLAB_NET_FLOW, CLAB_NET_PACKET };
+enum clab_net_routing { CLAB_ROUTE_MPI, CLAB_ROUTE_DETERMINISTIC, CLAB_ROUTE_ADAPTIVE };
+int clab_net_configure(clab_net *n, enum clab_net_engine engine,
+		       enum clab_net_routing routing, uint64_t seed);
+const char *clab_net_engine_name(const clab_net *n);
+/* Events the packet engine handled (0 for flow). */
+uint64_t clab_net_events(const clab_net *n);
+
 /* A phase is a set of messages in flight together; it ends, is timed and
  * added to the totals by clab_net_phase_end. */
 /* count messages of `bytes` from rank src to rank dst. */
@@ -218,6 +237,7 @@ double clab_net_time(const clab_net *n);      /* seconds, all phases (total) */
 uint64_t clab_net_phases(const clab_net *n);
 uint32_t clab_net_nranks(const clab_net *n);
 const clab_torus *clab_net_torus(const clab_net *n);
+const clab_map *clab_net_map(const clab_net *n);
 /* The node of rank r (r < clab_net_nranks). */
 uint32_t clab_net_node_of(const clab_net *n, uint32_t r);
 /* The lowest rank the map places on node, or -1 when none. */
@@ -243,7 +263,8 @@ const clab_netevent *clab_netevents(const char *machine, int *n);
 uint64_t clab_netevent_count(const clab_net *n, const clab_netevent *e,
 			     uint32_t node);
 
-/* Traffic patterns (sim_backends/torus/pattern.c): "NAME:key=value,...".
+/* Traffic patterns (sim_backends/torus/pattern.c): "NAME:key=value,...";
+ * perm takes a bare first item as its kind ("perm:bitcomp").
  * Runs the pattern's phases on n; prints nothing. */
 int clab_net_pattern(clab_net *n, const char *spec);
 /* One line per pattern: name, keys and what it does (for --help). */

@@ -35,8 +35,7 @@
 #include <string.h>
 #include "counterlab/backend.h"
 #include "counterlab/torus.h"
-
-typedef struct { int64_t c, p; } cp_t;   /* chunks, packets */
+#include "packet.h"
 
 enum { T_CHUNKS, T_PACKETS, T_FIFO, T_N }; /* totals per node, link, VC */
 enum { MU_PKT_INJ, MU_MSG_INJ, MU_PKT_RCV, MU_LOCAL, MU_N }; /* per node */
@@ -80,6 +79,12 @@ struct clab_net {
 	size_t nscratch;
 	void (*progress)(void *, double);
 	void *progress_arg;
+	enum clab_net_engine engine;
+	enum clab_net_routing routing;
+	uint64_t seed, events;
+	pkt_flow *flows;       /* the packet engine's flows, this phase */
+	size_t nflows, capflows;
+	double *pfifo, *pnotoken; /* the packet engine's waiting, this phase */
 };
 
 #define DIFF(n, node, link, vc) ((n)->diff[((size_t)(node) * (n)->tl + (link)) * CLAB_NVC + (vc)])
@@ -149,7 +154,43 @@ void clab_net_free(clab_net *n)
 	free(n->tot);
 	free(n->notoken);
 	free(n->scratch);
+	free(n->flows);
+	free(n->pfifo);
+	free(n->pnotoken);
 	free(n);
+}
+
+int clab_net_configure(clab_net *n, enum clab_net_engine engine,
+		       enum clab_net_routing routing, uint64_t seed)
+{
+	if ((engine != CLAB_NET_FLOW && engine != CLAB_NET_PACKET) ||
+	    (routing != CLAB_ROUTE_MPI && routing != CLAB_ROUTE_DETERMINISTIC &&
+	     routing != CLAB_ROUTE_ADAPTIVE))
+		return clab_seterr(CLAB_E_INVAL, "engine %d, routing %d: no such engine or routing",
+				   (int)engine, (int)routing);
+	if (n->phases || n->any_net || n->any_local)
+		return clab_seterr(CLAB_E_STATE, "the engine is chosen before the first phase");
+	if (engine == CLAB_NET_PACKET && !n->pfifo) {
+		size_t k = (size_t)n->t->nodes * (size_t)n->tl;
+		n->pfifo = calloc(k * CLAB_NVC, sizeof *n->pfifo);
+		n->pnotoken = calloc(k, sizeof *n->pnotoken);
+		if (!n->pfifo || !n->pnotoken)
+			return clab_seterr(CLAB_E_NOMEM, "no memory for the packet engine's counters");
+	}
+	n->engine = engine;
+	n->routing = routing;
+	n->seed = seed;
+	return CLAB_OK;
+}
+
+const char *clab_net_engine_name(const clab_net *n)
+{
+	return n->engine == CLAB_NET_PACKET ? "packet" : "flow";
+}
+
+uint64_t clab_net_events(const clab_net *n)
+{
+	return n->events;
 }
 
 void clab_net_progress(clab_net *n, void (*fn)(void *, double), void *arg)
@@ -202,7 +243,9 @@ static void add_flow(clab_net *n, uint32_t s, uint32_t r, uint64_t nmsg,
 		}
 	}
 	if (vc == CLAB_VC_MPI) /* eager and one-line messages go deterministic */
-		vc = bytes > t->spec->eager_max && k > 1 ? CLAB_VC_DYNAMIC : CLAB_VC_ESCAPE;
+		vc = n->routing == CLAB_ROUTE_DETERMINISTIC ? CLAB_VC_ESCAPE
+			: n->routing == CLAB_ROUTE_ADAPTIVE ? CLAB_VC_DYNAMIC
+			: bytes > t->spec->eager_max && k > 1 ? CLAB_VC_DYNAMIC : CLAB_VC_ESCAPE;
 	clab_packets pk = clab_netspec_packetize(t->spec, bytes);
 	n->ej[r] += (double)(nmsg * pk.wire);
 	n->inj[s] += (double)(nmsg * pk.wire);
@@ -218,6 +261,20 @@ static void add_flow(clab_net *n, uint32_t s, uint32_t r, uint64_t nmsg,
 	int *mh = &n->max_hops_proto[bytes > t->spec->eager_max];
 	if (hops > *mh)
 		*mh = hops;
+	if (n->engine == CLAB_NET_PACKET) { /* simulated at the phase end */
+		if (n->nflows == n->capflows) {
+			size_t cap = n->capflows ? 2 * n->capflows : 1024;
+			pkt_flow *f = realloc(n->flows, cap * sizeof *f);
+			if (!f) { /* reported at the phase end */
+				n->capflows = SIZE_MAX;
+				return;
+			}
+			n->flows = f;
+			n->capflows = cap;
+		}
+		n->flows[n->nflows++] = (pkt_flow){s, r, nmsg, bytes, vc};
+		return;
+	}
 	int routes = vc == CLAB_VC_DYNAMIC && (uint64_t)k > 1 ? (nmsg < (uint64_t)k ? (int)nmsg : k) : 1;
 	for (int rot = 0; rot < routes; rot++) {
 		uint64_t m = nmsg / (uint64_t)routes + ((uint64_t)rot < nmsg % (uint64_t)routes);
@@ -483,7 +540,21 @@ int clab_net_phase_end(clab_net *n, uint64_t times, double *time_s)
 	if (!rec)
 		return clab_seterr(CLAB_E_NOMEM, "no memory for the record of phase \"%s\"", n->label);
 	expand_groups(n);
-	prefix_sums(n);
+	double sim_s = 0;
+	if (n->engine == CLAB_NET_PACKET) {
+		if (n->capflows == SIZE_MAX)
+			return clab_seterr(CLAB_E_NOMEM, "no memory for the flows of phase \"%s\"", n->label);
+		pkt_result res = {n->diff, n->pfifo, n->pnotoken, 0, 0};
+		int rc = clab_packet_run(t, n->flows, n->nflows, n->seed + n->phases,
+					 n->progress, n->progress_arg, &res);
+		n->nflows = 0;
+		n->events += res.events;
+		if (rc)
+			return rc;
+		sim_s = res.time;
+	} else {
+		prefix_sums(n);
+	}
 	/* the busiest link and the busiest node (its drain) set the pace */
 	double busiest = 0, drain_bw = s->drain_links * s->link_bytes_s, copy = 0;
 	for (uint32_t x = 0; x < t->nodes; x++) {
@@ -520,6 +591,8 @@ int clab_net_phase_end(clab_net *n, uint64_t times, double *time_s)
 			if (l > lat)
 				lat = l;
 		}
+		if (n->engine == CLAB_NET_PACKET) /* its time has the hops in it */
+			transfer = sim_s, lat -= n->max_hops * s->hop_s;
 		pt.network = (transfer + ovh > cpu_net ? transfer + ovh : cpu_net) + lat;
 	}
 	if (n->any_local) {
@@ -531,7 +604,21 @@ int clab_net_phase_end(clab_net *n, uint64_t times, double *time_s)
 	/* the network unit's clock runs through the whole phase */
 	double net_cycles = pt.total * s->net_hz;
 	uint64_t notoken = 0;
-	for (uint32_t x = 0; transfer > 0 && x < t->nodes; x++) {
+	if (n->engine == CLAB_NET_PACKET) { /* measured, not estimated */
+		for (uint32_t x = 0; x < t->nodes; x++)
+			for (int l = 0; l < n->tl; l++) {
+				size_t xl = (size_t)x * n->tl + (size_t)l;
+				uint64_t nt = (uint64_t)(n->pnotoken[xl] + 0.5) * times;
+				n->notoken[(size_t)x * n->nl + l] += nt;
+				notoken += nt;
+				n->pnotoken[xl] = 0;
+				for (int vc = 0; vc < CLAB_NVC; vc++) {
+					TOT(n, x, l, vc, T_FIFO) += (uint64_t)(n->pfifo[xl * CLAB_NVC + vc] + 0.5) * times;
+					n->pfifo[xl * CLAB_NVC + vc] = 0;
+				}
+			}
+	}
+	for (uint32_t x = 0; n->engine == CLAB_NET_FLOW && transfer > 0 && x < t->nodes; x++) {
 		/* node x: how much slower than its links it drains, its
 		 * capacity shared by what it sends and what it receives */
 		double in_busy = 0;
@@ -656,6 +743,7 @@ uint64_t clab_net_phases(const clab_net *n) { return n->phases; }
 uint64_t clab_net_local_bytes(const clab_net *n) { return n->local; }
 uint32_t clab_net_nranks(const clab_net *n) { return n->map->nranks; }
 const clab_torus *clab_net_torus(const clab_net *n) { return n->t; }
+const clab_map *clab_net_map(const clab_net *n) { return n->map; }
 uint32_t clab_net_node_of(const clab_net *n, uint32_t r) { return n->map->node[r]; }
 
 int64_t clab_net_rank_at(const clab_net *n, uint32_t node)

@@ -28,6 +28,7 @@ static const clab_netspec specs[] = {
 		.hop_s = 40e-9,
 		.eager_max = 2048,       /* HARDWARE.md: eager up to about 2 KB */
 		.fifo_packets = 7,       /* tokens of a bubble VC's receive buffer */
+		.inj_fifos = 16,         /* modeller's choice */
 		/* modeller's choice: the MU's injection and reception sides
 		 * each keep up with all ten links (10 in + 10 out) */
 		.drain_links = 20,
@@ -61,6 +62,7 @@ static const clab_netspec specs[] = {
 		.hop_s = 100e-9,         /* modeller's choice */
 		.eager_max = 1000,
 		.fifo_packets = 4,       /* a 1 KB reception FIFO of 256-byte packets */
+		.inj_fifos = 6,          /* modeller's choice */
 		/* modeller's choice: the CPU drains and fills the FIFOs by
 		 * polling, about one byte per cycle (700 MB/s = 4 links' worth)
 		 * for receiving and sending together */
@@ -82,9 +84,30 @@ static const clab_netspec specs[] = {
 		.mem_bytes_s = 5.6e9,    /* 16 bytes per cycle at 350 MHz DDR */
 		.mem_eff = 0.5,          /* modeller's choice */
 	},
+	{
+		/* A plain k-ary n-cube for studies: BG/Q's packet format and
+		 * link, a router with one injection and one ejection channel
+		 * (drain 2 links' worth), MPI costs and compute as BG/Q's. */
+		.name = "torus",
+		.description = "generic torus: any shape (--torus AxBx...), BG/Q-like links and packets",
+		.letters = "ABCDEF", .ndims = 0,
+		.shape = "8x8x8", .ppn = 1, .max_ppn = 64,
+		.fixed_dim = -1, .fixed_size = 0,
+		.header = 32, .chunk = 32, .max_payload = 512, .min_packet = 32,
+		.extra_per_packet = 0,
+		.link_bytes_s = 2e9, .net_hz = 500e6, .cpu_hz = 1.6e9,
+		.hop_s = 40e-9, .eager_max = 2048,
+		.fifo_packets = 7, .inj_fifos = 16,
+		.drain_links = 2,
+		.io_link = 0, .leftmost_fastest = 0,
+		.latency_s = 0.75e-6, .o_send_s = 0.7e-6, .o_recv_s = 0.7e-6,
+		.gap_s = 0.2e-6, .local_bytes_s = 21.3e9,
+		.cores = 16, .peak_flops = 204.8e9, .flop_eff = 0.10,
+		.mem_bytes_s = 42.6e9, .mem_eff = 0.65,
+	},
 };
 
-static const char *const names[] = {"bgq", "bgl", NULL};
+static const char *const names[] = {"bgq", "bgl", "torus", NULL};
 
 const clab_netspec *clab_netspec_find(const char *name)
 {
@@ -141,7 +164,13 @@ static const param params[] = {
 	P_D(gap_s, 0, 1e-3, "least time between two messages of a rank, s"),
 	P_U(eager_max, 0, 1e9, "largest eager message, bytes (larger: rendezvous)"),
 	P_D(drain_links, 0.01, 1000, "links' worth a node moves to and from memory, send + receive"),
-	P_U(fifo_packets, 1, 1e6, "packets a link's receive FIFO holds"),
+	P_U(fifo_packets, 2, 1e4, "largest packets a link's receive buffer holds per VC"),
+	P_U(inj_fifos, 1, 1024, "messages a node injects at once (packet engine)"),
+	P_U(header, 0, 4096, "packet header bytes"),
+	P_U(chunk, 1, 4096, "bytes of a chunk (packets are whole chunks)"),
+	P_U(max_payload, 1, 65536, "payload bytes per packet, at most"),
+	P_U(min_packet, 1, 65536, "smallest packet on the wire, bytes"),
+	P_U(extra_per_packet, 0, 4096, "wire bytes per packet besides its chunks"),
 	P_D(local_bytes_s, 1e3, 1e14, "on-node copy bandwidth of a node, bytes/s"),
 	P_D(peak_flops, 1e3, 1e16, "node's peak FLOP/s"),
 	P_D(flop_eff, 1e-6, 1, "fraction of peak FLOP/s reached"),
@@ -189,11 +218,19 @@ int clab_netspec_set(clab_netspec *s, const char *key, const char *value)
 	    (p->is_u32 && v != floor(v)))
 		return clab_seterr(CLAB_E_INVAL, "%s=%s: want a %s in %g..%g", key, value,
 				   p->is_u32 ? "whole number" : "number", p->min, p->max);
-	char *at = (char *)s + p->off;
+	clab_netspec t = *s;
+	char *at = (char *)&t + p->off;
 	if (p->is_u32)
 		*(uint32_t *)at = (uint32_t)v;
 	else
 		*(double *)at = v;
+	/* a packet is at most 65535 chunks (the packet engine's counters) */
+	if ((t.header + t.max_payload + t.chunk - 1) / t.chunk > 65535 ||
+	    t.min_packet > t.header + t.max_payload)
+		return clab_seterr(CLAB_E_INVAL,
+				   "%s=%s: packets of %u header + %u payload bytes in %u-byte chunks (at least %u) do not fit: at most 65535 chunks, min_packet at most header + payload",
+				   key, value, t.header, t.max_payload, t.chunk, t.min_packet);
+	*s = t;
 	return CLAB_OK;
 }
 
@@ -219,4 +256,29 @@ double clab_netspec_message_s(const clab_netspec *s, uint64_t bytes, int hops)
 	clab_packets p = clab_netspec_packetize(s, bytes);
 	t += s->latency_s + hops * s->hop_s + (double)p.wire / s->link_bytes_s;
 	return bytes > s->eager_max ? t + round_trip(s, hops) : t;
+}
+
+/* The generic torus's network events: the model's counters summed over a
+ * node's torus links (it has no hardware counter unit to imitate). */
+#define ALLVC 0x7fu
+#define DYN CLAB_VC_BIT(CLAB_VC_DYNAMIC)
+#define ESC CLAB_VC_BIT(CLAB_VC_ESCAPE)
+static const clab_netevent torus_events[] = {
+	{"TORUS_SENT_CHUNKS", "chunks sent on the node's torus links, all VCs", CLAB_NET_SENT_CHUNKS, ALLVC, -1, 1},
+	{"TORUS_SENT_PACKETS", "packets sent on the node's torus links, all VCs", CLAB_NET_SENT_PACKETS, ALLVC, -1, 1},
+	{"TORUS_SENT_DYNAMIC_CHUNKS", "chunks sent on dynamic (adaptive) VCs", CLAB_NET_SENT_CHUNKS, DYN, -1, 0},
+	{"TORUS_SENT_ESCAPE_CHUNKS", "chunks sent on the escape (deterministic, bubble) VC", CLAB_NET_SENT_CHUNKS, ESC, -1, 0},
+	{"TORUS_RECV_CHUNKS", "chunks received on the node's torus links", CLAB_NET_RECV_CHUNKS, ALLVC, -1, 0},
+	{"TORUS_RECV_PACKETS", "packets received on the node's torus links", CLAB_NET_RECV_PACKETS, ALLVC, -1, 1},
+	{"TORUS_RECV_FIFO", "receive-buffer occupancy (packets) summed every network cycle", CLAB_NET_RECV_FIFO, ALLVC, -1, 1},
+	{"TORUS_NO_TOKEN", "cycles a link was free with a packet waiting but no token downstream", CLAB_NET_NO_TOKEN, ALLVC, -1, 1},
+	{"TORUS_CYCLES", "network cycles of all phases", CLAB_NET_CYCLES, 0, -1, 0},
+	{"TORUS_PKT_INJ", "packets the node injected", CLAB_NET_MU_PKT_INJ, 0, -1, 0},
+	{"TORUS_PKT_RCV", "packets the node received", CLAB_NET_MU_PKT_RCV, 0, -1, 0},
+};
+
+const clab_netevent *clab_torus_netevents(int *n)
+{
+	*n = (int)(sizeof torus_events / sizeof *torus_events);
+	return torus_events;
 }

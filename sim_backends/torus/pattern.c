@@ -14,6 +14,8 @@ typedef struct pattern {
 	const char *keys; /* accepted keys, space-separated */
 	const char *help;
 	int (*run)(clab_net *n, pattern_args *a);
+	int bare; /* 1: a bare first item is the first key's value
+		   * ("perm:bitcomp" is perm:of=bitcomp) */
 } pattern;
 
 const char *pattern_find(pattern_args *a, const char *key)
@@ -333,40 +335,203 @@ static int run_incast(clab_net *n, pattern_args *a)
 	return rc;
 }
 
+
+/* ---- permutations -------------------------------------------------------- */
+
+/* log2 of x when x is a power of two, else -1. */
+static int log2_exact(uint32_t x)
+{
+	int b = 0;
+	if (!x)
+		return -1;
+	for (; !(x & 1); x >>= 1)
+		b++;
+	return x == 1 ? b : -1;
+}
+
+/* Reads a permutation file: one destination rank per line (line i: the
+ * destination of rank i; blank lines and '#' comments skipped), each of
+ * 0..P-1 exactly once. */
+static int perm_file(const char *path, uint32_t P, uint32_t *dst)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return clab_seterr(CLAB_E_PATTERN, "permutation file %s: %s", path, strerror(errno));
+	uint8_t *seen = calloc(P, 1);
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	uint32_t r = 0;
+	int rc = seen ? CLAB_OK : clab_seterr(CLAB_E_NOMEM, "no memory for %u ranks", P);
+	for (int lineno = 1; !rc && (len = getline(&line, &cap, f)) >= 0; lineno++) {
+		if (memchr(line, '\0', (size_t)len)) {
+			rc = clab_seterr(CLAB_E_PATTERN, "%s:%d: a NUL byte; a permutation file is text, one destination rank per line",
+					 path, lineno);
+			break;
+		}
+		char *h = strchr(line, '#'), *p = line, *end;
+		if (h)
+			*h = '\0';
+		while (isspace((unsigned char)*p))
+			p++;
+		if (!*p)
+			continue;
+		errno = 0;
+		unsigned long long v = strtoull(p, &end, 10);
+		while (isspace((unsigned char)*end))
+			end++;
+		if (!isdigit((unsigned char)*p) || *end || errno)
+			rc = clab_seterr(CLAB_E_PATTERN, "%s:%d: want one whole number (the destination of rank %u)",
+					 path, lineno, r);
+		else if (r == P)
+			rc = clab_seterr(CLAB_E_PATTERN, "%s:%d: more lines than the %u ranks", path, lineno, P);
+		else if (v >= P)
+			rc = clab_seterr(CLAB_E_PATTERN, "%s:%d: rank %llu does not exist (0..%u)",
+					 path, lineno, v, P - 1);
+		else if (seen[v])
+			rc = clab_seterr(CLAB_E_PATTERN, "%s:%d: rank %llu is a destination twice: not a permutation",
+					 path, lineno, v);
+		else {
+			seen[v] = 1;
+			dst[r++] = (uint32_t)v;
+		}
+	}
+	if (!rc && ferror(f))
+		rc = clab_seterr(CLAB_E_PATTERN, "permutation file %s: read error", path);
+	if (!rc && r != P)
+		rc = clab_seterr(CLAB_E_PATTERN, "permutation file %s gives %u destinations; the map places %u ranks",
+				 path, r, P);
+	free(line);
+	free(seen);
+	fclose(f);
+	return rc;
+}
+
+/* dst[r] = the rank on the node whose coordinates are r's node's moved by
+ * `by` (per dimension, modulo the ring), in r's slot. */
+static int perm_coords(clab_net *n, pattern_args *a, int tornado, uint32_t *dst)
+{
+	const clab_torus *t = clab_net_torus(n);
+	const clab_map *m = clab_net_map(n);
+	size_t slots = (size_t)t->nodes * (size_t)t->ppn;
+	int64_t *at = malloc(slots * sizeof *at);
+	if (!at)
+		return clab_seterr(CLAB_E_NOMEM, "no memory for %zu slots", slots);
+	for (size_t i = 0; i < slots; i++)
+		at[i] = -1;
+	for (uint32_t r = 0; r < m->nranks; r++)
+		at[(size_t)m->node[r] * (size_t)t->ppn + m->slot[r]] = r;
+	int rc = CLAB_OK;
+	for (uint32_t r = 0; r < m->nranks && !rc; r++) {
+		int c[CLAB_TORUS_MAXD];
+		clab_torus_coords(t, m->node[r], c);
+		for (int d = 0; d < t->ndims; d++) /* tornado: ceil(k/2) - 1 round */
+			c[d] = (c[d] + (tornado ? (t->size[d] + 1) / 2 - 1 : 1)) % t->size[d];
+		int64_t to = at[(size_t)clab_torus_node(t, c) * (size_t)t->ppn + m->slot[r]];
+		if (to < 0)
+			rc = clab_seterr(CLAB_E_PATTERN, "%s: rank %u's destination slot holds no rank (use a map that fills the torus)",
+					 a->pattern, r);
+		dst[r] = (uint32_t)to;
+	}
+	free(at);
+	return rc;
+}
+
+static int run_perm(clab_net *n, pattern_args *a)
+{
+	uint32_t P = clab_net_nranks(n);
+	uint64_t bytes, iters, k, seed;
+	const char *of = pattern_find(a, "of"), *file = pattern_find(a, "file");
+	int rc = pattern_u64(a, "bytes", 1024, 0, 1ull << 40, &bytes);
+	if (!rc) rc = pattern_u64(a, "iters", 1, 1, 1ull << 40, &iters);
+	if (!rc) rc = pattern_u64(a, "k", 1, 0, P ? P - 1 : 0, &k);
+	if (!rc) rc = pattern_u64(a, "seed", 1, 0, UINT64_MAX, &seed);
+	if (rc)
+		return rc;
+	if (!of)
+		of = file ? "file" : "";
+	if (!strcmp(of, "file") != !!file)
+		return clab_seterr(CLAB_E_PATTERN, "%s: a permutation file is perm:file=PATH (and file= goes only with it)",
+				   a->pattern);
+	uint32_t *dst = malloc((size_t)P * sizeof *dst + 1);
+	if (!dst)
+		return clab_seterr(CLAB_E_NOMEM, "no memory for a permutation of %u ranks", P);
+	int b = log2_exact(P);
+	if (!strcmp(of, "bitcomp") || !strcmp(of, "transpose") || !strcmp(of, "shuffle")) {
+		if (b < 0 || (of[0] == 't' && b % 2))
+			rc = clab_seterr(CLAB_E_PATTERN, "%s: %s needs a power of two of ranks%s; the map places %u",
+					 a->pattern, of, of[0] == 't' ? " with an even exponent" : "", P);
+		for (uint32_t r = 0; r < P && !rc; r++)
+			dst[r] = of[0] == 'b' ? ~r & (P - 1)
+				: of[0] == 't' ? ((r << (b / 2)) | (r >> (b / 2))) & (P - 1)
+				: ((r << 1) | (r >> (b - 1))) & (P - 1);
+	} else if (!strcmp(of, "tornado") || !strcmp(of, "neighbor")) {
+		rc = perm_coords(n, a, of[0] == 't', dst);
+	} else if (!strcmp(of, "shift")) {
+		for (uint32_t r = 0; r < P; r++)
+			dst[r] = (uint32_t)((r + k) % P);
+	} else if (!strcmp(of, "random")) { /* Fisher-Yates, splitmix64 */
+		for (uint32_t r = 0; r < P; r++)
+			dst[r] = r;
+		for (uint32_t r = P; r > 1; r--) {
+			uint64_t z = (seed += 0x9e3779b97f4a7c15ull);
+			z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+			z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+			z ^= z >> 31;
+			uint32_t j = (uint32_t)(z % r), x = dst[r - 1];
+			dst[r - 1] = dst[j];
+			dst[j] = x;
+		}
+	} else if (!strcmp(of, "file")) {
+		rc = perm_file(file, P, dst);
+	} else {
+		rc = clab_seterr(CLAB_E_PATTERN, "%s: of=%s: want bitcomp, transpose, shuffle, tornado, neighbor, shift (k=), random (seed=) or file=PATH",
+				 a->pattern, of);
+	}
+	for (uint32_t r = 0; r < P && !rc; r++)
+		if (dst[r] != r) /* a rank its own destination sends nothing */
+			rc = clab_net_send(n, r, dst[r], bytes, 1, CLAB_VC_MPI);
+	free(dst);
+	return rc ? rc : clab_net_phase_end(n, iters, NULL);
+}
+
 static const pattern patterns[] = {
 	{"pingpong", "a b bytes iters",
 	 "rank a sends `bytes` to rank b and b answers, iters times (a=0,b=1,bytes=8)",
-	 run_pingpong},
+	 run_pingpong, 0},
 	{"alltoall", "bytes group stride iters",
 	 "all-to-all of `bytes` per pair in groups of `group` ranks `stride` apart (default: all ranks, stride 1)",
-	 run_alltoall},
+	 run_alltoall, 0},
 	{"fft3d", "n nx ny nz elem grid phase compute",
 	 "2D-decomposed 3D FFT of an n^3 (or nx*ny*nz) cube of elem-byte elements (16, double complex) on grid=PrxPc, rank = r*Pc + c; phase 1: z FFTs and packing, all-to-all in grid columns (Pr ranks c, c+Pc, ...), phase 2: y FFTs, all-to-all in grid rows (Pc ranks), x FFTs; phase=1|2|all; compute=0 leaves out the FFTs and local transposes",
-	 run_fft3d},
+	 run_fft3d, 0},
 	{"halo3d", "n nx ny nz stencil elem vars periodic grid steps",
 	 "halo exchange of a 3D stencil (7: faces, 27: faces, edges, corners) with local blocks n^3 (nx,ny,nz) of elem-byte values x vars, rank grid=PxxPyxPz (x fastest), periodic=0|1, steps time steps",
-	 run_halo3d},
+	 run_halo3d, 0},
 	{"bcast", "root bytes iters",
 	 "broadcast of `bytes` from root along a binomial tree of point-to-point messages, one phase per round",
-	 run_bcast},
+	 run_bcast, 0},
 	{"incast", "senders bytes send center iters",
 	 "receiver congestion: the neighbours of rank center's node (across links 0, 1, ...: X-, X+, Y-, ...) each send it `bytes` at once, and with send=1 it sends as much back; senders=K or LO..HI (one phase per count; default 1, bytes 1M, send 0, center 0)",
-	 run_incast},
+	 run_incast, 0},
+	{"perm", "of k seed file bytes iters",
+	 "every rank r sends `bytes` to perm(r) at once: perm:bitcomp (~r), transpose (swap the halves of r's bits), shuffle (rotate r's bits left), tornado (each torus coordinate + ceil(k/2)-1), neighbor (each coordinate + 1), shift (r + k), random (seed=), or file=PATH (line i: rank i's destination); the bit patterns need a power of two of ranks",
+	 run_perm, 1},
 	{"bt", "class iters",
 	 "NAS BT (class A, B, C): multi-partition face exchange and x, y, z solve pipelines on a square number of ranks",
-	 pattern_nas_bt},
+	 pattern_nas_bt, 0},
 	{"cg", "class iters",
 	 "NAS CG (class A, B, C): row reductions and transpose exchanges on a 2D grid, a power of two of ranks",
-	 pattern_nas_cg},
+	 pattern_nas_cg, 0},
 	{"mg", "class iters",
 	 "NAS MG (class A, B, C): face exchanges on every level of the V-cycle, 3D grid, a power of two of ranks",
-	 pattern_nas_mg},
+	 pattern_nas_mg, 0},
 };
 #define NPATTERNS (int)(sizeof patterns / sizeof *patterns)
 
 const char *clab_net_pattern_help(void)
 {
-	static char buf[4096];
+	static char buf[8192];
 	if (!buf[0]) {
 		size_t o = 0;
 		for (int i = 0; i < NPATTERNS; i++)
@@ -397,6 +562,15 @@ int clab_net_pattern(clab_net *n, const char *spec)
 		const char *eq = strchr(q, '='), *comma = strchr(q, ',');
 		if (!comma)
 			comma = q + strlen(q);
+		if (p->bare && (!eq || eq > comma) && q == colon + 1 && comma > q &&
+		    (size_t)(comma - q) < sizeof a.val[0]) {
+			/* a bare first item is the value of the first key */
+			snprintf(a.key[0], sizeof a.key[0], "%.*s", (int)strcspn(p->keys, " "), p->keys);
+			snprintf(a.val[0], sizeof a.val[0], "%.*s", (int)(comma - q), q);
+			a.n = 1;
+			q = *comma ? comma + 1 : comma;
+			continue;
+		}
 		if (!eq || eq > comma || eq == q || a.n == PATTERN_MAX_ARGS ||
 		    (size_t)(eq - q) >= sizeof a.key[0] || (size_t)(comma - eq - 1) >= sizeof a.val[0])
 			return clab_seterr(CLAB_E_PATTERN, "%s: \"%.*s\" is not key=value", spec,

@@ -10,10 +10,19 @@
 #define MAX_SIZE 1024            /* nodes along one dimension */
 #define MAX_NODES (1u << 22)
 
-static int letter_dim(const clab_netspec *s, int ch)
+static int letter_dim(const clab_torus *t, int ch)
 {
-	const char *p = strchr(s->letters, toupper(ch));
-	return ch && p ? (int)(p - s->letters) : -1;
+	const char *p = strchr(t->letters, toupper(ch));
+	return ch && p ? (int)(p - t->letters) : -1;
+}
+
+/* Dimensions in a shape: its sizes joined by 'x'. */
+static int shape_dims(const char *shape)
+{
+	int k = 1;
+	for (const char *p = shape; *p; p++)
+		k += *p == 'x';
+	return k;
 }
 
 int clab_torus_init(clab_torus *t, const clab_netspec *spec,
@@ -21,29 +30,35 @@ int clab_torus_init(clab_torus *t, const clab_netspec *spec,
 {
 	memset(t, 0, sizeof *t);
 	t->spec = spec;
-	t->ndims = spec->ndims;
 	const char *p = shape ? shape : spec->shape;
+	t->ndims = spec->ndims ? spec->ndims : shape_dims(p);
+	if (t->ndims > CLAB_TORUS_MAXD)
+		return clab_seterr(CLAB_E_MAP, "torus \"%s\" has %d dimensions; the model takes 1..%d",
+				   p, t->ndims, CLAB_TORUS_MAXD);
+	/* the generic torus letters its dimensions A, B, ... and the slot T */
+	snprintf(t->letters, sizeof t->letters, "%.*s%s", t->ndims, spec->letters,
+		 spec->ndims ? spec->letters + spec->ndims : "T");
 	uint64_t nodes = 1;
-	for (int d = 0; d < spec->ndims; d++) {
+	for (int d = 0; d < t->ndims; d++) {
 		char *end;
 		errno = 0;
 		long v = strtol(p, &end, 10);
 		if (end == p || errno || v < 1 || v > MAX_SIZE)
 			return clab_seterr(CLAB_E_MAP,
 					   "torus \"%s\": dimension %c needs a size 1..%d, as in %s",
-					   shape, spec->letters[d], MAX_SIZE, spec->shape);
+					   shape, t->letters[d], MAX_SIZE, spec->shape);
 		t->size[d] = (int)v;
 		t->wrap[d] = *end != 'm';
 		end += *end == 'm';
 		if (d == spec->fixed_dim && v != spec->fixed_size)
 			return clab_seterr(CLAB_E_MAP,
 					   "torus \"%s\": on %s dimension %c is always %d",
-					   shape, spec->name, spec->letters[d], spec->fixed_size);
-		if (*end != (d + 1 < spec->ndims ? 'x' : '\0'))
+					   shape, spec->name, t->letters[d], spec->fixed_size);
+		if (*end != (d + 1 < t->ndims ? 'x' : '\0'))
 			return clab_seterr(CLAB_E_MAP,
 					   "torus \"%s\": a %s torus has %d dimensions (%.*s), written like %s",
-					   shape, spec->name, spec->ndims, spec->ndims,
-					   spec->letters, spec->shape);
+					   shape, spec->name, t->ndims, t->ndims,
+					   t->letters, spec->shape);
 		p = end + 1;
 		nodes *= (uint64_t)v;
 	}
@@ -61,12 +76,12 @@ int clab_torus_init(clab_torus *t, const clab_netspec *spec,
 	if (order && *order) {
 		unsigned seen = 0;
 		for (int i = 0; i < t->ndims; i++) {
-			int d = letter_dim(spec, order[i]);
+			int d = letter_dim(t, order[i]);
 			if (d < 0 || d >= t->ndims || (seen & (1u << d)) ||
 			    (i + 1 == t->ndims && order[i + 1]))
 				return clab_seterr(CLAB_E_MAP,
 						   "routing order \"%s\": give each of %.*s once",
-						   order, t->ndims, spec->letters);
+						   order, t->ndims, t->letters);
 			seen |= 1u << d;
 			t->order[i] = d;
 		}
@@ -205,11 +220,11 @@ static int map_permutation(clab_map *m, const clab_torus *t, const char *perm)
 	int nl = t->ndims + 1, dim[CLAB_TORUS_MAXD + 1];
 	unsigned seen = 0;
 	for (int i = 0; i < nl; i++) {
-		int d = letter_dim(s, perm[i]);
+		int d = letter_dim(t, perm[i]);
 		if (d < 0 || (seen & (1u << d)) || (i + 1 == nl && perm[i + 1]))
 			return clab_seterr(CLAB_E_MAP,
 					   "map \"%s\" is neither a permutation of %s (each letter once, the %s on %s) nor a map file",
-					   perm, s->letters, clab_netspec_convention(s), s->name);
+					   perm, t->letters, clab_netspec_convention(s), s->name);
 		seen |= 1u << d;
 		dim[i] = d;
 	}
@@ -254,7 +269,7 @@ static int map_file(clab_map *m, const clab_torus *t, const char *path)
 		/* a NUL would end the line early and hide what follows */
 		if (memchr(line, '\0', (size_t)len)) {
 			rc = clab_seterr(CLAB_E_MAP, "%s:%d: a NUL byte; a map file is text, one line \"%s\" (%d numbers) per rank",
-					 path, lineno, t->spec->letters, t->ndims + 1);
+					 path, lineno, t->letters, t->ndims + 1);
 			goto out;
 		}
 		char *h = strchr(line, '#');
@@ -270,13 +285,13 @@ static int map_file(clab_map *m, const clab_torus *t, const char *path)
 			long v = strtol(p, &end, 10);
 			if (end == p || !(isspace((unsigned char)*end) || !*end) || k > t->ndims) {
 				rc = clab_seterr(CLAB_E_MAP, "%s:%d: want %d whole numbers (%s coordinates, then the slot on the node)",
-						 path, lineno, t->ndims + 1, t->spec->letters);
+						 path, lineno, t->ndims + 1, t->letters);
 				goto out;
 			}
 			int max = k < t->ndims ? t->size[k] : t->ppn;
 			if (v < 0 || v >= max) {
 				rc = clab_seterr(CLAB_E_MAP, "%s:%d: %c = %ld is outside 0..%d of this torus (%d ranks per node)",
-						 path, lineno, t->spec->letters[k], v, max - 1, t->ppn);
+						 path, lineno, t->letters[k], v, max - 1, t->ppn);
 				goto out;
 			}
 			c[k++] = (int)v;
@@ -286,7 +301,7 @@ static int map_file(clab_map *m, const clab_torus *t, const char *path)
 			continue;
 		if (k != t->ndims + 1) {
 			rc = clab_seterr(CLAB_E_MAP, "%s:%d: %d numbers; a line is \"%s\" coordinates and the slot (%d numbers)",
-					 path, lineno, k, t->spec->letters, t->ndims + 1);
+					 path, lineno, k, t->letters, t->ndims + 1);
 			goto out;
 		}
 		uint32_t node = clab_torus_node(t, c), slot = node * (uint32_t)t->ppn + (uint32_t)c[t->ndims];
@@ -330,7 +345,7 @@ int clab_map_init(clab_map *m, const clab_torus *t, const char *spec)
 {
 	memset(m, 0, sizeof *m);
 	if (!spec || !*spec)
-		spec = t->spec->letters;
+		spec = t->letters;
 	return letters_only(spec) ? map_permutation(m, t, spec)
 						 : map_file(m, t, spec);
 }

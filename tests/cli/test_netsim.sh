@@ -25,6 +25,25 @@ refuse() {
 	fi
 }
 
+refuse --engine cycle --pattern pingpong -- "--engine cycle: want flow or packet"
+refuse --routing west --pattern pingpong -- "--routing west: want mpi, deterministic or adaptive"
+refuse --seed -1 --pattern pingpong -- "--seed -1: want a whole number"
+refuse --machine torus --torus 2x2x2x2x2x2x2 --pattern pingpong -- "has 7 dimensions"
+refuse --machine torus --torus 3x3 --pattern perm:bitcomp -- "needs a power of two of ranks"
+refuse --machine torus --pattern perm:file=/nonexistent -- "permutation file /nonexistent"
+refuse --set chunk=0 --pattern pingpong -- "chunk=0: want a whole number"
+# the engine that produced the figures is named, in the table and in JSON
+if "$bin" --quiet --machine torus --torus 4x4 --engine packet --pattern perm:tornado,bytes=4k \
+	--format json | grep -q '"engine": "packet"'; then
+	ok "--engine packet: JSON names the engine"
+else
+	bad "--engine packet: JSON lacks \"engine\": \"packet\""
+fi
+if "$bin" --quiet --machine torus --torus 4x4 --pattern perm:tornado | grep -q "(flow engine)"; then
+	ok "the table names the flow engine"
+else
+	bad "the table does not name the engine"
+fi
 refuse --machine bgl --ranks 0 --pattern pingpong -- "--ranks 0: want a whole number"
 refuse --machine bgl --ranks 129 --pattern pingpong -- "the map places only 128 ranks"
 refuse --set gap_s --pattern pingpong -- "want KEY=VALUE"

@@ -403,7 +403,15 @@ static void fuzz_torus(void **state)
 		"fft3d:n=16,grid=4x4,phase=1", "alltoall:bytes=1k,group=4,stride=2",
 		"halo3d:grid=4x2x2,n=4,stencil=27,periodic=1", "pingpong:a=1,b=9,bytes=300,iters=2",
 		"bcast:root=3,bytes=2000", "cg:class=A,iters=1", "mg:class=A,iters=1", "bt:class=A,iters=1",
+		"perm:bitcomp,bytes=100", "perm:shift,k=3", "perm:random,seed=4", "perm:tornado",
 	};
+	/* a permutation file of the 16 ranks below, mutated */
+	static const char perm_text[] = "# p\n15\n14\n13\n12\n11\n10\n9\n8\n7\n6\n5\n4\n3\n2\n1\n0\n";
+	char ppath[] = "/tmp/clab-fuzz-perm-XXXXXX", pspec[64];
+	int pfd = mkstemp(ppath);
+	assert_true(pfd >= 0);
+	close(pfd);
+	snprintf(pspec, sizeof pspec, "perm:file=%s", ppath);
 	static const char map_text[] = "0 0 0 0\n1 0 1 1 # r1\n\n1 1 1 0\n";
 	const clab_netspec *bgl = clab_netspec_find("bgl");
 	char buf[256], path[] = "/tmp/clab-fuzz-map-XXXXXX";
@@ -442,13 +450,28 @@ static void fuzz_torus(void **state)
 		int err;
 		clab_net *n = clab_net_new(&t, &m, &err);
 		assert_non_null(n);
-		mutate(patterns[r % 8], buf, sizeof buf);
+		mutate(patterns[r % 12], buf, sizeof buf);
 		rc = clab_net_pattern(n, buf);
 		assert_true(rc == CLAB_OK || rc == CLAB_E_PATTERN);
+		if (m.nranks == 16) {
+			char text[512];
+			mutate(perm_text, text, sizeof text);
+			size_t tl = strlen(text);
+			if (r % 3 == 0 && tl)
+				text[next() % tl] = 0;
+			FILE *f = fopen(ppath, "w");
+			fwrite(text, 1, tl, f);
+			fclose(f);
+			rc = clab_net_pattern(n, pspec);
+			assert_true(rc == CLAB_OK || rc == CLAB_E_PATTERN);
+			if (rc)
+				assert_true(strlen(clab_errmsg()) > 0);
+		}
 		clab_net_free(n);
 		clab_map_free(&m);
 	}
 	unlink(path);
+	unlink(ppath);
 }
 
 int main(void)

@@ -638,6 +638,101 @@ static void test_pattern_errors(void **state)
 	clab_map_free(&m);
 }
 
+
+/* perm: patterns on the generic torus: who sends to whom, told by the
+ * message units' packet counts and the links' chunks. */
+static void test_perms(void **state)
+{
+	(void)state;
+	clab_torus t;
+	clab_map m;
+	int err;
+	init(&t, "torus", "2x2x2", 1, NULL);
+	assert_string_equal(t.letters, "ABCT");
+	assert_int_equal(clab_map_init(&m, &t, "ABCT"), CLAB_OK);
+	/* bitcomp: node r to 7 - r, the opposite corner, 3 hops each;
+	 * 1024 bytes = 2 packets of 17 chunks */
+	clab_net *n = clab_net_new(&t, &m, &err);
+	assert_int_equal(clab_net_pattern(n, "perm:bitcomp,bytes=1024"), CLAB_OK);
+	for (uint32_t x = 0; x < 8; x++) {
+		assert_int_equal(clab_net_count(n, x, -1, CLAB_NET_SENT_CHUNKS, 0x7f), 3 * 34);
+		assert_int_equal(clab_net_count(n, x, 0, CLAB_NET_MU_PKT_RCV, 0), 2);
+	}
+	clab_net_free(n);
+	clab_map_free(&m);
+	/* shift k=2 on a ring of 5: 2 hops plus; tornado: ceil(5/2)-1 = 2 too;
+	 * neighbor: 1 hop plus */
+	static const struct { const char *p; int plus; } ring[] = {
+		{"perm:shift,k=2,bytes=0", 2}, {"perm:tornado,bytes=0", 2}, {"perm:neighbor,bytes=0", 1},
+	};
+	init(&t, "torus", "5", 1, NULL);
+	assert_int_equal(clab_map_init(&m, &t, NULL), CLAB_OK);
+	for (size_t i = 0; i < 3; i++) {
+		n = clab_net_new(&t, &m, &err);
+		assert_int_equal(clab_net_pattern(n, ring[i].p), CLAB_OK);
+		for (uint32_t x = 0; x < 5; x++) { /* a header-only packet: 1 chunk */
+			assert_int_equal(clab_net_count(n, x, 1, CLAB_NET_SENT_CHUNKS, 0x7f), ring[i].plus);
+			assert_int_equal(clab_net_count(n, x, 0, CLAB_NET_SENT_CHUNKS, 0x7f), 0);
+		}
+		clab_net_free(n);
+	}
+	clab_map_free(&m);
+	/* random: a permutation (every node receives one message but the
+	 * fixed points), the same for the same seed */
+	init(&t, "torus", "4x4x4", 1, NULL);
+	assert_int_equal(clab_map_init(&m, &t, NULL), CLAB_OK);
+	uint64_t rcv[2][64];
+	for (int k = 0; k < 2; k++) {
+		n = clab_net_new(&t, &m, &err);
+		assert_int_equal(clab_net_pattern(n, "perm:random,seed=9,bytes=0"), CLAB_OK);
+		uint64_t sum = 0, sent = 0;
+		for (uint32_t x = 0; x < 64; x++) {
+			rcv[k][x] = clab_net_count(n, x, 0, CLAB_NET_MU_PKT_RCV, 0);
+			assert_true(rcv[k][x] <= 1);
+			sum += rcv[k][x];
+			sent += clab_net_count(n, x, 0, CLAB_NET_MU_PKT_INJ, 0);
+		}
+		assert_int_equal(sum, sent);
+		assert_true(sum > 50);
+		clab_net_free(n);
+	}
+	assert_memory_equal(rcv[0], rcv[1], sizeof rcv[0]);
+	/* files and their errors */
+	char path[] = "/tmp/clab-perm-XXXXXX", spec[64];
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(spec, sizeof spec, "perm:file=%s", path);
+	static const struct { const char *text, *want; } files[] = {
+		{"1\n0\n", "gives 2 destinations"},
+		{"1 2\n", "want one whole number"},
+		{"1\n1\n", "a destination twice"},
+		{"64\n", "does not exist"},
+		{"-3\n", "want one whole number"},
+	};
+	n = clab_net_new(&t, &m, &err);
+	for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+		FILE *f = fopen(path, "w");
+		fputs(files[i].text, f);
+		fclose(f);
+		assert_int_equal(clab_net_pattern(n, spec), CLAB_E_PATTERN);
+		if (!strstr(clab_errmsg(), files[i].want))
+			fail_msg("%s: '%s' lacks '%s'", files[i].text, clab_errmsg(), files[i].want);
+	}
+	FILE *f = fopen(path, "w"); /* the reversal, with a comment and a blank line */
+	fputs("# reversed\n\n", f);
+	for (int r = 63; r >= 0; r--)
+		fprintf(f, "%d\n", r);
+	fclose(f);
+	assert_int_equal(clab_net_pattern(n, spec), CLAB_OK);
+	assert_int_equal(clab_net_phases(n), 1);
+	assert_int_equal(clab_net_pattern(n, "perm:shift,k=64"), CLAB_E_PATTERN);
+	assert_int_equal(clab_net_pattern(n, "perm:sideways"), CLAB_E_PATTERN);
+	unlink(path);
+	clab_net_free(n);
+	clab_map_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -653,6 +748,7 @@ int main(void)
 		cmocka_unit_test(test_maps),
 		cmocka_unit_test(test_fft_mapping),
 		cmocka_unit_test(test_pattern_errors),
+		cmocka_unit_test(test_perms),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

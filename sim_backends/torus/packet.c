@@ -1,0 +1,693 @@
+/* The packet engine: a discrete-event simulation of a phase's messages as
+ * packets crossing the torus (README "The torus network model", Packet
+ * engine). Only what happens is simulated (an event when a packet's head
+ * is ready at a router, a link or a node's message unit comes free, or a
+ * buffer's room comes back), never a sweep over all routers per cycle.
+ *
+ * A node's message unit (MU) works through its messages inj_fifos at a
+ * time, one packet at a time from each; reading a packet from memory, and
+ * writing a received one to memory, take the node's one drain port for
+ * wire bytes / (drain_links x link rate), sending and receiving taking
+ * turns (the flow engine's "sending and receiving together"). A packet
+ * read waits at its injection FIFO's head for an output link.
+ *
+ * Each link's far end keeps an input buffer per VC of fifo_packets
+ * largest packets; a packet may cross only when the buffer has room for
+ * all of it (virtual cut-through; room is the sender's tokens), it is
+ * ready at the next router hop_s after it started (its head), and its room
+ * comes back when its tail has left that buffer. Only the head packet of
+ * a buffer is routed (head-of-line blocking); an input sends one packet at
+ * a time. Deterministic packets go dimension-ordered on their VC (the
+ * escape VC for MPI's small messages, BG/Q's other VCs kept apart);
+ * dynamic packets may take any minimal direction on the dynamic VC,
+ * choosing among free links the one with most free tokens (ties by a
+ * seeded draw), or the escape VC in dimension order, which they then keep.
+ * The escape VC obeys the bubble rule: a packet entering a ring (from
+ * injection, another dimension or another VC) needs room for itself and
+ * one more largest packet; deterministic routing plus the bubble keeps
+ * the escape VC free of deadlock, and dynamic packets can always fall
+ * back to it (Duato's condition), so no run deadlocks. */
+#include <stdlib.h>
+#include <string.h>
+#include "counterlab/backend.h"
+#include "packet.h"
+
+#define NONE UINT32_MAX
+#define NV CLAB_NVC
+enum { EV_HEAD, EV_LINK, EV_NODE };
+
+typedef struct packet {
+	double t;          /* its head is ready at this router */
+	double tail;       /* its tail has arrived here */
+	uint32_t dst, next;
+	uint16_t chunks;
+	uint16_t held;     /* chunks of room it holds in its input buffer */
+	uint16_t minmask;  /* at its current router: links of minimal routes */
+	int8_t dor;        /* and its dimension-ordered link (-1: arrived) */
+	uint8_t vc, dyn, odd, indim; /* indim: dimension it came along, 0xff injected */
+} packet;
+
+typedef struct queue {   /* an input buffer of one VC, or an injection FIFO */
+	uint32_t head, tail, npk;
+	int32_t room;      /* chunks (tokens) left; injection FIFOs: unused */
+	double since, occ; /* occupancy integral: packets x s */
+	uint8_t waiting;   /* its head waits for an output */
+} queue;
+
+typedef struct injq {    /* an injection FIFO's messages */
+	uint64_t pos;      /* next flow of the node's list, by inj_fifos */
+	uint64_t msgs;     /* messages of the current flow left */
+	uint64_t pkts;     /* packets of the current message left */
+	uint32_t flow;     /* the current flow, NONE: none */
+} injq;
+
+typedef struct ev { /* ties leave the heap in an order fixed by the run */
+	double t;
+	uint32_t node;
+	uint16_t q;
+	uint8_t kind;
+} ev;
+
+typedef struct sim {
+	const clab_torus *t;
+	const clab_netspec *s;
+	int nd, tl, nq, ninj, maxc;
+	double link_spb, node_spb, hop; /* s per wire byte on a link, at a node */
+	uint16_t *coord;     /* [node][nd] */
+	uint32_t *nb;        /* [node][tl] */
+	uint8_t *odd;        /* [node] coordinate sum parity */
+	queue *q;            /* [node][nq]: tl x NV input buffers, ninj FIFOs */
+	injq *iq;            /* [node][ninj] */
+	double *link_free, *nt_since, *node_free; /* [node][tl], [node][tl], [node] */
+	/* the room a link's or the drain port's last packet gives back when
+	 * it is free again: [node][tl + 1] its queue (NONE: none), chunks */
+	uint32_t *back_q;
+	uint16_t *back_chunks;
+	uint16_t *wait, *nwait; /* [node][nq]: queues whose heads wait, oldest first */
+	uint8_t *last_rcv;   /* [node] the drain port last served a reception */
+	uint32_t *inj_rr;    /* [node] */
+	packet *pk;
+	uint32_t npk, cappk, freepk;
+	ev *heap;
+	size_t nheap, capheap;
+	uint64_t rng, delivered, total;
+	pkt_flow *flows;
+	uint32_t *order;     /* flows by source, then (dst - src) mod nodes */
+	uint64_t *start;     /* [node + 1] into order */
+	pkt_result *r;
+	double now;
+	int nomem;
+} sim;
+
+#define Q(S, x, i) (&(S)->q[(size_t)(x) * (S)->nq + (i)])
+#define LQ(l, v) ((l) * NV + (v))
+
+/* ---- events -------------------------------------------------------------- */
+
+static int ev_less(const ev *a, const ev *b)
+{
+	return a->t < b->t;
+}
+
+static void ev_push(sim *S, int kind, uint32_t node, uint32_t q, double t)
+{
+	if (S->nheap == S->capheap) {
+		size_t cap = S->capheap ? 2 * S->capheap : 4096;
+		ev *h = realloc(S->heap, cap * sizeof *h);
+		if (!h) {
+			S->nomem = 1;
+			return;
+		}
+		S->heap = h;
+		S->capheap = cap;
+	}
+	ev e = {t, node, (uint16_t)q, (uint8_t)kind};
+	size_t i = S->nheap++;
+	while (i && ev_less(&e, &S->heap[(i - 1) / 2])) {
+		S->heap[i] = S->heap[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	S->heap[i] = e;
+}
+
+static ev ev_pop(sim *S)
+{
+	ev top = S->heap[0], last = S->heap[--S->nheap];
+	size_t i = 0, n = S->nheap;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && ev_less(&S->heap[c + 1], &S->heap[c]))
+			c++;
+		if (!ev_less(&S->heap[c], &last))
+			break;
+		S->heap[i] = S->heap[c];
+		i = c;
+	}
+	if (n)
+		S->heap[i] = last;
+	return top;
+}
+
+/* ---- packets and buffers ------------------------------------------------- */
+
+static uint32_t pk_new(sim *S)
+{
+	if (S->freepk != NONE) {
+		uint32_t i = S->freepk;
+		S->freepk = S->pk[i].next;
+		return i;
+	}
+	if (S->npk == S->cappk) {
+		uint32_t cap = S->cappk ? 2 * S->cappk : 4096;
+		packet *p = realloc(S->pk, (size_t)cap * sizeof *p);
+		if (!p) {
+			S->nomem = 1;
+			return NONE;
+		}
+		S->pk = p;
+		S->cappk = cap;
+	}
+	return S->npk++;
+}
+
+static void occ_touch(sim *S, queue *q)
+{
+	q->occ += q->npk * (S->now - q->since);
+	q->since = S->now;
+}
+
+static void q_push(sim *S, queue *q, uint32_t i)
+{
+	S->pk[i].next = NONE;
+	if (q->tail == NONE)
+		q->head = i;
+	else
+		S->pk[q->tail].next = i;
+	q->tail = i;
+}
+
+static void wait_add(sim *S, uint32_t x, uint32_t qi)
+{
+	queue *q = Q(S, x, qi);
+	if (!q->waiting) {
+		q->waiting = 1;
+		S->wait[(size_t)x * S->nq + S->nwait[x]++] = (uint16_t)qi;
+	}
+}
+
+static void wait_del(sim *S, uint32_t x, uint32_t qi)
+{
+	queue *q = Q(S, x, qi);
+	if (!q->waiting)
+		return;
+	q->waiting = 0;
+	uint16_t *w = S->wait + (size_t)x * S->nq;
+	int n = S->nwait[x]--, i = 0;
+	while (w[i] != qi)
+		i++;
+	memmove(w + i, w + i + 1, (size_t)(n - i - 1) * sizeof *w);
+}
+
+/* ---- routing ------------------------------------------------------------- */
+
+static int delta(const sim *S, uint32_t x, const packet *p, int d)
+{
+	return clab_torus_delta(S->t, d, S->coord[(size_t)x * S->nd + d],
+				S->coord[(size_t)p->dst * S->nd + d], p->odd);
+}
+
+/* The dimension-ordered next link, -1 at the destination. */
+static int dor_link(const sim *S, uint32_t x, const packet *p)
+{
+	for (int i = 0; i < S->nd; i++) {
+		int d = S->t->order[i], k = delta(S, x, p, d);
+		if (k)
+			return 2 * d + (k > 0);
+	}
+	return -1;
+}
+
+/* Notes p's routes at router x (it has just become a head there). */
+static void routes(const sim *S, uint32_t x, packet *p)
+{
+	p->dor = (int8_t)dor_link(S, x, p);
+	p->minmask = 0;
+	for (int d = 0; p->dyn && d < S->nd; d++) {
+		int k = delta(S, x, p, d);
+		if (k)
+			p->minmask |= (uint16_t)(1u << (2 * d + (k > 0)));
+	}
+}
+
+static int wants(const packet *p, int o)
+{
+	return p->dyn ? (p->minmask >> o) & 1 : o == p->dor;
+}
+
+/* The VC packet p at x may take on free link o now, or -1 (no tokens). */
+static int vc_for(const sim *S, uint32_t x, const packet *p, int o)
+{
+	uint32_t y = S->nb[(size_t)x * S->tl + o];
+	if (p->dyn && Q(S, y, LQ(o ^ 1, CLAB_VC_DYNAMIC))->room >= p->chunks)
+		return CLAB_VC_DYNAMIC;
+	if (o != p->dor)
+		return -1;
+	int v = p->dyn ? CLAB_VC_ESCAPE : p->vc;
+	/* a packet holds a largest packet's room on a deterministic VC (no
+	 * room lost to odd sizes), and the bubble: entering a ring leaves
+	 * room for one more */
+	int need = S->maxc * (p->vc == v && p->indim == o / 2 ? 1 : 2);
+	return Q(S, y, LQ(o ^ 1, v))->room >= need ? v : -1;
+}
+
+static void nt_open(sim *S, uint32_t x, int o)
+{
+	double *s = &S->nt_since[(size_t)x * S->tl + o];
+	if (*s < 0)
+		*s = S->now;
+}
+
+static void nt_close(sim *S, uint32_t x, int o)
+{
+	double *s = &S->nt_since[(size_t)x * S->tl + o];
+	if (*s >= 0) {
+		S->r->notoken[(size_t)x * S->tl + o] += (S->now - *s) * S->s->net_hz;
+		*s = -1;
+	}
+}
+
+static void try_link(sim *S, uint32_t x, int o);
+
+/* Gives back the room noted in slot b of node x; the feeding link tries
+ * at once, or (later: from inside a move) by an event at this time. */
+static void room_back(sim *S, uint32_t x, size_t b, int later)
+{
+	uint32_t qi = S->back_q[b];
+	S->back_q[b] = NONE;
+	queue *q = Q(S, x, qi);
+	occ_touch(S, q);
+	q->npk--;
+	q->room += S->back_chunks[b];
+	int l = (int)qi / NV; /* the link it came in by */
+	uint32_t up = S->nb[(size_t)x * S->tl + l];
+	if (later)
+		ev_push(S, EV_LINK, up, (uint32_t)(l ^ 1), S->now);
+	else
+		try_link(S, up, l ^ 1);
+}
+
+/* Moves the head of queue qi of node x out: across link o on VC v, or
+ * into memory (o < 0). */
+static void send(sim *S, uint32_t x, uint32_t qi, int o, int v)
+{
+	queue *q = Q(S, x, qi);
+	uint32_t i = q->head;
+	packet *p = &S->pk[i];
+	q->head = p->next;
+	if (q->head == NONE)
+		q->tail = NONE;
+	wait_del(S, x, qi);
+	uint16_t chunks = p->chunks, held = p->held;
+	double wire = (double)chunks * S->s->chunk + S->s->extra_per_packet, ser;
+	if (o < 0) { /* delivered: written to memory through the drain port */
+		ser = wire * S->node_spb;
+		S->node_free[x] = S->now + ser;
+		S->last_rcv[x] = 1;
+		ev_push(S, EV_NODE, x, 0, S->now + ser);
+		double done = S->now + ser > p->tail ? S->now + ser : p->tail;
+		if (done > S->r->time)
+			S->r->time = done;
+		S->delivered++;
+		p->next = S->freepk;
+		S->freepk = i;
+	} else {
+		size_t xl = (size_t)x * S->tl + (size_t)o;
+		ser = wire * S->link_spb;
+		S->link_free[xl] = S->now + ser;
+		ev_push(S, EV_LINK, x, (uint32_t)o, S->now + ser);
+		nt_close(S, x, o);
+		S->r->sent[xl * NV + (size_t)v].c += chunks;
+		S->r->sent[xl * NV + (size_t)v].p += 1;
+		uint32_t y = S->nb[xl];
+		queue *dq = Q(S, y, LQ(o ^ 1, v));
+		occ_touch(S, dq);
+		dq->npk++;
+		p->held = v == CLAB_VC_DYNAMIC ? chunks : (uint16_t)S->maxc;
+		dq->room -= p->held;
+		p->dyn = p->dyn && v == CLAB_VC_DYNAMIC;
+		p->vc = (uint8_t)v;
+		p->indim = (uint8_t)(o / 2);
+		p->t = S->now + S->hop;
+		p->tail = p->t + ser;
+		int first = dq->head == NONE;
+		q_push(S, dq, i);
+		if (first)
+			ev_push(S, EV_HEAD, y, LQ(o ^ 1, v), p->t);
+	}
+	/* its room comes back when its tail has left: when the link (or the
+	 * drain port) it took is free again */
+	size_t b = (size_t)x * (S->tl + 1) + (size_t)(o < 0 ? S->tl : o);
+	if (S->back_q[b] != NONE) /* the port's previous packet, gone at this same time */
+		room_back(S, x, b, 1);
+	if (qi < (uint32_t)(S->tl * NV)) {
+		S->back_q[b] = qi;
+		S->back_chunks[b] = held;
+	} else if (S->node_free[x] <= S->now) { /* an injection FIFO to refill */
+		ev_push(S, EV_NODE, x, 0, S->now);
+	}
+	if (q->head != NONE) { /* the input sends one packet at a time */
+		double ready = S->pk[q->head].t;
+		ev_push(S, EV_HEAD, x, qi, ready > S->now + ser ? ready : S->now + ser);
+	}
+}
+
+/* Queue qi's head is ready at node x: out now by the best free link, or
+ * wait. */
+static void try_head(sim *S, uint32_t x, uint32_t qi)
+{
+	queue *q = Q(S, x, qi);
+	if (q->head == NONE)
+		return;
+	packet *p = &S->pk[q->head];
+	routes(S, x, p);
+	if (p->dst == x) {
+		if (S->node_free[x] <= S->now)
+			send(S, x, qi, -1, 0);
+		else
+			wait_add(S, x, qi);
+		return;
+	}
+	int best = -1, bestv = -1, bestroom = -1, ties = 0;
+	for (int o = 0; o < S->tl; o++) {
+		if (!wants(p, o) || S->link_free[(size_t)x * S->tl + o] > S->now)
+			continue;
+		int v = vc_for(S, x, p, o);
+		if (v < 0) {
+			nt_open(S, x, o);
+			continue;
+		}
+		int room = Q(S, S->nb[(size_t)x * S->tl + o], LQ(o ^ 1, v))->room;
+		if (room > bestroom) {
+			best = o, bestv = v, bestroom = room, ties = 1;
+		} else if (room == bestroom) { /* a seeded draw among equals */
+			S->rng ^= S->rng << 13;
+			S->rng ^= S->rng >> 7;
+			S->rng ^= S->rng << 17;
+			if (S->rng % (uint64_t)++ties == 0)
+				best = o, bestv = v;
+		}
+	}
+	if (best >= 0)
+		send(S, x, qi, best, bestv);
+	else
+		wait_add(S, x, qi);
+}
+
+/* Link o of node x is free or got tokens: the oldest waiting head that
+ * can take it goes. */
+static void try_link(sim *S, uint32_t x, int o)
+{
+	if (S->link_free[(size_t)x * S->tl + o] > S->now)
+		return;
+	const uint16_t *w = S->wait + (size_t)x * S->nq;
+	int wanted = 0;
+	for (int i = 0; i < S->nwait[x]; i++) {
+		packet *p = &S->pk[Q(S, x, w[i])->head];
+		if (p->dst == x || !wants(p, o))
+			continue;
+		wanted = 1;
+		int v = vc_for(S, x, p, o);
+		if (v >= 0) {
+			send(S, x, w[i], o, v);
+			return;
+		}
+	}
+	if (wanted)
+		nt_open(S, x, o);
+	else
+		nt_close(S, x, o);
+}
+
+/* Chunks of a packet of `payload` bytes. */
+static uint16_t chunks_of(const clab_netspec *s, uint64_t payload)
+{
+	uint64_t size = (s->header + payload + s->chunk - 1) / s->chunk * s->chunk;
+	if (size < s->min_packet)
+		size = s->min_packet;
+	return (uint16_t)(size / s->chunk);
+}
+
+/* Reads injection FIFO k's next packet from memory, if it has one. */
+static int refill(sim *S, uint32_t x, int k)
+{
+	injq *j = &S->iq[(size_t)x * S->ninj + k];
+	queue *q = Q(S, x, (uint32_t)(S->tl * NV + k));
+	if (q->head != NONE)
+		return 0;
+	if (!j->pkts) { /* the next message, of this flow or the next */
+		if (!j->msgs) {
+			uint64_t at = S->start[x] + j->pos;
+			if (at >= S->start[x + 1])
+				return 0;
+			j->flow = S->order[at];
+			j->msgs = S->flows[j->flow].nmsg;
+			j->pos += (uint64_t)S->ninj;
+		}
+		uint64_t b = S->flows[j->flow].bytes, m = S->s->max_payload;
+		j->pkts = b / m + (b % m || !b);
+		j->msgs--;
+	}
+	const pkt_flow *f = &S->flows[j->flow];
+	uint64_t b = f->bytes, m = S->s->max_payload;
+	/* the last packet of a message carries the remainder */
+	uint64_t payload = j->pkts == 1 && (b % m || !b) ? b % m : m;
+	j->pkts--;
+	uint32_t i = pk_new(S);
+	if (i == NONE)
+		return 0;
+	packet *p = &S->pk[i];
+	p->chunks = chunks_of(S->s, payload);
+	double ser = ((double)p->chunks * S->s->chunk + S->s->extra_per_packet) * S->node_spb;
+	p->dst = f->dst;
+	p->vc = (uint8_t)f->vc;
+	p->dyn = f->vc == CLAB_VC_DYNAMIC;
+	p->odd = S->odd[x];
+	p->indim = 0xff;
+	p->held = 0;
+	p->t = p->tail = S->now + ser;
+	q_push(S, q, i);
+	S->node_free[x] = S->now + ser;
+	S->last_rcv[x] = 0;
+	ev_push(S, EV_NODE, x, 0, S->now + ser);
+	ev_push(S, EV_HEAD, x, (uint32_t)(S->tl * NV + k), p->t);
+	return 1;
+}
+
+/* The drain port of node x is free: a reception and an injection take
+ * turns. */
+static void node_free(sim *S, uint32_t x)
+{
+	if (S->node_free[x] > S->now)
+		return;
+	for (int pass = 0; pass < 2; pass++) {
+		if ((pass == 0) == (S->last_rcv[x] == 0)) {
+			const uint16_t *w = S->wait + (size_t)x * S->nq;
+			for (int i = 0; i < S->nwait[x]; i++)
+				if (S->pk[Q(S, x, w[i])->head].dst == x) {
+					send(S, x, w[i], -1, 0);
+					return;
+				}
+		} else {
+			for (int k = 0; k < S->ninj; k++) {
+				int f = (int)((S->inj_rr[x] + (uint32_t)k) % (uint32_t)S->ninj);
+				if (refill(S, x, f)) {
+					S->inj_rr[x] = (uint32_t)(f + 1);
+					return;
+				}
+			}
+		}
+	}
+}
+
+/* The last packet out by link o of node x (o = tl: the drain port) has
+ * left its input buffer: its room goes back to the link that feeds it. */
+static void give_back(sim *S, uint32_t x, int o)
+{
+	size_t b = (size_t)x * (S->tl + 1) + (size_t)o;
+	if (S->back_q[b] != NONE &&
+	    (o < S->tl ? S->link_free[(size_t)x * S->tl + o] : S->node_free[x]) <= S->now)
+		room_back(S, x, b, 0);
+}
+
+/* ---- the run ------------------------------------------------------------- */
+
+typedef struct flow_key { uint64_t key; uint32_t f; } flow_key;
+
+static int cmp_key(const void *a, const void *b)
+{
+	const flow_key *x = a, *y = b;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->f < y->f ? -1 : x->f > y->f;
+}
+
+static void sim_free(sim *S)
+{
+	free(S->coord);
+	free(S->nb);
+	free(S->odd);
+	free(S->q);
+	free(S->iq);
+	free(S->link_free);
+	free(S->nt_since);
+	free(S->node_free);
+	free(S->back_q);
+	free(S->back_chunks);
+	free(S->wait);
+	free(S->nwait);
+	free(S->last_rcv);
+	free(S->inj_rr);
+	free(S->pk);
+	free(S->heap);
+	free(S->order);
+	free(S->start);
+}
+
+int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_t seed,
+		    void (*progress)(void *, double), void *arg, pkt_result *r)
+{
+	const clab_netspec *s = t->spec;
+	sim S0 = {0}, *S = &S0;
+	size_t N = t->nodes;
+	S->t = t;
+	S->s = s;
+	S->nd = t->ndims;
+	S->tl = 2 * t->ndims;
+	S->ninj = (int)s->inj_fifos;
+	S->nq = S->tl * NV + S->ninj;
+	S->maxc = chunks_of(s, s->max_payload);
+	S->link_spb = 1 / s->link_bytes_s;
+	S->node_spb = 1 / (s->drain_links * s->link_bytes_s);
+	S->hop = s->hop_s;
+	S->rng = seed * 0x9e3779b97f4a7c15ull + 0x2545f4914f6cdd1dull;
+	S->flows = flows;
+	S->r = r;
+	S->pk = NULL;
+	S->freepk = NONE;
+	S->coord = malloc(N * (size_t)S->nd * sizeof *S->coord);
+	S->nb = malloc(N * (size_t)S->tl * sizeof *S->nb);
+	S->odd = malloc(N);
+	S->q = malloc(N * (size_t)S->nq * sizeof *S->q);
+	S->iq = calloc(N * (size_t)S->ninj, sizeof *S->iq);
+	S->link_free = calloc(N * (size_t)S->tl, sizeof *S->link_free);
+	S->nt_since = malloc(N * (size_t)S->tl * sizeof *S->nt_since);
+	S->node_free = calloc(N, sizeof *S->node_free);
+	S->back_q = malloc(N * (size_t)(S->tl + 1) * sizeof *S->back_q);
+	S->back_chunks = malloc(N * (size_t)(S->tl + 1) * sizeof *S->back_chunks);
+	S->wait = malloc(N * (size_t)S->nq * sizeof *S->wait);
+	S->nwait = calloc(N, sizeof *S->nwait);
+	S->last_rcv = calloc(N, 1);
+	S->inj_rr = calloc(N, sizeof *S->inj_rr);
+	S->order = malloc(nflows * sizeof *S->order + 1);
+	S->start = calloc(N + 1, sizeof *S->start);
+	if (!S->coord || !S->nb || !S->odd || !S->q || !S->iq || !S->link_free || !S->nt_since ||
+	    !S->node_free || !S->back_q || !S->back_chunks || !S->wait || !S->nwait || !S->last_rcv || !S->inj_rr || !S->order ||
+	    !S->start) {
+		sim_free(S);
+		return clab_seterr(CLAB_E_NOMEM, "no memory for the packet engine on %zu nodes", N);
+	}
+	int32_t room = (int32_t)(s->fifo_packets * (uint32_t)S->maxc);
+	for (size_t x = 0; x < N; x++) {
+		int c[CLAB_TORUS_MAXD], sum = 0;
+		clab_torus_coords(t, (uint32_t)x, c);
+		for (int d = 0; d < S->nd; d++) {
+			S->coord[x * (size_t)S->nd + d] = (uint16_t)c[d];
+			sum += c[d];
+		}
+		S->odd[x] = (uint8_t)(sum & 1);
+		for (int l = 0; l < S->tl; l++) {
+			S->nb[x * (size_t)S->tl + l] = clab_torus_neighbor(t, (uint32_t)x, l);
+			S->nt_since[x * (size_t)S->tl + l] = -1;
+		}
+		for (int i = 0; i < S->nq; i++)
+			*Q(S, x, i) = (queue){NONE, NONE, 0, room, 0, 0, 0};
+		for (int k = 0; k < S->ninj; k++) /* FIFO k takes flows k, k + ninj, ... */
+			S->iq[x * (size_t)S->ninj + k] = (injq){(uint64_t)k, 0, 0, NONE};
+	}
+	/* each node's flows, nearest (by index, round the torus) first */
+	for (size_t f = 0; f < nflows; f++) {
+		S->start[flows[f].src + 1]++;
+		uint64_t b = flows[f].bytes, m = s->max_payload;
+		S->total += flows[f].nmsg * (b / m + (b % m || !b));
+	}
+	for (size_t x = 0; x < N; x++)
+		S->start[x + 1] += S->start[x];
+	flow_key *key = malloc(nflows * sizeof *key + 1);
+	if (!key) {
+		sim_free(S);
+		return clab_seterr(CLAB_E_NOMEM, "no memory for the packet engine's %zu flows", nflows);
+	}
+	/* each node's flows in turns over its destinations (the first flow to
+	 * each, nearest first, then the second, ...), so that its injection
+	 * FIFOs work on different destinations at once, as the MPI sends of
+	 * its ranks would */
+	for (size_t f = 0; f < nflows; f++)
+		key[f] = (flow_key){(uint64_t)flows[f].src << 42 |
+				    (uint64_t)((flows[f].dst + N - flows[f].src) % N), (uint32_t)f};
+	qsort(key, nflows, sizeof *key, cmp_key);
+	uint64_t prev = UINT64_MAX, turn = 0; /* key: src << 42 | turn << 22 | dist */
+	for (size_t f = 0; f < nflows; f++) {
+		turn = key[f].key == prev ? turn + 1 : 0;
+		prev = key[f].key;
+		key[f].key |= (turn < (1u << 20) ? turn : (1u << 20) - 1) << 22;
+	}
+	qsort(key, nflows, sizeof *key, cmp_key);
+	for (size_t f = 0; f < nflows; f++)
+		S->order[f] = key[f].f;
+	free(key);
+	for (size_t x = 0; x < N; x++)
+		if (S->start[x + 1] > S->start[x])
+			ev_push(S, EV_NODE, (uint32_t)x, 0, 0);
+	for (size_t i = 0; i < N * (size_t)(S->tl + 1); i++)
+		S->back_q[i] = NONE;
+	uint64_t next_report = 1u << 20;
+	while (S->nheap && !S->nomem) {
+		ev e = ev_pop(S);
+		S->now = e.t;
+		r->events++;
+		switch (e.kind) {
+		case EV_HEAD:
+			try_head(S, e.node, e.q);
+			break;
+		case EV_LINK:
+			give_back(S, e.node, e.q);
+			try_link(S, e.node, e.q);
+			break;
+		case EV_NODE:
+			give_back(S, e.node, S->tl);
+			node_free(S, e.node);
+			break;
+		}
+		if (progress && r->events >= next_report) {
+			next_report += 1u << 20;
+			progress(arg, (double)S->delivered / (double)S->total);
+		}
+	}
+	for (size_t x = 0; x < N; x++)
+		for (int i = 0; i < S->tl * NV; i++) {
+			queue *q = Q(S, x, i);
+			occ_touch(S, q);
+			r->fifo[x * (size_t)S->tl * NV + (size_t)i] += q->occ * s->net_hz;
+		}
+	int rc = CLAB_OK;
+	if (S->nomem)
+		rc = clab_seterr(CLAB_E_NOMEM, "no memory for the packet engine's packets and events");
+	else if (S->delivered != S->total)
+		rc = clab_seterr(CLAB_E_STATE, "packet engine: %llu of %llu packets undelivered (a deadlock)",
+				 (unsigned long long)(S->total - S->delivered),
+				 (unsigned long long)S->total);
+	sim_free(S);
+	return rc;
+}

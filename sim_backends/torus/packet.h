@@ -1,0 +1,36 @@
+/* Private to sim_backends/torus/: the packet engine (packet.c), which
+ * net.c runs at a phase's end instead of its flow estimate. */
+#ifndef CLAB_PACKET_H
+#define CLAB_PACKET_H
+
+#include "counterlab/torus.h"
+
+typedef struct { int64_t c, p; } cp_t; /* chunks, packets */
+
+/* nmsg messages of `bytes` from node src to node dst (src != dst) on VC
+ * vc (CLAB_VC_DYNAMIC: adaptive; any other: dimension order). */
+typedef struct pkt_flow {
+	uint32_t src, dst;
+	uint64_t nmsg, bytes;
+	int vc;
+} pkt_flow;
+
+/* What a run adds to (arrays [node][2 * ndims][CLAB_NVC], or
+ * [node][2 * ndims] for notoken, zeroed by the caller). */
+typedef struct pkt_result {
+	cp_t *sent;        /* chunks and packets sent, by the sender's link and VC */
+	double *fifo;      /* receive-buffer packets x net cycles, by the
+			    * receiver's link and VC */
+	double *notoken;   /* net cycles a link was free, a packet wanted
+			    * it, and the next node had no room */
+	double time;       /* s from the phase's start to the last delivery */
+	uint64_t events;   /* events the run handled */
+} pkt_result;
+
+/* Runs the flows to completion; seed orders adaptive routing's ties.
+ * progress (may be NULL) gets the fraction delivered. CLAB_E_STATE if
+ * packets were left undelivered (a deadlock: a defect of the model). */
+int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_t seed,
+		    void (*progress)(void *, double), void *arg, pkt_result *r);
+
+#endif

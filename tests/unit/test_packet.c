@@ -1,0 +1,260 @@
+/* The packet engine: times worked by hand on tiny tori, conservation of
+ * packets and chunks, minimal routes, no deadlock with small buffers, and
+ * the flow engine's counts under deterministic routing. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "counterlab/torus.h"
+#include "counterlab/counterlab.h"
+
+#define ALLVC 0x7fu
+
+typedef struct setup {
+	clab_netspec spec;
+	clab_torus t;
+	clab_map m;
+} setup;
+
+/* machine with the --set pairs (NULL-ended), shape, ppn, default map. */
+static void make(setup *s, const char *machine, const char *shape, int ppn, ...)
+{
+	s->spec = *clab_netspec_find(machine);
+	va_list ap;
+	va_start(ap, ppn);
+	for (const char *k; (k = va_arg(ap, const char *));) {
+		const char *v = va_arg(ap, const char *);
+		if (clab_netspec_set(&s->spec, k, v))
+			fail_msg("%s=%s: %s", k, v, clab_errmsg());
+	}
+	va_end(ap);
+	if (clab_torus_init(&s->t, &s->spec, shape, ppn, NULL) || clab_map_init(&s->m, &s->t, NULL))
+		fail_msg("%s %s: %s", machine, shape, clab_errmsg());
+}
+
+static clab_net *net(setup *s, enum clab_net_engine e, enum clab_net_routing r)
+{
+	int err;
+	clab_net *n = clab_net_new(&s->t, &s->m, &err);
+	assert_non_null(n);
+	assert_int_equal(clab_net_configure(n, e, r, 7), CLAB_OK);
+	return n;
+}
+
+/* No software costs: the phase's time is the packets' alone. */
+#define BARE "o_send_s", "0", "o_recv_s", "0", "latency_s", "0"
+
+/* Hand-worked times on a ring of 4 (generic torus: 2 GB/s links, 40 ns
+ * hops, 32-byte header + 512 payload = 544 bytes = 17 chunks, drain port
+ * 2 links' worth = 4 GB/s unless set). */
+static void test_hand_times(void **state)
+{
+	(void)state;
+	setup s;
+	double ts;
+	make(&s, "torus", "4", 1, BARE, NULL);
+	/* one packet 0 -> 1: read from memory 544 / 4e9 = 136 ns; on the link
+	 * 136..408 ns (544 / 2e9 = 272 ns); its head is at node 1 at 176 ns
+	 * and written from 176..312 ns, but its tail arrives only at
+	 * 408 + 40 = 448 ns: done at 448 ns */
+	clab_net *n = net(&s, CLAB_NET_PACKET, CLAB_ROUTE_MPI);
+	assert_int_equal(clab_net_send(n, 0, 1, 512, 1, CLAB_VC_MPI), CLAB_OK);
+	assert_int_equal(clab_net_phase_end(n, 1, &ts), CLAB_OK);
+	assert_true(fabs(ts - 448e-9) < 1e-12);
+	/* two packets 0 -> 1 (1024 bytes): the second is read 136..272 ns,
+	 * waits for the link until 408, crosses 408..680, its tail arrives
+	 * at 720 ns and it is written by 584 ns: done at 720 ns = one read +
+	 * two packets on the link + one hop */
+	assert_int_equal(clab_net_send(n, 0, 1, 1024, 1, CLAB_VC_MPI), CLAB_OK);
+	assert_int_equal(clab_net_phase_end(n, 1, &ts), CLAB_OK);
+	assert_true(fabs(ts - 720e-9) < 1e-12);
+	/* the same 1024 bytes 0 -> 2, two hops: the second packet leaves
+	 * node 0 at 408 ns and node 1 at 448 ns (it is ready there 40 ns
+	 * after it started), ends on the second link at 720 ns, arrives at
+	 * 760 ns */
+	assert_int_equal(clab_net_send(n, 0, 2, 1024, 1, CLAB_VC_MPI), CLAB_OK);
+	assert_int_equal(clab_net_phase_end(n, 1, &ts), CLAB_OK);
+	assert_true(fabs(ts - 760e-9) < 1e-12);
+	clab_net_free(n);
+	clab_map_free(&s.m);
+
+	/* a slow drain port (drain_links 0.5: 1 GB/s, 544 ns a packet):
+	 * nodes 0 and 2 each send a packet to node 1. Reads 0..544 ns, links
+	 * 544..816, heads at node 1 at 584; the port writes one 584..1128
+	 * and the other 1128..1672 ns: 544 + 40 + 2 x 544 = 1672 ns */
+	make(&s, "torus", "4", 1, BARE, "drain_links", "0.5", NULL);
+	n = net(&s, CLAB_NET_PACKET, CLAB_ROUTE_MPI);
+	assert_int_equal(clab_net_send(n, 0, 1, 512, 1, CLAB_VC_MPI), CLAB_OK);
+	assert_int_equal(clab_net_send(n, 2, 1, 512, 1, CLAB_VC_MPI), CLAB_OK);
+	assert_int_equal(clab_net_phase_end(n, 1, &ts), CLAB_OK);
+	assert_true(fabs(ts - 1672e-9) < 1e-12);
+	/* the second packet waited in node 1's input buffer 584..1128 ns
+	 * (room back when its write ends at 1672): buffers held packets, and
+	 * nobody lacked tokens (each link carried one packet) */
+	assert_true(clab_net_count(n, 1, -1, CLAB_NET_RECV_FIFO, ALLVC) > 0);
+	assert_int_equal(clab_net_count(n, 0, -1, CLAB_NET_NO_TOKEN, 0), 0);
+	clab_net_free(n);
+	clab_map_free(&s.m);
+
+	/* the same with 4 packets each and buffers of 2 packets: a packet
+	 * entering the ring needs room for itself and one more (the bubble),
+	 * so the senders wait with free links: no-token cycles */
+	make(&s, "torus", "4", 1, BARE, "drain_links", "0.5", "fifo_packets", "2", NULL);
+	n = net(&s, CLAB_NET_PACKET, CLAB_ROUTE_MPI);
+	assert_int_equal(clab_net_send(n, 0, 1, 2048, 1, CLAB_VC_MPI), CLAB_OK);
+	assert_int_equal(clab_net_send(n, 2, 1, 2048, 1, CLAB_VC_MPI), CLAB_OK);
+	assert_int_equal(clab_net_phase_end(n, 1, &ts), CLAB_OK);
+	/* node 1 writes 8 packets of 544 ns: at least 544 + 40 + 8 x 544 */
+	assert_true(ts >= (544 + 40 + 8 * 544) * 1e-9 - 1e-12);
+	assert_true(clab_net_count(n, 0, 1, CLAB_NET_NO_TOKEN, 0) > 0);
+	assert_true(clab_net_count(n, 2, 0, CLAB_NET_NO_TOKEN, 0) > 0);
+	clab_net_free(n);
+	clab_map_free(&s.m);
+}
+
+/* Every packet and chunk arrives, by minimal routes, whatever the
+ * routing and however small the buffers; per node, packets in by links
+ * and injected = packets out by links and delivered. */
+static void check_run(setup *s, const char *pattern, enum clab_net_routing r)
+{
+	clab_net *p = net(s, CLAB_NET_PACKET, r), *f = net(s, CLAB_NET_FLOW, CLAB_ROUTE_DETERMINISTIC);
+	if (clab_net_pattern(p, pattern))
+		fail_msg("%s (routing %d): %s", pattern, (int)r, clab_errmsg());
+	assert_int_equal(clab_net_pattern(f, pattern), CLAB_OK);
+	uint64_t chunks_p = 0, chunks_f = 0;
+	for (uint32_t x = 0; x < s->t.nodes; x++) {
+		uint64_t in = clab_net_count(p, x, -1, CLAB_NET_RECV_PACKETS, ALLVC);
+		uint64_t out = clab_net_count(p, x, -1, CLAB_NET_SENT_PACKETS, ALLVC);
+		uint64_t inj = clab_net_count(p, x, -1, CLAB_NET_MU_PKT_INJ, 0) -
+			       clab_net_count(p, x, -1, CLAB_NET_LOCAL_PACKETS, 0);
+		uint64_t rcv = clab_net_count(p, x, -1, CLAB_NET_MU_PKT_RCV, 0) -
+			       clab_net_count(p, x, -1, CLAB_NET_LOCAL_PACKETS, 0);
+		assert_int_equal(in + inj, out + rcv);
+		chunks_p += clab_net_count(p, x, -1, CLAB_NET_SENT_CHUNKS, ALLVC);
+		chunks_f += clab_net_count(f, x, -1, CLAB_NET_SENT_CHUNKS, ALLVC);
+		/* what a link sent, its far end received */
+		for (int l = 0; l < 2 * s->t.ndims; l++) {
+			uint32_t y = clab_torus_neighbor(&s->t, x, l);
+			if (y != x)
+				assert_int_equal(clab_net_count(p, y, l ^ 1, CLAB_NET_RECV_CHUNKS, ALLVC),
+						 clab_net_count(p, x, l, CLAB_NET_SENT_CHUNKS, ALLVC));
+		}
+	}
+	/* chunk-hops equal to dimension-ordered (minimal) routes' */
+	assert_int_equal(chunks_p, chunks_f);
+	assert_true(chunks_p > 0);
+	clab_net_free(p);
+	clab_net_free(f);
+}
+
+static void test_no_deadlock(void **state)
+{
+	(void)state;
+	static const char *patterns[] = {
+		"alltoall:bytes=2k", "perm:random,seed=3,bytes=8k", "perm:random,seed=4,bytes=3000",
+		"perm:bitcomp,bytes=4k", "perm:tornado,bytes=4k",
+	};
+	static const enum clab_net_routing routing[] = {
+		CLAB_ROUTE_DETERMINISTIC, CLAB_ROUTE_ADAPTIVE, CLAB_ROUTE_MPI,
+	};
+	static const char *shapes[] = {"4x4x4", "5x3x4", "4x4mx4"};
+	setup s;
+	for (int sh = 0; sh < 3; sh++) {
+		make(&s, "torus", shapes[sh], 1, "fifo_packets", "2", NULL);
+		for (int p = 0; p < 5; p++)
+			for (int r = 0; r < 3; r++)
+				if (p < 3 || !strcmp(shapes[sh], "4x4x4")) /* bit patterns need 2^k ranks */
+					check_run(&s, patterns[p], routing[r]);
+		clab_map_free(&s.m);
+	}
+	/* BG/Q and BG/L with their own buffers, ranks sharing nodes */
+	make(&s, "bgq", "2x2x4x2x2", 4, NULL);
+	check_run(&s, "alltoall:bytes=3k", CLAB_ROUTE_ADAPTIVE);
+	check_run(&s, "halo3d:grid=8x8x4,n=16,stencil=27,periodic=1", CLAB_ROUTE_MPI);
+	clab_map_free(&s.m);
+	make(&s, "bgl", "4x4x4", 2, NULL);
+	check_run(&s, "alltoall:bytes=1k", CLAB_ROUTE_ADAPTIVE);
+	clab_map_free(&s.m);
+	/* BG/L's packets of 1..8 chunks with 2-packet buffers: odd sizes must
+	 * not fragment the escape VC's room into a deadlock */
+	make(&s, "bgl", "6x4x4", 1, "fifo_packets", "2", NULL);
+	check_run(&s, "alltoall:bytes=1000", CLAB_ROUTE_MPI);
+	check_run(&s, "perm:random,seed=2,bytes=3333", CLAB_ROUTE_DETERMINISTIC);
+	clab_map_free(&s.m);
+}
+
+/* Deterministic routing: the packet engine's per-link, per-VC counts are
+ * the flow engine's exactly (and the message units' too). */
+static void test_agrees_with_flow(void **state)
+{
+	(void)state;
+	static const struct { const char *machine, *shape; int ppn; const char *pattern; } runs[] = {
+		{"bgq", "4x2x4x2x2", 2, "perm:random,seed=5,bytes=5000"},
+		{"bgq", "4x2x4x2x2", 2, "alltoall:bytes=600,group=16,stride=2"},
+		{"bgl", "4x3x4", 1, "halo3d:grid=4x3x4,n=20,stencil=27,periodic=1"},
+		{"torus", "6x6", 1, "perm:tornado,bytes=2k"},
+	};
+	static const enum clab_netctr what[] = {
+		CLAB_NET_SENT_CHUNKS, CLAB_NET_SENT_PACKETS, CLAB_NET_RECV_CHUNKS,
+		CLAB_NET_RECV_PACKETS, CLAB_NET_MU_PKT_INJ, CLAB_NET_MU_PKT_RCV,
+	};
+	for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
+		setup s;
+		make(&s, runs[i].machine, runs[i].shape, runs[i].ppn, NULL);
+		clab_net *p = net(&s, CLAB_NET_PACKET, CLAB_ROUTE_DETERMINISTIC);
+		clab_net *f = net(&s, CLAB_NET_FLOW, CLAB_ROUTE_DETERMINISTIC);
+		assert_int_equal(clab_net_pattern(p, runs[i].pattern), CLAB_OK);
+		assert_int_equal(clab_net_pattern(f, runs[i].pattern), CLAB_OK);
+		for (uint32_t x = 0; x < s.t.nodes; x++)
+			for (int l = 0; l < 2 * s.t.ndims; l++)
+				for (size_t w = 0; w < sizeof what / sizeof *what; w++)
+					for (int vc = 0; vc < CLAB_NVC; vc++)
+						assert_int_equal(clab_net_count(p, x, l, what[w], CLAB_VC_BIT(vc)),
+								 clab_net_count(f, x, l, what[w], CLAB_VC_BIT(vc)));
+		clab_net_free(p);
+		clab_net_free(f);
+		clab_map_free(&s.m);
+	}
+}
+
+/* Adaptive routing picks per packet among minimal links, reproducibly:
+ * a big message to a node one hop away in A and in B leaves node 0 on
+ * both (dimension order would take one), and the same seed gives the
+ * same counts. */
+static void test_adaptive(void **state)
+{
+	(void)state;
+	setup s;
+	make(&s, "torus", "4x4", 1, NULL);
+	uint64_t first[2][4];
+	for (int k = 0; k < 2; k++) {
+		clab_net *n = net(&s, CLAB_NET_PACKET, CLAB_ROUTE_ADAPTIVE);
+		assert_int_equal(clab_net_send(n, 0, 5, 64 * 1024, 1, CLAB_VC_MPI), CLAB_OK);
+		assert_int_equal(clab_net_phase_end(n, 1, NULL), CLAB_OK);
+		for (int l = 0; l < 4; l++)
+			first[k][l] = clab_net_count(n, 0, l, CLAB_NET_SENT_PACKETS, ALLVC);
+		/* 128 packets, all by the plus links (node 5 is at (1,1)) */
+		assert_int_equal(first[k][1] + first[k][3], 128);
+		assert_true(first[k][1] > 0 && first[k][3] > 0);
+		assert_int_equal(first[k][0] + first[k][2], 0);
+		clab_net_free(n);
+	}
+	assert_memory_equal(first[0], first[1], sizeof first[0]);
+	clab_map_free(&s.m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_hand_times),
+		cmocka_unit_test(test_no_deadlock),
+		cmocka_unit_test(test_agrees_with_flow),
+		cmocka_unit_test(test_adaptive),
+	};
+	return cmocka_run_group_tests_name("packet", tests, NULL, NULL);
+}
