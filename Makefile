@@ -33,6 +33,7 @@ LIB_SRCS := $(wildcard framework/*.c sim_backends/activity/*.c sim_backends/bgq/
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 GEN := $(BUILD)/gen/bgq_events.h
 LIBCLAB := $(STAGE)/lib/libcounterlab.so
+LIBBGPM := $(STAGE)/lib/libbgpm.so
 UTILS := $(STAGE)/bin/counterlab-native-avail $(STAGE)/bin/counterlab-netsim \
 	$(STAGE)/bin/counterlab-map
 DATA_STAMP := $(BUILD)/data.stamp
@@ -49,8 +50,8 @@ MPICC ?= mpicc
 LIBCLAB_MPI := $(STAGE)/lib/libcounterlab-mpi.so
 APPS := $(patsubst tests/apps/%.c,$(STAGE)/bin/counterlab-%,$(wildcard tests/apps/*.c))
 
-.PHONY: all deps deps-check check demo bench install uninstall fresh-check clean lib
-all: $(PAPI_STAMP) $(UTILS) $(LIBCLAB_MPI) $(APPS)
+.PHONY: all deps deps-check check demo bench install uninstall fresh-check clean lib bgpm papi-bgpm
+all: $(PAPI_STAMP) $(UTILS) $(LIBCLAB_MPI) $(APPS) $(LIBBGPM)
 
 # ---- Debian packages -------------------------------------------------------
 deps:
@@ -102,6 +103,25 @@ $(LIBCLAB_MPI): sim_backends/activity/mpi/pmpi.c $(LIBCLAB)
 $(APPS): $(STAGE)/bin/counterlab-%: tests/apps/%.c tests/apps/app.h $(LIBCLAB_MPI) $(PAPI_STAMP)
 	$(MPICC) $(CFLAGS) $(CLAB_CFLAGS) -I$(STAGE)/include $< -o $@ -L$(STAGE)/lib \
 		-lcounterlab-mpi -lpapi -lcounterlab -lfftw3 -lm -Wl,-rpath,$(STAGE)/lib
+
+# ---- libbgpm: IBM's BGPM API over libcounterlab (compat/bgpm) ------------
+# Its event ids come from the same event table as the simulator's.
+BGPM_GEN := $(BUILD)/gen/bgpm/include/events.h $(BUILD)/gen/bgpm_table.h
+BGPM_HEADERS := $(shell find compat/bgpm/include -name '*.h')
+$(BUILD)/gen/bgpm/include/events.h: compat/bgpm/gen_events.awk sim_backends/bgq/data/bgq_events.csv
+	@mkdir -p $(@D)
+	awk -F, -v out=header -f $^ > $@.tmp && mv $@.tmp $@
+$(BUILD)/gen/bgpm_table.h: compat/bgpm/gen_events.awk sim_backends/bgq/data/bgq_events.csv
+	@mkdir -p $(@D)
+	awk -F, -v out=table -f $^ > $@.tmp && mv $@.tmp $@
+
+$(LIBBGPM): compat/bgpm/bgpm.c compat/bgpm/spi.c $(BGPM_HEADERS) $(BGPM_GEN) $(LIBCLAB)
+	$(CC) $(CFLAGS) $(CLAB_CFLAGS) -Icompat/bgpm/include -shared -Wl,-soname,libbgpm.so \
+		compat/bgpm/bgpm.c compat/bgpm/spi.c -o $@ -L$(STAGE)/lib -lcounterlab -Wl,-rpath,$(STAGE)/lib
+	cp -r compat/bgpm/include/. $(STAGE)/include/
+	cp $(BUILD)/gen/bgpm/include/events.h $(STAGE)/include/bgpm/include/
+
+bgpm: $(LIBBGPM)
 
 # ---- PAPI from Debian's source package --------------------------------------
 # The source comes from `apt-get source papi` (a deb-src entry for this
