@@ -51,6 +51,7 @@ typedef struct bgpm_set {
 	uint64_t user1, user2;
 	int ctx;             /* Bgpm_Context, resolved */
 	int frozen, running; /* applied (or attached) */
+	int started;         /* counterlab's set has counts to read */
 	unsigned links;      /* network: attached links, BGPM's mask bits */
 	int l2_slice;        /* L2: -1 undecided, 0 combined, 1 per slice */
 	int mux, normalize;
@@ -1100,6 +1101,8 @@ int Bgpm_IsController(unsigned h)
 	return pthread_equal(s->owner, pthread_self()) && s->cs ? BGPM_TRUE : BGPM_FALSE;
 }
 
+static int read_all(bgpm_set *s, int64_t *vals, const char *fn);
+
 /* Start needs an applied (Punit, L2 optional) or attached (network) set;
  * node-wide L2, I/O and CNK sets are applied on first start. */
 static bgpm_set *startable(unsigned h, const char *fn, int *rc)
@@ -1127,10 +1130,18 @@ int Bgpm_Start(unsigned h)
 		return rc;
 	if (s->running)
 		return BGPM_WALREADY_STARTED;
+	/* BGPM counts on from where a stopped set stood; counterlab's start
+	 * counts from zero, so the counts so far move into the offsets */
+	int64_t vals[CLAB_EVSET_MAX_EVENTS];
+	if (s->started && (rc = read_all(s, vals, __func__)) < 0)
+		return rc;
+	for (int i = 0; s->started && i < s->n; i++)
+		for (int j = 0; j < s->ev[i].nreq; j++)
+			s->ev[i].offset[j] = vals[s->ev[i].first + j];
 	rc = clab_evset_start(s->cs);
 	if (rc)
 		return from_clab(rc, s->unit, __func__);
-	s->running = 1;
+	s->running = s->started = 1;
 	return BGPM_EOK;
 }
 
@@ -1182,11 +1193,21 @@ int Bgpm_ResetStart(unsigned h)
 		rc = clab_evset_start(s->cs);
 	if (rc)
 		return from_clab(rc, s->unit, __func__);
-	s->running = 1;
+	s->running = s->started = 1;
 	return BGPM_EOK;
 }
 
 /* ---- reading and writing ------------------------------------------------------ */
+
+/* The counterlab set's counts (none before its first start). */
+static int raw_read(bgpm_set *s, int64_t *vals)
+{
+	if (!s->started) {
+		memset(vals, 0, sizeof *vals * (size_t)s->nreq);
+		return CLAB_OK;
+	}
+	return s->mux && !s->normalize ? clab_evset_read_raw(s->cs, vals) : clab_evset_read(s->cs, vals);
+}
 
 /* vals gets the set's counterlab counts (scaled for a normalized
  * multiplexed set), each with its written offset. */
@@ -1195,7 +1216,7 @@ static int read_all(bgpm_set *s, int64_t *vals, const char *fn)
 	if (!s->cs)
 		return fail(BGPM_ENOT_APPLIED, fn, "event set %u is not %s", s->handle,
 			    s->unit == BGPMUnitType_NW ? "attached" : "applied");
-	int rc = s->mux && !s->normalize ? clab_evset_read_raw(s->cs, vals) : clab_evset_read(s->cs, vals);
+	int rc = raw_read(s, vals);
 	if (rc)
 		return from_clab(rc, s->unit, fn);
 	for (int i = 0; i < s->n; i++)
@@ -1270,7 +1291,7 @@ static int write_one(bgpm_set *s, bgpm_event *e, int j, uint64_t value, const ch
 	if (s->mux)
 		return fail(BGPM_EINV_OP, fn, "multiplexed counts cannot be written");
 	int64_t vals[CLAB_EVSET_MAX_EVENTS];
-	int rc = clab_evset_read(s->cs, vals);
+	int rc = raw_read(s, vals);
 	if (rc)
 		return from_clab(rc, s->unit, fn);
 	e->offset[j] = (int64_t)value - vals[e->first + j];
