@@ -123,6 +123,23 @@ $(LIBBGPM): compat/bgpm/bgpm.c compat/bgpm/spi.c $(BGPM_HEADERS) $(BGPM_GEN) $(L
 
 bgpm: $(LIBBGPM)
 
+# A second PAPI from the same source tree, for generic Linux, with PAPI's
+# own bgpm/* components compiled against libbgpm, and our stand-in for its
+# BG/Q CPU component (compat/bgpm/papi/bgpm_thread: Bgpm_Init per thread,
+# and PAPI's linux-bgq-common.c). Not part of `make`: a full PAPI build.
+PAPI_BGPM := $(BUILD)/papi-bgpm
+papi-bgpm: $(LIBBGPM) $(BUILD)/papi-src.stamp
+	rm -rf $(PAPI_BGPM)
+	cp -a $(BUILD)/papi-src/tree/. $(PAPI_BGPM)
+	ln -sfn $(CURDIR)/compat/bgpm/papi/bgpm_thread $(PAPI_BGPM)/src/components/bgpm_thread
+	cd $(PAPI_BGPM)/src && ac_cv_file__proc_sys_kernel_perf_event_paranoid=no ./configure \
+		--prefix=$(abspath $(PAPI_BGPM))/prefix \
+		--with-components="bgpm_thread bgpm/L2unit bgpm/IOunit bgpm/NWunit bgpm/CNKunit" \
+		--with-shared-lib=yes --with-static-lib=no --with-shlib-tools CFLAGS="-I$(STAGE)/include" \
+		> ../configure.log 2>&1 || { tail -20 ../configure.log; exit 1; }
+	$(MAKE) -C $(PAPI_BGPM)/src -j2 BGPM_PREFIX=$(STAGE) > $(PAPI_BGPM)/make.log 2>&1 \
+		|| { tail -30 $(PAPI_BGPM)/make.log; exit 1; }
+
 # ---- PAPI from Debian's source package --------------------------------------
 # The source comes from `apt-get source papi` (a deb-src entry for this
 # system's suite is added when none exists and we are root), or from
