@@ -33,6 +33,7 @@ LIB_SRCS := $(wildcard framework/*.c sim_backends/activity/*.c sim_backends/bgq/
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 GEN := $(BUILD)/gen/bgq_events.h
 LIBCLAB := $(STAGE)/lib/libcounterlab.so
+LIBBGPM := $(STAGE)/lib/libbgpm.so
 UTILS := $(STAGE)/bin/counterlab-native-avail $(STAGE)/bin/counterlab-netsim \
 	$(STAGE)/bin/counterlab-map
 DATA_STAMP := $(BUILD)/data.stamp
@@ -49,8 +50,8 @@ MPICC ?= mpicc
 LIBCLAB_MPI := $(STAGE)/lib/libcounterlab-mpi.so
 APPS := $(patsubst tests/apps/%.c,$(STAGE)/bin/counterlab-%,$(wildcard tests/apps/*.c))
 
-.PHONY: all deps deps-check check demo bench install uninstall fresh-check clean lib
-all: $(PAPI_STAMP) $(UTILS) $(LIBCLAB_MPI) $(APPS)
+.PHONY: all deps deps-check check demo bench install uninstall fresh-check clean lib bgpm papi-bgpm
+all: $(PAPI_STAMP) $(UTILS) $(LIBCLAB_MPI) $(APPS) $(LIBBGPM)
 
 # ---- Debian packages -------------------------------------------------------
 deps:
@@ -102,6 +103,42 @@ $(LIBCLAB_MPI): sim_backends/activity/mpi/pmpi.c $(LIBCLAB)
 $(APPS): $(STAGE)/bin/counterlab-%: tests/apps/%.c tests/apps/app.h $(LIBCLAB_MPI) $(PAPI_STAMP)
 	$(MPICC) $(CFLAGS) $(CLAB_CFLAGS) -I$(STAGE)/include $< -o $@ -L$(STAGE)/lib \
 		-lcounterlab-mpi -lpapi -lcounterlab -lfftw3 -lm -Wl,-rpath,$(STAGE)/lib
+
+# ---- libbgpm: IBM's BGPM API over libcounterlab (compat/bgpm) ------------
+# Its event ids come from the same event table as the simulator's.
+BGPM_GEN := $(BUILD)/gen/bgpm/include/events.h $(BUILD)/gen/bgpm_table.h
+BGPM_HEADERS := $(shell find compat/bgpm/include -name '*.h')
+$(BUILD)/gen/bgpm/include/events.h: compat/bgpm/gen_events.awk sim_backends/bgq/data/bgq_events.csv
+	@mkdir -p $(@D)
+	awk -F, -v out=header -f $^ > $@.tmp && mv $@.tmp $@
+$(BUILD)/gen/bgpm_table.h: compat/bgpm/gen_events.awk sim_backends/bgq/data/bgq_events.csv
+	@mkdir -p $(@D)
+	awk -F, -v out=table -f $^ > $@.tmp && mv $@.tmp $@
+
+$(LIBBGPM): compat/bgpm/bgpm.c compat/bgpm/spi.c $(BGPM_HEADERS) $(BGPM_GEN) $(LIBCLAB)
+	$(CC) $(CFLAGS) $(CLAB_CFLAGS) -Icompat/bgpm/include -shared -Wl,-soname,libbgpm.so \
+		compat/bgpm/bgpm.c compat/bgpm/spi.c -o $@ -L$(STAGE)/lib -lcounterlab -Wl,-rpath,$(STAGE)/lib
+	cp -r compat/bgpm/include/. $(STAGE)/include/
+	cp $(BUILD)/gen/bgpm/include/events.h $(STAGE)/include/bgpm/include/
+
+bgpm: $(LIBBGPM)
+
+# A second PAPI from the same source tree, for generic Linux, with PAPI's
+# own bgpm/* components compiled against libbgpm, and our stand-in for its
+# BG/Q CPU component (compat/bgpm/papi/bgpm_thread: Bgpm_Init per thread,
+# and PAPI's linux-bgq-common.c). Not part of `make`: a full PAPI build.
+PAPI_BGPM := $(BUILD)/papi-bgpm
+papi-bgpm: $(LIBBGPM) $(BUILD)/papi-src.stamp
+	rm -rf $(PAPI_BGPM)
+	cp -a $(BUILD)/papi-src/tree/. $(PAPI_BGPM)
+	ln -sfn $(CURDIR)/compat/bgpm/papi/bgpm_thread $(PAPI_BGPM)/src/components/bgpm_thread
+	cd $(PAPI_BGPM)/src && ac_cv_file__proc_sys_kernel_perf_event_paranoid=no ./configure \
+		--prefix=$(abspath $(PAPI_BGPM))/prefix \
+		--with-components="bgpm_thread bgpm/L2unit bgpm/IOunit bgpm/NWunit bgpm/CNKunit" \
+		--with-shared-lib=yes --with-static-lib=no --with-shlib-tools CFLAGS="-I$(STAGE)/include" \
+		> ../configure.log 2>&1 || { tail -20 ../configure.log; exit 1; }
+	$(MAKE) -C $(PAPI_BGPM)/src -j2 BGPM_PREFIX=$(STAGE) > $(PAPI_BGPM)/make.log 2>&1 \
+		|| { tail -30 $(PAPI_BGPM)/make.log; exit 1; }
 
 # ---- PAPI from Debian's source package --------------------------------------
 # The source comes from `apt-get source papi` (a deb-src entry for this

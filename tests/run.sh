@@ -103,6 +103,21 @@ for src in tests/papi/*.c; do
 	fi
 done
 
+# 3b. libbgpm (IBM's BGPM API over the simulator), cross-checked with PAPI
+mkdir -p "$out/bgpm"
+for src in tests/bgpm/*.c; do
+	[ -e "$src" ] || continue
+	name=$(basename "$src" .c)
+	if $CC -std=gnu11 -O1 -g -Wall -Wextra -Werror -pthread -I"$PREFIX/include" -o "$out/bgpm/$name" \
+		"$src" -L"$PREFIX/lib" -lbgpm -lpapi -lcounterlab -lcmocka -Wl,-rpath,"$PREFIX/lib" 2> "$out/bgpm/$name.build.log"; then
+		run "bgpm/$name" "$out/bgpm/$name"
+	else
+		cat "$out/bgpm/$name.build.log"
+		failed=$((failed + 1))
+		failures+=("build $src")
+	fi
+done
+
 # 4. PAPI's whole test suite (every ctest, ftest and validation test of the
 # built PAPI tree, and Debian's papi-tools binaries) on the virtual and the
 # host clock, each against its expected verdict in tests/papi/expected.tsv;

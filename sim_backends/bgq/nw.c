@@ -16,6 +16,7 @@
 #include <string.h>
 #include "bgq.h"
 
+#define NW_LINKS 11 /* the 10 torus links and the I/O link */
 #define ALL_LINKS 0x7ffu
 #define ALL_VCS 0x7fu
 #define CTR_SENT 0xfull
@@ -24,7 +25,7 @@
 #define CTR_CYCLES 0x40ull
 
 static const clab_qual_info nw_quals[] = {
-	[BGQ_Q_LINKS] = {"links", "links the event set attaches to: bit l for link l (A- A+ B- B+ C- C+ D- D+ E- E+ IO), default 0x7ff", 1, ALL_LINKS},
+	[BGQ_Q_LINKS] = {"links", "links the event counts on: bit l for link l (A- A+ B- B+ C- C+ D- D+ E- E+ IO), default 0x7ff", 1, ALL_LINKS},
 	[BGQ_Q_VC] = {"vc", "virtual channels of a generic event: 0x40 user dynamic, 0x20 user escape, 0x10 user priority, 0x08 system, 0x04 world collective, 0x02 sub-communicator collective, 0x01 system collective; default 0x7f", 1, ALL_VCS},
 };
 
@@ -137,35 +138,45 @@ static int64_t nw_arg(const clab_evreq *r)
 	return (int64_t)(links | vc << 16);
 }
 
+/* Each link has its own 6 counters: per link, at most 4 _SENT events, one
+ * _RECV and one _RECV_FIFO (sharing one VC mask); PEVT_NW_CYCLES once. A
+ * set may attach its events to different links (libbgpm reads each
+ * attached link on its own). */
 static int nw_check(const bgq_fixed_set *s)
 {
-	int sent = 0, recv = -1, fifo = -1, cycles = 0;
-	for (int i = 0; i < s->n; i++) {
-		uint64_t c = ctr_of(s->ev[i]);
-		if (links_of(s->arg[i]) != links_of(s->arg[0]))
+	int cycles = 0;
+	for (int l = 0; l < NW_LINKS; l++) {
+		int sent = 0, recv = -1, fifo = -1;
+		for (int i = 0; i < s->n; i++) {
+			uint64_t c = ctr_of(s->ev[i]);
+			if (c == CTR_CYCLES) {
+				if (l == 0 && cycles++)
+					return clab_seterr(CLAB_E_CONFLICT,
+							   "%s: a network event set counts PEVT_NW_CYCLES once",
+							   name_of(s->ev[i]));
+				continue;
+			}
+			if (!(links_of(s->arg[i]) & (1u << l)))
+				continue;
+			if (c == CTR_SENT && ++sent > 4)
+				return clab_seterr(CLAB_E_CONFLICT,
+						   "%s: link %d counts at most 4 _SENT events (counters 0-3)",
+						   name_of(s->ev[i]), l);
+			if ((c == CTR_RECV && recv >= 0) || (c == CTR_FIFO && fifo >= 0))
+				return clab_seterr(CLAB_E_CONFLICT,
+						   "%s: link %d counts one _RECV and one _RECV_FIFO event",
+						   name_of(s->ev[i]), l);
+			if (c == CTR_RECV)
+				recv = i;
+			if (c == CTR_FIFO)
+				fifo = i;
+		}
+		if (recv >= 0 && fifo >= 0 && vcs_of(s->arg[recv]) != vcs_of(s->arg[fifo]))
 			return clab_seterr(CLAB_E_CONFLICT,
-					   "%s (links 0x%x) and %s (links 0x%x): an event set attaches to one set of links",
-					   name_of(s->ev[0]), links_of(s->arg[0]),
-					   name_of(s->ev[i]), links_of(s->arg[i]));
-		if (c == CTR_SENT && ++sent > 4)
-			return clab_seterr(CLAB_E_CONFLICT,
-					   "%s: a network event set counts at most 4 _SENT events (counters 0-3)",
-					   name_of(s->ev[i]));
-		if ((c == CTR_RECV && recv >= 0) || (c == CTR_FIFO && fifo >= 0) ||
-		    (c == CTR_CYCLES && cycles++))
-			return clab_seterr(CLAB_E_CONFLICT,
-					   "%s: a network event set counts one _RECV, one _RECV_FIFO and one PEVT_NW_CYCLES event",
-					   name_of(s->ev[i]));
-		if (c == CTR_RECV)
-			recv = i;
-		if (c == CTR_FIFO)
-			fifo = i;
+					   "%s (VC mask 0x%02x) and %s (0x%02x): receive counters 4 and 5 of link %d share one VC mask",
+					   name_of(s->ev[recv]), vcs_of(s->arg[recv]),
+					   name_of(s->ev[fifo]), vcs_of(s->arg[fifo]), l);
 	}
-	if (recv >= 0 && fifo >= 0 && vcs_of(s->arg[recv]) != vcs_of(s->arg[fifo]))
-		return clab_seterr(CLAB_E_CONFLICT,
-				   "%s (VC mask 0x%02x) and %s (0x%02x): receive counters 4 and 5 share one VC mask",
-				   name_of(s->ev[recv]), vcs_of(s->arg[recv]),
-				   name_of(s->ev[fifo]), vcs_of(s->arg[fifo]));
 	return CLAB_OK;
 }
 
@@ -245,7 +256,7 @@ static int nw_open(clab_machine *m, const char *section, void **unit,
 	*unit = u;
 	*d = (clab_unit_desc){
 		.description = "Blue Gene/Q network unit, simulated: 11 links x 6 counters, counts from the torus model",
-		.rules = "Node-wide; one running event set at a time. A set counts at most 4 _SENT events (counters 0-3), one _RECV (counter 4), one _RECV_FIFO (counter 5; 4 and 5 share one VC mask) and PEVT_NW_CYCLES, attached to one set of links (:links=MASK, default all 11); generic PEVT_NW_SENT/RECV/RECV_FIFO take :vc=MASK. No overflow.",
+		.rules = "Node-wide; one running event set at a time. On each link a set counts at most 4 _SENT events (counters 0-3), one _RECV (counter 4) and one _RECV_FIFO (counter 5; 4 and 5 share one VC mask); an event counts on the links of its :links=MASK (default all 11); PEVT_NW_CYCLES once; generic PEVT_NW_SENT/RECV/RECV_FIFO take :vc=MASK. No overflow.",
 		.ncounters = 7,
 		.width = 64,
 		.scope = CLAB_SCOPE_NODE,

@@ -101,8 +101,10 @@ int main(void)
 	expect_add_fails(two_recv, 2, PAPI_ECNFLCT);
 	const char *vc_clash[] = {"network:::PEVT_NW_USER_PP_RECV", "network:::PEVT_NW_SYS_PP_RECV_FIFO"};
 	expect_add_fails(vc_clash, 2, PAPI_ECNFLCT);
-	const char *links_clash[] = {"network:::PEVT_NW_USER_PP_SENT:links=0x1",
-				     "network:::PEVT_NW_USER_PP_RECV:links=0x2"};
+	/* each link has its own counters: events on different links fit,
+	 * two _RECV events on one link do not */
+	const char *links_clash[] = {"network:::PEVT_NW_USER_PP_RECV:links=0x1",
+				     "network:::PEVT_NW_SYS_PP_RECV:links=0x3"};
 	expect_add_fails(links_clash, 2, PAPI_ECNFLCT);
 	const char *bad_vc[] = {"network:::PEVT_NW_USER_PP_SENT:vc=0x20"};
 	expect_add_fails(bad_vc, 1, PAPI_EATTR);
