@@ -286,6 +286,36 @@ static int listed(const char *list, const char *s, size_t len)
 	return 0;
 }
 
+/* libpfm4 lists a tracepoint subsystem as one event whose unit masks are
+ * its tracepoints ("perf::syscalls:sys_enter_read"): each is a native of
+ * group "tracepoint" (they join the profile's `events` list). */
+static int add_tracepoints(perf_unit *u, const pfm_pmu_info_t *pi, int e,
+			   const pfm_event_info_t *ei, int *ntp)
+{
+	for (int a = 0; a < ei->nattrs; a++) {
+		pfm_event_attr_info_t ai;
+		memset(&ai, 0, sizeof ai);
+		ai.size = sizeof ai;
+		if (pfm_get_event_attr_info(e, a, PFM_OS_PERF_EVENT_EXT, &ai) != PFM_SUCCESS ||
+		    ai.type != PFM_ATTR_UMASK)
+			continue;
+		char *name;
+		if (asprintf(&name, "%s::%s:%s", pi->name, ei->name, ai.name) < 0)
+			return CLAB_E_NOMEM;
+		struct perf_event_attr at;
+		if (encode_locked(name, PFM_PLM3, &at) != PFM_SUCCESS ||
+		    at.type != PERF_TYPE_TRACEPOINT) {
+			free(name);
+			continue;
+		}
+		int rc = add_native(u, name, ai.desc ? ai.desc : ei->desc, "tracepoint", at.config);
+		if (rc)
+			return rc;
+		++*ntp;
+	}
+	return CLAB_OK;
+}
+
 /* The kernel's events of libpfm4's generic `perf` PMU: software events
  * always; generic hardware and cache events when the kernel has a PMU;
  * tracepoints of the subsystems asked for when the kernel permits them. */
@@ -296,6 +326,13 @@ static int add_perf_pmu(perf_unit *u, const pfm_pmu_info_t *pi, int hw_ok,
 		pfm_event_info_t ei;
 		if (!event_info(e, &ei))
 			continue;
+		if (listed(tracepoints, ei.name, strlen(ei.name))) {
+			/* a tracepoint subsystem: one native per tracepoint */
+			int rc = tp_ok ? add_tracepoints(u, pi, e, &ei, ntp) : CLAB_OK;
+			if (rc)
+				return rc;
+			continue;
+		}
 		char *name;
 		if (asprintf(&name, "%s::%s", pi->name, ei.name) < 0)
 			return CLAB_E_NOMEM;
@@ -311,10 +348,7 @@ static int add_perf_pmu(perf_unit *u, const pfm_pmu_info_t *pi, int hw_ok,
 			case PERF_TYPE_HW_CACHE:
 				keep = hw_ok;
 				break;
-			case PERF_TYPE_TRACEPOINT:
-				keep = tp_ok && listed(tracepoints, ei.name,
-						       strcspn(ei.name, ":"));
-				break;
+
 			}
 		}
 		if (!keep) {
@@ -324,7 +358,6 @@ static int add_perf_pmu(perf_unit *u, const pfm_pmu_info_t *pi, int hw_ok,
 		int rc = add_native(u, name, ei.desc, pi->name, a.config);
 		if (rc)
 			return rc;
-		*ntp += a.type == PERF_TYPE_TRACEPOINT;
 	}
 	note_pmu(u, pi->name);
 	return CLAB_OK;
@@ -381,7 +414,7 @@ static int enumerate(perf_unit *u, const char *tracepoints)
 			 tracepoints, paranoid);
 	else if (tracepoints && *tracepoints && !ntp)
 		snprintf(u->tp_note, sizeof u->tp_note,
-			 "tracepoints (%s): libpfm4 lists none (is tracefs mounted and readable?)",
+			 "tracepoints (%s): libpfm4 lists none (it reads them under debugfs: mount -t debugfs none /sys/kernel/debug)",
 			 tracepoints);
 	return CLAB_OK;
 }
@@ -414,7 +447,7 @@ static int select_events(perf_unit *u, clab_machine *m, const char *section,
 	}
 	int n = 0;
 	for (int i = 0; i < u->n; i++) {
-		if (keep[i] || rc)
+		if (keep[i] || rc || strcmp(u->natives[i].group, "tracepoint") == 0)
 			u->natives[n++] = u->natives[i];
 		else
 			free((char *)u->natives[i].name);
