@@ -116,7 +116,7 @@ if [[ " $benches " == *" netsim_validation "* ]]; then
 	nv=$(run netsim_validation)
 	write netsim_validation "${nv%\}},$(machine_json)}"
 	echo "netsim_validation: $(grep -o '"within_25pct": true' <<<"$nv" | wc -l) of" \
-	     "$(grep -o '"within_25pct"' <<<"$nv" | wc -l) patterns with the flow engine within 25%"
+	     "$(grep -oE '"within_25pct": (true|false)' <<<"$nv" | wc -l) patterns with the flow engine within 25%"
 fi
 if [[ " $benches " == *" overflow "* ]]; then
 	echo "bench: overflow (skid of fast and slow units, cost of a delivery)"
