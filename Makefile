@@ -195,7 +195,7 @@ demo: deps all
 	PREFIX=$(STAGE) bash utils/demo.sh
 
 bench: all
-	PREFIX=$(STAGE) BUILD=$(BUILD) bash bench/run.sh
+	PREFIX=$(STAGE) BUILD=$(BUILD) BOOKSIM=$(BOOKSIM) bash bench/run.sh
 
 # Installs what was built (no second build); see utils/install.sh.
 install: all

@@ -10,6 +10,9 @@
 #           compares with (default Debian's, /usr/lib/$(gcc -print-multiarch))
 #   PREFIX  where PAPI and libcounterlab are installed (default build/prefix)
 #   BUILD   build directory (default build)
+#   BOOKSIM path to a BookSim2 binary (built by the user, README
+#           "Benchmarks"): netsim_validation.json then also compares the
+#           packet engine with it ("booksim"; about 5 minutes more)
 #   READ_LATENCY_ARGS  "REPS BATCH" for read_latency (default: its own, 15 20000)
 set -euo pipefail
 
@@ -35,6 +38,7 @@ echo "bench: building into $out"
 "$CC" "${cflags[@]}" "$here/node_memory.c" -o "$out/node_memory" "${ldrpath[@]}" -lcounterlab
 "$CC" "${cflags[@]}" "$here/netsim.c" -o "$out/netsim" "${ldrpath[@]}" -lcounterlab
 "$CC" "${cflags[@]}" "$here/netsim_validation.c" -o "$out/netsim_validation" "${ldrpath[@]}" -lcounterlab -lm
+"$CC" "${cflags[@]}" "$here/netsim_booksim.c" -o "$out/netsim_booksim" "${ldrpath[@]}" -lcounterlab
 "$CC" "${cflags[@]}" "$here/overflow.c" -o "$out/overflow" "${ldrpath[@]}" -lcounterlab -pthread
 "$CC" "${cflags[@]}" "$here/multiplex.c" -o "$out/multiplex" "${ldrpath[@]}" -lcounterlab -lm
 # host_read has no rpath: LD_LIBRARY_PATH picks the libpapi it measures
@@ -114,9 +118,17 @@ fi
 if [[ " $benches " == *" netsim_validation "* ]]; then
 	echo "bench: netsim_validation (flow vs packet engine at 512 nodes; a few minutes)"
 	nv=$(run netsim_validation)
+	if [ -n "${BOOKSIM:-}" ]; then
+		echo "bench: the packet engine against BookSim2 ($BOOKSIM; several minutes)"
+		mkdir -p "$out/booksim"
+		bs=$(run netsim_booksim "$(abs "$BOOKSIM")" "$out/booksim")
+		nv="${nv%\}}, \"booksim\": $bs}"
+		echo "booksim: $(grep -o '"within_10pct": true' <<<"$bs" | wc -l) of" \
+		     "$(grep -oE '"within_10pct": (true|false)' <<<"$bs" | wc -l) cases within 10% of BookSim2"
+	fi
 	write netsim_validation "${nv%\}},$(machine_json)}"
 	echo "netsim_validation: $(grep -o '"within_25pct": true' <<<"$nv" | wc -l) of" \
-	     "$(grep -o '"within_25pct"' <<<"$nv" | wc -l) patterns with the flow engine within 25%"
+	     "$(grep -oE '"within_25pct": (true|false)' <<<"$nv" | wc -l) patterns with the flow engine within 25%"
 fi
 if [[ " $benches " == *" overflow "* ]]; then
 	echo "bench: overflow (skid of fast and slow units, cost of a delivery)"
