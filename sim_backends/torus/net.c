@@ -64,6 +64,9 @@ struct clab_net {
 				  evenly per hop, this phase (time only) */
 	double *box;           /* a dynamic flow's share at each node of its box */
 	size_t nbox;
+	int dyn_routes;        /* the split was too costly: this phase's dynamic
+				  flows take their time from their rotated routes */
+	uint64_t spread_work;  /* box nodes the split walked this phase */
 	uint32_t a2a_nodes;    /* largest all-to-all group of this phase */
 	struct clab_net *sym;  /* scratch loads of a sub-torus group's two sources */
 	double *cpu;           /* [rank][2] overheads: torus, on-node, this phase */
@@ -241,13 +244,25 @@ static inline void segment(clab_net *n, uint32_t at, int d, int a, int k,
  * box of minimal routes, split evenly over the dimensions still to cross;
  * each link gets its expected share. (Counts stay on whole messages over
  * the rotations below; this is the busiest link's load for the time.) */
-static void spread_even(clab_net *n, uint32_t s, const uint16_t *cs, int k,
-			const int *dim, const int *delta, double wire)
+/* The split costs a walk over each flow's box, which at machine scale
+ * is more than the model may spend (Sequoia's FFT: 283 s instead of 16):
+ * past SPREAD_MAX nodes in one box, or SPREAD_BUDGET box nodes in one
+ * phase, the phase's dynamic flows are timed on the routes their counts
+ * take (rotations of the dimension order), as before the split. The
+ * 512-node validation runs stay within both (their largest all-to-all
+ * walks about 6 million box nodes). Returns 0 then. */
+#define SPREAD_MAX 2048
+#define SPREAD_BUDGET 50000000u
+
+static int spread_even(clab_net *n, uint32_t s, const uint16_t *cs, int k,
+		       const int *dim, const int *delta, double wire)
 {
 	const clab_torus *t = n->t;
 	size_t vol = 1;
 	for (int j = 0; j < k; j++)
 		vol *= (size_t)abs(delta[j]) + 1;
+	if (vol > SPREAD_MAX || (n->spread_work += vol) > SPREAD_BUDGET)
+		return 0;
 	if (vol > n->nbox) {
 		double *b = realloc(n->box, vol * sizeof *b);
 		if (!b) { /* no room: the share goes to the dimension-ordered route */
@@ -260,7 +275,7 @@ static void spread_even(clab_net *n, uint32_t s, const uint16_t *cs, int k,
 					c = c2;
 				}
 			}
-			return;
+			return 1;
 		}
 		n->box = b;
 		n->nbox = vol;
@@ -293,6 +308,7 @@ static void spread_even(clab_net *n, uint32_t s, const uint16_t *cs, int k,
 		for (int j = 0; j < k && ++step[j] > abs(delta[j]); j++)
 			step[j] = 0;
 	}
+	return 1;
 }
 
 /* nmsg messages of `bytes` from node s to node r (s != r). */
@@ -346,8 +362,9 @@ static void add_flow(clab_net *n, uint32_t s, uint32_t r, uint64_t nmsg,
 		n->flows[n->nflows++] = (pkt_flow){s, r, nmsg, bytes, vc};
 		return;
 	}
-	if (vc == CLAB_VC_DYNAMIC)
-		spread_even(n, s, cs, k, dim, delta, (double)(nmsg * pk.wire));
+	if (vc == CLAB_VC_DYNAMIC && !n->dyn_routes &&
+	    !spread_even(n, s, cs, k, dim, delta, (double)(nmsg * pk.wire)))
+		n->dyn_routes = 1;
 	int routes = vc == CLAB_VC_DYNAMIC && (uint64_t)k > 1 ? (nmsg < (uint64_t)k ? (int)nmsg : k) : 1;
 	for (int rot = 0; rot < routes; rot++) {
 		uint64_t m = nmsg / (uint64_t)routes + ((uint64_t)rot < nmsg % (uint64_t)routes);
@@ -596,6 +613,9 @@ static int expand_subtorus(clab_net *n, const group *g)
 	free(D);
 	n->vcs |= S->vcs;
 	n->any_net |= S->any_net;
+	n->dyn_routes |= S->dyn_routes;
+	S->dyn_routes = 0;
+	S->spread_work = 0;
 	for (int k = 0; k < 2; k++)
 		if (S->max_hops_proto[k] > n->max_hops_proto[k])
 			n->max_hops_proto[k] = S->max_hops_proto[k];
@@ -779,7 +799,8 @@ int clab_net_phase_end(clab_net *n, uint64_t times, double *time_s)
 	for (uint32_t x = 0; n->engine == CLAB_NET_FLOW && x < t->nodes; x++) {
 		for (int l = 0; l < n->tl; l++) {
 			size_t xl = (size_t)x * n->tl + (size_t)l;
-			double w = k_det * wire_vcs(n, x, l, ~(1u << CLAB_VC_DYNAMIC)) + k_dyn * n->dyn[xl];
+			double dyn = n->dyn_routes ? wire_vcs(n, x, l, 1u << CLAB_VC_DYNAMIC) : n->dyn[xl];
+			double w = k_det * wire_vcs(n, x, l, ~(1u << CLAB_VC_DYNAMIC)) + k_dyn * dyn;
 			n->dyn[xl] = 0;
 			if (w > busiest)
 				busiest = w;
@@ -909,6 +930,8 @@ int clab_net_phase_end(clab_net *n, uint64_t times, double *time_s)
 	rec->no_token += notoken;
 	n->vcs = 0;
 	n->a2a_nodes = 0;
+	n->dyn_routes = 0;
+	n->spread_work = 0;
 	n->max_hops = 0;
 	n->max_hops_proto[0] = n->max_hops_proto[1] = 0;
 	n->flops = n->membytes = 0;
