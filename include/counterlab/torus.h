@@ -41,6 +41,8 @@ typedef struct clab_netspec {
 				    * the torus and memory, sending and receiving
 				    * together */
 	int io_link;               /* has a link to an I/O node (last link) */
+	int tree_net;              /* MPI collectives run on a separate tree
+				    * network (BG/L), not on torus VCs */
 	int leftmost_fastest;      /* map strings: 1 leftmost letter varies
 				    * fastest (BG/L), 0 rightmost (BG/Q) */
 	/* Message costs (LogGP-style, per rank): */

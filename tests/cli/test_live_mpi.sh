@@ -1,6 +1,6 @@
 #!/bin/bash
 # Live MPI programs on the simulated network (libcounterlab-mpi): the
-# instrumented programs run under mpirun on small BG/Q partitions, read
+# instrumented programs run under mpirun on small BG/Q and BG/L partitions, read
 # their counters through PAPI, and every node's point-to-point chunks sent
 # and packets received must equal what counterlab-netsim's offline engine
 # counts for the same traffic (deterministic routing: eager messages, or
@@ -19,27 +19,32 @@ export COUNTERLAB_MACHINES=${COUNTERLAB_MACHINES:-$PWD/machines}
 EVENTS=PEVT_NW_USER_PP_SENT,PEVT_NW_USER_PP_RECV
 
 # live NAME RANKS TORUS PPN [MAP] -- PROGRAM ARGS...: runs it; its
-# per-node table in $tmp/NAME.live, its stdout in $tmp/NAME.out
+# per-node table in $tmp/NAME.live, its stdout in $tmp/NAME.out. The
+# machine is $MACH (bgq unless set), counting $EVENTS.
+MACH=bgq
 live() {
-	local name=$1 n=$2 torus=$3 ppn=$4 map=ABCDET
+	local name=$1 n=$2 torus=$3 ppn=$4 map=${MAP:-ABCDET}
 	shift 4
 	[ "$1" != -- ] && { map=$1; shift; }
 	shift
 	local prog=$1
 	shift
-	COUNTERLAB_MACHINE="bgq:clock=virtual,activity=none,torus=$torus,ppn=$ppn,map=$map" \
+	COUNTERLAB_MACHINE="$MACH:clock=virtual,activity=none,torus=$torus,ppn=$ppn,map=$map" \
 		timeout 120 mpirun --allow-run-as-root --oversubscribe -n "$n" \
 		-x COUNTERLAB_MACHINE -x COUNTERLAB_MACHINES -x COUNTERLAB_MPI_DOMAINS \
-		"$bindir/counterlab-$prog" "$@" --per-node "$tmp/$name.live" \
-		>"$tmp/$name.out" 2>"$tmp/$name.err"
+		"$bindir/counterlab-$prog" "$@" --events "$(sed 's/[^,]*/network:::&/g' <<<"$EVENTS")" \
+		--per-node "$tmp/$name.live" >"$tmp/$name.out" 2>"$tmp/$name.err"
 	echo $? > "$tmp/$name.rc"
 }
 
 # offline NAME TORUS PPN PATTERN [MAP]: the same table from counterlab-netsim
 offline() {
-	"$bindir/counterlab-netsim" --quiet --torus "$2" --ppn "$3" --map "${5:-ABCDET}" \
-		--pattern "$4" --per-node --format csv --counters $EVENTS 2>&1 |
-		awk -F, 'started { print $1 "," $(NF-1) "," $NF } /^node,/ { started = 1 }' > "$tmp/$1.offline"
+	local k
+	k=$(tr , '\n' <<<"$EVENTS" | wc -l)
+	"$bindir/counterlab-netsim" --machine "$MACH" --quiet --torus "$2" --ppn "$3" \
+		--map "${5:-${MAP:-ABCDET}}" --pattern "$4" --per-node --format csv --counters "$EVENTS" 2>&1 |
+		awk -F, -v k="$k" 'started && NF > k { l = $1; for (i = NF - k + 1; i <= NF; i++) l = l "," $i; print l }
+			/^node,/ { started = 1 } /^$/ { started = 0 }' > "$tmp/$1.offline"
 }
 
 # agree NAME WHAT: the live table's rows equal the offline ones, and some
@@ -51,8 +56,10 @@ agree() {
 	elif ! cmp -s "$tmp/$1.rows" "$tmp/$1.offline"; then
 		bad "$2: live and offline differ"
 		paste -d'|' "$tmp/$1.rows" "$tmp/$1.offline" | sed 's/^/    live|offline /'
-	elif ! awk -F, '$2 > 0 { found = 1 } END { exit !found }' "$tmp/$1.rows"; then
+	elif ! awk -F, '{ for (i = 2; i <= NF; i++) if ($i > 0) found = 1 } END { exit !found }' "$tmp/$1.rows"; then
 		bad "$2: every count is zero"
+	elif [ "$(head -1 "$tmp/$1.live" | tr , '\n' | wc -l)" != $(($(tr , '\n' <<<"$EVENTS" | wc -l) + 1)) ]; then
+		bad "$2: the live table has other columns than $EVENTS"
 	else
 		ok "$2: live = offline ($(paste -sd' ' "$tmp/$1.rows"))"
 	fi
@@ -120,6 +127,30 @@ else
 fi
 offline cmap 1x2x1x1x2 4 fft3d:n=16,grid=4x4,compute=0 "$tmp/columns.map"
 agree cmap "fft3d with the column map"
+
+# The same traffic on BG/L (machines/bgl.ini: a 3D torus, XYZT leftmost
+# fastest, its UPC torus events per direction), 2x2x2 nodes. Message sizes
+# are eager (<= 1000 B) or along one line, so routing is deterministic.
+# Collectives run on BG/L's tree network: the torus events never see the
+# programs' own reductions and barriers.
+MACH=bgl MAP=XYZT
+EVENTS=BGL_UPC_TS_XP_32B_CHUNKS,BGL_UPC_TS_XM_32B_CHUNKS,BGL_UPC_TS_YP_32B_CHUNKS,BGL_UPC_TS_YM_32B_CHUNKS,BGL_UPC_TS_ZP_32B_CHUNKS,BGL_UPC_TS_ZM_32B_CHUNKS,BGL_UPC_TS_XP_VCBN_CHUNKS,BGL_UPC_TS_XM_ACKS
+live lpp8 2 2x2x2 1 -- pingpong --bytes 8 --iters 3
+offline lpp8 2x2x2 1 pingpong:bytes=8,iters=3
+agree lpp8 "BG/L pingpong 8 B x 3, 2x2x2"
+live lpp64k 2 2x2x2 1 -- pingpong --bytes 65536 --iters 2
+offline lpp64k 2x2x2 1 pingpong:bytes=65536,iters=2
+agree lpp64k "BG/L pingpong 64 KB x 2 (rendezvous along X), 2x2x2"
+live la2a 16 2x2x2 2 -- fft3d --n 16 --grid 1x16
+offline la2a 2x2x2 2 alltoall:bytes=256
+agree la2a "BG/L all-to-all 16 ranks x 256 B, 2x2x2 virtual node mode"
+live lfft 16 2x2x2 2 -- fft3d --n 8 --grid 4x4
+offline lfft 2x2x2 2 fft3d:n=8,grid=4x4,compute=0
+agree lfft "BG/L fft3d n=8 grid 4x4, 2x2x2 virtual node mode"
+live lhalo 8 2x2x2 1 -- stencil --n 8 --grid 2x2x2 --stencil 27 --steps 2
+offline lhalo 2x2x2 1 halo3d:n=8,grid=2x2x2,stencil=27,steps=2
+agree lhalo "BG/L halo exchange 27-point 2x2x2, 2 steps"
+MACH=bgq MAP=ABCDET
 
 # a machine whose map has fewer slots than ranks: a clear message
 COUNTERLAB_MACHINE="bgq:clock=virtual,activity=none,torus=1x2x1x1x2,ppn=1" \

@@ -183,6 +183,8 @@ static int coll_vc(MPI_Comm comm)
  * the reduction towards it (down=0). */
 static void tree(MPI_Comm comm, int root, uint64_t bytes, int down, int vc)
 {
+	if (L.tn->spec.tree_net)
+		return; /* the machine's tree network carries it, not the torus */
 	int n, me;
 	const int *r = world_ranks(comm, &n);
 	PMPI_Comm_rank(comm, &me);
