@@ -6,6 +6,9 @@
 #include "counterlab/backend.h"
 #include "counterlab/torus.h"
 
+_Static_assert(CLAB_LIVE_LINKS * CLAB_NVC * 2 <= CLAB_LIVE_SIDE && CLAB_LIVE_SIDE % 8 == 0 &&
+	       sizeof(clab_live_node) % 64 == 0, "a block's sides are whole cache lines");
+
 static void *no_torus(clab_machine *m, int *err)
 {
 	*err = clab_seterr(CLAB_E_NOCOMP,
@@ -97,7 +100,8 @@ uint64_t clab_live_count(const clab_live_node *b, const clab_torus *t, int link,
 	for (int l = lo; l < hi && l < CLAB_LIVE_LINKS; l++)
 		for (int vc = 0; vc < CLAB_NVC; vc++)
 			if (vcmask & CLAB_VC_BIT(vc))
-				sum += __atomic_load_n(&b->link[l][vc][k], __ATOMIC_RELAXED);
+				sum += __atomic_load_n(&b->link[k >> 1][(l * CLAB_NVC + vc) * 2 + (k & 1)],
+						       __ATOMIC_RELAXED);
 	return sum;
 #undef MU
 }

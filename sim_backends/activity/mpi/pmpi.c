@@ -13,10 +13,12 @@
  * Shared counter state. The block of a simulated node lives in memory of
  * the world rank that hosts it (the lowest rank the map places there; a
  * node without ranks goes to rank node % size). Ranks of one shared-memory
- * domain allocate theirs in one MPI_Win_allocate_shared window; a second
- * window over the same memory spans MPI_COMM_WORLD for the ranks of other
- * domains. With one domain every rank adds with atomic instructions
- * straight into the shared memory; with several, every add is an
+ * domain allocate theirs in one MPI_Win_allocate_shared window; with
+ * several domains a second window over the same memory spans
+ * MPI_COMM_WORLD for the ranks of other domains. With one domain every
+ * rank adds with atomic instructions straight into the shared memory (the
+ * block's layout keeps what senders and receivers add in different cache
+ * lines, torus.h); with several, every add is an
  * MPI_Accumulate (MPI_SUM, so concurrent adds are atomic by MPI's rules),
  * flushed before the message itself is sent. Either way a count is in its
  * block before the message that caused it leaves, so a PAPI read after
@@ -297,9 +299,6 @@ static int setup(void)
 				     &L.shwin) != MPI_SUCCESS)
 		return fail("MPI_Win_allocate_shared failed");
 	memset(base, 0, (size_t)bytes);
-	if (PMPI_Win_create(base, bytes, sizeof(uint64_t), MPI_INFO_NULL, MPI_COMM_WORLD,
-			    &L.win) != MPI_SUCCESS)
-		return fail("MPI_Win_create failed");
 	/* the blocks of this domain, addressed directly */
 	MPI_Group dg, wg;
 	PMPI_Comm_group(L.domain, &dg);
@@ -317,9 +316,16 @@ static int setup(void)
 	}
 	PMPI_Group_free(&dg);
 	PMPI_Group_free(&wg);
-	int world_domains = dsize == L.size ? 1 : 2;
-	L.direct = world_domains == 1;
-	PMPI_Win_lock_all(MPI_MODE_NOCHECK, L.win);
+	/* one domain: atomics on the shared memory; several: a window over
+	 * the same memory for the world's accumulates and gets (only then:
+	 * one-sided communication can slow every later MPI call's progress) */
+	L.direct = dsize == L.size;
+	if (!L.direct) {
+		if (PMPI_Win_create(base, bytes, sizeof(uint64_t), MPI_INFO_NULL, MPI_COMM_WORLD,
+				    &L.win) != MPI_SUCCESS)
+			return fail("MPI_Win_create failed");
+		PMPI_Win_lock_all(MPI_MODE_NOCHECK, L.win);
+	}
 	PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, del_ranks, &L.keyval, NULL);
 	PMPI_Barrier(MPI_COMM_WORLD); /* every block zeroed before anyone counts */
 	L.on = 1;
@@ -333,8 +339,10 @@ static void teardown(void)
 		return;
 	clab_live_attach(NULL, NULL);
 	L.on = 0;
-	PMPI_Win_unlock_all(L.win);
-	PMPI_Win_free(&L.win);
+	if (!L.direct) {
+		PMPI_Win_unlock_all(L.win);
+		PMPI_Win_free(&L.win);
+	}
 	PMPI_Win_free(&L.shwin);
 	PMPI_Comm_free(&L.domain);
 	PMPI_Comm_free_keyval(&L.keyval);
