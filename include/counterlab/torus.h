@@ -293,6 +293,11 @@ enum clab_live_mu { CLAB_LIVE_MU_PKT_INJ, CLAB_LIVE_MU_MSG_INJ, CLAB_LIVE_MU_LOC
 typedef struct clab_live_node {
 	uint64_t link[2][CLAB_LIVE_SIDE];     /* [0] sent, [1] received */
 	uint64_t mu[CLAB_LIVE_NMU];
+	/* Waiting, from the torus model's timing of the observed traffic
+	 * (totals, written by the block's owner at world barriers): no-token
+	 * cycles per link, receive-FIFO occupancy per link and VC. */
+	uint64_t no_token[16];
+	uint64_t fifo[CLAB_LIVE_LINKS * CLAB_NVC + 3];
 } clab_live_node;
 /* Word k of a node's block (a clab_live_node seen as uint64_t[]). */
 #define CLAB_LIVE_LINK_WORD(link, vc, ctr) \
@@ -312,8 +317,9 @@ int clab_live_message(const clab_torus *t, const clab_map *map, uint32_t src,
 		      uint32_t dst, uint64_t bytes, int vc, unsigned rot,
 		      clab_live_add add, void *arg);
 /* What clab_net_count would give for a node whose traffic is all in b
- * (link -1: all torus links). The receive FIFO, no-token and cycle
- * counters are not kept live (they need the model's timing): 0. */
+ * (link -1: all torus links). The receive FIFO and no-token counters are
+ * what the live layer's timing of the traffic left in the block (its
+ * world barriers end the phases); network cycles are not kept: 0. */
 uint64_t clab_live_count(const clab_live_node *b, const clab_torus *t, int link,
 			 enum clab_netctr what, unsigned vcmask);
 /* The live layer of this process says where the block of node x is

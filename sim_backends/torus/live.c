@@ -88,15 +88,24 @@ uint64_t clab_live_count(const clab_live_node *b, const clab_torus *t, int link,
 	case CLAB_NET_LOCAL_PACKETS: return MU(CLAB_LIVE_MU_LOCAL);
 	case CLAB_NET_SENT_CHUNKS: case CLAB_NET_SENT_PACKETS:
 	case CLAB_NET_RECV_CHUNKS: case CLAB_NET_RECV_PACKETS:
+	case CLAB_NET_NO_TOKEN: case CLAB_NET_RECV_FIFO:
 		break;
-	default: /* timing-based: not kept live */
+	default: /* the network cycles: not kept live */
 		return 0;
 	}
+	int lo = link < 0 ? 0 : link, hi = link < 0 ? 2 * t->ndims : link + 1;
+	uint64_t sum = 0;
+	for (int l = lo; what == CLAB_NET_NO_TOKEN && l < hi && l < CLAB_LIVE_LINKS; l++)
+		sum += __atomic_load_n(&b->no_token[l], __ATOMIC_RELAXED);
+	for (int l = lo; what == CLAB_NET_RECV_FIFO && l < hi && l < CLAB_LIVE_LINKS; l++)
+		for (int vc = 0; vc < CLAB_NVC; vc++)
+			if (vcmask & CLAB_VC_BIT(vc))
+				sum += __atomic_load_n(&b->fifo[l * CLAB_NVC + vc], __ATOMIC_RELAXED);
+	if (what == CLAB_NET_NO_TOKEN || what == CLAB_NET_RECV_FIFO)
+		return sum;
 	int k = what == CLAB_NET_SENT_CHUNKS ? CLAB_LIVE_SENT_CHUNKS
 		: what == CLAB_NET_SENT_PACKETS ? CLAB_LIVE_SENT_PACKETS
 		: what == CLAB_NET_RECV_CHUNKS ? CLAB_LIVE_RECV_CHUNKS : CLAB_LIVE_RECV_PACKETS;
-	int lo = link < 0 ? 0 : link, hi = link < 0 ? 2 * t->ndims : link + 1;
-	uint64_t sum = 0;
 	for (int l = lo; l < hi && l < CLAB_LIVE_LINKS; l++)
 		for (int vc = 0; vc < CLAB_NVC; vc++)
 			if (vcmask & CLAB_VC_BIT(vc))

@@ -150,6 +150,36 @@ agree lfft "BG/L fft3d n=8 grid 4x4, 2x2x2 virtual node mode"
 live lhalo 8 2x2x2 1 -- stencil --n 8 --grid 2x2x2 --stencil 27 --steps 2
 offline lhalo 2x2x2 1 halo3d:n=8,grid=2x2x2,stencil=27,steps=2
 agree lhalo "BG/L halo exchange 27-point 2x2x2, 2 steps"
+
+# counterlab-congest: a centre on a 3x3x3 BG/L torus receives 1 MB from
+# 1..6 neighbours at once (and sends back with --send 1). The no-token
+# cycles come from the live layer's timing of each step on the torus
+# model: every step's total equals netsim's incast phase, and they start
+# where the model's drain limit (4 links' worth) is passed: at 5 senders
+# when the centre only receives, at 3 when it also sends.
+{ echo "1 1 1 0"; echo "0 1 1 0"; echo "2 1 1 0"; echo "1 0 1 0"; echo "1 2 1 0"
+  echo "1 1 0 0"; echo "1 1 2 0"; } > "$tmp/centre.map"
+for send in 0 1; do
+	COUNTERLAB_MACHINE="bgl:torus=3x3x3,map=$tmp/centre.map" timeout 120 mpirun --allow-run-as-root \
+		--oversubscribe -n 7 -x COUNTERLAB_MACHINE -x COUNTERLAB_MACHINES \
+		"$bindir/counterlab-congest" --senders 1..6 --send $send >"$tmp/cg$send.out" 2>"$tmp/cg$send.err"
+	awk -F, 'NR > 1 { s = 0; for (i = 3; i <= NF; i++) s += $i; print $1 "," s }' "$tmp/cg$send.out" \
+		> "$tmp/cg$send.live"
+	"$bindir/counterlab-netsim" --machine bgl --quiet --torus 3x3x3 --map "$tmp/centre.map" \
+		--pattern "incast:senders=1..6,send=$send" --format csv 2>&1 |
+		awk -F, '/^"incast/ { n++; print n "," $NF }' > "$tmp/cg$send.offline"
+	onset=$(awk -F, '$2 > 0 { print $1; exit }' "$tmp/cg$send.live")
+	want=$([ $send = 0 ] && echo 5 || echo 3)
+	if [ ! -s "$tmp/cg$send.live" ] || ! cmp -s "$tmp/cg$send.live" "$tmp/cg$send.offline"; then
+		bad "congest send=$send: live no-token per step differs from netsim's incast"
+		paste -d'|' "$tmp/cg$send.live" "$tmp/cg$send.offline" | sed 's/^/    live|offline /'
+		cat "$tmp/cg$send.err"
+	elif [ "$onset" != "$want" ]; then
+		bad "congest send=$send: no-token cycles start at ${onset:-no} senders, not $want"
+	else
+		ok "congest send=$send: no-token per step = netsim's incast, from $want senders on ($(paste -sd' ' "$tmp/cg$send.live"))"
+	fi
+done
 MACH=bgq MAP=ABCDET
 
 # a machine whose map has fewer slots than ranks: a clear message

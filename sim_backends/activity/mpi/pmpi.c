@@ -62,6 +62,12 @@ static struct {
 	uint64_t pend[PENDING];
 	int npend;
 	clab_live_node copy; /* a block held in another domain, as last fetched */
+	/* this rank's messages since the last world barrier, by (destination,
+	 * bytes, VC): an open-addressing table of cap (a power of 2) flows */
+	struct flow { uint64_t dst, bytes, vc, count; } *flows;
+	size_t nflows, cap;
+	int *counts;         /* [2 * size]: the flows' words per rank, offsets */
+	clab_net *timing;    /* the model that times each barrier's phase */
 } L;
 
 /* ---- counting ------------------------------------------------------------ */
@@ -88,6 +94,102 @@ static void add(void *arg, uint32_t x, size_t k, uint64_t v)
 		       L.disp[x] + (MPI_Aint)k, 1, MPI_UINT64_T, MPI_SUM, L.win);
 }
 
+/* ---- waiting: the model's timing of the observed traffic ----------------
+ * The counters of waiting (BG/L's no-token cycles, BG/Q's receive-FIFO
+ * occupancy) need the timing of traffic in flight together, which no
+ * single message has. The live layer takes the messages sent between two
+ * barriers on the world (or a congruent communicator) as one phase of the
+ * torus model (sim_backends/torus/net.c): at the barrier every rank
+ * shares its flows, every rank times the same phase, and each node's
+ * owner writes the model's totals into the node's block before the
+ * barrier completes. So a PAPI read after a world barrier sees the
+ * waiting of all traffic before it; between barriers they hold still. */
+
+static size_t flow_slot(uint64_t dst, uint64_t bytes, uint64_t vc)
+{
+	size_t h = (size_t)((dst * 0x9e3779b97f4a7c15ull) ^ (bytes * 0xff51afd7ed558ccdull) ^ vc);
+	for (h &= L.cap - 1;; h = (h + 1) & (L.cap - 1)) {
+		struct flow *f = &L.flows[h];
+		if (!f->count || (f->dst == dst && f->bytes == bytes && f->vc == vc))
+			return h;
+	}
+}
+
+static void note_flow(uint64_t dst, uint64_t bytes, uint64_t vc)
+{
+	if (2 * (L.nflows + 1) > L.cap) { /* grow: rehash into twice the room */
+		struct flow *old = L.flows;
+		size_t n = L.cap;
+		struct flow *f = calloc(2 * n, sizeof *f);
+		if (!f)
+			return; /* the phase's timing misses this message */
+		L.flows = f;
+		L.cap = 2 * n;
+		for (size_t i = 0; i < n; i++)
+			if (old[i].count)
+				L.flows[flow_slot(old[i].dst, old[i].bytes, old[i].vc)] = old[i];
+		free(old);
+	}
+	struct flow *f = &L.flows[flow_slot(dst, bytes, vc)];
+	if (!f->count++) {
+		*f = (struct flow){dst, bytes, vc, 1};
+		L.nflows++;
+	}
+}
+
+/* The world barrier ends a phase (every rank calls this at it). */
+static void end_phase(void)
+{
+	int n = (int)L.nflows * 4, *counts = L.counts, *displs = L.counts + L.size, total = 0;
+	uint64_t *mine = malloc(((size_t)L.nflows + 1) * sizeof(struct flow)), *all;
+	if (!mine)
+		n = 0; /* this rank's flows go untimed; the collectives still match */
+	PMPI_Allgather(&n, 1, MPI_INT, counts, 1, MPI_INT, MPI_COMM_WORLD);
+	for (int r = 0; r < L.size; r++) {
+		displs[r] = total;
+		total += counts[r];
+	}
+	if (!total)
+		goto out;
+	if (!(all = malloc((size_t)total * sizeof *all))) {
+		fprintf(stderr, "libcounterlab-mpi (rank %d): no memory to time a phase of %d flows\n",
+			L.me, total / 4);
+		PMPI_Abort(MPI_COMM_WORLD, 1);
+	}
+	for (size_t i = 0, k = 0; n && i < L.cap; i++)
+		if (L.flows[i].count) {
+			memcpy(mine + k, &L.flows[i], sizeof(struct flow));
+			k += 4;
+		}
+	PMPI_Allgatherv(mine, n, MPI_UINT64_T, all, counts, displs, MPI_UINT64_T, MPI_COMM_WORLD);
+	for (int r = 0; r < L.size; r++)
+		for (int i = displs[r]; i < displs[r] + counts[r]; i += 4)
+			clab_net_send(L.timing, (uint32_t)r, (uint32_t)all[i], all[i + 1], all[i + 3],
+				      (int)(int64_t)all[i + 2]);
+	clab_net_phase_end(L.timing, 1, NULL);
+	const clab_torus *t = &L.tn->torus;
+	for (uint32_t x = 0; x < t->nodes; x++) {
+		if (L.owner[x] != L.me)
+			continue;
+		clab_live_node *b = (clab_live_node *)L.local[x];
+		for (int l = 0; l < 2 * t->ndims; l++) {
+			__atomic_store_n(&b->no_token[l], clab_net_count(L.timing, x, l, CLAB_NET_NO_TOKEN, 0),
+					 __ATOMIC_RELAXED);
+			for (int vc = 0; vc < CLAB_NVC; vc++)
+				__atomic_store_n(&b->fifo[l * CLAB_NVC + vc],
+						 clab_net_count(L.timing, x, l, CLAB_NET_RECV_FIFO,
+								CLAB_VC_BIT(vc)), __ATOMIC_RELAXED);
+		}
+	}
+	if (!L.direct)
+		MPI_Win_sync(L.win); /* for the other domains' gets */
+	free(all);
+out:
+	memset(L.flows, 0, L.cap * sizeof *L.flows);
+	L.nflows = 0;
+	free(mine);
+}
+
 /* A message of `bytes` from this rank to world rank `to`. */
 static void send_world(int to, uint64_t bytes, int vc)
 {
@@ -100,6 +202,8 @@ static void send_world(int to, uint64_t bytes, int vc)
 	if (!rc && bytes > tn->spec.eager_max)
 		L.rot[dst_node]++; /* dynamic messages take the minimal paths in turn */
 	flush();
+	if (!rc)
+		note_flow((uint64_t)to, bytes, (uint64_t)(int64_t)vc);
 }
 
 static int del_ranks(MPI_Comm c, int key, void *val, void *extra)
@@ -256,6 +360,11 @@ static int setup(void)
 	}
 	if (tn->rank != (uint32_t)L.me)
 		return fail("the network unit's [network] rank is not this rank's MPI_COMM_WORLD rank");
+	L.cap = 64;
+	L.flows = calloc(L.cap, sizeof *L.flows);
+	L.counts = malloc(2 * (size_t)L.size * sizeof *L.counts);
+	if (!L.flows || !L.counts || !(L.timing = clab_net_new(&tn->torus, &tn->map, &err)))
+		return fail(clab_errmsg());
 	L.owner = malloc(nodes * sizeof *L.owner);
 	L.disp = calloc(nodes, sizeof *L.disp);
 	L.local = calloc(nodes, sizeof *L.local);
@@ -350,6 +459,9 @@ static void teardown(void)
 	free(L.disp);
 	free(L.local);
 	free(L.rot);
+	free(L.flows);
+	free(L.counts);
+	clab_net_free(L.timing);
 }
 
 int clab_mpi_node(uint32_t *node, int *first, uint32_t *nodes)
@@ -359,6 +471,19 @@ int clab_mpi_node(uint32_t *node, int *first, uint32_t *nodes)
 	*node = L.tn->map.node[L.me];
 	*first = L.owner[*node];
 	*nodes = L.tn->torus.nodes;
+	return CLAB_OK;
+}
+
+int clab_mpi_neighbor(int rank, int link, int *neighbor)
+{
+	if (!L.on)
+		return CLAB_E_STATE;
+	const clab_torus *t = &L.tn->torus;
+	if (rank < 0 || rank >= L.size || link < 0 || link >= 2 * t->ndims)
+		return CLAB_E_INVAL;
+	uint32_t x = L.tn->map.node[rank], y = clab_torus_neighbor(t, x, link);
+	int r = L.owner[y];
+	*neighbor = y != x && L.tn->map.node[r] == y ? r : -1;
 	return CLAB_OK;
 }
 
@@ -479,8 +604,11 @@ int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_O
 
 int MPI_Barrier(MPI_Comm comm)
 {
-	if (L.on)
+	if (L.on) {
 		allreduce(comm, 0);
+		if (coll_vc(comm) == CLAB_VC_WORLD_COLL)
+			end_phase();
+	}
 	return PMPI_Barrier(comm);
 }
 
