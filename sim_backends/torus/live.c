@@ -36,9 +36,11 @@ int clab_live_message(const clab_torus *t, const clab_map *map, uint32_t src,
 	clab_packets pk = clab_netspec_packetize(t->spec, bytes);
 	add(arg, s, CLAB_LIVE_MU_WORD(CLAB_LIVE_MU_PKT_INJ), pk.packets);
 	add(arg, s, CLAB_LIVE_MU_WORD(CLAB_LIVE_MU_MSG_INJ), 1);
+	/* rendezvous data lands as direct puts, eager messages in a FIFO */
+	int rcv = bytes > t->spec->eager_max ? CLAB_LIVE_MU_PUT_RCV : CLAB_LIVE_MU_FIFO_RCV;
 	if (s == r) { /* a copy on the node: its message unit, no link */
 		add(arg, s, CLAB_LIVE_MU_WORD(CLAB_LIVE_MU_LOCAL), pk.packets);
-		add(arg, r, CLAB_LIVE_MU_WORD(CLAB_LIVE_MU_FIFO_RCV), pk.packets);
+		add(arg, r, CLAB_LIVE_MU_WORD(rcv), pk.packets);
 		return CLAB_OK;
 	}
 	int cs[CLAB_TORUS_MAXD], cr[CLAB_TORUS_MAXD], dim[CLAB_TORUS_MAXD];
@@ -71,9 +73,7 @@ int clab_live_message(const clab_torus *t, const clab_map *map, uint32_t src,
 			at = next;
 		}
 	}
-	/* rendezvous data lands as direct puts, eager messages in a FIFO */
-	add(arg, r, CLAB_LIVE_MU_WORD(bytes > t->spec->eager_max ? CLAB_LIVE_MU_PUT_RCV
-				      : CLAB_LIVE_MU_FIFO_RCV), pk.packets);
+	add(arg, r, CLAB_LIVE_MU_WORD(rcv), pk.packets);
 	return CLAB_OK;
 }
 

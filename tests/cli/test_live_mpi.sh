@@ -182,6 +182,52 @@ for send in 0 1; do
 done
 MACH=bgq MAP=ABCDET
 
+# The I/O unit's message-unit counters and the CNK's message-unit
+# interrupts, per node, against the traffic. The programs' own barriers
+# and reductions are messages too (on BG/Q's collective network), the same
+# in runs of 3 and of 7 ping-pong iterations: so the difference of the
+# two runs must be exactly what netsim counts for 4 iterations. Eager
+# messages land in a memory FIFO, rendezvous data as direct puts; with
+# irq_packets=1 every FIFO packet interrupts once. ppn 2 puts ranks 0 and
+# 1 on one node: on-node copies through the message unit.
+MU=io:::PEVT_MU_PKT_INJ,io:::PEVT_MU_MSG_INJ,io:::PEVT_MU_FIFO_PKT_RCV,io:::PEVT_MU_PUT_PKT_RCV
+mu_run() { # NAME PPN BYTES ITERS EVENTS [MACHINE KEYS]
+	COUNTERLAB_MACHINE="bgq:clock=virtual,activity=none,torus=1x2x1x1x2,ppn=$2${6:+,$6}" \
+		timeout 120 mpirun --allow-run-as-root --oversubscribe -n 2 -x COUNTERLAB_MACHINE \
+		-x COUNTERLAB_MACHINES "$bindir/counterlab-pingpong" --bytes "$3" --iters "$4" \
+		--events "$5" --per-node "$tmp/$1.live" >"$tmp/$1.out" 2>"$tmp/$1.err"
+}
+for c in "1 8" "1 65536" "2 8" "2 65536"; do
+	read -r ppn bytes <<<"$c"
+	mu_run mu3 "$ppn" "$bytes" 3 $MU
+	mu_run mu7 "$ppn" "$bytes" 7 $MU
+	# node, injected packets, messages, FIFO and put packets received: 7 - 3
+	paste -d, "$tmp/mu3.live" "$tmp/mu7.live" | awk -F, 'NR > 1 { print $1 "," $7-$2 "," $8-$3 "," $9-$4 "," $10-$5 }' > "$tmp/mu.rows"
+	"$bindir/counterlab-netsim" --quiet --torus 1x2x1x1x2 --ppn "$ppn" --pattern "pingpong:bytes=$bytes,iters=4" \
+		--per-node --format csv --counters PEVT_MU_PKT_INJ,PEVT_MU_MSG_INJ,PEVT_MU_PUT_PKT_RCV 2>&1 |
+		awk -F, -v eager=$((bytes <= 2048)) 'started && NF > 3 { r = $NF
+			print $1 "," $(NF-2) "," $(NF-1) "," (eager ? r : 0) "," (eager ? 0 : r) }
+			/^node,/ { started = 1 } /^$/ { started = 0 }' > "$tmp/mu.offline"
+	if [ -s "$tmp/mu.rows" ] && cmp -s "$tmp/mu.rows" "$tmp/mu.offline" &&
+		awk -F, '$2 > 0 { f = 1 } END { exit !f }' "$tmp/mu.rows"; then
+		ok "message unit, ppn $ppn, $bytes B: 4 more iterations add netsim's packets and messages per node, received in the $([ "$bytes" -le 2048 ] && echo FIFO || echo put) counter ($(paste -sd' ' "$tmp/mu.rows"))"
+	else
+		bad "message unit, ppn $ppn, $bytes B: live 7-3 iterations (node,inj,msg,fifo,put) vs netsim"
+		paste -d'|' "$tmp/mu.rows" "$tmp/mu.offline" | sed 's/^/    live|offline /'
+		cat "$tmp/mu3.err" "$tmp/mu7.err"
+	fi
+done
+mu_run irq3 1 8 3 kernel:::PEVT_CNKNODE_MUINT kernel.irq_packets=1
+mu_run irq7 1 8 7 kernel:::PEVT_CNKNODE_MUINT kernel.irq_packets=1
+mu_run irq7off 1 8 7 kernel:::PEVT_CNKNODE_MUINT
+d=$(paste -d, "$tmp/irq3.live" "$tmp/irq7.live" | awk -F, 'NR > 1 { printf "%s%d", s, $4 - $2; s = " " }')
+off=$(awk -F, 'NR > 1 { s += $2 } END { print s + 0 }' "$tmp/irq7off.live")
+if [ "$d" = "4 4 0 0" ] && [ "$off" = 0 ]; then
+	ok "CNK message-unit interrupts: one per FIFO packet with irq_packets=1 (4 more per node for 4 more round trips), none when polling"
+else
+	bad "CNK message-unit interrupts: 7-3 iterations per node '$d' (want '4 4 0 0'), polling $off (want 0); $(cat "$tmp/irq7.err")"
+fi
+
 # a machine whose map has fewer slots than ranks: a clear message
 COUNTERLAB_MACHINE="bgq:clock=virtual,activity=none,torus=1x2x1x1x2,ppn=1" \
 	timeout 60 mpirun --allow-run-as-root --oversubscribe -n 5 -x COUNTERLAB_MACHINE \
