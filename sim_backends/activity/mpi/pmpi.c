@@ -46,6 +46,7 @@
 
 #define WORDS (sizeof(clab_live_node) / sizeof(uint64_t))
 #define PENDING 256
+#define PLANS 256     /* message plans kept (send_world) */
 
 static struct {
 	int on;
@@ -55,7 +56,6 @@ static struct {
 	MPI_Aint *disp;      /* [node] its offset in the owner's memory, in words */
 	uint64_t **local;    /* [node] the block, when in this domain's memory */
 	int direct;          /* one domain: add with atomics */
-	MPI_Comm domain;
 	MPI_Win shwin, win;
 	unsigned *rot;       /* [dst node] next minimal path of a dynamic message */
 	int keyval;          /* communicator attribute: its ranks in world ranks */
@@ -68,6 +68,14 @@ static struct {
 	size_t nflows, cap;
 	int *counts;         /* [2 * size]: the flows' words per rank, offsets */
 	clab_net *timing;    /* the model that times each barrier's phase */
+	struct plan {
+		int dst, vc, n;  /* n: adds recorded (0: empty) */
+		unsigned rot;
+		uint64_t bytes;
+		struct step { uint32_t x, k; uint64_t v; } *step;
+	} plan[PLANS];
+	size_t plan_cap;     /* adds a message can make: 5 + 4 per hop */
+	struct step *steps;  /* [PLANS][plan_cap] */
 } L;
 
 /* ---- counting ------------------------------------------------------------ */
@@ -190,6 +198,23 @@ out:
 	free(mine);
 }
 
+/* What a message adds, word by word: clab_live_message's adds, recorded
+ * once per (destination, size, VC, path) and replayed for every message
+ * alike, so a repeated message costs its atomic adds and little else (no
+ * allocation, no routing). A direct-mapped cache of PLANS plans of at most
+ * plan_cap adds each. */
+#define ROTS 60 /* rotations repeat: every crossing of 1..6 dimensions divides 60 */
+
+static void record(void *arg, uint32_t x, size_t k, uint64_t v)
+{
+	struct plan *p = arg;
+	if (p->n < 0 || p->n == (int)L.plan_cap) {
+		p->n = -1; /* longer than any route should be: never replayed */
+		return;
+	}
+	p->step[p->n++] = (struct step){x, (uint32_t)k, v};
+}
+
 /* A message of `bytes` from this rank to world rank `to`. */
 static void send_world(int to, uint64_t bytes, int vc)
 {
@@ -197,13 +222,24 @@ static void send_world(int to, uint64_t bytes, int vc)
 		return;
 	const clab_torus_net *tn = L.tn;
 	uint32_t dst_node = tn->map.node[to];
-	int rc = clab_live_message(&tn->torus, &tn->map, (uint32_t)L.me, (uint32_t)to, bytes,
-				   vc, L.rot[dst_node], add, NULL);
-	if (!rc && bytes > tn->spec.eager_max)
+	unsigned rot = L.rot[dst_node] % ROTS;
+	size_t h = (size_t)(((uint64_t)to * 0x9e3779b97f4a7c15ull) ^ (bytes * 0xff51afd7ed558ccdull) ^
+			    ((uint64_t)(vc + 1) << 8) ^ rot) % PLANS;
+	struct plan *p = &L.plan[h];
+	if (!(p->n > 0 && p->dst == to && p->bytes == bytes && p->vc == vc && p->rot == rot)) {
+		*p = (struct plan){.dst = to, .bytes = bytes, .vc = vc, .rot = rot, .step = p->step};
+		if (clab_live_message(&tn->torus, &tn->map, (uint32_t)L.me, (uint32_t)to, bytes, vc,
+				      rot, record, p) || p->n <= 0) {
+			p->n = 0;
+			return;
+		}
+	}
+	for (int i = 0; i < p->n; i++)
+		add(NULL, p->step[i].x, p->step[i].k, p->step[i].v);
+	if (bytes > tn->spec.eager_max)
 		L.rot[dst_node]++; /* dynamic messages take the minimal paths in turn */
 	flush();
-	if (!rc)
-		note_flow((uint64_t)to, bytes, (uint64_t)(int64_t)vc);
+	note_flow((uint64_t)to, bytes, (uint64_t)(int64_t)vc);
 }
 
 static int del_ranks(MPI_Comm c, int key, void *val, void *extra)
@@ -365,6 +401,14 @@ static int setup(void)
 	L.counts = malloc(2 * (size_t)L.size * sizeof *L.counts);
 	if (!L.flows || !L.counts || !(L.timing = clab_net_new(&tn->torus, &tn->map, &err)))
 		return fail(clab_errmsg());
+	int hops = 0;
+	for (int d = 0; d < tn->torus.ndims; d++)
+		hops += tn->torus.wrap[d] ? tn->torus.size[d] / 2 : tn->torus.size[d] - 1;
+	L.plan_cap = 5 + 4 * (size_t)hops;
+	if (!(L.steps = calloc(PLANS * L.plan_cap, sizeof *L.steps)))
+		return fail("no memory");
+	for (int i = 0; i < PLANS; i++)
+		L.plan[i].step = L.steps + (size_t)i * L.plan_cap;
 	L.owner = malloc(nodes * sizeof *L.owner);
 	L.disp = calloc(nodes, sizeof *L.disp);
 	L.local = calloc(nodes, sizeof *L.local);
@@ -390,28 +434,52 @@ static int setup(void)
 	memcpy(L.disp, all, nodes * sizeof *all);
 	free(all);
 
-	/* the shared-memory domains, split further on request */
-	MPI_Comm real;
-	int domains = 1, drank, dsize;
+	/* The shared-memory domains (ranks on one host, by processor name),
+	 * split further on request. The domain's communicator is made with
+	 * MPI_Comm_create_group and freed once the window exists: in Open MPI
+	 * a communicator split from the world leaves the non-blocking
+	 * collectives' progress hook polled by every later MPI call for good
+	 * (7-9% of a ping-pong's time, bench/results/pmpi.json), which a
+	 * group-made one, freed, does not. */
+	int domains = 1, dsize = 0, len, *members = malloc((size_t)L.size * sizeof *members);
+	char name[MPI_MAX_PROCESSOR_NAME] = {0};
+	char *names = calloc((size_t)L.size, MPI_MAX_PROCESSOR_NAME);
 	const char *e = getenv("COUNTERLAB_MPI_DOMAINS");
 	if (e && (domains = atoi(e)) < 1)
 		return fail("COUNTERLAB_MPI_DOMAINS wants a number of domains per host, 1 or more");
-	PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &real);
-	PMPI_Comm_rank(real, &drank);
-	PMPI_Comm_size(real, &dsize);
-	PMPI_Comm_split(real, drank * domains / dsize, drank, &L.domain);
-	PMPI_Comm_free(&real);
-	PMPI_Comm_size(L.domain, &dsize);
+	if (!members || !names)
+		return fail("no memory");
+	PMPI_Get_processor_name(name, &len);
+	PMPI_Allgather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names, MPI_MAX_PROCESSOR_NAME, MPI_CHAR,
+		       MPI_COMM_WORLD);
+	int hsize = 0, hrank = 0;
+	for (int r = 0; r < L.size; r++)
+		if (!strcmp(names + (size_t)r * MPI_MAX_PROCESSOR_NAME, name)) {
+			if (r == L.me)
+				hrank = hsize;
+			hsize++;
+		}
+	/* the host's ranks in order, cut into `domains` parts */
+	for (int r = 0, i = 0; r < L.size; r++)
+		if (!strcmp(names + (size_t)r * MPI_MAX_PROCESSOR_NAME, name) &&
+		    i++ * domains / hsize == hrank * domains / hsize)
+			members[dsize++] = r;
+	free(names);
+	MPI_Group dg, wg;
+	MPI_Comm domain;
+	PMPI_Comm_group(MPI_COMM_WORLD, &wg);
+	PMPI_Group_incl(wg, dsize, members, &dg);
+	free(members);
+	if (PMPI_Comm_create_group(MPI_COMM_WORLD, dg, 0x636c, &domain) != MPI_SUCCESS)
+		return fail("MPI_Comm_create_group failed");
 	uint64_t *base;
 	MPI_Aint bytes = (MPI_Aint)(mine * sizeof(clab_live_node));
-	if (PMPI_Win_allocate_shared(bytes, sizeof(uint64_t), MPI_INFO_NULL, L.domain, &base,
+	if (PMPI_Win_allocate_shared(bytes, sizeof(uint64_t), MPI_INFO_NULL, domain, &base,
 				     &L.shwin) != MPI_SUCCESS)
 		return fail("MPI_Win_allocate_shared failed");
+	PMPI_Comm_free(&domain);
 	memset(base, 0, (size_t)bytes);
 	/* the blocks of this domain, addressed directly */
-	MPI_Group dg, wg;
-	PMPI_Comm_group(L.domain, &dg);
-	PMPI_Comm_group(MPI_COMM_WORLD, &wg);
 	for (uint32_t x = 0; x < nodes; x++) {
 		int d;
 		PMPI_Group_translate_ranks(wg, 1, &L.owner[x], dg, &d);
@@ -453,7 +521,6 @@ static void teardown(void)
 		PMPI_Win_free(&L.win);
 	}
 	PMPI_Win_free(&L.shwin);
-	PMPI_Comm_free(&L.domain);
 	PMPI_Comm_free_keyval(&L.keyval);
 	free(L.owner);
 	free(L.disp);
@@ -461,6 +528,7 @@ static void teardown(void)
 	free(L.rot);
 	free(L.flows);
 	free(L.counts);
+	free(L.steps);
 	clab_net_free(L.timing);
 }
 
