@@ -9,8 +9,8 @@
  * cycles are the reading thread's cycles at the 500 MHz network clock.
  * Nothing travels on the I/O link of a compute node here. A live MPI
  * program (libcounterlab-mpi) adds the chunks and packets its messages
- * put on the node's links (clab_live_block); the receive FIFO reads only
- * what the model's timed traffic left there. */
+ * put on the node's links and the receive-FIFO occupancy the model's
+ * timing gives its traffic (clab_live_block). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -88,9 +88,8 @@ static void flush(void)
 	}
 }
 
-static void add(void *arg, uint32_t x, size_t k, uint64_t v)
+static void add(uint32_t x, size_t k, uint64_t v)
 {
-	(void)arg;
 	if (L.direct) {
 		__atomic_fetch_add(L.local[x] + k, v, __ATOMIC_RELAXED);
 		return;
@@ -205,6 +204,12 @@ out:
  * plan_cap adds each. */
 #define ROTS 60 /* rotations repeat: every crossing of 1..6 dimensions divides 60 */
 
+static void add_now(void *arg, uint32_t x, size_t k, uint64_t v)
+{
+	(void)arg;
+	add(x, k, v);
+}
+
 static void record(void *arg, uint32_t x, size_t k, uint64_t v)
 {
 	struct plan *p = arg;
@@ -228,14 +233,20 @@ static void send_world(int to, uint64_t bytes, int vc)
 	struct plan *p = &L.plan[h];
 	if (!(p->n > 0 && p->dst == to && p->bytes == bytes && p->vc == vc && p->rot == rot)) {
 		*p = (struct plan){.dst = to, .bytes = bytes, .vc = vc, .rot = rot, .step = p->step};
-		if (clab_live_message(&tn->torus, &tn->map, (uint32_t)L.me, (uint32_t)to, bytes, vc,
-				      rot, record, p) || p->n <= 0) {
+		int rc = clab_live_message(&tn->torus, &tn->map, (uint32_t)L.me, (uint32_t)to, bytes,
+					   vc, rot, record, p);
+		if (rc) {
 			p->n = 0;
 			return;
 		}
+		if (p->n < 0) { /* too long to keep: counted straight away */
+			p->n = 0;
+			clab_live_message(&tn->torus, &tn->map, (uint32_t)L.me, (uint32_t)to, bytes,
+					  vc, rot, add_now, NULL);
+		}
 	}
 	for (int i = 0; i < p->n; i++)
-		add(NULL, p->step[i].x, p->step[i].k, p->step[i].v);
+		add(p->step[i].x, p->step[i].k, p->step[i].v);
 	if (bytes > tn->spec.eager_max)
 		L.rot[dst_node]++; /* dynamic messages take the minimal paths in turn */
 	flush();
