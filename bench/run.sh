@@ -13,6 +13,7 @@
 #   BOOKSIM path to a BookSim2 binary (built by the user, README
 #           "Benchmarks"): netsim_validation.json then also compares the
 #           packet engine with it ("booksim"; about 5 minutes more)
+#   PMPI_ROUNDS  alternating rounds of the pmpi ping-pong (default 6)
 #   READ_LATENCY_ARGS  "REPS BATCH" for read_latency (default: its own, 15 20000)
 set -euo pipefail
 
@@ -84,15 +85,16 @@ write() {
 
 if [[ " $benches " == *" pmpi "* ]]; then
 	# the same ping-pong without and with the interposer, alternating
-	# (2 ranks on neighbouring simulated nodes), 3 times each: the least of
-	# each side is compared
+	# (2 ranks on neighbouring simulated nodes), PMPI_ROUNDS times each
+	# (default 6: on a shared 2-core machine a run's least time varies
+	# several-fold with the load): the least of each side is compared
 	echo "bench: pmpi (added latency per message of libcounterlab-mpi)"
 	pp() {
 		timeout 300 mpirun --allow-run-as-root --oversubscribe -n 2 "$@" "$out/pmpi" 20000 5 \
 			2>"$out/pmpi.stderr" || { cat "$out/pmpi.stderr" >&2; exit 1; }
 	}
 	plain=() live=()
-	for i in 1 2 3; do
+	for i in $(seq "${PMPI_ROUNDS:-6}"); do
 		plain+=("$(pp)")
 		live+=("$(COUNTERLAB_MACHINES=$root/machines COUNTERLAB_MACHINE="bgq:clock=virtual,activity=none,torus=1x2x1x1x2,ppn=1" \
 			pp -x LD_PRELOAD="$PREFIX/lib/libcounterlab-mpi.so" -x COUNTERLAB_MACHINE -x COUNTERLAB_MACHINES)")

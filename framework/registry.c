@@ -4,7 +4,7 @@
 #include "internal.h"
 
 extern const clab_unit_ops clab_bgq_punit_ops, clab_bgq_l2_ops,
-	clab_bgq_io_ops, clab_bgq_nw_ops, clab_bgq_cnk_ops, clab_linux_perf_ops;
+	clab_bgq_io_ops, clab_bgq_nw_ops, clab_bgq_cnk_ops, clab_bgl_nw_ops, clab_linux_perf_ops;
 extern const clab_unit_ops clab_linux_io_ops, clab_linux_net_ops,
 	clab_linux_proc_kernel_ops, clab_linux_msr_ops;
 const clab_netevent *clab_bgq_netevents(int *n);
@@ -17,6 +17,7 @@ static const clab_unit_ops *const backends[] = {
 	&clab_bgq_io_ops,
 	&clab_bgq_nw_ops,
 	&clab_bgq_cnk_ops,
+	&clab_bgl_nw_ops,
 	&clab_linux_perf_ops,
 	&clab_linux_io_ops,
 	&clab_linux_net_ops,

@@ -44,6 +44,8 @@ typedef struct clab_netspec {
 				    * the torus and memory, sending and receiving
 				    * together */
 	int io_link;               /* has a link to an I/O node (last link) */
+	int tree_net;              /* MPI collectives run on a separate tree
+				    * network (BG/L), not on torus VCs */
 	int leftmost_fastest;      /* map strings: 1 leftmost letter varies
 				    * fastest (BG/L), 0 rightmost (BG/Q) */
 	/* Message costs (LogGP-style, per rank): */
@@ -296,20 +298,33 @@ const clab_torus_net *clab_machine_torus(clab_machine *m, int *err);
 /* Counters of a link, per VC. */
 enum clab_live_link { CLAB_LIVE_SENT_CHUNKS, CLAB_LIVE_SENT_PACKETS,
 		      CLAB_LIVE_RECV_CHUNKS, CLAB_LIVE_RECV_PACKETS, CLAB_LIVE_NLINKCTR };
-/* The node's message unit: packets and messages injected, packets received
- * into a memory FIFO (eager messages) or as direct puts (rendezvous data),
- * and the on-node share of the injected packets. */
-enum clab_live_mu { CLAB_LIVE_MU_PKT_INJ, CLAB_LIVE_MU_MSG_INJ, CLAB_LIVE_MU_FIFO_RCV,
-		    CLAB_LIVE_MU_PUT_RCV, CLAB_LIVE_MU_LOCAL, CLAB_LIVE_NMU };
+/* The node's message unit: packets and messages injected and the on-node
+ * share of the injected packets (written by senders), packets received
+ * into a memory FIFO (eager messages) or as direct puts (rendezvous data;
+ * written for receivers). */
+enum clab_live_mu { CLAB_LIVE_MU_PKT_INJ, CLAB_LIVE_MU_MSG_INJ, CLAB_LIVE_MU_LOCAL,
+		    CLAB_LIVE_MU_FIFO_RCV = 8, CLAB_LIVE_MU_PUT_RCV, CLAB_LIVE_NMU = 16 };
+/* Words of one side (sent or received) of all links: [link][vc][chunks,
+ * packets], padded to whole 64-byte lines. */
+#define CLAB_LIVE_SIDE 160
+/* A node's block. What a link's senders add and what its receivers add lie
+ * in different cache lines (and so do the message unit's two sides): two
+ * ranks exchanging messages each write lines of their own, rather than
+ * taking the same lines from each other on every message. */
 typedef struct clab_live_node {
-	uint64_t link[CLAB_LIVE_LINKS][CLAB_NVC][CLAB_LIVE_NLINKCTR];
+	uint64_t link[2][CLAB_LIVE_SIDE];     /* [0] sent, [1] received */
 	uint64_t mu[CLAB_LIVE_NMU];
+	/* Waiting, from the torus model's timing of the observed traffic
+	 * (totals, written by the block's owner at world barriers): no-token
+	 * cycles per link, receive-FIFO occupancy per link and VC. */
+	uint64_t no_token[16];
+	uint64_t fifo[CLAB_LIVE_LINKS * CLAB_NVC + 3];
 } clab_live_node;
 /* Word k of a node's block (a clab_live_node seen as uint64_t[]). */
 #define CLAB_LIVE_LINK_WORD(link, vc, ctr) \
-	((((size_t)(link) * CLAB_NVC + (size_t)(vc)) * CLAB_LIVE_NLINKCTR) + (size_t)(ctr))
-#define CLAB_LIVE_MU_WORD(k) \
-	((size_t)CLAB_LIVE_LINKS * CLAB_NVC * CLAB_LIVE_NLINKCTR + (size_t)(k))
+	((size_t)((ctr) >> 1) * CLAB_LIVE_SIDE + \
+	 ((size_t)(link) * CLAB_NVC + (size_t)(vc)) * 2 + (size_t)((ctr) & 1))
+#define CLAB_LIVE_MU_WORD(k) ((size_t)2 * CLAB_LIVE_SIDE + (size_t)(k))
 
 /* Adds v to word k of node x's block. */
 typedef void (*clab_live_add)(void *arg, uint32_t x, size_t k, uint64_t v);
@@ -323,8 +338,9 @@ int clab_live_message(const clab_torus *t, const clab_map *map, uint32_t src,
 		      uint32_t dst, uint64_t bytes, int vc, unsigned rot,
 		      clab_live_add add, void *arg);
 /* What clab_net_count would give for a node whose traffic is all in b
- * (link -1: all torus links). The receive FIFO, no-token and cycle
- * counters are not kept live (they need the model's timing): 0. */
+ * (link -1: all torus links). The receive FIFO and no-token counters are
+ * what the live layer's timing of the traffic left in the block (its
+ * world barriers end the phases); network cycles are not kept: 0. */
 uint64_t clab_live_count(const clab_live_node *b, const clab_torus *t, int link,
 			 enum clab_netctr what, unsigned vcmask);
 /* The live layer of this process says where the block of node x is

@@ -7,6 +7,7 @@
 #include "counterlab/torus.h"
 #include "../activity/activity.h"
 #include "../activity/hostmap.h"
+#include "../torus/machine_net.h"
 
 enum bgq_src {
 	BGQ_SRC_A2_AXU, BGQ_SRC_A2_IU, BGQ_SRC_A2_XU, BGQ_SRC_A2_LSU,
@@ -247,17 +248,13 @@ enum {
  * table; seq spreads messages over the MU's master ports. */
 int bgq_mu_message(uint64_t seq, int kind, uint64_t bytes, uint64_t *count);
 
-/* nw.c: the machine's torus, shared by the network unit and the traffic
- * of clab_sim_traffic; `node` is where this process's rank runs. */
-typedef struct bgq_net {
-	clab_torus_net tn;   /* first: clab_machine_torus gives it; its spec is
-			      * bgq's with the profile's [network] changes */
-	pthread_mutex_t lock;
-	clab_net *net;
-} bgq_net;
-bgq_net *bgq_net_get(clab_machine *m, int *err);
-/* Runs a traffic pattern; *seconds: its modelled time. */
-int bgq_net_traffic(bgq_net *b, const char *pattern, double *seconds);
+/* The machine's torus (sim_backends/torus/machine_net.h), shared by the
+ * network, I/O and CNK units and the traffic of clab_sim_traffic. */
+typedef clab_machine_net bgq_net;
+static inline bgq_net *bgq_net_get(clab_machine *m, int *err)
+{
+	return clab_machine_net_get(m, "bgq", err);
+}
 
 /* nodewide.c: units whose fixed counters always count (L2, I/O, CNK). An
  * event set notes where its counters stood at start and reports the
@@ -305,7 +302,7 @@ struct bgq_fixed_unit {
 	uint64_t latency;           /* I/O: cycles a port request is pending */
 	int nw_sets;                /* network: sets holding the unit (0 or 1) */
 	int nw_holder;              /* network: hardware thread of that set */
-	struct bgq_net *net;        /* network: the node's torus */
+	bgq_net *net;               /* network: the node's torus */
 };
 
 int bgq_fixed_open(clab_machine *m, const bgq_fixed_kind *kind,

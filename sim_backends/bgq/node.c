@@ -1089,7 +1089,7 @@ static int node_traffic(void *sim, int h, const char *pattern, double *seconds)
 	double s = 0;
 	bgq_net *b = bgq_net_get(n->m, &rc);
 	if (b)
-		rc = bgq_net_traffic(b, pattern, &s);
+		rc = clab_machine_net_traffic(b, pattern, &s);
 	if (!rc)
 		rc = node_advance(sim, h, (uint64_t)(s * BGQ_MHZ * 1e6 + 0.5));
 	if (seconds)

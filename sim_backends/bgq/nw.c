@@ -9,8 +9,8 @@
  * cycles are the reading thread's cycles at the 500 MHz network clock.
  * Nothing travels on the I/O link of a compute node here. A live MPI
  * program (libcounterlab-mpi) adds the chunks and packets its messages
- * put on the node's links (clab_live_block); the receive FIFO reads only
- * what the model's timed traffic left there. */
+ * put on the node's links and the receive-FIFO occupancy the model's
+ * timing gives its traffic (clab_live_block). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,91 +28,6 @@ static const clab_qual_info nw_quals[] = {
 	[BGQ_Q_LINKS] = {"links", "links the event counts on: bit l for link l (A- A+ B- B+ C- C+ D- D+ E- E+ IO), default 0x7ff", 1, ALL_LINKS},
 	[BGQ_Q_VC] = {"vc", "virtual channels of a generic event: 0x40 user dynamic, 0x20 user escape, 0x10 user priority, 0x08 system, 0x04 world collective, 0x02 sub-communicator collective, 0x01 system collective; default 0x7f", 1, ALL_VCS},
 };
-
-/* ---- the node's torus ------------------------------------------------------ */
-
-static void net_destroy(void *p)
-{
-	bgq_net *b = p;
-	clab_net_free(b->net);
-	clab_map_free(&b->tn.map);
-	pthread_mutex_destroy(&b->lock);
-	free(b);
-}
-
-/* This process's rank: [network] rank, else the MPI launcher's. */
-static uint64_t default_rank(void)
-{
-	const char *v = getenv("OMPI_COMM_WORLD_RANK");
-	if (!v)
-		v = getenv("PMI_RANK");
-	return v ? strtoull(v, NULL, 10) : 0;
-}
-
-static void *net_create(clab_machine *m, int *err)
-{
-	const clab_netspec *spec = clab_netspec_find("bgq");
-	uint64_t ppn, rank;
-	bgq_net *b = calloc(1, sizeof *b);
-	if (!b) {
-		*err = CLAB_E_NOMEM;
-		return NULL;
-	}
-	pthread_mutex_init(&b->lock, NULL);
-	b->tn.spec = *spec;
-	int rc = clab_machine_setting_u64(m, "ppn", (uint64_t)spec->ppn, 1,
-					  (uint64_t)spec->max_ppn, &ppn);
-	/* the profile's changes to the model's parameters */
-	const char *name;
-	for (int i = 0; !rc && (name = clab_netspec_param(spec, i, NULL, NULL)); i++) {
-		char key[64];
-		snprintf(key, sizeof key, "network.%s", name);
-		const char *v = clab_machine_setting(m, key);
-		if (v && clab_netspec_set(&b->tn.spec, name, v))
-			rc = CLAB_E_PROFILE;  /* a malformed profile value */
-	}
-	if (!rc)
-		rc = clab_torus_init(&b->tn.torus, &b->tn.spec, clab_machine_setting(m, "torus"),
-				     (int)ppn, clab_machine_setting(m, "network.order"));
-	if (!rc)
-		rc = clab_map_init(&b->tn.map, &b->tn.torus, clab_machine_setting(m, "map"));
-	if (!rc)
-		rc = clab_machine_unit_u64(m, "network", "rank", default_rank(), 0,
-					   b->tn.map.nranks - 1, &rank);
-	if (!rc && (b->net = clab_net_new(&b->tn.torus, &b->tn.map, &rc)) != NULL) {
-		b->tn.rank = (uint32_t)rank;
-		b->tn.node = b->tn.map.node[rank];
-	}
-	if (rc) {
-		/* name the machine once: setting errors already start with it */
-		const char *why = clab_errmsg();
-		if (strncmp(why, "machine ", 8) == 0)
-			*err = clab_seterr(rc, "torus network of %s", why);
-		else
-			*err = clab_seterr(rc, "machine %s, torus network: %s",
-					   clab_machine_name(m), why);
-		net_destroy(b);
-		return NULL;
-	}
-	return b;
-}
-
-bgq_net *bgq_net_get(clab_machine *m, int *err)
-{
-	return clab_machine_shared(m, "torus-net", net_create, net_destroy, err);
-}
-
-int bgq_net_traffic(bgq_net *b, const char *pattern, double *seconds)
-{
-	pthread_mutex_lock(&b->lock);
-	double before = clab_net_time(b->net);
-	int rc = clab_net_pattern(b->net, pattern);
-	double after = clab_net_time(b->net);
-	pthread_mutex_unlock(&b->lock);
-	if (seconds)
-		*seconds = after - before;
-	return rc;
-}
 
 /* ---- the unit ------------------------------------------------------------ */
 
@@ -211,12 +126,8 @@ static int nw_values(bgq_fixed_unit *u, bgq_fixed_set *s, uint64_t *v)
 			continue;
 		}
 		for (int l = 0; l < b->tn.torus.nlinks; l++)
-			if (links_of(s->arg[i]) & (1u << l)) {
-				v[i] += clab_net_count(b->net, b->tn.node, l, what, vcs_of(s->arg[i]));
-				if (live) /* a live MPI program's traffic */
-					v[i] += clab_live_count(live, &b->tn.torus, l, what,
-								vcs_of(s->arg[i]));
-			}
+			if (links_of(s->arg[i]) & (1u << l))
+				v[i] += clab_machine_net_count(b, live, l, what, vcs_of(s->arg[i]));
 	}
 	pthread_mutex_unlock(&b->lock);
 	return CLAB_OK;
@@ -229,16 +140,6 @@ static const bgq_fixed_kind nw_kind = {
 	.admit = nw_admit,
 	.retire = nw_retire,
 	.values = nw_values,
-};
-
-/* [network] keys: this rank, the routing order, and the parameters of the
- * torus model (clab_netspec_param's names; README "The torus network
- * model") that a profile may change from their documented defaults. */
-static const char *const nw_keys[] = {
-	"rank", "order",
-	"link_bytes_s", "hop_s", "latency_s", "o_send_s", "o_recv_s", "gap_s", "eager_max",
-	"drain_links", "fifo_packets", "local_bytes_s", "peak_flops", "flop_eff",
-	"mem_bytes_s", "mem_eff", NULL,
 };
 
 static int nw_open(clab_machine *m, const char *section, void **unit,
@@ -269,7 +170,7 @@ static int nw_open(clab_machine *m, const char *section, void **unit,
 	return CLAB_OK;
 }
 
-const clab_unit_ops clab_bgq_nw_ops = BGQ_FIXED_OPS("bgq-nw", nw_keys, nw_open);
+const clab_unit_ops clab_bgq_nw_ops = BGQ_FIXED_OPS("bgq-nw", clab_machine_net_keys, nw_open);
 
 /* ---- the unit's events for counterlab-netsim ----------------------------- */
 

@@ -6,6 +6,9 @@
 #include "counterlab/backend.h"
 #include "counterlab/torus.h"
 
+_Static_assert(CLAB_LIVE_LINKS * CLAB_NVC * 2 <= CLAB_LIVE_SIDE && CLAB_LIVE_SIDE % 8 == 0 &&
+	       sizeof(clab_live_node) % 64 == 0, "a block's sides are whole cache lines");
+
 static void *no_torus(clab_machine *m, int *err)
 {
 	*err = clab_seterr(CLAB_E_NOCOMP,
@@ -33,9 +36,11 @@ int clab_live_message(const clab_torus *t, const clab_map *map, uint32_t src,
 	clab_packets pk = clab_netspec_packetize(t->spec, bytes);
 	add(arg, s, CLAB_LIVE_MU_WORD(CLAB_LIVE_MU_PKT_INJ), pk.packets);
 	add(arg, s, CLAB_LIVE_MU_WORD(CLAB_LIVE_MU_MSG_INJ), 1);
+	/* rendezvous data lands as direct puts, eager messages in a FIFO */
+	int rcv = bytes > t->spec->eager_max ? CLAB_LIVE_MU_PUT_RCV : CLAB_LIVE_MU_FIFO_RCV;
 	if (s == r) { /* a copy on the node: its message unit, no link */
 		add(arg, s, CLAB_LIVE_MU_WORD(CLAB_LIVE_MU_LOCAL), pk.packets);
-		add(arg, r, CLAB_LIVE_MU_WORD(CLAB_LIVE_MU_FIFO_RCV), pk.packets);
+		add(arg, r, CLAB_LIVE_MU_WORD(rcv), pk.packets);
 		return CLAB_OK;
 	}
 	int cs[CLAB_TORUS_MAXD], cr[CLAB_TORUS_MAXD], dim[CLAB_TORUS_MAXD];
@@ -68,9 +73,7 @@ int clab_live_message(const clab_torus *t, const clab_map *map, uint32_t src,
 			at = next;
 		}
 	}
-	/* rendezvous data lands as direct puts, eager messages in a FIFO */
-	add(arg, r, CLAB_LIVE_MU_WORD(bytes > t->spec->eager_max ? CLAB_LIVE_MU_PUT_RCV
-				      : CLAB_LIVE_MU_FIFO_RCV), pk.packets);
+	add(arg, r, CLAB_LIVE_MU_WORD(rcv), pk.packets);
 	return CLAB_OK;
 }
 
@@ -85,19 +88,29 @@ uint64_t clab_live_count(const clab_live_node *b, const clab_torus *t, int link,
 	case CLAB_NET_LOCAL_PACKETS: return MU(CLAB_LIVE_MU_LOCAL);
 	case CLAB_NET_SENT_CHUNKS: case CLAB_NET_SENT_PACKETS:
 	case CLAB_NET_RECV_CHUNKS: case CLAB_NET_RECV_PACKETS:
+	case CLAB_NET_NO_TOKEN: case CLAB_NET_RECV_FIFO:
 		break;
-	default: /* timing-based: not kept live */
+	default: /* the network cycles: not kept live */
 		return 0;
 	}
+	int lo = link < 0 ? 0 : link, hi = link < 0 ? 2 * t->ndims : link + 1;
+	uint64_t sum = 0;
+	for (int l = lo; what == CLAB_NET_NO_TOKEN && l < hi && l < CLAB_LIVE_LINKS; l++)
+		sum += __atomic_load_n(&b->no_token[l], __ATOMIC_RELAXED);
+	for (int l = lo; what == CLAB_NET_RECV_FIFO && l < hi && l < CLAB_LIVE_LINKS; l++)
+		for (int vc = 0; vc < CLAB_NVC; vc++)
+			if (vcmask & CLAB_VC_BIT(vc))
+				sum += __atomic_load_n(&b->fifo[l * CLAB_NVC + vc], __ATOMIC_RELAXED);
+	if (what == CLAB_NET_NO_TOKEN || what == CLAB_NET_RECV_FIFO)
+		return sum;
 	int k = what == CLAB_NET_SENT_CHUNKS ? CLAB_LIVE_SENT_CHUNKS
 		: what == CLAB_NET_SENT_PACKETS ? CLAB_LIVE_SENT_PACKETS
 		: what == CLAB_NET_RECV_CHUNKS ? CLAB_LIVE_RECV_CHUNKS : CLAB_LIVE_RECV_PACKETS;
-	int lo = link < 0 ? 0 : link, hi = link < 0 ? 2 * t->ndims : link + 1;
-	uint64_t sum = 0;
 	for (int l = lo; l < hi && l < CLAB_LIVE_LINKS; l++)
 		for (int vc = 0; vc < CLAB_NVC; vc++)
 			if (vcmask & CLAB_VC_BIT(vc))
-				sum += __atomic_load_n(&b->link[l][vc][k], __ATOMIC_RELAXED);
+				sum += __atomic_load_n(&b->link[k >> 1][(l * CLAB_NVC + vc) * 2 + (k & 1)],
+						       __ATOMIC_RELAXED);
 	return sum;
 #undef MU
 }

@@ -68,6 +68,9 @@ static const clab_netspec specs[] = {
 		 * for receiving and sending together */
 		.drain_links = 4,
 		.io_link = 0,
+		/* BG/L's MPI runs broadcast, reductions and barriers on its
+		 * collective (tree) network, which the torus events do not see */
+		.tree_net = 1,
 		.leftmost_fastest = 1,   /* HARDWARE.md 2: XYZT puts rank 1 at (1,0,0) */
 		/* A zero-byte nearest-neighbour MPI message: 1.0 + 0.8 + 0.1 +
 		 * 0.18 + 1.0 = 3.1 us, the order of BG/L's published MPI

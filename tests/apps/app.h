@@ -3,9 +3,13 @@
  * (each counted once) and the per-node table the live-versus-offline tests
  * compare with counterlab-netsim --per-node. Counters are read through
  * the PAPI API only; libcounterlab-mpi (linked) counts the messages and
- * says which node this rank is on. The programs' own bookkeeping uses
- * collectives only (reductions and barriers), which BG/Q carries on its
- * collective VCs, so it stays out of the point-to-point counters. */
+ * says which node this rank is on. The programs' own bookkeeping (the
+ * barriers around the reads, the sums of counters) calls PMPI_ directly,
+ * so the layer never counts it, and no rank's bookkeeping message can race
+ * another rank's read. Only the barrier that ends a phase is the
+ * program's own MPI_Barrier: it ends the layer's timing phase (waiting
+ * counters), and its messages (on BG/Q's collective network) are counted
+ * before any rank reads. */
 #ifndef CLAB_APP_H
 #define CLAB_APP_H
 
@@ -78,12 +82,12 @@ static void app_events(app *a, const char *events)
 	a->total = calloc((size_t)a->nodes * (size_t)a->nev + 1, sizeof *a->total);
 	if (!a->total)
 		app_die(a, "%s", "no memory");
-	MPI_Barrier(MPI_COMM_WORLD);
+	PMPI_Barrier(MPI_COMM_WORLD);
 	if ((rc = PAPI_start(a->es)) != PAPI_OK)
 		app_die(a, "PAPI_start: %s", PAPI_strerror(rc));
 	PAPI_read(a->es, a->base);
 	memcpy(a->last, a->base, sizeof a->last);
-	MPI_Barrier(MPI_COMM_WORLD); /* every node read before anyone sends */
+	PMPI_Barrier(MPI_COMM_WORLD); /* every node read before anyone sends */
 }
 
 /* Ends a phase: once every rank is past it, the counts of every node
@@ -100,13 +104,13 @@ static void app_phase(app *a, uint64_t *sum)
 	int rc = PAPI_read(a->es, now);
 	if (rc != PAPI_OK)
 		app_die(a, "PAPI_read: %s", PAPI_strerror(rc));
-	MPI_Barrier(MPI_COMM_WORLD); /* every node read before the next phase sends */
+	PMPI_Barrier(MPI_COMM_WORLD); /* every node read before the next phase sends */
 	if (a->first == a->me)
 		for (int i = 0; i < a->nev; i++)
 			mine[(size_t)a->node * a->nev + i] = (uint64_t)(now[i] - a->last[i]);
 	memcpy(a->last, now, sizeof a->last);
-	MPI_Reduce(mine, all, (int)(a->nodes * (uint32_t)a->nev), MPI_UINT64_T, MPI_SUM, 0,
-		   MPI_COMM_WORLD);
+	PMPI_Reduce(mine, all, (int)(a->nodes * (uint32_t)a->nev), MPI_UINT64_T, MPI_SUM, 0,
+		    MPI_COMM_WORLD);
 	for (int i = 0; i < a->nev; i++)
 		sum[i] = 0;
 	for (uint32_t x = 0; a->me == 0 && x < a->nodes; x++)

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Live MPI programs on the simulated network (libcounterlab-mpi): the
-# instrumented programs run under mpirun on small BG/Q partitions, read
+# instrumented programs run under mpirun on small BG/Q and BG/L partitions, read
 # their counters through PAPI, and every node's point-to-point chunks sent
 # and packets received must equal what counterlab-netsim's offline engine
 # counts for the same traffic (deterministic routing: eager messages, or
@@ -19,27 +19,32 @@ export COUNTERLAB_MACHINES=${COUNTERLAB_MACHINES:-$PWD/machines}
 EVENTS=PEVT_NW_USER_PP_SENT,PEVT_NW_USER_PP_RECV
 
 # live NAME RANKS TORUS PPN [MAP] -- PROGRAM ARGS...: runs it; its
-# per-node table in $tmp/NAME.live, its stdout in $tmp/NAME.out
+# per-node table in $tmp/NAME.live, its stdout in $tmp/NAME.out. The
+# machine is $MACH (bgq unless set), counting $EVENTS.
+MACH=bgq
 live() {
-	local name=$1 n=$2 torus=$3 ppn=$4 map=ABCDET
+	local name=$1 n=$2 torus=$3 ppn=$4 map=${MAP:-ABCDET}
 	shift 4
 	[ "$1" != -- ] && { map=$1; shift; }
 	shift
 	local prog=$1
 	shift
-	COUNTERLAB_MACHINE="bgq:clock=virtual,activity=none,torus=$torus,ppn=$ppn,map=$map" \
+	COUNTERLAB_MACHINE="$MACH:clock=virtual,activity=none,torus=$torus,ppn=$ppn,map=$map" \
 		timeout 120 mpirun --allow-run-as-root --oversubscribe -n "$n" \
 		-x COUNTERLAB_MACHINE -x COUNTERLAB_MACHINES -x COUNTERLAB_MPI_DOMAINS \
-		"$bindir/counterlab-$prog" "$@" --per-node "$tmp/$name.live" \
-		>"$tmp/$name.out" 2>"$tmp/$name.err"
+		"$bindir/counterlab-$prog" "$@" --events "$(sed 's/[^,]*/network:::&/g' <<<"$EVENTS")" \
+		--per-node "$tmp/$name.live" >"$tmp/$name.out" 2>"$tmp/$name.err"
 	echo $? > "$tmp/$name.rc"
 }
 
 # offline NAME TORUS PPN PATTERN [MAP]: the same table from counterlab-netsim
 offline() {
-	"$bindir/counterlab-netsim" --quiet --torus "$2" --ppn "$3" --map "${5:-ABCDET}" \
-		--pattern "$4" --per-node --format csv --counters $EVENTS 2>&1 |
-		awk -F, 'started { print $1 "," $(NF-1) "," $NF } /^node,/ { started = 1 }' > "$tmp/$1.offline"
+	local k
+	k=$(tr , '\n' <<<"$EVENTS" | wc -l)
+	"$bindir/counterlab-netsim" --machine "$MACH" --quiet --torus "$2" --ppn "$3" \
+		--map "${5:-${MAP:-ABCDET}}" --pattern "$4" --per-node --format csv --counters "$EVENTS" 2>&1 |
+		awk -F, -v k="$k" 'started && NF > k { l = $1; for (i = NF - k + 1; i <= NF; i++) l = l "," $i; print l }
+			/^node,/ { started = 1 } /^$/ { started = 0 }' > "$tmp/$1.offline"
 }
 
 # agree NAME WHAT: the live table's rows equal the offline ones, and some
@@ -51,8 +56,10 @@ agree() {
 	elif ! cmp -s "$tmp/$1.rows" "$tmp/$1.offline"; then
 		bad "$2: live and offline differ"
 		paste -d'|' "$tmp/$1.rows" "$tmp/$1.offline" | sed 's/^/    live|offline /'
-	elif ! awk -F, '$2 > 0 { found = 1 } END { exit !found }' "$tmp/$1.rows"; then
+	elif ! awk -F, '{ for (i = 2; i <= NF; i++) if ($i > 0) found = 1 } END { exit !found }' "$tmp/$1.rows"; then
 		bad "$2: every count is zero"
+	elif [ "$(head -1 "$tmp/$1.live" | tr , '\n' | wc -l)" != $(($(tr , '\n' <<<"$EVENTS" | wc -l) + 1)) ]; then
+		bad "$2: the live table has other columns than $EVENTS"
 	else
 		ok "$2: live = offline ($(paste -sd' ' "$tmp/$1.rows"))"
 	fi
@@ -120,6 +127,106 @@ else
 fi
 offline cmap 1x2x1x1x2 4 fft3d:n=16,grid=4x4,compute=0 "$tmp/columns.map"
 agree cmap "fft3d with the column map"
+
+# The same traffic on BG/L (machines/bgl.ini: a 3D torus, XYZT leftmost
+# fastest, its UPC torus events per direction), 2x2x2 nodes. Message sizes
+# are eager (<= 1000 B) or along one line, so routing is deterministic.
+# Collectives run on BG/L's tree network: the torus events never see the
+# programs' own reductions and barriers.
+MACH=bgl MAP=XYZT
+EVENTS=BGL_UPC_TS_XP_32B_CHUNKS,BGL_UPC_TS_XM_32B_CHUNKS,BGL_UPC_TS_YP_32B_CHUNKS,BGL_UPC_TS_YM_32B_CHUNKS,BGL_UPC_TS_ZP_32B_CHUNKS,BGL_UPC_TS_ZM_32B_CHUNKS,BGL_UPC_TS_XP_VCBN_CHUNKS,BGL_UPC_TS_XM_ACKS
+live lpp8 2 2x2x2 1 -- pingpong --bytes 8 --iters 3
+offline lpp8 2x2x2 1 pingpong:bytes=8,iters=3
+agree lpp8 "BG/L pingpong 8 B x 3, 2x2x2"
+live lpp64k 2 2x2x2 1 -- pingpong --bytes 65536 --iters 2
+offline lpp64k 2x2x2 1 pingpong:bytes=65536,iters=2
+agree lpp64k "BG/L pingpong 64 KB x 2 (rendezvous along X), 2x2x2"
+live la2a 16 2x2x2 2 -- fft3d --n 16 --grid 1x16
+offline la2a 2x2x2 2 alltoall:bytes=256
+agree la2a "BG/L all-to-all 16 ranks x 256 B, 2x2x2 virtual node mode"
+live lfft 16 2x2x2 2 -- fft3d --n 8 --grid 4x4
+offline lfft 2x2x2 2 fft3d:n=8,grid=4x4,compute=0
+agree lfft "BG/L fft3d n=8 grid 4x4, 2x2x2 virtual node mode"
+live lhalo 8 2x2x2 1 -- stencil --n 8 --grid 2x2x2 --stencil 27 --steps 2
+offline lhalo 2x2x2 1 halo3d:n=8,grid=2x2x2,stencil=27,steps=2
+agree lhalo "BG/L halo exchange 27-point 2x2x2, 2 steps"
+
+# counterlab-congest: a centre on a 3x3x3 BG/L torus receives 1 MB from
+# 1..6 neighbours at once (and sends back with --send 1). The no-token
+# cycles come from the live layer's timing of each step on the torus
+# model: every step's total equals netsim's incast phase, and they start
+# where the model's drain limit (4 links' worth) is passed: at 5 senders
+# when the centre only receives, at 3 when it also sends.
+{ echo "1 1 1 0"; echo "0 1 1 0"; echo "2 1 1 0"; echo "1 0 1 0"; echo "1 2 1 0"
+  echo "1 1 0 0"; echo "1 1 2 0"; } > "$tmp/centre.map"
+for send in 0 1; do
+	COUNTERLAB_MACHINE="bgl:torus=3x3x3,map=$tmp/centre.map" timeout 120 mpirun --allow-run-as-root \
+		--oversubscribe -n 7 -x COUNTERLAB_MACHINE -x COUNTERLAB_MACHINES \
+		"$bindir/counterlab-congest" --senders 1..6 --send $send >"$tmp/cg$send.out" 2>"$tmp/cg$send.err"
+	awk -F, 'NR > 1 { s = 0; for (i = 3; i <= NF; i++) s += $i; print $1 "," s }' "$tmp/cg$send.out" \
+		> "$tmp/cg$send.live"
+	"$bindir/counterlab-netsim" --machine bgl --quiet --torus 3x3x3 --map "$tmp/centre.map" \
+		--pattern "incast:senders=1..6,send=$send" --format csv 2>&1 |
+		awk -F, '/^"incast/ { n++; print n "," $NF }' > "$tmp/cg$send.offline"
+	onset=$(awk -F, '$2 > 0 { print $1; exit }' "$tmp/cg$send.live")
+	want=$([ $send = 0 ] && echo 5 || echo 3)
+	if [ ! -s "$tmp/cg$send.live" ] || ! cmp -s "$tmp/cg$send.live" "$tmp/cg$send.offline"; then
+		bad "congest send=$send: live no-token per step differs from netsim's incast"
+		paste -d'|' "$tmp/cg$send.live" "$tmp/cg$send.offline" | sed 's/^/    live|offline /'
+		cat "$tmp/cg$send.err"
+	elif [ "$onset" != "$want" ]; then
+		bad "congest send=$send: no-token cycles start at ${onset:-no} senders, not $want"
+	else
+		ok "congest send=$send: no-token per step = netsim's incast, from $want senders on ($(paste -sd' ' "$tmp/cg$send.live"))"
+	fi
+done
+MACH=bgq MAP=ABCDET
+
+# The I/O unit's message-unit counters and the CNK's message-unit
+# interrupts, per node, against the traffic. The programs' own barriers
+# and reductions are messages too (on BG/Q's collective network), the same
+# in runs of 3 and of 7 ping-pong iterations: so the difference of the
+# two runs must be exactly what netsim counts for 4 iterations. Eager
+# messages land in a memory FIFO, rendezvous data as direct puts; with
+# irq_packets=1 every FIFO packet interrupts once. ppn 2 puts ranks 0 and
+# 1 on one node: on-node copies through the message unit.
+MU=io:::PEVT_MU_PKT_INJ,io:::PEVT_MU_MSG_INJ,io:::PEVT_MU_FIFO_PKT_RCV,io:::PEVT_MU_PUT_PKT_RCV
+mu_run() { # NAME PPN BYTES ITERS EVENTS [MACHINE KEYS]
+	COUNTERLAB_MACHINE="bgq:clock=virtual,activity=none,torus=1x2x1x1x2,ppn=$2${6:+,$6}" \
+		timeout 120 mpirun --allow-run-as-root --oversubscribe -n 2 -x COUNTERLAB_MACHINE \
+		-x COUNTERLAB_MACHINES "$bindir/counterlab-pingpong" --bytes "$3" --iters "$4" \
+		--events "$5" --per-node "$tmp/$1.live" >"$tmp/$1.out" 2>"$tmp/$1.err"
+}
+for c in "1 8" "1 65536" "2 8" "2 65536"; do
+	read -r ppn bytes <<<"$c"
+	mu_run mu3 "$ppn" "$bytes" 3 $MU
+	mu_run mu7 "$ppn" "$bytes" 7 $MU
+	# node, injected packets, messages, FIFO and put packets received: 7 - 3
+	paste -d, "$tmp/mu3.live" "$tmp/mu7.live" | awk -F, 'NR > 1 { print $1 "," $7-$2 "," $8-$3 "," $9-$4 "," $10-$5 }' > "$tmp/mu.rows"
+	"$bindir/counterlab-netsim" --quiet --torus 1x2x1x1x2 --ppn "$ppn" --pattern "pingpong:bytes=$bytes,iters=4" \
+		--per-node --format csv --counters PEVT_MU_PKT_INJ,PEVT_MU_MSG_INJ,PEVT_MU_PUT_PKT_RCV 2>&1 |
+		awk -F, -v eager=$((bytes <= 2048)) 'started && NF > 3 { r = $NF
+			print $1 "," $(NF-2) "," $(NF-1) "," (eager ? r : 0) "," (eager ? 0 : r) }
+			/^node,/ { started = 1 } /^$/ { started = 0 }' > "$tmp/mu.offline"
+	if [ -s "$tmp/mu.rows" ] && cmp -s "$tmp/mu.rows" "$tmp/mu.offline" &&
+		awk -F, '$2 > 0 { f = 1 } END { exit !f }' "$tmp/mu.rows"; then
+		ok "message unit, ppn $ppn, $bytes B: 4 more iterations add netsim's packets and messages per node, received in the $([ "$bytes" -le 2048 ] && echo FIFO || echo put) counter ($(paste -sd' ' "$tmp/mu.rows"))"
+	else
+		bad "message unit, ppn $ppn, $bytes B: live 7-3 iterations (node,inj,msg,fifo,put) vs netsim"
+		paste -d'|' "$tmp/mu.rows" "$tmp/mu.offline" | sed 's/^/    live|offline /'
+		cat "$tmp/mu3.err" "$tmp/mu7.err"
+	fi
+done
+mu_run irq3 1 8 3 kernel:::PEVT_CNKNODE_MUINT kernel.irq_packets=1
+mu_run irq7 1 8 7 kernel:::PEVT_CNKNODE_MUINT kernel.irq_packets=1
+mu_run irq7off 1 8 7 kernel:::PEVT_CNKNODE_MUINT
+d=$(paste -d, "$tmp/irq3.live" "$tmp/irq7.live" | awk -F, 'NR > 1 { printf "%s%d", s, $4 - $2; s = " " }')
+off=$(awk -F, 'NR > 1 { s += $2 } END { print s + 0 }' "$tmp/irq7off.live")
+if [ "$d" = "4 4 0 0" ] && [ "$off" = 0 ]; then
+	ok "CNK message-unit interrupts: one per FIFO packet with irq_packets=1 (4 more per node for 4 more round trips), none when polling"
+else
+	bad "CNK message-unit interrupts: 7-3 iterations per node '$d' (want '4 4 0 0'), polling $off (want 0); $(cat "$tmp/irq7.err")"
+fi
 
 # a machine whose map has fewer slots than ranks: a clear message
 COUNTERLAB_MACHINE="bgq:clock=virtual,activity=none,torus=1x2x1x1x2,ppn=1" \

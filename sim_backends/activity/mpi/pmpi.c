@@ -13,10 +13,12 @@
  * Shared counter state. The block of a simulated node lives in memory of
  * the world rank that hosts it (the lowest rank the map places there; a
  * node without ranks goes to rank node % size). Ranks of one shared-memory
- * domain allocate theirs in one MPI_Win_allocate_shared window; a second
- * window over the same memory spans MPI_COMM_WORLD for the ranks of other
- * domains. With one domain every rank adds with atomic instructions
- * straight into the shared memory; with several, every add is an
+ * domain allocate theirs in one MPI_Win_allocate_shared window; with
+ * several domains a second window over the same memory spans
+ * MPI_COMM_WORLD for the ranks of other domains. With one domain every
+ * rank adds with atomic instructions straight into the shared memory (the
+ * block's layout keeps what senders and receivers add in different cache
+ * lines, torus.h); with several, every add is an
  * MPI_Accumulate (MPI_SUM, so concurrent adds are atomic by MPI's rules),
  * flushed before the message itself is sent. Either way a count is in its
  * block before the message that caused it leaves, so a PAPI read after
@@ -44,6 +46,7 @@
 
 #define WORDS (sizeof(clab_live_node) / sizeof(uint64_t))
 #define PENDING 256
+#define PLANS 256     /* message plans kept (send_world) */
 
 static struct {
 	int on;
@@ -53,13 +56,26 @@ static struct {
 	MPI_Aint *disp;      /* [node] its offset in the owner's memory, in words */
 	uint64_t **local;    /* [node] the block, when in this domain's memory */
 	int direct;          /* one domain: add with atomics */
-	MPI_Comm domain;
 	MPI_Win shwin, win;
 	unsigned *rot;       /* [dst node] next minimal path of a dynamic message */
 	int keyval;          /* communicator attribute: its ranks in world ranks */
 	uint64_t pend[PENDING];
 	int npend;
 	clab_live_node copy; /* a block held in another domain, as last fetched */
+	/* this rank's messages since the last world barrier, by (destination,
+	 * bytes, VC): an open-addressing table of cap (a power of 2) flows */
+	struct flow { uint64_t dst, bytes, vc, count; } *flows;
+	size_t nflows, cap;
+	int *counts;         /* [2 * size]: the flows' words per rank, offsets */
+	clab_net *timing;    /* the model that times each barrier's phase */
+	struct plan {
+		int dst, vc, n;  /* n: adds recorded (0: empty) */
+		unsigned rot;
+		uint64_t bytes;
+		struct step { uint32_t x, k; uint64_t v; } *step;
+	} plan[PLANS];
+	size_t plan_cap;     /* adds a message can make: 5 + 4 per hop */
+	struct step *steps;  /* [PLANS][plan_cap] */
 } L;
 
 /* ---- counting ------------------------------------------------------------ */
@@ -72,9 +88,8 @@ static void flush(void)
 	}
 }
 
-static void add(void *arg, uint32_t x, size_t k, uint64_t v)
+static void add(uint32_t x, size_t k, uint64_t v)
 {
-	(void)arg;
 	if (L.direct) {
 		__atomic_fetch_add(L.local[x] + k, v, __ATOMIC_RELAXED);
 		return;
@@ -86,6 +101,125 @@ static void add(void *arg, uint32_t x, size_t k, uint64_t v)
 		       L.disp[x] + (MPI_Aint)k, 1, MPI_UINT64_T, MPI_SUM, L.win);
 }
 
+/* ---- waiting: the model's timing of the observed traffic ----------------
+ * The counters of waiting (BG/L's no-token cycles, BG/Q's receive-FIFO
+ * occupancy) need the timing of traffic in flight together, which no
+ * single message has. The live layer takes the messages sent between two
+ * barriers on the world (or a congruent communicator) as one phase of the
+ * torus model (sim_backends/torus/net.c): at the barrier every rank
+ * shares its flows, every rank times the same phase, and each node's
+ * owner writes the model's totals into the node's block before the
+ * barrier completes. So a PAPI read after a world barrier sees the
+ * waiting of all traffic before it; between barriers they hold still. */
+
+static size_t flow_slot(uint64_t dst, uint64_t bytes, uint64_t vc)
+{
+	size_t h = (size_t)((dst * 0x9e3779b97f4a7c15ull) ^ (bytes * 0xff51afd7ed558ccdull) ^ vc);
+	for (h &= L.cap - 1;; h = (h + 1) & (L.cap - 1)) {
+		struct flow *f = &L.flows[h];
+		if (!f->count || (f->dst == dst && f->bytes == bytes && f->vc == vc))
+			return h;
+	}
+}
+
+static void note_flow(uint64_t dst, uint64_t bytes, uint64_t vc)
+{
+	if (2 * (L.nflows + 1) > L.cap) { /* grow: rehash into twice the room */
+		struct flow *old = L.flows;
+		size_t n = L.cap;
+		struct flow *f = calloc(2 * n, sizeof *f);
+		if (!f)
+			return; /* the phase's timing misses this message */
+		L.flows = f;
+		L.cap = 2 * n;
+		for (size_t i = 0; i < n; i++)
+			if (old[i].count)
+				L.flows[flow_slot(old[i].dst, old[i].bytes, old[i].vc)] = old[i];
+		free(old);
+	}
+	struct flow *f = &L.flows[flow_slot(dst, bytes, vc)];
+	if (!f->count++) {
+		*f = (struct flow){dst, bytes, vc, 1};
+		L.nflows++;
+	}
+}
+
+/* The world barrier ends a phase (every rank calls this at it). */
+static void end_phase(void)
+{
+	int n = (int)L.nflows * 4, *counts = L.counts, *displs = L.counts + L.size, total = 0;
+	uint64_t *mine = malloc(((size_t)L.nflows + 1) * sizeof(struct flow)), *all;
+	if (!mine)
+		n = 0; /* this rank's flows go untimed; the collectives still match */
+	PMPI_Allgather(&n, 1, MPI_INT, counts, 1, MPI_INT, MPI_COMM_WORLD);
+	for (int r = 0; r < L.size; r++) {
+		displs[r] = total;
+		total += counts[r];
+	}
+	if (!total)
+		goto out;
+	if (!(all = malloc((size_t)total * sizeof *all))) {
+		fprintf(stderr, "libcounterlab-mpi (rank %d): no memory to time a phase of %d flows\n",
+			L.me, total / 4);
+		PMPI_Abort(MPI_COMM_WORLD, 1);
+	}
+	for (size_t i = 0, k = 0; n && i < L.cap; i++)
+		if (L.flows[i].count) {
+			memcpy(mine + k, &L.flows[i], sizeof(struct flow));
+			k += 4;
+		}
+	PMPI_Allgatherv(mine, n, MPI_UINT64_T, all, counts, displs, MPI_UINT64_T, MPI_COMM_WORLD);
+	for (int r = 0; r < L.size; r++)
+		for (int i = displs[r]; i < displs[r] + counts[r]; i += 4)
+			clab_net_send(L.timing, (uint32_t)r, (uint32_t)all[i], all[i + 1], all[i + 3],
+				      (int)(int64_t)all[i + 2]);
+	clab_net_phase_end(L.timing, 1, NULL);
+	const clab_torus *t = &L.tn->torus;
+	for (uint32_t x = 0; x < t->nodes; x++) {
+		if (L.owner[x] != L.me)
+			continue;
+		clab_live_node *b = (clab_live_node *)L.local[x];
+		for (int l = 0; l < 2 * t->ndims; l++) {
+			__atomic_store_n(&b->no_token[l], clab_net_count(L.timing, x, l, CLAB_NET_NO_TOKEN, 0),
+					 __ATOMIC_RELAXED);
+			for (int vc = 0; vc < CLAB_NVC; vc++)
+				__atomic_store_n(&b->fifo[l * CLAB_NVC + vc],
+						 clab_net_count(L.timing, x, l, CLAB_NET_RECV_FIFO,
+								CLAB_VC_BIT(vc)), __ATOMIC_RELAXED);
+		}
+	}
+	if (!L.direct)
+		MPI_Win_sync(L.win); /* for the other domains' gets */
+	free(all);
+out:
+	memset(L.flows, 0, L.cap * sizeof *L.flows);
+	L.nflows = 0;
+	free(mine);
+}
+
+/* What a message adds, word by word: clab_live_message's adds, recorded
+ * once per (destination, size, VC, path) and replayed for every message
+ * alike, so a repeated message costs its atomic adds and little else (no
+ * allocation, no routing). A direct-mapped cache of PLANS plans of at most
+ * plan_cap adds each. */
+#define ROTS 60 /* rotations repeat: every crossing of 1..6 dimensions divides 60 */
+
+static void add_now(void *arg, uint32_t x, size_t k, uint64_t v)
+{
+	(void)arg;
+	add(x, k, v);
+}
+
+static void record(void *arg, uint32_t x, size_t k, uint64_t v)
+{
+	struct plan *p = arg;
+	if (p->n < 0 || p->n == (int)L.plan_cap) {
+		p->n = -1; /* longer than any route should be: never replayed */
+		return;
+	}
+	p->step[p->n++] = (struct step){x, (uint32_t)k, v};
+}
+
 /* A message of `bytes` from this rank to world rank `to`. */
 static void send_world(int to, uint64_t bytes, int vc)
 {
@@ -93,11 +227,30 @@ static void send_world(int to, uint64_t bytes, int vc)
 		return;
 	const clab_torus_net *tn = L.tn;
 	uint32_t dst_node = tn->map.node[to];
-	int rc = clab_live_message(&tn->torus, &tn->map, (uint32_t)L.me, (uint32_t)to, bytes,
-				   vc, L.rot[dst_node], add, NULL);
-	if (!rc && bytes > tn->spec.eager_max)
+	unsigned rot = L.rot[dst_node] % ROTS;
+	size_t h = (size_t)(((uint64_t)to * 0x9e3779b97f4a7c15ull) ^ (bytes * 0xff51afd7ed558ccdull) ^
+			    ((uint64_t)(vc + 1) << 8) ^ rot) % PLANS;
+	struct plan *p = &L.plan[h];
+	if (!(p->n > 0 && p->dst == to && p->bytes == bytes && p->vc == vc && p->rot == rot)) {
+		*p = (struct plan){.dst = to, .bytes = bytes, .vc = vc, .rot = rot, .step = p->step};
+		int rc = clab_live_message(&tn->torus, &tn->map, (uint32_t)L.me, (uint32_t)to, bytes,
+					   vc, rot, record, p);
+		if (rc) {
+			p->n = 0;
+			return;
+		}
+		if (p->n < 0) { /* too long to keep: counted straight away */
+			p->n = 0;
+			clab_live_message(&tn->torus, &tn->map, (uint32_t)L.me, (uint32_t)to, bytes,
+					  vc, rot, add_now, NULL);
+		}
+	}
+	for (int i = 0; i < p->n; i++)
+		add(p->step[i].x, p->step[i].k, p->step[i].v);
+	if (bytes > tn->spec.eager_max)
 		L.rot[dst_node]++; /* dynamic messages take the minimal paths in turn */
 	flush();
+	note_flow((uint64_t)to, bytes, (uint64_t)(int64_t)vc);
 }
 
 static int del_ranks(MPI_Comm c, int key, void *val, void *extra)
@@ -183,6 +336,8 @@ static int coll_vc(MPI_Comm comm)
  * the reduction towards it (down=0). */
 static void tree(MPI_Comm comm, int root, uint64_t bytes, int down, int vc)
 {
+	if (L.tn->spec.tree_net)
+		return; /* the machine's tree network carries it, not the torus */
 	int n, me;
 	const int *r = world_ranks(comm, &n);
 	PMPI_Comm_rank(comm, &me);
@@ -252,6 +407,19 @@ static int setup(void)
 	}
 	if (tn->rank != (uint32_t)L.me)
 		return fail("the network unit's [network] rank is not this rank's MPI_COMM_WORLD rank");
+	L.cap = 64;
+	L.flows = calloc(L.cap, sizeof *L.flows);
+	L.counts = malloc(2 * (size_t)L.size * sizeof *L.counts);
+	if (!L.flows || !L.counts || !(L.timing = clab_net_new(&tn->torus, &tn->map, &err)))
+		return fail(clab_errmsg());
+	int hops = 0;
+	for (int d = 0; d < tn->torus.ndims; d++)
+		hops += tn->torus.wrap[d] ? tn->torus.size[d] / 2 : tn->torus.size[d] - 1;
+	L.plan_cap = 5 + 4 * (size_t)hops;
+	if (!(L.steps = calloc(PLANS * L.plan_cap, sizeof *L.steps)))
+		return fail("no memory");
+	for (int i = 0; i < PLANS; i++)
+		L.plan[i].step = L.steps + (size_t)i * L.plan_cap;
 	L.owner = malloc(nodes * sizeof *L.owner);
 	L.disp = calloc(nodes, sizeof *L.disp);
 	L.local = calloc(nodes, sizeof *L.local);
@@ -277,31 +445,52 @@ static int setup(void)
 	memcpy(L.disp, all, nodes * sizeof *all);
 	free(all);
 
-	/* the shared-memory domains, split further on request */
-	MPI_Comm real;
-	int domains = 1, drank, dsize;
+	/* The shared-memory domains (ranks on one host, by processor name),
+	 * split further on request. The domain's communicator is made with
+	 * MPI_Comm_create_group and freed once the window exists: in Open MPI
+	 * a communicator split from the world leaves the non-blocking
+	 * collectives' progress hook polled by every later MPI call for good
+	 * (7-9% of a ping-pong's time, bench/results/pmpi.json), which a
+	 * group-made one, freed, does not. */
+	int domains = 1, dsize = 0, len, *members = malloc((size_t)L.size * sizeof *members);
+	char name[MPI_MAX_PROCESSOR_NAME] = {0};
+	char *names = calloc((size_t)L.size, MPI_MAX_PROCESSOR_NAME);
 	const char *e = getenv("COUNTERLAB_MPI_DOMAINS");
 	if (e && (domains = atoi(e)) < 1)
 		return fail("COUNTERLAB_MPI_DOMAINS wants a number of domains per host, 1 or more");
-	PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &real);
-	PMPI_Comm_rank(real, &drank);
-	PMPI_Comm_size(real, &dsize);
-	PMPI_Comm_split(real, drank * domains / dsize, drank, &L.domain);
-	PMPI_Comm_free(&real);
-	PMPI_Comm_size(L.domain, &dsize);
+	if (!members || !names)
+		return fail("no memory");
+	PMPI_Get_processor_name(name, &len);
+	PMPI_Allgather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names, MPI_MAX_PROCESSOR_NAME, MPI_CHAR,
+		       MPI_COMM_WORLD);
+	int hsize = 0, hrank = 0;
+	for (int r = 0; r < L.size; r++)
+		if (!strcmp(names + (size_t)r * MPI_MAX_PROCESSOR_NAME, name)) {
+			if (r == L.me)
+				hrank = hsize;
+			hsize++;
+		}
+	/* the host's ranks in order, cut into `domains` parts */
+	for (int r = 0, i = 0; r < L.size; r++)
+		if (!strcmp(names + (size_t)r * MPI_MAX_PROCESSOR_NAME, name) &&
+		    i++ * domains / hsize == hrank * domains / hsize)
+			members[dsize++] = r;
+	free(names);
+	MPI_Group dg, wg;
+	MPI_Comm domain;
+	PMPI_Comm_group(MPI_COMM_WORLD, &wg);
+	PMPI_Group_incl(wg, dsize, members, &dg);
+	free(members);
+	if (PMPI_Comm_create_group(MPI_COMM_WORLD, dg, 0x636c, &domain) != MPI_SUCCESS)
+		return fail("MPI_Comm_create_group failed");
 	uint64_t *base;
 	MPI_Aint bytes = (MPI_Aint)(mine * sizeof(clab_live_node));
-	if (PMPI_Win_allocate_shared(bytes, sizeof(uint64_t), MPI_INFO_NULL, L.domain, &base,
+	if (PMPI_Win_allocate_shared(bytes, sizeof(uint64_t), MPI_INFO_NULL, domain, &base,
 				     &L.shwin) != MPI_SUCCESS)
 		return fail("MPI_Win_allocate_shared failed");
+	PMPI_Comm_free(&domain);
 	memset(base, 0, (size_t)bytes);
-	if (PMPI_Win_create(base, bytes, sizeof(uint64_t), MPI_INFO_NULL, MPI_COMM_WORLD,
-			    &L.win) != MPI_SUCCESS)
-		return fail("MPI_Win_create failed");
 	/* the blocks of this domain, addressed directly */
-	MPI_Group dg, wg;
-	PMPI_Comm_group(L.domain, &dg);
-	PMPI_Comm_group(MPI_COMM_WORLD, &wg);
 	for (uint32_t x = 0; x < nodes; x++) {
 		int d;
 		PMPI_Group_translate_ranks(wg, 1, &L.owner[x], dg, &d);
@@ -315,9 +504,16 @@ static int setup(void)
 	}
 	PMPI_Group_free(&dg);
 	PMPI_Group_free(&wg);
-	int world_domains = dsize == L.size ? 1 : 2;
-	L.direct = world_domains == 1;
-	PMPI_Win_lock_all(MPI_MODE_NOCHECK, L.win);
+	/* one domain: atomics on the shared memory; several: a window over
+	 * the same memory for the world's accumulates and gets (only then:
+	 * one-sided communication can slow every later MPI call's progress) */
+	L.direct = dsize == L.size;
+	if (!L.direct) {
+		if (PMPI_Win_create(base, bytes, sizeof(uint64_t), MPI_INFO_NULL, MPI_COMM_WORLD,
+				    &L.win) != MPI_SUCCESS)
+			return fail("MPI_Win_create failed");
+		PMPI_Win_lock_all(MPI_MODE_NOCHECK, L.win);
+	}
 	PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, del_ranks, &L.keyval, NULL);
 	PMPI_Barrier(MPI_COMM_WORLD); /* every block zeroed before anyone counts */
 	L.on = 1;
@@ -331,15 +527,20 @@ static void teardown(void)
 		return;
 	clab_live_attach(NULL, NULL);
 	L.on = 0;
-	PMPI_Win_unlock_all(L.win);
-	PMPI_Win_free(&L.win);
+	if (!L.direct) {
+		PMPI_Win_unlock_all(L.win);
+		PMPI_Win_free(&L.win);
+	}
 	PMPI_Win_free(&L.shwin);
-	PMPI_Comm_free(&L.domain);
 	PMPI_Comm_free_keyval(&L.keyval);
 	free(L.owner);
 	free(L.disp);
 	free(L.local);
 	free(L.rot);
+	free(L.flows);
+	free(L.counts);
+	free(L.steps);
+	clab_net_free(L.timing);
 }
 
 int clab_mpi_node(uint32_t *node, int *first, uint32_t *nodes)
@@ -349,6 +550,19 @@ int clab_mpi_node(uint32_t *node, int *first, uint32_t *nodes)
 	*node = L.tn->map.node[L.me];
 	*first = L.owner[*node];
 	*nodes = L.tn->torus.nodes;
+	return CLAB_OK;
+}
+
+int clab_mpi_neighbor(int rank, int link, int *neighbor)
+{
+	if (!L.on)
+		return CLAB_E_STATE;
+	const clab_torus *t = &L.tn->torus;
+	if (rank < 0 || rank >= L.size || link < 0 || link >= 2 * t->ndims)
+		return CLAB_E_INVAL;
+	uint32_t x = L.tn->map.node[rank], y = clab_torus_neighbor(t, x, link);
+	int r = L.owner[y];
+	*neighbor = y != x && L.tn->map.node[r] == y ? r : -1;
 	return CLAB_OK;
 }
 
@@ -469,8 +683,11 @@ int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_O
 
 int MPI_Barrier(MPI_Comm comm)
 {
-	if (L.on)
+	if (L.on) {
 		allreduce(comm, 0);
+		if (coll_vc(comm) == CLAB_VC_WORLD_COLL)
+			end_phase();
+	}
 	return PMPI_Barrier(comm);
 }
 
