@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "counterlab/counterlab.h"
 #include "counterlab/sim.h"
 #include "bgpm/include/bgpm.h"
@@ -273,17 +274,28 @@ static int is_reserved(unsigned id) { return id == PEVT_CNKPROC_RSV; }
 static int is_slice_event(unsigned id) { return id >= PEVT_L2_HITS_SLICE && id <= PEVT_L2UNIT_LAST_EVENT; }
 static int is_nw_generic(unsigned id) { return id >= PEVT_NW_SENT && id <= PEVT_NW_RECV_FIFO; }
 
+/* As IBM's: every id up to PEVT_LAST_EVENT has a label, the reserved
+ * PEVT_CNKPROC_RSV and PEVT_UNDEF (0) included; beyond it an error. */
 const char *Bgpm_GetEventIdLabel(unsigned evtId)
 {
-	return valid_id(evtId) ? bgpm_ids[evtId].label : NULL;
+	if (evtId == PEVT_UNDEF)
+		return "PEVT_UNDEF";
+	if (valid_id(evtId))
+		return bgpm_ids[evtId].label;
+	fail(BGPM_EINV_EVENT, __func__, "no event has id %u (ids end at %d)", evtId, PEVT_LAST_EVENT);
+	return NULL;
 }
 
+/* As IBM's: labels match without regard to case, and an unknown label is
+ * PEVT_UNDEF (0), not an error; a NULL label is. */
 int Bgpm_GetEventIdFromLabel(const char *evtLabel)
 {
-	for (unsigned id = 1; evtLabel && id < BGPM_NIDS; id++)
-		if (bgpm_ids[id].label && !strcmp(bgpm_ids[id].label, evtLabel))
+	if (!evtLabel)
+		return fail(BGPM_EINV_PARM, __func__, "NULL label");
+	for (unsigned id = 1; id < BGPM_NIDS; id++)
+		if (bgpm_ids[id].label && !strcasecmp(bgpm_ids[id].label, evtLabel))
 			return (int)id;
-	return fail(BGPM_EINV_EVENT, __func__, "no event is labelled \"%s\"", evtLabel ? evtLabel : "(null)");
+	return PEVT_UNDEF;
 }
 
 /* The catalog's description of event id (the simulator's own words). */
@@ -304,8 +316,8 @@ static const char *descr_of(unsigned id)
 
 int Bgpm_GetLongDesc(unsigned evtId, char *pBuff, int *pLen)
 {
-	if (!valid_id(evtId))
-		return fail(BGPM_EINV_EVENT, __func__, "no event has id %u", evtId);
+	if (!valid_id(evtId)) /* IBM's code for an id beyond the table */
+		return fail(BGPM_EUNREC_EVTID, __func__, "no event has id %u", evtId);
 	if (!pBuff || !pLen || *pLen <= 0)
 		return fail(BGPM_EINV_PARM, __func__, "need a buffer and its length");
 	const char *d = descr_of(evtId);
@@ -475,8 +487,8 @@ int Bgpm_AddEventString(unsigned hEvtSet, char *evtString)
 		return fail(BGPM_EINV_PARM, __func__, "empty event string");
 	for (; tok; tok = strtok_r(NULL, ", :\t\n", &save)) {
 		int id = Bgpm_GetEventIdFromLabel(tok);
-		if (id < 0)
-			return id;
+		if (id == PEVT_UNDEF)
+			return fail(BGPM_EINV_EVENT, __func__, "no event is labelled \"%s\"", tok);
 		int rc = Bgpm_AddEvent(hEvtSet, (unsigned)id);
 		if (rc < 0)
 			return rc;

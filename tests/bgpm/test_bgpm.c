@@ -166,8 +166,14 @@ static void test_labels_and_ids(void **state)
 	assert_int_equal(PEVT_NWUNIT_LAST_EVENT - PEVT_IOUNIT_LAST_EVENT, 31);
 	assert_string_equal(Bgpm_GetEventIdLabel(PEVT_L2_HITS), "PEVT_L2_HITS");
 	assert_int_equal(Bgpm_GetEventIdFromLabel("PEVT_NW_CYCLES"), PEVT_NW_CYCLES);
-	assert_int_equal(Bgpm_GetEventIdFromLabel("PEVT_NO_SUCH"), BGPM_EINV_EVENT);
-	assert_null(Bgpm_GetEventIdLabel(0));
+	/* IBM's lookups: case-blind, unknown labels are PEVT_UNDEF, and the
+	 * reserved CNK id has its label (PAPI's CNKunit lists it) */
+	assert_int_equal(Bgpm_GetEventIdFromLabel("pevt_nw_cycles"), PEVT_NW_CYCLES);
+	assert_int_equal(Bgpm_GetEventIdFromLabel("PEVT_NO_SUCH"), PEVT_UNDEF);
+	assert_int_equal(Bgpm_GetEventIdFromLabel(NULL), BGPM_EINV_PARM);
+	assert_string_equal(Bgpm_GetEventIdLabel(0), "PEVT_UNDEF");
+	assert_string_equal(Bgpm_GetEventIdLabel(PEVT_CNKPROC_RSV), "PEVT_CNKPROC_RSV");
+	assert_int_equal(Bgpm_GetEventIdFromLabel("PEVT_CNKPROC_RSV"), PEVT_CNKPROC_RSV);
 	assert_null(Bgpm_GetEventIdLabel(PEVT_LAST_EVENT + 1));
 	char buf[512];
 	int len = sizeof buf;
@@ -181,7 +187,9 @@ static void test_labels_and_ids(void **state)
 	len = 4;
 	assert_int_equal(Bgpm_GetLongDesc(PEVT_CYCLES, buf, &len), BGPM_EARRAY_TOO_SMALL);
 	assert_true(len > 4);
-	assert_int_equal(Bgpm_GetLongDesc(9999, buf, &len), BGPM_EINV_EVENT);
+	assert_int_equal(Bgpm_GetLongDesc(9999, buf, &len), BGPM_EUNREC_EVTID);
+	len = sizeof buf;
+	assert_int_equal(Bgpm_GetLongDesc(PEVT_CNKPROC_RSV, buf, &len), BGPM_EOK);
 	Bgpm_EventInfo_t ei;
 	assert_int_equal(Bgpm_GetEventIdInfo(PEVT_AXU_FP_DS_ACTIVE, &ei), BGPM_EOK);
 	assert_int_equal(ei.unitType, BGPMUnitType_PUNIT);
