@@ -94,6 +94,7 @@ const char *Bgpm_ErrorString(int rc)
 	case BGPM_EEVT_SET_UNASSIGNED: return "event set has no unit yet (no events)";
 	case BGPM_ECONF_UNIT: return "event belongs to another unit than the set's";
 	case BGPM_EXHAUSTED: return "no resources left to add the event";
+	case BGPM_EINV_ATTRIB_VAL: return "invalid attribute value";
 	case BGPM_EUNSUP_ATTRIB: return "attribute not supported by this event";
 	case BGPM_EUNSUP_OVERFLOW: return "overflow not supported for this event";
 	case BGPM_ENO_OVERFLOW: return "no overflow set";
@@ -436,8 +437,6 @@ int Bgpm_AddEvent(unsigned h, unsigned eventId)
 	FIND_SET(UNFROZEN);
 	if (eventId == 0 || eventId >= BGPM_NIDS)
 		return fail(BGPM_EINV_EVENT, __func__, "event id %u is outside 1..%d", eventId, BGPM_NIDS - 1);
-	if (!valid_id(eventId))
-		return fail(BGPM_EUNREC_EVTID, __func__, "event id %u names no event", eventId);
 	if (is_reserved(eventId))
 		return fail(BGPM_EINV_EVENT, __func__, "%s is a reserved id with nothing to count", bgpm_ids[eventId].label);
 	int unit = bgpm_ids[eventId].unit;
