@@ -5,6 +5,7 @@
 #                PAPI's source comes from (as root; otherwise says what to run)
 #   make         PAPI 7 from Debian's source package, with our components
 #   make check   every test (unit, PAPI-level, PAPI's ctests, sanitizers)
+#   make check-papi-bgpm   PAPI's own BG/Q components over libbgpm (a second PAPI build)
 #   make demo    set up, build and run the main demo
 #   make bench   benchmarks -> bench/results/*.json
 #   make install PREFIX=/some/where    (default /usr/local); make uninstall
@@ -50,7 +51,7 @@ MPICC ?= mpicc
 LIBCLAB_MPI := $(STAGE)/lib/libcounterlab-mpi.so
 APPS := $(patsubst tests/apps/%.c,$(STAGE)/bin/counterlab-%,$(wildcard tests/apps/*.c))
 
-.PHONY: all deps deps-check check demo bench install uninstall fresh-check clean lib bgpm papi-bgpm
+.PHONY: all deps deps-check check demo bench install uninstall fresh-check clean lib bgpm papi-bgpm check-papi-bgpm
 all: $(PAPI_STAMP) $(UTILS) $(LIBCLAB_MPI) $(APPS) $(LIBBGPM)
 
 # ---- Debian packages -------------------------------------------------------
@@ -128,7 +129,9 @@ bgpm: $(LIBBGPM)
 # BG/Q CPU component (compat/bgpm/papi/bgpm_thread: Bgpm_Init per thread,
 # and PAPI's linux-bgq-common.c). Not part of `make`: a full PAPI build.
 PAPI_BGPM := $(BUILD)/papi-bgpm
-papi-bgpm: $(LIBBGPM) $(BUILD)/papi-src.stamp
+PAPI_BGPM_STAMP := $(BUILD)/papi-bgpm.stamp
+papi-bgpm: $(PAPI_BGPM_STAMP)
+$(PAPI_BGPM_STAMP): $(LIBBGPM) $(BUILD)/papi-src.stamp $(wildcard compat/bgpm/papi/bgpm_thread/*)
 	rm -rf $(PAPI_BGPM)
 	cp -a $(BUILD)/papi-src/tree/. $(PAPI_BGPM)
 	ln -sfn $(CURDIR)/compat/bgpm/papi/bgpm_thread $(PAPI_BGPM)/src/components/bgpm_thread
@@ -139,6 +142,12 @@ papi-bgpm: $(LIBBGPM) $(BUILD)/papi-src.stamp
 		> ../configure.log 2>&1 || { tail -20 ../configure.log; exit 1; }
 	$(MAKE) -C $(PAPI_BGPM)/src -j2 BGPM_PREFIX=$(STAGE) > $(PAPI_BGPM)/make.log 2>&1 \
 		|| { tail -30 $(PAPI_BGPM)/make.log; exit 1; }
+	@touch $@
+
+# The papi-bgpm build's components against ours (tests/papi-bgpm/run.sh);
+# apart from `make check`, which does not build the second PAPI.
+check-papi-bgpm: $(PAPI_STAMP) $(PAPI_BGPM_STAMP)
+	BUILD=$(BUILD) PREFIX=$(STAGE) bash tests/papi-bgpm/run.sh
 
 # ---- PAPI from Debian's source package --------------------------------------
 # The source comes from `apt-get source papi` (a deb-src entry for this

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "counterlab/counterlab.h"
 #include "counterlab/sim.h"
 #include "bgpm/include/bgpm.h"
@@ -93,6 +94,7 @@ const char *Bgpm_ErrorString(int rc)
 	case BGPM_EEVT_SET_UNASSIGNED: return "event set has no unit yet (no events)";
 	case BGPM_ECONF_UNIT: return "event belongs to another unit than the set's";
 	case BGPM_EXHAUSTED: return "no resources left to add the event";
+	case BGPM_EINV_ATTRIB_VAL: return "invalid attribute value";
 	case BGPM_EUNSUP_ATTRIB: return "attribute not supported by this event";
 	case BGPM_EUNSUP_OVERFLOW: return "overflow not supported for this event";
 	case BGPM_ENO_OVERFLOW: return "no overflow set";
@@ -231,7 +233,12 @@ int Bgpm_Init(Bgpm_Modes mode)
 
 int Bgpm_LibLinked(void) { return BGPM_TRUE; }
 
-static bgpm_set *lookup(unsigned h, const char *fn, int *rc)
+/* What a call needs of the set it names. */
+enum { ANY_THREAD = 0, OWNER = 1, UNFROZEN = 3 /* the owner, before apply */, MUXED = 4 };
+
+/* Set h and, when e is given, its event idx, if this thread may have them
+ * as need says; otherwise NULL with *rc the (printed) error. */
+static bgpm_set *find(unsigned h, unsigned idx, bgpm_event **e, int need, const char *fn, int *rc)
 {
 	if (!me.inited) {
 		*rc = fail(BGPM_ENOT_INIT, fn, "call Bgpm_Init in this thread first");
@@ -242,48 +249,65 @@ static bgpm_set *lookup(unsigned h, const char *fn, int *rc)
 	pthread_mutex_unlock(&lock);
 	if (!s)
 		*rc = fail(BGPM_EINV_SET_HANDLE, fn, "no event set has handle %u", h);
-	return s;
-}
-
-/* Control operations are the creating thread's. */
-static bgpm_set *control(unsigned h, const char *fn, int *rc)
-{
-	bgpm_set *s = lookup(h, fn, rc);
-	if (s && !pthread_equal(s->owner, pthread_self())) {
-		*rc = fail(BGPM_ENOT_CONTROL_THREAD, fn, "event set %u belongs to another thread", h);
-		return NULL;
-	}
-	return s;
-}
-
-static bgpm_set *event_at(unsigned h, unsigned idx, const char *fn, int *rc, bgpm_event **e)
-{
-	bgpm_set *s = lookup(h, fn, rc);
-	if (s && idx >= (unsigned)s->n) {
+	else if (e && idx >= (unsigned)s->n)
 		*rc = fail(BGPM_EINV_EVT_IDX, fn, "event set %u has %d events, no index %u", h, s->n, idx);
-		return NULL;
+	else if ((need & OWNER) && !pthread_equal(s->owner, pthread_self()))
+		*rc = fail(BGPM_ENOT_CONTROL_THREAD, fn, "event set %u belongs to another thread", h);
+	else if ((need & UNFROZEN) == UNFROZEN && s->frozen)
+		*rc = fail(BGPM_EES_FROZEN, fn, "event set %u is applied: its events and attributes are fixed", h);
+	else if ((need & MUXED) && !s->mux)
+		*rc = fail(BGPM_ENOT_MUXED, fn, "event set %u is not multiplexed", h);
+	else {
+		if (e)
+			*e = &s->ev[idx];
+		return s;
 	}
-	if (s)
-		*e = &s->ev[idx];
-	return s;
+	return NULL;
 }
+
+/* A call's first line: s (and e) for its set h (and event idx), or
+ * return the error. */
+#define FIND_SET(need)                                          \
+	int rc;                                                 \
+	bgpm_set *s = find(h, 0, NULL, (need), __func__, &rc);  \
+	if (!s)                                                 \
+		return rc
+#define FIND_EVENT(need)                                        \
+	int rc;                                                 \
+	bgpm_event *e;                                          \
+	bgpm_set *s = find(h, idx, &e, (need), __func__, &rc);  \
+	if (!s)                                                 \
+		return rc
+
+static int null_arg(const char *fn) { return fail(BGPM_EINV_PARM, fn, "NULL pointer argument"); }
 
 static int valid_id(unsigned id) { return id < BGPM_NIDS && bgpm_ids[id].label; }
 static int is_reserved(unsigned id) { return id == PEVT_CNKPROC_RSV; }
 static int is_slice_event(unsigned id) { return id >= PEVT_L2_HITS_SLICE && id <= PEVT_L2UNIT_LAST_EVENT; }
 static int is_nw_generic(unsigned id) { return id >= PEVT_NW_SENT && id <= PEVT_NW_RECV_FIFO; }
 
+/* As IBM's: every id up to PEVT_LAST_EVENT has a label, the reserved
+ * PEVT_CNKPROC_RSV and PEVT_UNDEF (0) included; beyond it an error. */
 const char *Bgpm_GetEventIdLabel(unsigned evtId)
 {
-	return valid_id(evtId) ? bgpm_ids[evtId].label : NULL;
+	if (evtId == PEVT_UNDEF)
+		return "PEVT_UNDEF";
+	if (valid_id(evtId))
+		return bgpm_ids[evtId].label;
+	fail(BGPM_EINV_EVENT, __func__, "no event has id %u (ids end at %d)", evtId, PEVT_LAST_EVENT);
+	return NULL;
 }
 
+/* As IBM's: labels match without regard to case, and an unknown label is
+ * PEVT_UNDEF (0), not an error; a NULL label is. */
 int Bgpm_GetEventIdFromLabel(const char *evtLabel)
 {
-	for (unsigned id = 1; evtLabel && id < BGPM_NIDS; id++)
-		if (bgpm_ids[id].label && !strcmp(bgpm_ids[id].label, evtLabel))
+	if (!evtLabel)
+		return fail(BGPM_EINV_PARM, __func__, "NULL label");
+	for (unsigned id = 1; id < BGPM_NIDS; id++)
+		if (bgpm_ids[id].label && !strcasecmp(bgpm_ids[id].label, evtLabel))
 			return (int)id;
-	return fail(BGPM_EINV_EVENT, __func__, "no event is labelled \"%s\"", evtLabel ? evtLabel : "(null)");
+	return PEVT_UNDEF;
 }
 
 /* The catalog's description of event id (the simulator's own words). */
@@ -304,8 +328,8 @@ static const char *descr_of(unsigned id)
 
 int Bgpm_GetLongDesc(unsigned evtId, char *pBuff, int *pLen)
 {
-	if (!valid_id(evtId))
-		return fail(BGPM_EINV_EVENT, __func__, "no event has id %u", evtId);
+	if (!valid_id(evtId)) /* IBM's code for an id beyond the table */
+		return fail(BGPM_EUNREC_EVTID, __func__, "no event has id %u", evtId);
 	if (!pBuff || !pLen || *pLen <= 0)
 		return fail(BGPM_EINV_PARM, __func__, "need a buffer and its length");
 	const char *d = descr_of(evtId);
@@ -378,16 +402,13 @@ int Bgpm_CreateEventSet(void)
 	return (int)h;
 }
 
-int Bgpm_DeleteEventSet(unsigned hEvtSet)
+int Bgpm_DeleteEventSet(unsigned h)
 {
-	int rc;
-	bgpm_set *s = control(hEvtSet, __func__, &rc);
-	if (!s)
-		return rc;
+	FIND_SET(OWNER);
 	if (s->cs)
 		clab_evset_destroy(s->cs);
 	pthread_mutex_lock(&lock);
-	sets[hEvtSet] = NULL;
+	sets[h] = NULL;
 	pthread_mutex_unlock(&lock);
 	free(s);
 	return BGPM_EOK;
@@ -411,24 +432,17 @@ int Bgpm_Disable(void)
 	return BGPM_EOK;
 }
 
-int Bgpm_AddEvent(unsigned hEvtSet, unsigned eventId)
+int Bgpm_AddEvent(unsigned h, unsigned eventId)
 {
-	int rc;
-	bgpm_set *s = control(hEvtSet, __func__, &rc);
-	if (!s)
-		return rc;
-	if (s->frozen)
-		return fail(BGPM_EES_FROZEN, __func__, "event set %u is applied; create a new set to change its events", hEvtSet);
+	FIND_SET(UNFROZEN);
 	if (eventId == 0 || eventId >= BGPM_NIDS)
 		return fail(BGPM_EINV_EVENT, __func__, "event id %u is outside 1..%d", eventId, BGPM_NIDS - 1);
-	if (!valid_id(eventId))
-		return fail(BGPM_EUNREC_EVTID, __func__, "event id %u names no event", eventId);
 	if (is_reserved(eventId))
 		return fail(BGPM_EINV_EVENT, __func__, "%s is a reserved id with nothing to count", bgpm_ids[eventId].label);
 	int unit = bgpm_ids[eventId].unit;
 	if (s->unit && unit != s->unit)
 		return fail(BGPM_ECONF_UNIT, __func__, "%s is a %s event; event set %u holds %s events",
-			    bgpm_ids[eventId].label, unit_name[unit], hEvtSet, unit_name[s->unit]);
+			    bgpm_ids[eventId].label, unit_name[unit], h, unit_name[s->unit]);
 	if (me.mode == BGPM_MODE_LLDISTRIB && unit != BGPMUnitType_PUNIT)
 		return fail(BGPM_EINV_OP, __func__, "low-latency mode counts Punit events only");
 	if (unit == BGPMUnitType_L2) {
@@ -445,18 +459,18 @@ int Bgpm_AddEvent(unsigned hEvtSet, unsigned eventId)
 		s->l2_slice = sl;
 	}
 	if (s->n >= MAX_EVENTS)
-		return fail(BGPM_EXHAUSTED, __func__, "event set %u holds %d events already", hEvtSet, MAX_EVENTS);
+		return fail(BGPM_EXHAUSTED, __func__, "event set %u holds %d events already", h, MAX_EVENTS);
 	s->unit = unit;
 	s->ev[s->n++] = (bgpm_event){.id = eventId};
 	return BGPM_EOK;
 }
 
-int Bgpm_AddEventList(unsigned hEvtSet, unsigned *eventIds, unsigned num)
+int Bgpm_AddEventList(unsigned h, unsigned *eventIds, unsigned num)
 {
 	if (!eventIds && num)
 		return fail(BGPM_EINV_PARM, __func__, "NULL event list");
 	for (unsigned i = 0; i < num; i++) {
-		int rc = Bgpm_AddEvent(hEvtSet, eventIds[i]);
+		int rc = Bgpm_AddEvent(h, eventIds[i]);
 		if (rc < 0)
 			return rc;
 	}
@@ -464,7 +478,7 @@ int Bgpm_AddEventList(unsigned hEvtSet, unsigned *eventIds, unsigned num)
 }
 
 /* A label, or several separated by commas, spaces or colons. */
-int Bgpm_AddEventString(unsigned hEvtSet, char *evtString)
+int Bgpm_AddEventString(unsigned h, char *evtString)
 {
 	if (!evtString)
 		return fail(BGPM_EINV_PARM, __func__, "NULL event string");
@@ -475,209 +489,149 @@ int Bgpm_AddEventString(unsigned hEvtSet, char *evtString)
 		return fail(BGPM_EINV_PARM, __func__, "empty event string");
 	for (; tok; tok = strtok_r(NULL, ", :\t\n", &save)) {
 		int id = Bgpm_GetEventIdFromLabel(tok);
-		if (id < 0)
-			return id;
-		int rc = Bgpm_AddEvent(hEvtSet, (unsigned)id);
+		if (id == PEVT_UNDEF)
+			return fail(BGPM_EINV_EVENT, __func__, "no event is labelled \"%s\"", tok);
+		int rc = Bgpm_AddEvent(h, (unsigned)id);
 		if (rc < 0)
 			return rc;
 	}
 	return BGPM_EOK;
 }
 
-int Bgpm_NumEvents(unsigned hEvtSet)
+int Bgpm_NumEvents(unsigned h)
 {
-	int rc;
-	bgpm_set *s = lookup(hEvtSet, __func__, &rc);
-	return s ? s->n : rc;
+	FIND_SET(ANY_THREAD);
+	return s->n;
 }
 
 /* Threads (Punit and CNK) or links (network) the set counts for. */
-int Bgpm_NumTargets(unsigned hEvtSet)
+int Bgpm_NumTargets(unsigned h)
 {
-	int rc;
-	bgpm_set *s = lookup(hEvtSet, __func__, &rc);
-	if (!s)
-		return rc;
+	FIND_SET(ANY_THREAD);
 	if (s->unit == BGPMUnitType_NW)
 		return __builtin_popcount(s->links);
 	return 1;
 }
 
-const char *Bgpm_GetEventLabel(unsigned hEvtSet, unsigned evtIdx)
+const char *Bgpm_GetEventLabel(unsigned h, unsigned idx)
 {
 	int rc;
 	bgpm_event *e;
-	return event_at(hEvtSet, evtIdx, __func__, &rc, &e) ? bgpm_ids[e->id].label : NULL;
+	return find(h, idx, &e, ANY_THREAD, __func__, &rc) ? bgpm_ids[e->id].label : NULL;
 }
 
-int Bgpm_GetEventId(unsigned hEvtSet, unsigned evtIdx)
+int Bgpm_GetEventId(unsigned h, unsigned idx)
 {
-	int rc;
-	bgpm_event *e;
-	return event_at(hEvtSet, evtIdx, __func__, &rc, &e) ? (int)e->id : rc;
+	FIND_EVENT(ANY_THREAD);
+	return (int)e->id;
 }
 
-int Bgpm_GetEventIndex(unsigned hEvtSet, unsigned evtId, unsigned startIdx)
+int Bgpm_GetEventIndex(unsigned h, unsigned evtId, unsigned startIdx)
 {
-	int rc;
-	bgpm_set *s = lookup(hEvtSet, __func__, &rc);
-	if (!s)
-		return rc;
+	FIND_SET(ANY_THREAD);
 	for (int i = (int)startIdx; i < s->n; i++)
 		if (s->ev[i].id == evtId)
 			return i;
-	return fail(BGPM_EINV_EVENT, __func__, "event id %u is not in set %u from index %u", evtId, hEvtSet, startIdx);
+	return fail(BGPM_EINV_EVENT, __func__, "event id %u is not in set %u from index %u", evtId, h, startIdx);
 }
 
-int Bgpm_GetUnitType(unsigned hEvtSet)
+int Bgpm_GetUnitType(unsigned h)
 {
-	int rc;
-	bgpm_set *s = lookup(hEvtSet, __func__, &rc);
-	return s ? s->unit : rc;
+	FIND_SET(ANY_THREAD);
+	return s->unit;
 }
 
 /* ---- user data -------------------------------------------------------------- */
 
-#define SET_USER(NAME, FIELD)                                                     \
-	int Bgpm_SetEventSet##NAME(unsigned h, uint64_t value)                    \
-	{                                                                         \
-		int rc;                                                           \
-		bgpm_set *s = lookup(h, __func__, &rc);                           \
-		if (!s)                                                           \
-			return rc;                                                \
-		s->FIELD = value;                                                 \
-		return BGPM_EOK;                                                  \
-	}                                                                         \
-	int Bgpm_GetEventSet##NAME(unsigned h, uint64_t *p)                       \
-	{                                                                         \
-		int rc;                                                           \
-		bgpm_set *s = lookup(h, __func__, &rc);                           \
-		if (!s)                                                           \
-			return rc;                                                \
-		if (!p)                                                           \
-			return fail(BGPM_EINV_PARM, __func__, "NULL value pointer"); \
-		*p = s->FIELD;                                                    \
-		return BGPM_EOK;                                                  \
-	}                                                                         \
-	int Bgpm_SetEvent##NAME(unsigned h, unsigned idx, uint64_t value)         \
-	{                                                                         \
-		int rc;                                                           \
-		bgpm_event *e;                                                    \
-		if (!event_at(h, idx, __func__, &rc, &e))                         \
-			return rc;                                                \
-		e->FIELD = value;                                                 \
-		return BGPM_EOK;                                                  \
-	}                                                                         \
-	int Bgpm_GetEvent##NAME(unsigned h, unsigned idx, uint64_t *p)            \
-	{                                                                         \
-		int rc;                                                           \
-		bgpm_event *e;                                                    \
-		if (!event_at(h, idx, __func__, &rc, &e))                         \
-			return rc;                                                \
-		if (!p)                                                           \
-			return fail(BGPM_EINV_PARM, __func__, "NULL value pointer"); \
-		*p = e->FIELD;                                                    \
-		return BGPM_EOK;                                                  \
+#define SET_USER(NAME, FIELD)                                          \
+	int Bgpm_SetEventSet##NAME(unsigned h, uint64_t value)         \
+	{                                                              \
+		FIND_SET(ANY_THREAD);                                  \
+		s->FIELD = value;                                      \
+		return BGPM_EOK;                                       \
+	}                                                              \
+	int Bgpm_GetEventSet##NAME(unsigned h, uint64_t *p)            \
+	{                                                              \
+		FIND_SET(ANY_THREAD);                                  \
+		return p ? (*p = s->FIELD, BGPM_EOK) : null_arg(__func__); \
+	}                                                              \
+	int Bgpm_SetEvent##NAME(unsigned h, unsigned idx, uint64_t value) \
+	{                                                              \
+		FIND_EVENT(ANY_THREAD);                                \
+		e->FIELD = value;                                      \
+		return BGPM_EOK;                                       \
+	}                                                              \
+	int Bgpm_GetEvent##NAME(unsigned h, unsigned idx, uint64_t *p) \
+	{                                                              \
+		FIND_EVENT(ANY_THREAD);                                \
+		return p ? (*p = e->FIELD, BGPM_EOK) : null_arg(__func__); \
 	}
 SET_USER(User1, user1)
 SET_USER(User2, user2)
 
 /* ---- attributes ---------------------------------------------------------------- */
 
-/* An attribute of event idx may change until the set is applied. */
-static bgpm_set *changeable(unsigned h, unsigned idx, const char *fn, int *rc, bgpm_event **e)
+int Bgpm_SetContext(unsigned h, Bgpm_Context context)
 {
-	bgpm_set *s = event_at(h, idx, fn, rc, e);
-	if (s && !pthread_equal(s->owner, pthread_self())) {
-		*rc = fail(BGPM_ENOT_CONTROL_THREAD, fn, "event set %u belongs to another thread", h);
-		return NULL;
-	}
-	if (s && s->frozen) {
-		*rc = fail(BGPM_EES_FROZEN, fn, "event set %u is applied", h);
-		return NULL;
-	}
-	return s;
-}
-
-int Bgpm_SetContext(unsigned hEvtSet, Bgpm_Context context)
-{
-	int rc;
-	bgpm_set *s = control(hEvtSet, __func__, &rc);
-	if (!s)
-		return rc;
+	FIND_SET(UNFROZEN);
 	if ((int)context < BGPM_CTX_DEFAULT || context > BGPM_CTX_BOTH)
 		return fail(BGPM_EINV_PARM, __func__, "context %d is not a Bgpm_Context", (int)context);
-	if (s->frozen)
-		return fail(BGPM_EES_FROZEN, __func__, "event set %u is applied", hEvtSet);
 	if (s->unit && s->unit != BGPMUnitType_PUNIT)
 		return fail(BGPM_EINV_OP, __func__, "only Punit event sets filter by context");
 	s->ctx = context == BGPM_CTX_DEFAULT ? context_from_env() : (int)context;
 	return BGPM_EOK;
 }
 
-int Bgpm_GetContext(unsigned hEvtSet, Bgpm_Context *pContext)
+int Bgpm_GetContext(unsigned h, Bgpm_Context *pContext)
 {
-	int rc;
-	bgpm_set *s = lookup(hEvtSet, __func__, &rc);
-	if (!s)
-		return rc;
+	FIND_SET(ANY_THREAD);
 	if (!pContext)
-		return fail(BGPM_EINV_PARM, __func__, "NULL context pointer");
+		return null_arg(__func__);
 	*pContext = (Bgpm_Context)s->ctx;
 	return BGPM_EOK;
 }
 
-static int set_mask(unsigned h, unsigned idx, uint64_t mask, unsigned want, const char *fn)
+/* Sets (set) or gets (get) the opcode-group mask of event idx, which
+ * must be the mask event want. */
+static int group_mask(unsigned h, unsigned idx, const uint64_t *set, uint64_t *get, unsigned want, const char *fn)
 {
 	int rc;
 	bgpm_event *e;
-	if (!changeable(h, idx, fn, &rc, &e))
+	if (!find(h, idx, &e, set ? UNFROZEN : ANY_THREAD, fn, &rc))
 		return rc;
 	if (e->id != want)
 		return fail(BGPM_ENOT_MASK_EVENT, fn, "%s is not %s", bgpm_ids[e->id].label, bgpm_ids[want].label);
-	e->mask = mask;
-	return BGPM_EOK;
-}
-
-static int get_mask(unsigned h, unsigned idx, uint64_t *p, unsigned want, const char *fn)
-{
-	int rc;
-	bgpm_event *e;
-	if (!event_at(h, idx, fn, &rc, &e))
-		return rc;
-	if (e->id != want)
-		return fail(BGPM_ENOT_MASK_EVENT, fn, "%s is not %s", bgpm_ids[e->id].label, bgpm_ids[want].label);
-	if (!p)
-		return fail(BGPM_EINV_PARM, fn, "NULL mask pointer");
-	*p = e->mask;
+	if (set)
+		e->mask = *set;
+	else if (get)
+		*get = e->mask;
+	else
+		return null_arg(fn);
 	return BGPM_EOK;
 }
 
 int Bgpm_SetXuGrpMask(unsigned h, unsigned idx, uint64_t mask)
 {
-	return set_mask(h, idx, mask, PEVT_INST_XU_GRP_MASK, __func__);
+	return group_mask(h, idx, &mask, NULL, PEVT_INST_XU_GRP_MASK, __func__);
 }
 int Bgpm_GetXuGrpMask(unsigned h, unsigned idx, uint64_t *p)
 {
-	return get_mask(h, idx, p, PEVT_INST_XU_GRP_MASK, __func__);
+	return group_mask(h, idx, NULL, p, PEVT_INST_XU_GRP_MASK, __func__);
 }
 int Bgpm_SetQfpuGrpMask(unsigned h, unsigned idx, uint64_t mask)
 {
-	return set_mask(h, idx, mask, PEVT_INST_QFPU_GRP_MASK, __func__);
+	return group_mask(h, idx, &mask, NULL, PEVT_INST_QFPU_GRP_MASK, __func__);
 }
 int Bgpm_GetQfpuGrpMask(unsigned h, unsigned idx, uint64_t *p)
 {
-	return get_mask(h, idx, p, PEVT_INST_QFPU_GRP_MASK, __func__);
+	return group_mask(h, idx, NULL, p, PEVT_INST_QFPU_GRP_MASK, __func__);
 }
 
 /* The simulated Punit counts each event in its table's mode (edge or
  * cycle) only; asking for the other mode is refused, not ignored. */
 int Bgpm_SetEventEdge(unsigned h, unsigned idx, ushort setEdge)
 {
-	int rc;
-	bgpm_event *e;
-	if (!changeable(h, idx, __func__, &rc, &e))
-		return rc;
+	FIND_EVENT(UNFROZEN);
 	if (bgpm_ids[e->id].unit != BGPMUnitType_PUNIT)
 		return fail(BGPM_EUNSUP_ATTRIB, __func__, "%s is not a Punit event", bgpm_ids[e->id].label);
 	if ((setEdge != 0) != bgpm_ids[e->id].edge)
@@ -688,36 +642,27 @@ int Bgpm_SetEventEdge(unsigned h, unsigned idx, ushort setEdge)
 
 int Bgpm_GetEventEdge(unsigned h, unsigned idx, ushort *pEdge)
 {
-	int rc;
-	bgpm_event *e;
-	if (!event_at(h, idx, __func__, &rc, &e))
-		return rc;
+	FIND_EVENT(ANY_THREAD);
 	if (!pEdge)
-		return fail(BGPM_EINV_PARM, __func__, "NULL edge pointer");
+		return null_arg(__func__);
 	*pEdge = (ushort)bgpm_ids[e->id].edge;
 	return BGPM_EOK;
 }
 
 int Bgpm_GetL2Combine(unsigned h, UpciBool_t *pEnable)
 {
-	int rc;
-	bgpm_set *s = lookup(h, __func__, &rc);
-	if (!s)
-		return rc;
+	FIND_SET(ANY_THREAD);
 	if (s->unit != BGPMUnitType_L2)
 		return fail(s->unit ? BGPM_EINV_OP : BGPM_EEVT_SET_UNASSIGNED, __func__, "event set %u is not an L2 set", h);
 	if (!pEnable)
-		return fail(BGPM_EINV_PARM, __func__, "NULL pointer");
+		return null_arg(__func__);
 	*pEnable = s->l2_slice != 1;
 	return BGPM_EOK;
 }
 
 int Bgpm_SetEventVirtChannels(unsigned h, unsigned idx, UPC_NW_Vchannels vchan)
 {
-	int rc;
-	bgpm_event *e;
-	if (!changeable(h, idx, __func__, &rc, &e))
-		return rc;
+	FIND_EVENT(UNFROZEN);
 	if (!is_nw_generic(e->id))
 		return fail(BGPM_EUNSUP_ATTRIB, __func__, "%s has its channels fixed; only PEVT_NW_SENT, _RECV and _RECV_FIFO take them",
 			    bgpm_ids[e->id].label);
@@ -729,14 +674,11 @@ int Bgpm_SetEventVirtChannels(unsigned h, unsigned idx, UPC_NW_Vchannels vchan)
 
 int Bgpm_GetEventVirtChannels(unsigned h, unsigned idx, UPC_NW_Vchannels *pVchan)
 {
-	int rc;
-	bgpm_event *e;
-	if (!event_at(h, idx, __func__, &rc, &e))
-		return rc;
+	FIND_EVENT(ANY_THREAD);
 	if (bgpm_ids[e->id].unit != BGPMUnitType_NW)
 		return fail(BGPM_EUNSUP_ATTRIB, __func__, "%s is not a network event", bgpm_ids[e->id].label);
 	if (!pVchan)
-		return fail(BGPM_EINV_PARM, __func__, "NULL pointer");
+		return null_arg(__func__);
 	*pVchan = (UPC_NW_Vchannels)(is_nw_generic(e->id) ? (e->vc ? e->vc : UPC_NW_VC_ALL) : bgpm_ids[e->id].sel);
 	return BGPM_EOK;
 }
@@ -745,11 +687,7 @@ int Bgpm_GetEventVirtChannels(unsigned h, unsigned idx, UPC_NW_Vchannels *pVchan
 
 int Bgpm_SetOverflow(unsigned h, unsigned idx, uint64_t period)
 {
-	int rc;
-	bgpm_event *e;
-	bgpm_set *s = changeable(h, idx, __func__, &rc, &e);
-	if (!s)
-		return rc;
+	FIND_EVENT(UNFROZEN);
 	if (period >> 63)
 		return fail(BGPM_EINV_OVF, __func__, "period 0x%llx needs 64 bits", (unsigned long long)period);
 	if (me.mode == BGPM_MODE_LLDISTRIB)
@@ -766,25 +704,16 @@ int Bgpm_SetOverflow(unsigned h, unsigned idx, uint64_t period)
 
 int Bgpm_SetOverflowHandler(unsigned h, Bgpm_OverflowHandler_t handler)
 {
-	int rc;
-	bgpm_set *s = control(h, __func__, &rc);
-	if (!s)
-		return rc;
-	if (s->frozen)
-		return fail(BGPM_EES_FROZEN, __func__, "event set %u is applied", h);
+	FIND_SET(UNFROZEN);
 	s->handler = handler;
 	return BGPM_EOK;
 }
 
 int Bgpm_GetOverflow(unsigned h, unsigned idx, uint64_t *pPeriod, Bgpm_OverflowHandler_t *pHandler)
 {
-	int rc;
-	bgpm_event *e;
-	bgpm_set *s = event_at(h, idx, __func__, &rc, &e);
-	if (!s)
-		return rc;
+	FIND_EVENT(ANY_THREAD);
 	if (!pPeriod || !pHandler)
-		return fail(BGPM_EINV_PARM, __func__, "NULL pointer");
+		return null_arg(__func__);
 	*pPeriod = e->period;
 	*pHandler = e->period ? s->handler : NULL;
 	return BGPM_EOK;
@@ -803,12 +732,9 @@ static uint64_t vector_of(const bgpm_set *s, int i)
 
 int Bgpm_GetOverflowEventIndices(unsigned h, uint64_t ovfVector, unsigned *pIdx, unsigned *pLen)
 {
-	int rc;
-	bgpm_set *s = lookup(h, __func__, &rc);
-	if (!s)
-		return rc;
+	FIND_SET(ANY_THREAD);
 	if (!pIdx || !pLen)
-		return fail(BGPM_EINV_PARM, __func__, "NULL pointer");
+		return null_arg(__func__);
 	unsigned n = 0;
 	for (int i = 0; i < s->n; i++) {
 		if (!s->ev[i].period || !(vector_of(s, i) & ovfVector))
@@ -836,62 +762,45 @@ static void on_overflow(clab_evset *cs, uint64_t vector, void *pc, void *uc, voi
 
 /* ---- multiplexing ---------------------------------------------------------- */
 
-static int set_mux(unsigned h, uint64_t period, int normalize, unsigned max, const char *fn)
-{
-	int rc;
-	bgpm_set *s = control(h, fn, &rc);
-	if (!s)
-		return rc;
-	if (s->n)
-		return fail(BGPM_ENOT_EMPTY, fn, "multiplexing is chosen before events are added");
-	if (me.mode == BGPM_MODE_LLDISTRIB)
-		return fail(BGPM_EINV_OP, fn, "low-latency mode does not multiplex");
-	if (period && period < CLAB_MPX_MIN_PERIOD)
-		return fail(BGPM_EINV_PARM, fn, "period %llu is below %d cycles", (unsigned long long)period, CLAB_MPX_MIN_PERIOD);
-	s->mux = 1;
-	s->mux_period = period;
-	s->normalize = normalize != 0;
-	s->mux_max = max;
-	s->unit = BGPMUnitType_PUNIT; /* only the Punit multiplexes */
-	return BGPM_EOK;
-}
-
 int Bgpm_SetMultiplex(unsigned h, uint64_t period, int normalize)
 {
-	return set_mux(h, period, normalize, BGPMMuxMinEvts, __func__);
+	return Bgpm_SetMultiplex2(h, period, normalize, BGPMMuxMinEvts);
 }
 
 int Bgpm_SetMultiplex2(unsigned h, uint64_t period, int normalize, RsvMuxCtrs max)
 {
+	FIND_SET(OWNER);
 	if (max != BGPMMuxMinEvts && max != BGPMMuxMedEvts && max != BGPMMuxMaxEvts)
 		return fail(BGPM_EINV_PARM, __func__, "maxEventsPerGroup %d is none of 5, 11, 23", (int)max);
-	return set_mux(h, period, normalize, (unsigned)max, __func__);
+	if (s->n)
+		return fail(BGPM_ENOT_EMPTY, __func__, "multiplexing is chosen before events are added");
+	if (me.mode == BGPM_MODE_LLDISTRIB)
+		return fail(BGPM_EINV_OP, __func__, "low-latency mode does not multiplex");
+	if (period && period < CLAB_MPX_MIN_PERIOD)
+		return fail(BGPM_EINV_PARM, __func__, "period %llu is below %d cycles", (unsigned long long)period, CLAB_MPX_MIN_PERIOD);
+	s->mux = 1;
+	s->mux_period = period;
+	s->normalize = normalize != 0;
+	s->mux_max = (unsigned)max;
+	s->unit = BGPMUnitType_PUNIT; /* only the Punit multiplexes */
+	return BGPM_EOK;
 }
 
-static bgpm_set *muxed(unsigned h, const char *fn, int *rc, clab_mpx_stats *st)
+static clab_mpx_stats mux_stats(const bgpm_set *s)
 {
-	bgpm_set *s = lookup(h, fn, rc);
-	if (s && !s->mux) {
-		*rc = fail(BGPM_ENOT_MUXED, fn, "event set %u is not multiplexed", h);
-		return NULL;
-	}
-	if (s && st) {
-		memset(st, 0, sizeof *st);
-		if (s->cs)
-			clab_evset_mpx_stats(s->cs, st);
-	}
-	return s;
+	clab_mpx_stats st;
+	memset(&st, 0, sizeof st);
+	if (s->cs)
+		clab_evset_mpx_stats(s->cs, &st);
+	return st;
 }
 
 int Bgpm_GetMultiplex(unsigned h, Bgpm_MuxStats_t *p)
 {
-	int rc;
-	clab_mpx_stats st;
-	bgpm_set *s = muxed(h, __func__, &rc, &st);
-	if (!s)
-		return rc;
+	FIND_SET(MUXED);
 	if (!p)
-		return fail(BGPM_EINV_PARM, __func__, "NULL stats pointer");
+		return null_arg(__func__);
+	clab_mpx_stats st = mux_stats(s);
 	*p = (Bgpm_MuxStats_t){
 		.active = 1, .period = s->mux_period, .normalize = s->normalize,
 		.numGrps = s->cs ? (unsigned)st.ngroups : 0, .maxEvtsPerGrp = s->mux_max,
@@ -902,10 +811,7 @@ int Bgpm_GetMultiplex(unsigned h, Bgpm_MuxStats_t *p)
 
 int Bgpm_SwitchMux(unsigned h)
 {
-	int rc;
-	bgpm_set *s = muxed(h, __func__, &rc, NULL);
-	if (!s)
-		return rc;
+	FIND_SET(MUXED);
 	if (!s->cs)
 		return fail(BGPM_ENOT_APPLIED, __func__, "apply event set %u first", h);
 	rc = clab_evset_switch(s->cs);
@@ -914,34 +820,30 @@ int Bgpm_SwitchMux(unsigned h)
 
 int Bgpm_GetMuxGroups(unsigned h)
 {
-	int rc;
-	clab_mpx_stats st;
-	bgpm_set *s = muxed(h, __func__, &rc, &st);
-	if (!s)
-		return rc;
+	FIND_SET(MUXED);
 	if (!s->cs)
 		return fail(BGPM_ENOT_APPLIED, __func__, "groups are formed when event set %u is applied", h);
-	return st.ngroups;
+	return mux_stats(s).ngroups;
 }
 
+/* These two return cycles, 0 on any error (printed). */
 uint64_t Bgpm_GetMuxElapsedCycles(unsigned h, unsigned grp)
 {
 	int rc;
-	clab_mpx_stats st;
-	bgpm_set *s = muxed(h, __func__, &rc, &st);
-	if (!s || grp >= (unsigned)st.ngroups)
-		return 0;
-	return st.cycles[grp];
+	bgpm_set *s = find(h, 0, NULL, MUXED, __func__, &rc);
+	clab_mpx_stats st = s ? mux_stats(s) : (clab_mpx_stats){0};
+	return grp < (unsigned)st.ngroups ? st.cycles[grp] : 0;
 }
 
 uint64_t Bgpm_GetMuxEventElapsedCycles(unsigned h, unsigned idx)
 {
 	int rc;
-	clab_mpx_stats st;
-	bgpm_set *s = muxed(h, __func__, &rc, &st);
-	if (!s || idx >= (unsigned)s->n || !s->cs)
+	bgpm_event *e;
+	bgpm_set *s = find(h, idx, &e, MUXED, __func__, &rc);
+	if (!s || !s->cs)
 		return 0;
-	return st.cycles[st.group_of[s->ev[idx].first]];
+	clab_mpx_stats st = mux_stats(s);
+	return st.cycles[st.group_of[e->first]];
 }
 
 /* ---- apply, start, stop ------------------------------------------------------ */
@@ -954,6 +856,13 @@ static unsigned clab_links(unsigned bgpm_mask)
 		if (bgpm_mask & UPC_NW_LINK_bit(l))
 			m |= 1u << l;
 	return m;
+}
+
+/* Forgets what Bgpm_WriteEvent wrote (and where a restarted set stood). */
+static void zero(bgpm_set *s)
+{
+	for (int i = 0; i < s->n; i++)
+		memset(s->ev[i].offset, 0, sizeof s->ev[i].offset);
 }
 
 /* Builds the counterlab set: the events, their qualifiers, the context,
@@ -1022,18 +931,14 @@ static int build(bgpm_set *s, const char *fn)
 	}
 	s->cs = cs;
 	s->nreq = nreq;
-	for (int i = 0; i < s->n; i++)
-		memset(s->ev[i].offset, 0, sizeof s->ev[i].offset);
+	zero(s);
 	s->frozen = 1;
 	return BGPM_EOK;
 }
 
 int Bgpm_Apply(unsigned h)
 {
-	int rc;
-	bgpm_set *s = control(h, __func__, &rc);
-	if (!s)
-		return rc;
+	FIND_SET(OWNER);
 	if (!s->unit)
 		return fail(BGPM_EEVT_SET_UNASSIGNED, __func__, "event set %u has no events", h);
 	if (s->unit == BGPMUnitType_NW)
@@ -1042,8 +947,7 @@ int Bgpm_Apply(unsigned h)
 		return fail(BGPM_EUPDATE_DISALLOWED, __func__, "event set %u is running", h);
 	if (s->cs) { /* applied again: counts restart from zero */
 		rc = clab_evset_reset(s->cs);
-		for (int i = 0; i < s->n; i++)
-			memset(s->ev[i].offset, 0, sizeof s->ev[i].offset);
+		zero(s);
 		return rc ? from_clab(rc, s->unit, __func__) : BGPM_EOK;
 	}
 	return build(s, __func__);
@@ -1054,10 +958,7 @@ int Bgpm_Apply(unsigned h)
 int Bgpm_Attach(unsigned h, uint64_t targMask, uint64_t agentMask)
 {
 	(void)agentMask;
-	int rc;
-	bgpm_set *s = control(h, __func__, &rc);
-	if (!s)
-		return rc;
+	FIND_SET(OWNER);
 	if (!s->unit)
 		return fail(BGPM_EEVT_SET_UNASSIGNED, __func__, "event set %u has no events", h);
 	if (s->unit != BGPMUnitType_NW)
@@ -1078,10 +979,7 @@ int Bgpm_Attach(unsigned h, uint64_t targMask, uint64_t agentMask)
 
 int Bgpm_Detach(unsigned h)
 {
-	int rc;
-	bgpm_set *s = control(h, __func__, &rc);
-	if (!s)
-		return rc;
+	FIND_SET(OWNER);
 	if (s->unit != BGPMUnitType_NW || !s->cs)
 		return BGPM_WNOT_ATTACHED;
 	clab_evset_destroy(s->cs);
@@ -1094,10 +992,7 @@ int Bgpm_Detach(unsigned h)
 
 int Bgpm_IsController(unsigned h)
 {
-	int rc;
-	bgpm_set *s = lookup(h, __func__, &rc);
-	if (!s)
-		return rc;
+	FIND_SET(ANY_THREAD);
 	return pthread_equal(s->owner, pthread_self()) && s->cs ? BGPM_TRUE : BGPM_FALSE;
 }
 
@@ -1107,10 +1002,8 @@ static int read_all(bgpm_set *s, int64_t *vals, const char *fn);
  * node-wide L2, I/O and CNK sets are applied on first start. */
 static bgpm_set *startable(unsigned h, const char *fn, int *rc)
 {
-	bgpm_set *s = control(h, fn, rc);
-	if (!s)
-		return NULL;
-	if (!s->cs) {
+	bgpm_set *s = find(h, 0, NULL, OWNER, fn, rc);
+	if (s && !s->cs) {
 		if (s->unit == BGPMUnitType_PUNIT || s->unit == BGPMUnitType_NW || !s->unit) {
 			*rc = fail(BGPM_ENOT_APPLIED, fn, "event set %u: %s first", h,
 				   s->unit == BGPMUnitType_NW ? "attach it to links" : "apply it");
@@ -1122,35 +1015,42 @@ static bgpm_set *startable(unsigned h, const char *fn, int *rc)
 	return s;
 }
 
-int Bgpm_Start(unsigned h)
+/* Bgpm_Start and (reset) Bgpm_ResetStart. */
+static int start(unsigned h, int reset, const char *fn)
 {
 	int rc;
-	bgpm_set *s = startable(h, __func__, &rc);
+	bgpm_set *s = startable(h, fn, &rc);
 	if (!s)
 		return rc;
 	if (s->running)
-		return BGPM_WALREADY_STARTED;
+		return reset ? fail(BGPM_EUPDATE_DISALLOWED, fn, "event set %u is running; stop it first", h)
+			     : BGPM_WALREADY_STARTED;
 	/* BGPM counts on from where a stopped set stood; counterlab's start
 	 * counts from zero, so the counts so far move into the offsets */
 	int64_t vals[CLAB_EVSET_MAX_EVENTS];
-	if (s->started && (rc = read_all(s, vals, __func__)) < 0)
+	rc = BGPM_EOK;
+	if (reset) {
+		zero(s);
+		rc = clab_evset_reset(s->cs);
+	} else if (s->started && (rc = read_all(s, vals, fn)) < 0)
 		return rc;
-	for (int i = 0; s->started && i < s->n; i++)
+	for (int i = 0; !reset && s->started && i < s->n; i++)
 		for (int j = 0; j < s->ev[i].nreq; j++)
 			s->ev[i].offset[j] = vals[s->ev[i].first + j];
-	rc = clab_evset_start(s->cs);
+	if (!rc)
+		rc = clab_evset_start(s->cs);
 	if (rc)
-		return from_clab(rc, s->unit, __func__);
+		return from_clab(rc, s->unit, fn);
 	s->running = s->started = 1;
 	return BGPM_EOK;
 }
 
+int Bgpm_Start(unsigned h) { return start(h, 0, __func__); }
+int Bgpm_ResetStart(unsigned h) { return start(h, 1, __func__); }
+
 int Bgpm_Stop(unsigned h)
 {
-	int rc;
-	bgpm_set *s = control(h, __func__, &rc);
-	if (!s)
-		return rc;
+	FIND_SET(OWNER);
 	if (!s->running)
 		return BGPM_WALREADY_STOPPED;
 	rc = clab_evset_stop(s->cs, NULL);
@@ -1158,18 +1058,9 @@ int Bgpm_Stop(unsigned h)
 	return rc ? from_clab(rc, s->unit, __func__) : BGPM_EOK;
 }
 
-static void zero(bgpm_set *s)
-{
-	for (int i = 0; i < s->n; i++)
-		memset(s->ev[i].offset, 0, sizeof s->ev[i].offset);
-}
-
 int Bgpm_Reset(unsigned h)
 {
-	int rc;
-	bgpm_set *s = control(h, __func__, &rc);
-	if (!s)
-		return rc;
+	FIND_SET(OWNER);
 	if (!s->cs)
 		return fail(BGPM_ENOT_APPLIED, __func__, "event set %u is not applied", h);
 	if (s->running)
@@ -1177,24 +1068,6 @@ int Bgpm_Reset(unsigned h)
 	rc = clab_evset_reset(s->cs);
 	zero(s);
 	return rc ? from_clab(rc, s->unit, __func__) : BGPM_EOK;
-}
-
-int Bgpm_ResetStart(unsigned h)
-{
-	int rc;
-	bgpm_set *s = startable(h, __func__, &rc);
-	if (!s)
-		return rc;
-	if (s->running)
-		return fail(BGPM_EUPDATE_DISALLOWED, __func__, "event set %u is running; stop it first", h);
-	rc = clab_evset_reset(s->cs);
-	zero(s);
-	if (!rc)
-		rc = clab_evset_start(s->cs);
-	if (rc)
-		return from_clab(rc, s->unit, __func__);
-	s->running = s->started = 1;
-	return BGPM_EOK;
 }
 
 /* ---- reading and writing ------------------------------------------------------ */
@@ -1225,6 +1098,12 @@ static int read_all(bgpm_set *s, int64_t *vals, const char *fn)
 	return BGPM_EOK;
 }
 
+/* read_all for a call that returns its value through out. */
+static int read_into(bgpm_set *s, const void *out, int64_t *vals, const char *fn)
+{
+	return out ? read_all(s, vals, fn) : null_arg(fn);
+}
+
 static uint64_t event_value(const bgpm_set *s, int i, const int64_t *vals, unsigned links)
 {
 	const bgpm_event *e = &s->ev[i];
@@ -1246,15 +1125,9 @@ static uint64_t event_value(const bgpm_set *s, int i, const int64_t *vals, unsig
 
 int Bgpm_ReadEvent(unsigned h, unsigned idx, uint64_t *pValue)
 {
-	int rc;
-	bgpm_event *e;
-	bgpm_set *s = event_at(h, idx, __func__, &rc, &e);
-	if (!s)
-		return rc;
-	if (!pValue)
-		return fail(BGPM_EINV_PARM, __func__, "NULL value pointer");
+	FIND_EVENT(ANY_THREAD);
 	int64_t vals[CLAB_EVSET_MAX_EVENTS];
-	if ((rc = read_all(s, vals, __func__)) < 0)
+	if ((rc = read_into(s, pValue, vals, __func__)))
 		return rc;
 	*pValue = event_value(s, (int)idx, vals, s->links);
 	return BGPM_EOK;
@@ -1262,12 +1135,9 @@ int Bgpm_ReadEvent(unsigned h, unsigned idx, uint64_t *pValue)
 
 int Bgpm_ReadEventList(unsigned h, uint64_t *pValues, unsigned *pLen)
 {
-	int rc;
-	bgpm_set *s = lookup(h, __func__, &rc);
-	if (!s)
-		return rc;
+	FIND_SET(ANY_THREAD);
 	if (!pValues || !pLen)
-		return fail(BGPM_EINV_PARM, __func__, "NULL pointer");
+		return null_arg(__func__);
 	if (*pLen < (unsigned)s->n)
 		return fail(BGPM_EARRAY_TOO_SMALL, __func__, "event set %u has %d events, the array %u", h, s->n, *pLen);
 	int64_t vals[CLAB_EVSET_MAX_EVENTS];
@@ -1300,50 +1170,31 @@ static int write_one(bgpm_set *s, bgpm_event *e, int j, uint64_t value, const ch
 
 int Bgpm_WriteEvent(unsigned h, unsigned idx, uint64_t value)
 {
-	int rc;
-	bgpm_event *e;
-	bgpm_set *s = event_at(h, idx, __func__, &rc, &e);
-	if (!s)
-		return rc;
-	if (!pthread_equal(s->owner, pthread_self()))
-		return fail(BGPM_ENOT_CONTROL_THREAD, __func__, "event set %u belongs to another thread", h);
+	FIND_EVENT(OWNER);
 	if (e->nreq > 1)
 		return fail(BGPM_EINV_OP, __func__, "%s is counted in several places: write one with Bgpm_L2_WriteEvent",
 			    bgpm_ids[e->id].label);
 	return write_one(s, e, 0, value, __func__);
 }
 
-static bgpm_set *l2_slice_event(unsigned h, unsigned slice, unsigned idx, const char *fn, int *rc, bgpm_event **e)
+/* 0, or the error why slice of event e of s cannot be read or written. */
+static int slice_refused(const bgpm_set *s, unsigned slice, const char *fn)
 {
-	bgpm_set *s = event_at(h, idx, fn, rc, e);
-	if (!s)
-		return NULL;
-	if (s->unit != BGPMUnitType_L2) {
-		*rc = fail(BGPM_EINV_OP, fn, "event set %u is not an L2 set", h);
-		return NULL;
-	}
-	if (slice >= L2_SLICES) {
-		*rc = fail(BGPM_EINV_L2_SLICE, fn, "slice %u is not 0..15", slice);
-		return NULL;
-	}
-	if (!s->l2_slice) {
-		*rc = fail(BGPM_ECONF_L2_COMBINE, fn, "event set %u counts the slices combined; per-slice reads need _SLICE events", h);
-		return NULL;
-	}
-	return s;
+	if (s->unit != BGPMUnitType_L2)
+		return fail(BGPM_EINV_OP, fn, "event set %u is not an L2 set", s->handle);
+	if (slice >= L2_SLICES)
+		return fail(BGPM_EINV_L2_SLICE, fn, "slice %u is not 0..15", slice);
+	if (!s->l2_slice)
+		return fail(BGPM_ECONF_L2_COMBINE, fn, "event set %u counts the slices combined; per-slice reads need _SLICE events",
+			    s->handle);
+	return 0;
 }
 
 int Bgpm_L2_ReadEvent(unsigned h, unsigned slice, unsigned idx, uint64_t *pValue)
 {
-	int rc;
-	bgpm_event *e;
-	bgpm_set *s = l2_slice_event(h, slice, idx, __func__, &rc, &e);
-	if (!s)
-		return rc;
-	if (!pValue)
-		return fail(BGPM_EINV_PARM, __func__, "NULL value pointer");
+	FIND_EVENT(ANY_THREAD);
 	int64_t vals[CLAB_EVSET_MAX_EVENTS];
-	if ((rc = read_all(s, vals, __func__)) < 0)
+	if ((rc = slice_refused(s, slice, __func__)) || (rc = read_into(s, pValue, vals, __func__)))
 		return rc;
 	*pValue = (uint64_t)vals[e->first + (int)slice];
 	return BGPM_EOK;
@@ -1351,31 +1202,21 @@ int Bgpm_L2_ReadEvent(unsigned h, unsigned slice, unsigned idx, uint64_t *pValue
 
 int Bgpm_L2_WriteEvent(unsigned h, unsigned slice, unsigned idx, uint64_t value)
 {
-	int rc;
-	bgpm_event *e;
-	bgpm_set *s = l2_slice_event(h, slice, idx, __func__, &rc, &e);
-	if (!s)
-		return rc;
-	if (!pthread_equal(s->owner, pthread_self()))
-		return fail(BGPM_ENOT_CONTROL_THREAD, __func__, "event set %u belongs to another thread", h);
-	return write_one(s, e, (int)slice, value, __func__);
+	FIND_EVENT(OWNER);
+	return (rc = slice_refused(s, slice, __func__)) ? rc : write_one(s, e, (int)slice, value, __func__);
 }
 
 int Bgpm_NW_ReadLinkEvent(unsigned h, unsigned idx, UPC_NW_LinkMasks mask, uint64_t *pValue)
 {
-	int rc;
-	bgpm_event *e;
-	bgpm_set *s = event_at(h, idx, __func__, &rc, &e);
-	if (!s)
-		return rc;
+	FIND_EVENT(ANY_THREAD);
 	if (s->unit != BGPMUnitType_NW)
 		return fail(BGPM_EINV_OP, __func__, "event set %u is not a network set", h);
-	if (!pValue || !mask || ((unsigned)mask & ~(unsigned)UPC_NW_ALL_LINKS))
-		return fail(BGPM_EINV_PARM, __func__, "need a value pointer and a link mask within 0xffe0");
+	if (!mask || ((unsigned)mask & ~(unsigned)UPC_NW_ALL_LINKS))
+		return fail(BGPM_EINV_PARM, __func__, "link mask 0x%x is not a non-empty subset of 0xffe0", (unsigned)mask);
 	if (s->cs && !((unsigned)mask & s->links))
 		return BGPM_WNOT_LINK_CTL;
 	int64_t vals[CLAB_EVSET_MAX_EVENTS];
-	if ((rc = read_all(s, vals, __func__)) < 0)
+	if ((rc = read_into(s, pValue, vals, __func__)))
 		return rc;
 	*pValue = event_value(s, (int)idx, vals, (unsigned)mask);
 	return BGPM_EOK;
@@ -1385,11 +1226,7 @@ int Bgpm_NW_ReadLinkEvent(unsigned h, unsigned idx, UPC_NW_LinkMasks mask, uint6
  * simulated kernel keeps no counts from before). */
 int Bgpm_CNK_SampleEvent(unsigned h, unsigned idx, uint64_t *pValue)
 {
-	int rc;
-	bgpm_event *e;
-	bgpm_set *s = event_at(h, idx, __func__, &rc, &e);
-	if (!s)
-		return rc;
+	FIND_EVENT(ANY_THREAD);
 	if (s->unit != BGPMUnitType_CNK)
 		return fail(BGPM_EINV_OP, __func__, "event set %u is not a CNK set", h);
 	if (!s->cs)
@@ -1409,7 +1246,7 @@ static int get_handles(unsigned h, uint64_t *all, unsigned *num, uint64_t *hctr,
 		       int ll, const char *fn)
 {
 	int rc;
-	bgpm_set *s = lookup(h, fn, &rc);
+	bgpm_set *s = find(h, 0, NULL, ANY_THREAD, fn, &rc);
 	if (!s)
 		return rc;
 	if (s->unit != BGPMUnitType_PUNIT)
@@ -1431,14 +1268,14 @@ static int get_handles(unsigned h, uint64_t *all, unsigned *num, uint64_t *hctr,
 int Bgpm_Punit_GetHandles(unsigned h, Bgpm_Punit_Handles_t *p)
 {
 	if (!p)
-		return fail(BGPM_EINV_PARM, __func__, "NULL handles");
+		return null_arg(__func__);
 	return get_handles(h, &p->allCtrMask, &p->numCtrs, p->hCtr, BGPM_MAX_PUNIT_HANDLES, 0, __func__);
 }
 
 int Bgpm_Punit_GetLLHandles(unsigned h, Bgpm_Punit_LLHandles_t *p)
 {
 	if (!p)
-		return fail(BGPM_EINV_PARM, __func__, "NULL handles");
+		return null_arg(__func__);
 	return get_handles(h, &p->allCtrMask, &p->numCtrs, p->hCtr, UPC_P_NUM_COUNTERS, 1, __func__);
 }
 
@@ -1451,7 +1288,7 @@ static bgpm_set *by_handle(uint64_t hc, const char *fn)
 		fail(BGPM_EINV_PARM, fn, "0x%llx is not a Punit handle", (unsigned long long)hc);
 		return NULL;
 	}
-	return lookup(h - 1, fn, &rc);
+	return find(h - 1, 0, NULL, ANY_THREAD, fn, &rc);
 }
 
 /* Counters of one simulated set start and stop together: any mask of a

@@ -23,6 +23,24 @@ static int init_thread(hwd_context_t *ctx)
 	return rc == BGPM_EOK || rc == BGPM_EINITED ? PAPI_OK : PAPI_ECMP;
 }
 
+/* No events of its own. PAPI asks every component for an unprefixed
+ * name and gives up at the first that answers PAPI_ECMP (its default for
+ * a missing function), so this one must say "not mine" for the bgpm/*
+ * components after it to be asked. */
+static int name_to_code(const char *name, unsigned int *code)
+{
+	(void)name;
+	(void)code;
+	return PAPI_ENOEVNT;
+}
+
+static int enum_events(unsigned int *code, int modifier)
+{
+	(void)code;
+	(void)modifier;
+	return PAPI_ENOEVNT;
+}
+
 static int shutdown_thread(hwd_context_t *ctx)
 {
 	(void)ctx;
@@ -44,4 +62,6 @@ papi_vector_t _bgpm_thread_vector = {
 	.init_component = init_component,
 	.init_thread = init_thread,
 	.shutdown_thread = shutdown_thread,
+	.ntv_name_to_code = name_to_code,
+	.ntv_enum_events = enum_events,
 };
