@@ -29,7 +29,7 @@ DEB_PACKAGES := build-essential dpkg-dev pkg-config libpfm4-dev libhwloc-dev \
 	gfortran papi-tools libfftw3-dev
 
 LIB_SRCS := $(wildcard framework/*.c sim_backends/activity/*.c sim_backends/bgq/*.c backends/linux/*.c \
-	sim_backends/bgl/*.c sim_backends/torus/*.c)
+	sim_backends/bgl/*.c sim_backends/torus/*.c sim_backends/gemini/*.c)
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 GEN := $(BUILD)/gen/bgq_events.h
 LIBCLAB := $(STAGE)/lib/libcounterlab.so

@@ -29,7 +29,7 @@ run() { # name command...: runs, shows the output, counts
 	fi
 }
 
-LIB_SRCS=$(ls framework/*.c sim_backends/activity/*.c sim_backends/bgq/*.c sim_backends/bgl/*.c sim_backends/torus/*.c backends/linux/*.c)
+LIB_SRCS=$(ls framework/*.c sim_backends/activity/*.c sim_backends/bgq/*.c sim_backends/bgl/*.c sim_backends/torus/*.c sim_backends/gemini/*.c backends/linux/*.c)
 
 # The library is compiled once per flavour (plain, sanitizers) into an
 # archive every unit test links whole: compiling it again for each test
