@@ -11,7 +11,6 @@ extern const clab_unit_ops clab_gemini_nw_ops;
 const clab_netevent *clab_bgq_netevents(int *n);
 const clab_netevent *clab_bgl_netevents(int *n);
 const clab_netevent *clab_torus_netevents(int *n);
-const clab_netevent *clab_gemini_netevents(int *n);
 
 static const clab_unit_ops *const backends[] = {
 	&clab_bgq_punit_ops,
@@ -35,7 +34,6 @@ static const struct {
 	{"bgq", clab_bgq_netevents},
 	{"bgl", clab_bgl_netevents},
 	{"torus", clab_torus_netevents},
-	{"gemini", clab_gemini_netevents},
 };
 
 const clab_unit_ops *clab_backend_find(const char *name)

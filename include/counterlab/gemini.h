@@ -120,6 +120,15 @@ uint64_t clab_gemini_nic(const clab_gemini *g, uint32_t router, int node, int k)
 enum clab_gemini_metric { CLAB_GEM_TRAFFIC, CLAB_GEM_PACKETS, CLAB_GEM_INQ_STALLS,
 			  CLAB_GEM_CREDIT_STALLS, CLAB_GEM_NMETRICS };
 uint64_t clab_gemini_link(const clab_gemini *g, uint32_t router, int dir, int metric);
+/* The events tools show per router: the link metrics of every direction
+ * (LINK_XP_TRAFFIC, _PACKETS, _INQ_STALL_NS, _CREDIT_STALL_NS; stall
+ * cycles x 1.25 ns), then the NIC counters (GM_ORB_PERF_VC0_FLITS, ...).
+ * Index i < CLAB_GEM_NEVENTS: name (NULL past the end), *descr, and the
+ * value on router r (NIC counters: node 0 or 1, or -1 for both). */
+#define CLAB_GEM_LINK_EVENTS (CLAB_GEM_NDIRS * CLAB_GEM_NMETRICS)
+#define CLAB_GEM_NEVENTS (CLAB_GEM_LINK_EVENTS + CLAB_GEM_NIC_CTRS)
+const char *clab_gemini_event(int i, const char **descr);
+uint64_t clab_gemini_event_count(const clab_gemini *g, uint32_t router, int node, int i);
 const clab_gemini_tilemap *clab_gemini_map(const clab_gemini *g);
 const clab_torus *clab_gemini_torus(const clab_gemini *g);
 /* Router and node (0, 1) of rank r. */

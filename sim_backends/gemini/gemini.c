@@ -10,6 +10,8 @@
  * queue (input-queue stalls of the input tiles) and, its buffers full,
  * holds up the tile upstream (credit stalls there). */
 #include <math.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "counterlab/backend.h"
@@ -446,6 +448,54 @@ uint64_t clab_gemini_link(const clab_gemini *g, uint32_t router, int dir, int me
 				if (ctr[metric][j] >= 0)
 					v += clab_gemini_tile(g, router, t, ctr[metric][j]);
 	return metric == CLAB_GEM_TRAFFIC ? v * CLAB_GEMINI_PHIT : v;
+}
+
+static char event_names[CLAB_GEM_LINK_EVENTS][40], event_descr[CLAB_GEM_NEVENTS][160];
+static pthread_once_t events_once = PTHREAD_ONCE_INIT;
+
+static void events_build(void)
+{
+	static const char *const dirs[CLAB_GEM_NDIRS] = {"XP", "XM", "YP", "YM", "ZP", "ZM", "HOST"};
+	static const char *const tags[CLAB_GEM_NMETRICS] = {
+		"TRAFFIC", "PACKETS", "INQ_STALL_NS", "CREDIT_STALL_NS",
+	};
+	static const char *const what[CLAB_GEM_NMETRICS] = {
+		"bytes entering the router by its %s tiles (3 x VC0+VC1 phits, derived)",
+		"packets entering the router by its %s tiles (VC0+VC1, derived)",
+		"input-queue stall time of its %s tiles, ns (800 MHz cycles x 1.25, derived)",
+		"credit stall time of its %s tiles, ns (800 MHz cycles x 1.25, derived)",
+	};
+	for (int d = 0; d < CLAB_GEM_NDIRS; d++)
+		for (int x = 0; x < CLAB_GEM_NMETRICS; x++) {
+			int i = d * CLAB_GEM_NMETRICS + x;
+			snprintf(event_names[i], sizeof event_names[i], "LINK_%s_%s", dirs[d], tags[x]);
+			snprintf(event_descr[i], sizeof event_descr[i], what[x], clab_gemini_dir_name(d));
+		}
+	for (int k = 0; k < CLAB_GEM_NIC_CTRS; k++)
+		snprintf(event_descr[CLAB_GEM_LINK_EVENTS + k], sizeof event_descr[0],
+			 "the node's NIC: %s (16-byte flits, one header flit a packet)", nic_names[k]);
+}
+
+const char *clab_gemini_event(int i, const char **descr)
+{
+	if (i < 0 || i >= CLAB_GEM_NEVENTS)
+		return NULL;
+	pthread_once(&events_once, events_build);
+	if (descr)
+		*descr = event_descr[i];
+	return i < CLAB_GEM_LINK_EVENTS ? event_names[i] : nic_names[i - CLAB_GEM_LINK_EVENTS];
+}
+
+uint64_t clab_gemini_event_count(const clab_gemini *g, uint32_t router, int node, int i)
+{
+	if (i < CLAB_GEM_LINK_EVENTS) {
+		int x = i % CLAB_GEM_NMETRICS;
+		uint64_t v = clab_gemini_link(g, router, i / CLAB_GEM_NMETRICS, x);
+		return x >= CLAB_GEM_INQ_STALLS ? v * 5 / 4 : v;
+	}
+	int k = i - CLAB_GEM_LINK_EVENTS;
+	return node >= 0 ? clab_gemini_nic(g, router, node, k)
+		: clab_gemini_nic(g, router, 0, k) + clab_gemini_nic(g, router, 1, k);
 }
 
 const clab_gemini_tilemap *clab_gemini_map(const clab_gemini *g) { return &g->tm; }

@@ -160,7 +160,6 @@ static const clab_sim_ops gem_sim = {
 /* ---- the unit ------------------------------------------------------------------ */
 
 static clab_native natives[NNATIVE];
-static char native_names[NNATIVE][48], native_descr[NNATIVE][160];
 static pthread_once_t natives_once = PTHREAD_ONCE_INIT;
 
 static const char *const tile_names[TILE_EVENTS] = {
@@ -173,38 +172,17 @@ static const char *const tile_descr[TILE_EVENTS] = {
 	"800 MHz cycles packets waited in the tile's input queue",
 	"800 MHz cycles the tile's output waited for credits",
 };
-static const char *const dir_tags[CLAB_GEM_NDIRS] = {"XP", "XM", "YP", "YM", "ZP", "ZM", "HOST"};
-static const char *const metric_tags[CLAB_GEM_NMETRICS] = {
-	"TRAFFIC", "PACKETS", "INQ_STALL_NS", "CREDIT_STALL_NS",
-};
-static const char *const metric_descr[CLAB_GEM_NMETRICS] = {
-	"bytes entering the router by its %s tiles (3 x VC0+VC1 phits, derived)",
-	"packets entering the router by its %s tiles (VC0+VC1, derived)",
-	"input-queue stall time of its %s tiles, ns (cycles x 1.25, derived)",
-	"credit stall time of its %s tiles, ns (cycles x 1.25, derived)",
-};
 
+/* the tile counters, then the model's link metrics and NIC counters */
 static void natives_build(void)
 {
-	int k = 0;
-	for (int i = 0; i < TILE_EVENTS; i++, k++)
-		natives[k] = (clab_native){tile_names[i], tile_descr[i], "tile", (uint32_t)k,
+	for (int i = 0; i < TILE_EVENTS; i++)
+		natives[i] = (clab_native){tile_names[i], tile_descr[i], "tile", (uint32_t)i,
 					   0, CLAB_SCOPE_NODE, (1u << NQ) - 1};
-	for (int d = 0; d < CLAB_GEM_NDIRS; d++)
-		for (int x = 0; x < CLAB_GEM_NMETRICS; x++, k++) {
-			snprintf(native_names[k], sizeof native_names[k], "LINK_%s_%s", dir_tags[d],
-				 metric_tags[x]);
-			snprintf(native_descr[k], sizeof native_descr[k], metric_descr[x],
-				 clab_gemini_dir_name(d));
-			natives[k] = (clab_native){native_names[k], native_descr[k], "link",
-						   (uint32_t)k, 0, CLAB_SCOPE_NODE, 0};
-		}
-	for (int i = 0; i < CLAB_GEM_NIC_CTRS; i++, k++) {
-		snprintf(native_descr[k], sizeof native_descr[k],
-			 "this node's NIC: %s (16-byte flits, one header flit a packet)",
-			 clab_gemini_nic_name(i));
-		natives[k] = (clab_native){clab_gemini_nic_name(i), native_descr[k], "nic",
-					   (uint32_t)k, 0, CLAB_SCOPE_NODE, 0};
+	for (int i = 0; i < CLAB_GEM_NEVENTS; i++) {
+		const char *descr, *name = clab_gemini_event(i, &descr);
+		natives[TILE_EVENTS + i] = (clab_native){name, descr, i < LINK_EVENTS ? "link" : "nic",
+							 (uint32_t)(TILE_EVENTS + i), 0, CLAB_SCOPE_NODE, 0};
 	}
 }
 
@@ -420,23 +398,3 @@ const clab_unit_ops clab_gemini_nw_ops = {
 	.peek = gem_read,
 	.counters = gem_counters,
 };
-
-/* ---- the unit's events for counterlab-netsim ------------------------------- */
-
-/* The torus model's per-link counts under Gemini's names (per direction,
- * sending side; the tiles' own counts come from clab_gemini). */
-#define DIRECTION(D, LINK)                                                                  \
-	{"LINK_" D "_PKTS_SENT", "packets sent toward " D " (torus model, as PUT requests)",    \
-	 CLAB_NET_SENT_PACKETS, 0x7fu, LINK, 1},                                                 \
-	{"LINK_" D "_PHITS_SENT", "phits sent toward " D " (torus model, as PUT requests)",     \
-	 CLAB_NET_SENT_CHUNKS, 0x7fu, LINK, 1}
-static const clab_netevent gem_events[] = {
-	DIRECTION("XM", 0), DIRECTION("XP", 1), DIRECTION("YM", 2),
-	DIRECTION("YP", 3), DIRECTION("ZM", 4), DIRECTION("ZP", 5),
-};
-
-const clab_netevent *clab_gemini_netevents(int *n)
-{
-	*n = (int)(sizeof gem_events / sizeof *gem_events);
-	return gem_events;
-}
