@@ -117,15 +117,18 @@ void clab_gemini_tile_set(clab_gemini *g, uint32_t router, int tile, int ctr, ui
 uint64_t clab_gemini_nic(const clab_gemini *g, uint32_t router, int node, int k);
 /* Link-level metrics of a direction as monitoring tools compute them from
  * tile counters (traffic bytes = 3 x phits, packets, stall cycles). */
+/* clab_gemini_link's dir for the six network directions together */
+#define CLAB_GEM_NET CLAB_GEM_NDIRS
 enum clab_gemini_metric { CLAB_GEM_TRAFFIC, CLAB_GEM_PACKETS, CLAB_GEM_INQ_STALLS,
 			  CLAB_GEM_CREDIT_STALLS, CLAB_GEM_NMETRICS };
 uint64_t clab_gemini_link(const clab_gemini *g, uint32_t router, int dir, int metric);
 /* The events tools show per router: the link metrics of every direction
  * (LINK_XP_TRAFFIC, _PACKETS, _INQ_STALL_NS, _CREDIT_STALL_NS; stall
- * cycles x 1.25 ns), then the NIC counters (GM_ORB_PERF_VC0_FLITS, ...).
+ * cycles x 1.25 ns) and of all six network directions together
+ * (LINK_NET_*, CLAB_GEM_NET), then the NIC counters (GM_ORB_PERF_VC0_FLITS, ...).
  * Index i < CLAB_GEM_NEVENTS: name (NULL past the end), *descr, and the
  * value on router r (NIC counters: node 0 or 1, or -1 for both). */
-#define CLAB_GEM_LINK_EVENTS (CLAB_GEM_NDIRS * CLAB_GEM_NMETRICS)
+#define CLAB_GEM_LINK_EVENTS ((CLAB_GEM_NDIRS + 1) * CLAB_GEM_NMETRICS)
 #define CLAB_GEM_NEVENTS (CLAB_GEM_LINK_EVENTS + CLAB_GEM_NIC_CTRS)
 const char *clab_gemini_event(int i, const char **descr);
 uint64_t clab_gemini_event_count(const clab_gemini *g, uint32_t router, int node, int i);
@@ -135,6 +138,22 @@ const clab_torus *clab_gemini_torus(const clab_gemini *g);
 void clab_gemini_place(const clab_gemini *g, uint32_t r, uint32_t *router, int *node);
 /* The metric's counter deltas from a before image (tile counters, wrap-safe). */
 uint64_t clab_gemini_delta(uint64_t now, uint64_t before);
+
+/* Live MPI programs (libcounterlab-mpi): clab_live_message hands a
+ * Gemini torus's messages to clab_gemini_live_message, which counts them
+ * as the model would (PUT up to eager_max, GET above; payload unknown:
+ * uncompressed) into per-router blocks: word CLAB_GEM_LIVE_TILE_WORD(t, c)
+ * for tile t's VC0 phits, VC1 phits, VC0 packets, VC1 packets (c 0-3),
+ * CLAB_GEM_LIVE_NIC_WORD(node, k) for the NIC counters. A model whose
+ * machine runs a live program is registered (one per process); its
+ * counters then include those blocks. No stalls for live traffic. */
+#define CLAB_GEM_LIVE_TILE_WORD(t, c) ((size_t)(t) * 4 + (size_t)(c))
+#define CLAB_GEM_LIVE_NIC_WORD(n, k) \
+	((size_t)CLAB_GEMINI_TILES * 4 + (size_t)(n) * CLAB_GEM_NIC_CTRS + (size_t)(k))
+void clab_gemini_live_register(clab_gemini *g, int on);
+int clab_gemini_live_message(const clab_torus *t, const clab_map *map, uint32_t src,
+			     uint32_t dst, uint64_t bytes, const void *buf,
+			     clab_live_add add, void *arg);
 
 /* Every message of n's phases also goes to g (counterlab-netsim). */
 void clab_gemini_observe(clab_net *n, clab_gemini *g);

@@ -54,6 +54,9 @@ typedef struct stream {
 	double bytes;
 } stream;
 
+_Static_assert(CLAB_GEM_LIVE_NIC_WORD(2, 0) <= sizeof(clab_live_node) / sizeof(uint64_t),
+	       "a Gemini router's live counters fit a live block");
+
 struct clab_gemini {
 	const clab_torus *t;
 	const clab_map *map;
@@ -67,6 +70,7 @@ struct clab_gemini {
 	double *flow;              /* [router][in][out] bytes this phase */
 	uint64_t *nic;             /* [router][node][ctr] totals */
 	uint64_t *pnic;            /* [router][node][ctr] this phase */
+	int live;                  /* a live MPI program's blocks add to the counters */
 	double *pace;              /* [router][in] slowest source feeding it, s */
 	stream *streams;           /* this phase's packet streams */
 	size_t nstreams, capstreams;
@@ -177,8 +181,17 @@ uint32_t clab_gemini_packet_phits(int kind, const uint8_t *p, uint32_t n)
 }
 
 /* One kind of packet of a message on its way, for the route walk. */
+/* Where a message's counts go: the model's phase (model_add) or a live
+ * MPI program's per-router block (clab_live_add), by word of
+ * CLAB_GEM_LIVE_TILE_WORD / CLAB_GEM_LIVE_NIC_WORD. */
+typedef struct sink {
+	clab_live_add add;
+	void *arg;
+} sink;
+
 typedef struct walk {
-	clab_gemini *g;
+	const clab_gemini *g;
+	sink to;
 	uint32_t at;       /* router the packets are in */
 	int in;            /* the port they entered it by */
 	int vc;
@@ -190,7 +203,7 @@ typedef struct walk {
  * dealt in turns. */
 static void enter(walk *w)
 {
-	clab_gemini *g = w->g;
+	const clab_gemini *g = w->g;
 	int k = g->ntiles[w->in];
 	if (!k || !w->packets)
 		return;
@@ -204,8 +217,8 @@ static void enter(walk *w)
 		/* equal packets but for `extra` phits, given to the first tiles */
 		uint64_t ph = n * per + (extra ? (extra < n ? extra : n) : 0);
 		extra -= extra < n ? extra : n;
-		PTILE(g, w->at, t, w->vc) += ph;
-		PTILE(g, w->at, t, 2 + w->vc) += n;
+		w->to.add(w->to.arg, w->at, CLAB_GEM_LIVE_TILE_WORD(t, w->vc), ph);
+		w->to.add(w->to.arg, w->at, CLAB_GEM_LIVE_TILE_WORD(t, 2 + w->vc), n);
 	}
 }
 
@@ -217,10 +230,17 @@ static void hop(void *arg, uint32_t node, int link)
 	enter(w);
 }
 
-/* packets of `phits` in all from (router rs, NIC ns) to (rd, nd) on vc:
- * counted where they enter, kept for the phase's pricing. */
-static int send_packets(clab_gemini *g, uint32_t rs, int ns, uint32_t rd, int nd, int vc,
-			uint64_t packets, uint64_t phits, uint64_t turn)
+static void model_add(void *arg, uint32_t r, size_t word, uint64_t v)
+{
+	clab_gemini *g = arg;
+	if (word < CLAB_GEM_LIVE_NIC_WORD(0, 0))
+		g->ptile[(size_t)r * CLAB_GEMINI_TILES * PHASE_CTRS + word] += v;
+	else
+		g->pnic[(size_t)r * 2 * CLAB_GEM_NIC_CTRS + word - CLAB_GEM_LIVE_NIC_WORD(0, 0)] += v;
+}
+
+/* A stream of the model's phase, for its pricing. */
+static int keep_stream(clab_gemini *g, uint32_t rs, int ns, uint32_t rd, int nd, uint64_t phits)
 {
 	if (g->nstreams == g->capstreams) {
 		size_t cap = g->capstreams ? 2 * g->capstreams : 256;
@@ -233,19 +253,28 @@ static int send_packets(clab_gemini *g, uint32_t rs, int ns, uint32_t rd, int nd
 	}
 	g->streams[g->nstreams++] = (stream){rs, rd, (uint8_t)ns, (uint8_t)nd,
 					     (double)phits * CLAB_GEMINI_PHIT};
-	walk w = {g, rs, NIC_SLOT(ns), vc, packets, phits, turn};
-	enter(&w);
-	clab_torus_route(g->t, rs, rd, 0, hop, &w);
 	return CLAB_OK;
 }
 
-static void nic_add(clab_gemini *g, uint32_t r, int n, int k, uint64_t v)
+/* packets of `phits` in all from (router rs, NIC ns) to (rd, nd) on vc,
+ * counted on the tiles they enter */
+static void send_packets(const clab_gemini *g, sink to, uint32_t rs, int ns, uint32_t rd,
+			 int vc, uint64_t packets, uint64_t phits, uint64_t turn)
 {
-	NIC(g, pnic, r, n, k) += v;
+	walk w = {g, to, rs, NIC_SLOT(ns), vc, packets, phits, turn};
+	enter(&w);
+	clab_torus_route(g->t, rs, rd, 0, hop, &w);
 }
 
-int clab_gemini_message(clab_gemini *g, uint32_t src, uint32_t dst, uint64_t bytes,
-			const void *buf, int proto, uint64_t count)
+static void nic_add(sink to, uint32_t r, int n, int k, uint64_t v)
+{
+	to.add(to.arg, r, CLAB_GEM_LIVE_NIC_WORD(n, k), v);
+}
+
+/* A message's packets and NIC work into `to`; the model's own phase also
+ * keeps its streams (g is then not const). */
+static int count_message(const clab_gemini *g, sink to, uint32_t src, uint32_t dst,
+			 uint64_t bytes, const void *buf, int proto, uint64_t count)
 {
 	if (src >= g->map->nranks || dst >= g->map->nranks)
 		return clab_seterr(CLAB_E_INVAL, "rank %u does not exist: the map places %u ranks",
@@ -282,31 +311,77 @@ int clab_gemini_message(clab_gemini *g, uint32_t src, uint32_t dst, uint64_t byt
 	uint64_t turn = (uint64_t)rs * 7 + rd * 13;
 	/* the data packets travel src -> dst (PUT requests on VC0, GET replies
 	 * on VC1); the others dst -> src (ACKs on VC1, GET requests on VC0) */
-	int other = put ? CLAB_GEM_PUT_ACK : CLAB_GEM_GET_REQ;
-	int rc = send_packets(g, rs, ns, rd, nd, put ? 0 : 1, npk * count, data_phits * count, turn);
-	if (!rc)
-		rc = send_packets(g, rd, nd, rs, ns, put ? 1 : 0, npk * count,
-				  npk * count * head_phits[other], turn);
-	if (rc)
-		return rc;
+	uint64_t back_phits = npk * count * head_phits[put ? CLAB_GEM_PUT_ACK : CLAB_GEM_GET_REQ];
+	if (to.add == model_add) {
+		clab_gemini *m = to.arg;
+		int rc = keep_stream(m, rs, ns, rd, nd, data_phits * count);
+		if (!rc)
+			rc = keep_stream(m, rd, nd, rs, ns, back_phits);
+		if (rc)
+			return rc;
+	}
+	send_packets(g, to, rs, ns, rd, put ? 0 : 1, npk * count, data_phits * count, turn);
+	send_packets(g, to, rd, nd, rs, put ? 1 : 0, npk * count, back_phits, turn);
 	/* the NICs: the initiator's ORB and TARB, the target's RAT and NPT */
 	uint32_t ri = put ? rs : rd, rt = put ? rd : rs;
 	int ni = put ? ns : nd, nt = put ? nd : ns;
 	uint64_t req_flits = npk + (put ? data_flits : 0), rsp_flits = npk + (put ? 0 : data_flits);
-	nic_add(g, ri, ni, CLAB_GEM_ORB_VC0_FLITS, req_flits * count);
-	nic_add(g, ri, ni, CLAB_GEM_ORB_VC0_PKTS, npk * count);
-	nic_add(g, ri, ni, CLAB_GEM_ORB_VC1_FLITS, rsp_flits * count);
-	nic_add(g, ri, ni, CLAB_GEM_ORB_VC1_PKTS, npk * count);
-	nic_add(g, ri, ni, CLAB_GEM_TARB_OUT_FLITS, req_flits * count);
-	nic_add(g, ri, ni, CLAB_GEM_TARB_OUT_PKTS, npk * count);
-	nic_add(g, ri, ni, put ? CLAB_GEM_TARB_FMA_FLITS : CLAB_GEM_TARB_BTE_FLITS, req_flits * count);
-	nic_add(g, ri, ni, put ? CLAB_GEM_TARB_FMA_PKTS : CLAB_GEM_TARB_BTE_PKTS, npk * count);
-	nic_add(g, rt, nt, CLAB_GEM_RAT_HEADER_FLITS_VC0, npk * count);
-	nic_add(g, rt, nt, CLAB_GEM_RAT_DATA_FLITS_VC0, (put ? data_flits : 0) * count);
-	nic_add(g, rt, nt, CLAB_GEM_RAT_TRANSLATIONS_VC0, npk * count);
-	nic_add(g, rt, nt, CLAB_GEM_NPT_FLITS, rsp_flits * count);
-	nic_add(g, rt, nt, CLAB_GEM_NPT_PKTS, npk * count);
+	nic_add(to, ri, ni, CLAB_GEM_ORB_VC0_FLITS, req_flits * count);
+	nic_add(to, ri, ni, CLAB_GEM_ORB_VC0_PKTS, npk * count);
+	nic_add(to, ri, ni, CLAB_GEM_ORB_VC1_FLITS, rsp_flits * count);
+	nic_add(to, ri, ni, CLAB_GEM_ORB_VC1_PKTS, npk * count);
+	nic_add(to, ri, ni, CLAB_GEM_TARB_OUT_FLITS, req_flits * count);
+	nic_add(to, ri, ni, CLAB_GEM_TARB_OUT_PKTS, npk * count);
+	nic_add(to, ri, ni, put ? CLAB_GEM_TARB_FMA_FLITS : CLAB_GEM_TARB_BTE_FLITS, req_flits * count);
+	nic_add(to, ri, ni, put ? CLAB_GEM_TARB_FMA_PKTS : CLAB_GEM_TARB_BTE_PKTS, npk * count);
+	nic_add(to, rt, nt, CLAB_GEM_RAT_HEADER_FLITS_VC0, npk * count);
+	nic_add(to, rt, nt, CLAB_GEM_RAT_DATA_FLITS_VC0, (put ? data_flits : 0) * count);
+	nic_add(to, rt, nt, CLAB_GEM_RAT_TRANSLATIONS_VC0, npk * count);
+	nic_add(to, rt, nt, CLAB_GEM_NPT_FLITS, rsp_flits * count);
+	nic_add(to, rt, nt, CLAB_GEM_NPT_PKTS, npk * count);
 	return CLAB_OK;
+}
+
+int clab_gemini_message(clab_gemini *g, uint32_t src, uint32_t dst, uint64_t bytes,
+			const void *buf, int proto, uint64_t count)
+{
+	return count_message(g, (sink){model_add, g}, src, dst, bytes, buf, proto, count);
+}
+
+/* ---- live MPI programs -------------------------------------------------------- */
+
+/* The machine's model, found by its torus (clab_live_message has only
+ * that): one Gemini network per process is registered. */
+static struct {
+	pthread_mutex_t lock;
+	const clab_torus *t;
+	clab_gemini *g;
+} live_model = {PTHREAD_MUTEX_INITIALIZER, NULL, NULL};
+
+void clab_gemini_live_register(clab_gemini *g, int on)
+{
+	pthread_mutex_lock(&live_model.lock);
+	if (on) {
+		live_model.t = g->t;
+		live_model.g = g;
+		g->live = 1;
+	} else if (live_model.g == g) {
+		live_model.t = NULL;
+		live_model.g = NULL;
+	}
+	pthread_mutex_unlock(&live_model.lock);
+}
+
+int clab_gemini_live_message(const clab_torus *t, const clab_map *map, uint32_t src,
+			     uint32_t dst, uint64_t bytes, const void *buf,
+			     clab_live_add add, void *arg)
+{
+	pthread_mutex_lock(&live_model.lock);
+	const clab_gemini *g = live_model.t == t ? live_model.g : NULL;
+	pthread_mutex_unlock(&live_model.lock);
+	if (!g || g->map != map)
+		return clab_seterr(CLAB_E_NOSUPP, "no Gemini model is registered for this torus");
+	return count_message(g, (sink){add, arg}, src, dst, bytes, buf, CLAB_GEM_MPI, 1);
 }
 
 /* ---- phases and stalls ------------------------------------------------------ */
@@ -413,9 +488,17 @@ int clab_gemini_phase_end(clab_gemini *g, uint64_t times, double *seconds)
 
 /* ---- reading ------------------------------------------------------------------ */
 
+/* A live MPI program's counts of router r (NULL: none). */
+static const uint64_t *live_words(const clab_gemini *g, uint32_t r)
+{
+	return g->live ? (const uint64_t *)clab_live_block(r) : NULL;
+}
+
 uint64_t clab_gemini_tile(const clab_gemini *g, uint32_t router, int tile, int ctr)
 {
-	return TILE(g, router, tile, ctr) & MASK48;
+	const uint64_t *w = ctr < PHASE_CTRS ? live_words(g, router) : NULL;
+	uint64_t v = TILE(g, router, tile, ctr);
+	return (w ? v + w[CLAB_GEM_LIVE_TILE_WORD(tile, ctr)] : v) & MASK48;
 }
 
 void clab_gemini_tile_set(clab_gemini *g, uint32_t router, int tile, int ctr, uint64_t v)
@@ -425,7 +508,8 @@ void clab_gemini_tile_set(clab_gemini *g, uint32_t router, int tile, int ctr, ui
 
 uint64_t clab_gemini_nic(const clab_gemini *g, uint32_t router, int node, int k)
 {
-	return NIC(g, nic, router, node, k);
+	const uint64_t *w = live_words(g, router);
+	return NIC(g, nic, router, node, k) + (w ? w[CLAB_GEM_LIVE_NIC_WORD(node, k)] : 0);
 }
 
 uint64_t clab_gemini_delta(uint64_t now, uint64_t before)
@@ -443,7 +527,7 @@ uint64_t clab_gemini_link(const clab_gemini *g, uint32_t router, int dir, int me
 	};
 	uint64_t v = 0;
 	for (int t = 0; t < CLAB_GEMINI_TILES; t++)
-		if (g->tm.dir[t] == dir)
+		if (dir == CLAB_GEM_NET ? g->tm.dir[t] < CLAB_GEM_HOST : g->tm.dir[t] == dir)
 			for (int j = 0; j < 2; j++)
 				if (ctr[metric][j] >= 0)
 					v += clab_gemini_tile(g, router, t, ctr[metric][j]);
@@ -455,7 +539,7 @@ static pthread_once_t events_once = PTHREAD_ONCE_INIT;
 
 static void events_build(void)
 {
-	static const char *const dirs[CLAB_GEM_NDIRS] = {"XP", "XM", "YP", "YM", "ZP", "ZM", "HOST"};
+	static const char *const dirs[CLAB_GEM_NDIRS + 1] = {"XP", "XM", "YP", "YM", "ZP", "ZM", "HOST", "NET"};
 	static const char *const tags[CLAB_GEM_NMETRICS] = {
 		"TRAFFIC", "PACKETS", "INQ_STALL_NS", "CREDIT_STALL_NS",
 	};
@@ -465,11 +549,12 @@ static void events_build(void)
 		"input-queue stall time of its %s tiles, ns (800 MHz cycles x 1.25, derived)",
 		"credit stall time of its %s tiles, ns (800 MHz cycles x 1.25, derived)",
 	};
-	for (int d = 0; d < CLAB_GEM_NDIRS; d++)
+	for (int d = 0; d <= CLAB_GEM_NDIRS; d++)
 		for (int x = 0; x < CLAB_GEM_NMETRICS; x++) {
 			int i = d * CLAB_GEM_NMETRICS + x;
 			snprintf(event_names[i], sizeof event_names[i], "LINK_%s_%s", dirs[d], tags[x]);
-			snprintf(event_descr[i], sizeof event_descr[i], what[x], clab_gemini_dir_name(d));
+			snprintf(event_descr[i], sizeof event_descr[i], what[x],
+				 d == CLAB_GEM_NET ? "network (X, Y, Z)" : clab_gemini_dir_name(d));
 		}
 	for (int k = 0; k < CLAB_GEM_NIC_CTRS; k++)
 		snprintf(event_descr[CLAB_GEM_LINK_EVENTS + k], sizeof event_descr[0],

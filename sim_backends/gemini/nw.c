@@ -18,7 +18,7 @@
 
 enum { Q_TILE, Q_ROW, Q_COL, NQ };
 #define TILE_EVENTS CLAB_GEM_TILE_CTRS
-#define LINK_EVENTS (CLAB_GEM_NDIRS * CLAB_GEM_NMETRICS)
+#define LINK_EVENTS CLAB_GEM_LINK_EVENTS
 #define NNATIVE (TILE_EVENTS + LINK_EVENTS + CLAB_GEM_NIC_CTRS)
 #define SET_MAX 64
 #define ROUTER_CTRS (CLAB_GEMINI_TILES * CLAB_GEM_TILE_CTRS)
@@ -40,6 +40,8 @@ typedef struct gem_net {
 static void net_destroy(void *p)
 {
 	gem_net *b = p;
+	if (b->gn.g)
+		clab_gemini_live_register(b->gn.g, 0);
 	clab_net_free(b->gn.net);
 	clab_gemini_free(b->gn.g);
 	clab_map_free(&b->gn.tn.map);
@@ -72,6 +74,7 @@ static void *net_create(clab_machine *m, int *err)
 		b->gn.g = clab_gemini_new(&tn->torus, &tn->map, &b->gn.map, &rc);
 	if (!rc && (b->gn.net = clab_net_new(&tn->torus, &tn->map, &rc)) != NULL) {
 		clab_gemini_observe(b->gn.net, b->gn.g);
+		clab_gemini_live_register(b->gn.g, 1); /* libcounterlab-mpi's messages */
 		clab_gemini_place(b->gn.g, tn->rank, &b->gn.router, &b->gn.node);
 	}
 	if (rc) {
@@ -233,7 +236,7 @@ static void values(gem_unit *u, gem_set *s, uint64_t *v)
 		} else if (e < TILE_EVENTS + LINK_EVENTS) {
 			int d = (e - TILE_EVENTS) / CLAB_GEM_NMETRICS, x = (e - TILE_EVENTS) % CLAB_GEM_NMETRICS;
 			for (int t = 0; t < CLAB_GEMINI_TILES; t++) {
-				if (tm->dir[t] != d)
+				if (d == CLAB_GEM_NET ? tm->dir[t] == CLAB_GEM_HOST : tm->dir[t] != d)
 					continue;
 				if (x == CLAB_GEM_TRAFFIC)
 					v[i] += 3 * (tile_delta(s, now, t, CLAB_GEM_VC0_PHITS) +

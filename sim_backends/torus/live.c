@@ -7,6 +7,7 @@
 #include <string.h>
 #include "counterlab/backend.h"
 #include "counterlab/torus.h"
+#include "counterlab/gemini.h"
 
 static void *no_torus(clab_machine *m, int *err)
 {
@@ -81,6 +82,8 @@ int clab_live_message(const clab_torus *t, const clab_map *map, uint32_t src,
 				   src >= map->nranks ? src : dst, map->nranks);
 	if (vc < CLAB_VC_MPI || vc >= CLAB_NVC)
 		return clab_seterr(CLAB_E_INVAL, "virtual channel %d does not exist", vc);
+	if (!strcmp(t->spec->name, "gemini")) /* tiles and NICs, not links */
+		return clab_gemini_live_message(t, map, src, dst, bytes, NULL, add, arg);
 	uint32_t s = map->node[src], r = map->node[dst];
 	clab_packets pk = clab_netspec_packetize(t->spec, bytes);
 	add(arg, s, CLAB_LIVE_MU_WORD(CLAB_LIVE_MU_PKT_INJ), pk.packets);

@@ -131,5 +131,26 @@ else
 	bad "too many ranks for the map: $(head -3 "$tmp/few.err")"
 fi
 
+# Gemini: the pingpong's sender reads its router's tiles. Ranks 0 and 1
+# on routers (0,0,0) and (1,0,0); 1 MB messages go by GET: per message
+# 16384 requests of 8 phits from the receiver and 16384 replies of 27
+# from the sender. Two more iterations add, at the sender's router, 2 x
+# 32768 packets entering from its NIC (its replies and its requests) with
+# 2 x 16384 x (27 + 8) phits, and as many from the network.
+gem() { # ITERS: rank 0's CSV row
+	COUNTERLAB_MACHINE="gemini:clock=virtual,torus=4x1x1,ppn=1" \
+		timeout 120 mpirun --allow-run-as-root --oversubscribe -n 2 -x COUNTERLAB_MACHINE \
+		-x COUNTERLAB_MACHINES "$bindir/counterlab-pingpong" --bytes 1048576 --iters "$1" \
+		2>"$tmp/gem.err" | tail -1
+}
+one=$(gem 1)
+three=$(gem 3)
+d=$(awk -F, -v a="$one" 'BEGIN { split(a, x, ",") } { printf "%d %d %d %d", $4 - x[4], $5 - x[5], $6 - x[6], $7 - x[7] }' <<< "$three")
+if [ "$d" = "65536 1146880 65536 1146880" ]; then
+	ok "gemini pingpong: 2 iterations add TX and RX of 65536 packets, 1146880 phits ($three)"
+else
+	bad "gemini pingpong: iters 1: $one, iters 3: $three, difference $d ($(tail -2 "$tmp/gem.err"))"
+fi
+
 echo "$fails failed"
 [ $fails = 0 ]
