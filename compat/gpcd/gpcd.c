@@ -62,9 +62,9 @@ static const gpcd_mmr_desc_t *table(void)
  * a copy of a descriptor): -1 if unknown. */
 static int reg_index(const gpcd_mmr_desc_t *d)
 {
-	const gpcd_mmr_desc_t *t = table();
-	if (d >= t && d < t + NREGS)
-		return (int)(d - t);
+	/* a descriptor of ours (lookups built the table) */
+	if (d >= regs && d < regs + NREGS)
+		return (int)(d - regs);
 	uint64_t a = d->addr;
 	if (a >= TILE_ADDR(0, 0, 0) && a <= TILE_ADDR(5, 7, 5)) {
 		uint64_t off = a - 0x2000000ull;
@@ -103,11 +103,10 @@ static clab_gemini_net *gemini(void)
 	return gn;
 }
 
-static uint64_t value_of(const clab_gemini_net *g, int i)
+/* Every register's value now, in regs order. */
+static void snapshot(const clab_gemini_net *g, uint64_t v[NREGS])
 {
-	if (i < TILE_REGS)
-		return clab_gemini_tile(g->g, g->router, i / CLAB_GEM_TILE_CTRS, i % CLAB_GEM_TILE_CTRS);
-	return clab_gemini_nic(g->g, g->router, g->node, i - TILE_REGS);
+	clab_gemini_router_read(g->g, g->router, g->node, v, v + TILE_REGS);
 }
 
 /* ---- registers --------------------------------------------------------------- */
@@ -133,7 +132,9 @@ int gpcd_read_mmr_val(const gpcd_mmr_desc_t *mmrd, uint64_t *val, uint32_t nic_a
 	clab_gemini_net *g = gemini();
 	if (!g)
 		return -ENOENT;
-	*val = value_of(g, i);
+	uint64_t v[NREGS];
+	snapshot(g, v);
+	*val = v[i];
 	return 0;
 }
 
@@ -268,12 +269,21 @@ int gpcd_context_read_mmr_vals(gpcd_context_t *context)
 	clab_gemini_net *g = gemini();
 	if (!g)
 		return -ENOENT;
-	/* the whole list is checked before any value changes */
-	for (gpcd_mmr_list_t *l = context->list; l; l = l->next)
-		if (reg_index(l->item) < 0)
+	/* all registers at one instant, as one ioctl read them; the whole
+	 * list is checked before any value changes */
+	uint64_t v[NREGS];
+	uint16_t idx[GPCD_CONTEXT_MAX];
+	int n = 0;
+	for (gpcd_mmr_list_t *l = context->list; l && n < GPCD_CONTEXT_MAX; l = l->next, n++) {
+		int i = reg_index(l->item);
+		if (i < 0)
 			return -EINVAL;
-	for (gpcd_mmr_list_t *l = context->list; l; l = l->next)
-		l->value = value_of(g, reg_index(l->item));
+		idx[n] = (uint16_t)i;
+	}
+	snapshot(g, v);
+	n = 0;
+	for (gpcd_mmr_list_t *l = context->list; l && n < GPCD_CONTEXT_MAX; l = l->next)
+		l->value = v[idx[n++]];
 	return 0;
 }
 

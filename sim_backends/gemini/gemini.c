@@ -501,6 +501,21 @@ uint64_t clab_gemini_tile(const clab_gemini *g, uint32_t router, int tile, int c
 	return (w ? v + w[CLAB_GEM_LIVE_TILE_WORD(tile, ctr)] : v) & MASK48;
 }
 
+void clab_gemini_router_read(const clab_gemini *g, uint32_t router, int node,
+			     uint64_t tiles[CLAB_GEMINI_TILES * CLAB_GEM_TILE_CTRS], uint64_t *nic)
+{
+	const uint64_t *w = live_words(g, router), *t = &TILE(g, router, 0, 0);
+	for (int i = 0; i < CLAB_GEMINI_TILES * CLAB_GEM_TILE_CTRS; i++)
+		tiles[i] = t[i] & MASK48;
+	for (int k = 0; w && k < CLAB_GEMINI_TILES; k++)
+		for (int c = 0; c < PHASE_CTRS; c++) {
+			uint64_t *v = &tiles[k * CLAB_GEM_TILE_CTRS + c];
+			*v = (*v + w[CLAB_GEM_LIVE_TILE_WORD(k, c)]) & MASK48;
+		}
+	for (int k = 0; nic && k < CLAB_GEM_NIC_CTRS; k++)
+		nic[k] = NIC(g, nic, router, node, k) + (w ? w[CLAB_GEM_LIVE_NIC_WORD(node, k)] : 0);
+}
+
 void clab_gemini_tile_set(clab_gemini *g, uint32_t router, int tile, int ctr, uint64_t v)
 {
 	TILE(g, router, tile, ctr) = v & MASK48;

@@ -207,11 +207,7 @@ static void snapshot(gem_net *b, uint64_t *tiles, uint64_t *nic)
 {
 	clab_gemini_net *gn = &b->gn;
 	pthread_mutex_lock(&b->lock);
-	for (int t = 0; t < CLAB_GEMINI_TILES; t++)
-		for (int c = 0; c < CLAB_GEM_TILE_CTRS; c++)
-			tiles[t * CLAB_GEM_TILE_CTRS + c] = clab_gemini_tile(gn->g, gn->router, t, c);
-	for (int k = 0; k < CLAB_GEM_NIC_CTRS; k++)
-		nic[k] = clab_gemini_nic(gn->g, gn->router, gn->node, k);
+	clab_gemini_router_read(gn->g, gn->router, gn->node, tiles, nic);
 	pthread_mutex_unlock(&b->lock);
 }
 
@@ -229,10 +225,11 @@ static void values(gem_unit *u, gem_set *s, uint64_t *v)
 	for (int i = 0; i < s->n; i++) {
 		int e = s->ev[i];
 		v[i] = 0;
-		if (e < TILE_EVENTS) {
+		if (e < TILE_EVENTS && s->tile[i] >= 0) {
+			v[i] = tile_delta(s, now, s->tile[i], e);
+		} else if (e < TILE_EVENTS) {
 			for (int t = 0; t < CLAB_GEMINI_TILES; t++)
-				if (s->tile[i] < 0 || s->tile[i] == t)
-					v[i] += tile_delta(s, now, t, e);
+				v[i] += tile_delta(s, now, t, e);
 		} else if (e < TILE_EVENTS + LINK_EVENTS) {
 			int d = (e - TILE_EVENTS) / CLAB_GEM_NMETRICS, x = (e - TILE_EVENTS) % CLAB_GEM_NMETRICS;
 			for (int t = 0; t < CLAB_GEMINI_TILES; t++) {
