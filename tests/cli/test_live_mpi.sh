@@ -152,5 +152,36 @@ else
 	bad "gemini pingpong: iters 1: $one, iters 3: $three, difference $d ($(tail -2 "$tmp/gem.err"))"
 fi
 
+# MiniGhost on Gemini with 16 ranks per node: a 2x2x16 rank grid on 4
+# nodes (2 routers), each node a 2x2x4 block (the XYZT map) or a 1x1x16
+# column (a map file). Offline, hand-worked for 2x2x4: only the 3 z
+# boundaries cross nodes; per boundary and direction 4 ranks send a face
+# (512 B: 8 PUTs of 32 phits), 2 edges (64 B: 32 phits) and a corner (8 B:
+# 13 phits), each packet with a 3-phit ACK: 366 phits, x 4 x 6 = 8784
+# phits entering routers from NICs = 26352 bytes of host-link traffic.
+# Live through PAPI, the same plus the app's own collectives; the column
+# layout moves about 5 times as much over the host links.
+for r in $(seq 0 63); do
+	k=$((r % 2 + 2 * (r / 2 % 2))); echo "$((k / 2)) 0 0 $((k % 2 * 16 + r / 4))"
+done > "$tmp/col16.map"
+host() { # MAP: offline LINK_HOST_TRAFFIC total, then live
+	"$bindir/counterlab-netsim" --quiet --machine gemini --torus 2x1x1 --ppn 32 --map "$1" \
+		--pattern halo3d:n=8,grid=2x2x16,stencil=27 --format csv | awk -F, '$1 == "LINK_HOST_TRAFFIC" { print $5 }'
+	COUNTERLAB_MACHINE="gemini:clock=virtual,torus=2x1x1,ppn=32,map=$1" \
+		timeout 300 mpirun --allow-run-as-root --oversubscribe -n 64 -x COUNTERLAB_MACHINE \
+		-x COUNTERLAB_MACHINES "$bindir/counterlab-stencil" --n 8 --grid 2x2x16 --stencil 27 \
+		--steps 1 --events network:::LINK_HOST_TRAFFIC,network:::LINK_NET_TRAFFIC 2>"$tmp/st.err" |
+		awk -F, '$1 == 1 { print $2 }'
+}
+read -r -d '' off_blk live_blk < <(host XYZT)
+read -r -d '' off_col live_col < <(host "$tmp/col16.map")
+if [ "$off_blk" = 26352 ] && [ "$off_col" -gt $((4 * off_blk)) ] 2>/dev/null &&
+	[ "$live_blk" -ge "$off_blk" ] && [ "$live_col" -ge "$off_col" ] &&
+	[ "$live_col" -gt $((4 * live_blk)) ]; then
+	ok "gemini stencil host-link bytes: 2x2x4 $live_blk (offline $off_blk), 1x1x16 $live_col (offline $off_col)"
+else
+	bad "gemini stencil host-link bytes: 2x2x4 live '$live_blk' offline '$off_blk', 1x1x16 live '$live_col' offline '$off_col' ($(tail -2 "$tmp/st.err"))"
+fi
+
 echo "$fails failed"
 [ $fails = 0 ]
