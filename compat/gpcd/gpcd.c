@@ -35,7 +35,7 @@ static const uint64_t nic_addr_of[CLAB_GEM_NIC_CTRS] = {
 
 /* Registers: the 288 tile counters (row, column, counter), then the NIC's. */
 static gpcd_mmr_desc_t regs[NREGS + 1];
-static char tile_names[TILE_REGS][48];
+static char tile_names[TILE_REGS][80]; /* room for any int, so no compiler warns */
 static pthread_once_t regs_once = PTHREAD_ONCE_INIT;
 
 static void regs_build(void)

@@ -6,9 +6,11 @@
  * from; each tile counts what enters it (HARDWARE.md 3). Within a
  * direction a message's packets take its tiles in turn. At a phase's end
  * every router's inputs and outputs are priced at their tiles' bandwidth:
- * traffic that arrives faster than its output drains waits in the input
- * queue (input-queue stalls of the input tiles) and, its buffers full,
- * holds up the tile upstream (credit stalls there). */
+ * traffic that arrives faster than its output drains (an input's traffic
+ * arrives no faster than the slowest NIC that injected it) waits in the
+ * input queue (input-queue stalls of the input tiles) and, its buffers
+ * full, holds up the tiles upstream (credit stalls there). A live MPI
+ * program's messages are counted the same way into its shared blocks. */
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>

@@ -12,7 +12,7 @@
 static void *no_torus(clab_machine *m, int *err)
 {
 	*err = clab_seterr(CLAB_E_NOCOMP,
-			   "machine %s has no torus network unit (a [network] section with backend bgq-nw or bgl-nw)",
+			   "machine %s has no torus network unit (a [network] section with backend bgq-nw or gemini-nw)",
 			   clab_machine_name(m));
 	return NULL;
 }
