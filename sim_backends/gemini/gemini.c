@@ -506,9 +506,11 @@ uint64_t clab_gemini_tile(const clab_gemini *g, uint32_t router, int tile, int c
 void clab_gemini_router_read(const clab_gemini *g, uint32_t router, int node,
 			     uint64_t tiles[CLAB_GEMINI_TILES * CLAB_GEM_TILE_CTRS], uint64_t *nic)
 {
-	const uint64_t *w = live_words(g, router), *t = &TILE(g, router, 0, 0);
+	const uint64_t *w = live_words(g, router);
+	const uint64_t *restrict t = &TILE(g, router, 0, 0);
+	uint64_t *restrict out = tiles;
 	for (int i = 0; i < CLAB_GEMINI_TILES * CLAB_GEM_TILE_CTRS; i++)
-		tiles[i] = t[i] & MASK48;
+		out[i] = t[i] & MASK48;
 	for (int k = 0; w && k < CLAB_GEMINI_TILES; k++)
 		for (int c = 0; c < PHASE_CTRS; c++) {
 			uint64_t *v = &tiles[k * CLAB_GEM_TILE_CTRS + c];
