@@ -136,7 +136,10 @@ fi
 # 16384 requests of 8 phits from the receiver and 16384 replies of 27
 # from the sender. Two more iterations add, at the sender's router, 2 x
 # 32768 packets entering from its NIC (its replies and its requests) with
-# 2 x 16384 x (27 + 8) phits, and as many from the network.
+# 2 x 16384 x (27 + 8) phits, and as many from the network. The program's
+# own barriers count too, and whether another rank's barrier message
+# lands before or after rank 0's first read varies from run to run (a
+# 0-byte PUT: 1 packet of 10 phits, its ACK 3): a few packets of slack.
 gem() { # ITERS: rank 0's CSV row
 	COUNTERLAB_MACHINE="gemini:clock=virtual,torus=4x1x1,ppn=1" \
 		timeout 120 mpirun --allow-run-as-root --oversubscribe -n 2 -x COUNTERLAB_MACHINE \
@@ -146,8 +149,12 @@ gem() { # ITERS: rank 0's CSV row
 one=$(gem 1)
 three=$(gem 3)
 d=$(awk -F, -v a="$one" 'BEGIN { split(a, x, ",") } { printf "%d %d %d %d", $4 - x[4], $5 - x[5], $6 - x[6], $7 - x[7] }' <<< "$three")
-if [ "$d" = "65536 1146880 65536 1146880" ]; then
-	ok "gemini pingpong: 2 iterations add TX and RX of 65536 packets, 1146880 phits ($three)"
+near() { # VALUE WANT SLACK
+	[ "$1" -ge $(($2 - $3)) ] && [ "$1" -le $(($2 + $3)) ] 2>/dev/null
+}
+read -r dtp dtf drp drf <<< "$d"
+if near "$dtp" 65536 4 && near "$dtf" 1146880 40 && near "$drp" 65536 4 && near "$drf" 1146880 40; then
+	ok "gemini pingpong: 2 iterations add TX/RX packets and phits $d (65536 and 1146880 each, give or take a barrier message)"
 else
 	bad "gemini pingpong: iters 1: $one, iters 3: $three, difference $d ($(tail -2 "$tmp/gem.err"))"
 fi
