@@ -30,11 +30,12 @@ DEB_PACKAGES := build-essential dpkg-dev pkg-config libpfm4-dev libhwloc-dev \
 	gfortran papi-tools libfftw3-dev
 
 LIB_SRCS := $(wildcard framework/*.c sim_backends/activity/*.c sim_backends/bgq/*.c backends/linux/*.c \
-	sim_backends/bgl/*.c sim_backends/torus/*.c)
+	sim_backends/bgl/*.c sim_backends/torus/*.c sim_backends/gemini/*.c)
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 GEN := $(BUILD)/gen/bgq_events.h
 LIBCLAB := $(STAGE)/lib/libcounterlab.so
 LIBBGPM := $(STAGE)/lib/libbgpm.so
+LIBGPCD := $(STAGE)/lib/libgpcd.so
 UTILS := $(STAGE)/bin/counterlab-native-avail $(STAGE)/bin/counterlab-netsim \
 	$(STAGE)/bin/counterlab-map
 DATA_STAMP := $(BUILD)/data.stamp
@@ -51,8 +52,8 @@ MPICC ?= mpicc
 LIBCLAB_MPI := $(STAGE)/lib/libcounterlab-mpi.so
 APPS := $(patsubst tests/apps/%.c,$(STAGE)/bin/counterlab-%,$(wildcard tests/apps/*.c))
 
-.PHONY: all deps deps-check check demo bench install uninstall fresh-check clean lib bgpm papi-bgpm check-papi-bgpm
-all: $(PAPI_STAMP) $(UTILS) $(LIBCLAB_MPI) $(APPS) $(LIBBGPM)
+.PHONY: all deps deps-check check demo bench install uninstall fresh-check clean lib bgpm papi-bgpm check-papi-bgpm gpcd
+all: $(PAPI_STAMP) $(UTILS) $(LIBCLAB_MPI) $(APPS) $(LIBBGPM) $(LIBGPCD)
 
 # ---- Debian packages -------------------------------------------------------
 deps:
@@ -123,6 +124,14 @@ $(LIBBGPM): compat/bgpm/bgpm.c compat/bgpm/spi.c $(BGPM_HEADERS) $(BGPM_GEN) $(L
 	cp $(BUILD)/gen/bgpm/include/events.h $(STAGE)/include/bgpm/include/
 
 bgpm: $(LIBBGPM)
+
+# ---- libgpcd: Cray's GPCD API over the simulated Gemini (compat/gpcd) ------
+$(LIBGPCD): compat/gpcd/gpcd.c compat/gpcd/gpcd_lib.h $(LIBCLAB)
+	$(CC) $(CFLAGS) $(CLAB_CFLAGS) -Icompat/gpcd -shared -Wl,-soname,libgpcd.so \
+		compat/gpcd/gpcd.c -o $@ -L$(STAGE)/lib -lcounterlab -Wl,-rpath,$(STAGE)/lib
+	cp compat/gpcd/gpcd_lib.h $(STAGE)/include/
+
+gpcd: $(LIBGPCD)
 
 # A second PAPI from the same source tree, for generic Linux, with PAPI's
 # own bgpm/* components compiled against libbgpm, and our stand-in for its

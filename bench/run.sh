@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Benchmarks (`make bench`): builds bench/*.c into $BUILD/bench/, runs them and
 # writes bench/results/read_latency.json, netsim.json, overflow.json,
-# multiplex.json and host.json. Targets are
+# multiplex.json, host.json, pmpi.json and gemini.json. Targets are
 # reported, not asserted: the exit status is non-zero only when a build or a
 # program fails.
 #
-#   BENCHES  which to run (default "read_latency netsim overflow multiplex host")
+#   BENCHES  which to run (default "read_latency netsim netsim_validation
+#           overflow multiplex host pmpi gemini")
 #   STOCK_PAPI_LIB  directory of the stock libpapi.so.7.0 that host.json
 #           compares with (default Debian's, /usr/lib/$(gcc -print-multiarch))
 #   PREFIX  where PAPI and libcounterlab are installed (default build/prefix)
@@ -45,7 +46,8 @@ echo "bench: building into $out"
 # host_read has no rpath: LD_LIBRARY_PATH picks the libpapi it measures
 "$CC" "${cflags[@]}" "$here/host_read.c" -o "$out/host_read" -L"$PREFIX/lib" -lpapi -ldl
 mpicc "${cflags[@]}" "$here/pmpi.c" -o "$out/pmpi"
-benches=${BENCHES:-read_latency netsim netsim_validation overflow multiplex host pmpi}
+"$CC" "${cflags[@]}" "$here/gemini.c" -o "$out/gemini" "${ldrpath[@]}" -lgpcd -lpapi -lcounterlab
+benches=${BENCHES:-read_latency netsim netsim_validation overflow multiplex host pmpi gemini}
 
 # run NAME ARGS...: one program, its stdout (one JSON object) echoed back
 run() {
@@ -110,6 +112,13 @@ if [[ " $benches " == *" pmpi "* ]]; then
 	verdict=$(awk -v a="$add8" 'BEGIN { print (a <= 1000 ? "true" : "false") }')
 	write pmpi "{\"benchmark\":\"pmpi\",$(machine_json),\"plain_ns_per_message\":{\"8\":$p8,\"65536\":$p64},\"interposed_ns_per_message\":{\"8\":$l8,\"65536\":$l64},\"added_ns_per_message\":{\"8\":$add8,\"65536\":$add64},\"target_added_ns_8\":1000,\"meets_target\":$verdict,\"plain_runs\":[$(IFS=,; echo "${plain[*]}")],\"interposed_runs\":[$(IFS=,; echo "${live[*]}")]}"
 	echo "pmpi: added per message: 8 B $add8 ns, 64 KB $add64 ns (target <= 1000 ns for 8 B)"
+fi
+if [[ " $benches " == *" gemini "* ]]; then
+	echo "bench: gemini (sampling a router's 288 tile counters: libgpcd and PAPI)"
+	gm=$(COUNTERLAB_MACHINES=$root/machines run gemini)
+	write gemini "${gm%\}},$(machine_json)}"
+	echo "gemini: GPCD $(field "$gm" gpcd_sample_ns) ns, PAPI $(field "$gm" papi_sample_ns) ns," \
+	     "one system call $(field "$gm" baseline_ns) ns (real machine ~159000 ns; target 2000)"
 fi
 if [[ " $benches " == *" netsim "* ]]; then
 	echo "bench: netsim (512-node FFT study, then Sequoia)"

@@ -7,6 +7,7 @@ extern const clab_unit_ops clab_bgq_punit_ops, clab_bgq_l2_ops,
 	clab_bgq_io_ops, clab_bgq_nw_ops, clab_bgq_cnk_ops, clab_bgl_nw_ops, clab_linux_perf_ops;
 extern const clab_unit_ops clab_linux_io_ops, clab_linux_net_ops,
 	clab_linux_proc_kernel_ops, clab_linux_msr_ops;
+extern const clab_unit_ops clab_gemini_nw_ops;
 const clab_netevent *clab_bgq_netevents(int *n);
 const clab_netevent *clab_bgl_netevents(int *n);
 const clab_netevent *clab_torus_netevents(int *n);
@@ -23,6 +24,7 @@ static const clab_unit_ops *const backends[] = {
 	&clab_linux_net_ops,
 	&clab_linux_proc_kernel_ops,
 	&clab_linux_msr_ops,
+	&clab_gemini_nw_ops,
 };
 
 /* The network unit events of each torus machine (counterlab-netsim). */

@@ -29,7 +29,7 @@ run() { # name command...: runs, shows the output, counts
 	fi
 }
 
-LIB_SRCS=$(ls framework/*.c sim_backends/activity/*.c sim_backends/bgq/*.c sim_backends/bgl/*.c sim_backends/torus/*.c backends/linux/*.c)
+LIB_SRCS=$(ls framework/*.c sim_backends/activity/*.c sim_backends/bgq/*.c sim_backends/bgl/*.c sim_backends/torus/*.c sim_backends/gemini/*.c backends/linux/*.c)
 
 # The library is compiled once per flavour (plain, sanitizers) into an
 # archive every unit test links whole: compiling it again for each test
@@ -117,6 +117,32 @@ for src in tests/bgpm/*.c; do
 		failures+=("build $src")
 	fi
 done
+
+# 3c. libgpcd (Cray's GPCD API over the simulated Gemini): its behaviour,
+# and HARDWARE.md's tile-sampling loop, a program that includes only
+# gpcd_lib.h, built unchanged against it: 288 registers listed newest first
+mkdir -p "$out/gpcd"
+gpcd_build() { # name libs...: build tests/gpcd/NAME.c or count a failure
+	local name=$1
+	shift
+	$CC -std=gnu11 -O1 -g -Wall -Wextra -Werror -I"$PREFIX/include" -o "$out/gpcd/$name" \
+		"tests/gpcd/$name.c" -L"$PREFIX/lib" "$@" -Wl,-rpath,"$PREFIX/lib" 2> "$out/gpcd/$name.build.log" && return 0
+	cat "$out/gpcd/$name.build.log"
+	failed=$((failed + 1))
+	failures+=("build tests/gpcd/$name.c")
+	return 1
+}
+gpcd_build test_gpcd -lgpcd -lcounterlab -lcmocka && run "gpcd/test_gpcd" "$out/gpcd/test_gpcd"
+sample_tiles() {
+	local o
+	o=$(env -u COUNTERLAB_MACHINE "$out/gpcd/sample_tiles") || return 1
+	echo "$o" | sed -n '1p;$p'
+	[ "$(echo "$o" | wc -l)" = 288 ] &&
+		echo "$o" | head -1 | grep -qx 'GPCD Context print   0 : GM_5_7_TILE_PERFORMANCE_COUNTERS_5 : 0' &&
+		echo "$o" | tail -1 | grep -qx 'GPCD Context print 287 : GM_0_0_TILE_PERFORMANCE_COUNTERS_0 : 0' &&
+		echo "288 registers PASSED"
+}
+gpcd_build sample_tiles -lgpcd && run "gpcd/sample_tiles" sample_tiles
 
 # 4. PAPI's whole test suite (every ctest, ftest and validation test of the
 # built PAPI tree, and Debian's papi-tools binaries) on the virtual and the

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include "counterlab/counterlab.h"
 #include "counterlab/torus.h"
+#include "counterlab/gemini.h"
 #include "heatmap.h"
 
 #define MAX_PATTERNS 16
@@ -20,6 +21,8 @@ enum format { TABLE, CSV, JSON };
 
 typedef struct opts {
 	const char *machine, *torus, *map, *order, *heatmap, *heat_event, *counters;
+	const char *tilemap, *gemini;
+	long tiles;
 	const char *pattern[MAX_PATTERNS];
 	const char *set[MAX_SETS];
 	int npattern, nset, ppn, per_node, quiet, list_params, heat_range;
@@ -37,9 +40,15 @@ static void usage(FILE *f)
 		"usage: counterlab-netsim [options] --pattern NAME[:key=value,...] ...\n"
 		"Runs traffic over a simulated torus and prints the network counters of\n"
 		"every node (summed over its torus links) and the modelled time.\n\n"
-		"  --machine bgq|bgl|torus  the machine (default bgq); torus: a generic\n"
+		"  --machine bgq|bgl|torus|gemini  the machine (default bgq); torus: a generic\n"
 		"                        k-ary n-cube of any shape, BG/Q-like links and\n"
-		"                        packets (--set link_bytes_s=, header=, chunk=, ...)\n"
+		"                        packets (--set link_bytes_s=, header=, chunk=, ...);\n"
+		"                        gemini: Cray XE6 routers XYZ (a node of the torus is\n"
+		"                        a router with 2 nodes), counted per router tile\n"
+		"  --tilemap FILE        gemini: which tile serves which direction, from an\n"
+		"                        `rtr --interconnect` dump (default the Cielo map)\n"
+		"  --gemini CNAME        gemini: the router of the dump to read (default first)\n"
+		"  --tiles ROUTER        gemini: also the 48 tiles x 6 counters of a router\n"
 		"  --torus AxBxCxDxE     torus shape; a size with a trailing m is a mesh\n"
 		"                        dimension (default bgq 4x4x4x4x2, bgl 8x4x4,\n"
 		"                        torus 8x8x8; torus takes 1..6 dimensions A, B, ...)\n"
@@ -125,11 +134,12 @@ static int parse(int argc, char **argv, opts *o)
 		{"list-events", 0, 0, 'L'}, {"quiet", 0, 0, 'q'}, {"help", 0, 0, 'h'},
 		{"ranks", 1, 0, 'R'}, {"set", 1, 0, 'S'}, {"list-params", 0, 0, 'P'},
 		{"heatmap-range", 1, 0, 'Y'}, {"engine", 1, 0, 'G'}, {"routing", 1, 0, 'r'},
-		{"seed", 1, 0, 's'},
+		{"seed", 1, 0, 's'}, {"tilemap", 1, 0, 'T'}, {"gemini", 1, 0, 'g'},
+		{"tiles", 1, 0, 'x'},
 		{0, 0, 0, 0},
 	};
 	int c, list = 0;
-	*o = (opts){.machine = "bgq", .ppn = -1, .seed = 1};
+	*o = (opts){.machine = "bgq", .ppn = -1, .seed = 1, .tiles = -1};
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'm': o->machine = optarg; break;
@@ -231,6 +241,18 @@ static int parse(int argc, char **argv, opts *o)
 			}
 			break;
 		}
+		case 'T': o->tilemap = optarg; break;
+		case 'g': o->gemini = optarg; break;
+		case 'x': {
+			char *end;
+			errno = 0;
+			o->tiles = strtol(optarg, &end, 10);
+			if (end == optarg || *end || errno || o->tiles < 0) {
+				fprintf(stderr, "counterlab-netsim: --tiles %s: want a router number\n", optarg);
+				return 2;
+			}
+			break;
+		}
 		case 'q': o->quiet = 1; break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); return 2;
@@ -245,6 +267,14 @@ static int parse(int argc, char **argv, opts *o)
 		for (const char *const *m = clab_netspec_names(); *m; m++)
 			fprintf(stderr, " %s", *m);
 		fputc('\n', stderr);
+		return 2;
+	}
+	if ((o->tilemap || o->gemini || o->tiles >= 0) && strcmp(o->machine, "gemini")) {
+		fprintf(stderr, "counterlab-netsim: --tilemap, --gemini and --tiles are for --machine gemini\n");
+		return 2;
+	}
+	if (!strcmp(o->machine, "gemini") && o->order && strcmp(o->order, "XYZ")) {
+		fprintf(stderr, "counterlab-netsim: --order %s: Gemini routes X, then Y, then Z\n", o->order);
 		return 2;
 	}
 	if (o->heat_range && !o->heatmap) {
@@ -344,13 +374,63 @@ static void print_times(const clab_net *net, enum format f)
 		printf("\n");
 }
 
+/* The 48 tiles x 6 counters of one Gemini router. */
+static void print_tiles(const clab_gemini *g, uint32_t r, enum format f)
+{
+	static const char *const ctr[CLAB_GEM_TILE_CTRS] = {
+		"vc0_phits", "vc1_phits", "vc0_pkts", "vc1_pkts", "inq_stall", "credit_stall",
+	};
+	const clab_gemini_tilemap *tm = clab_gemini_map(g);
+	if (f == TABLE)
+		printf("\ntiles of router %u (tile map %s; counts of traffic entering each tile)\n"
+		       "%-5s %-4s %-4s %-5s %-10s", r, tm->source, "tile", "row", "col", "dir", "type");
+	else if (f == CSV)
+		printf("tile,row,col,dir,type");
+	else
+		printf("{\"tiles_of_router\": %u, \"tile_map\": \"%s\", \"tiles\": [", r, tm->source);
+	for (int c = 0; c < CLAB_GEM_TILE_CTRS && f != JSON; c++)
+		printf(f == TABLE ? " %14s" : ",%s", ctr[c]);
+	if (f != JSON)
+		printf("\n");
+	for (int t = 0; t < CLAB_GEMINI_TILES; t++) {
+		const char *d = clab_gemini_dir_name(tm->dir[t]), *ty = clab_gemini_link_name(tm->type[t]);
+		if (f == TABLE)
+			printf("%-5d %-4d %-4d %-5s %-10s", t, t / 8, t % 8, d, ty);
+		else if (f == CSV)
+			printf("%d,%d,%d,%s,%s", t, t / 8, t % 8, d, ty);
+		else
+			printf("%s\n  {\"tile\": %d, \"dir\": \"%s\", \"type\": \"%s\"", t ? "," : "", t, d, ty);
+		for (int c = 0; c < CLAB_GEM_TILE_CTRS; c++) {
+			unsigned long long v = (unsigned long long)clab_gemini_tile(g, r, t, c);
+			if (f == JSON)
+				printf(", \"%s\": %llu", ctr[c], v);
+			else
+				printf(f == TABLE ? " %14llu" : ",%llu", v);
+		}
+		printf(f == JSON ? "}" : "\n");
+	}
+	if (f == JSON)
+		printf("]}\n");
+}
+
 int main(int argc, char **argv)
 {
 	opts o;
 	int rc = parse(argc, argv, &o);
 	const clab_netspec *base = clab_netspec_find(o.machine);
-	int nev = 0;
+	int nev = 0, gem = base && !strcmp(base->name, "gemini");
 	const clab_netevent *ev = base ? clab_netevents(o.machine, &nev) : NULL;
+	/* Gemini: the link metrics of its tiles and its NICs' counters, per router */
+	clab_netevent gev[CLAB_GEM_NEVENTS];
+	if (gem) {
+		for (int i = 0; i < CLAB_GEM_NEVENTS; i++) {
+			gev[i] = (clab_netevent){.link = -1, .main = i < CLAB_GEM_LINK_EVENTS &&
+						 i % CLAB_GEM_NMETRICS == CLAB_GEM_TRAFFIC};
+			gev[i].name = clab_gemini_event(i, &gev[i].descr);
+		}
+		ev = gev;
+		nev = CLAB_GEM_NEVENTS;
+	}
 	if (rc == -1) {
 		for (int i = 0; i < nev; i++)
 			printf("%-48s %s\n", ev[i].name, ev[i].descr);
@@ -380,7 +460,7 @@ int main(int argc, char **argv)
 	}
 	clab_torus t;
 	clab_map map;
-	if (clab_torus_init(&t, spec, o.torus, o.ppn > 0 ? o.ppn : spec->ppn, o.order))
+	if (clab_torus_init(&t, spec, o.torus, o.ppn > 0 ? o.ppn : spec->ppn, gem ? "XYZ" : o.order))
 		return die("--torus/--ppn/--order");
 	if (clab_map_init(&map, &t, o.map))
 		return die("--map");
@@ -414,6 +494,20 @@ int main(int argc, char **argv)
 		return die("model");
 	if (clab_net_configure(net, o.engine, o.routing, o.seed))
 		return die("--engine");
+	clab_gemini *g = NULL;
+	if (gem) {
+		clab_gemini_tilemap tm;
+		if (o.tilemap ? clab_gemini_tilemap_load(&tm, o.tilemap, o.gemini)
+			      : (clab_gemini_tilemap_cielo(&tm), 0))
+			return die("--tilemap");
+		if (!(g = clab_gemini_new(&t, &map, &tm, &rc)))
+			return die("model");
+		if (o.tiles >= (long)t.nodes) {
+			fprintf(stderr, "counterlab-netsim: --tiles %ld: routers are 0..%u\n", o.tiles, t.nodes - 1);
+			return 2;
+		}
+		clab_gemini_observe(net, g);
+	}
 	progress pr = {.start = now_s(), .quiet = o.quiet};
 	clab_net_progress(net, progress_draw, &pr);
 	for (int i = 0; i < o.npattern; i++) {
@@ -436,7 +530,8 @@ int main(int argc, char **argv)
 		return die("no memory for the per-node table");
 	for (uint32_t x = 0; x < N; x++)
 		for (int e = 0; e < nev; e++)
-			val[(size_t)x * nev + e] = clab_netevent_count(net, &ev[e], x);
+			val[(size_t)x * nev + e] = g ? clab_gemini_event_count(g, x, -1, e)
+						     : clab_netevent_count(net, &ev[e], x);
 	double time_s = clab_net_time(net);
 	char shape[64];
 	clab_torus_shape(&t, shape, sizeof shape);
@@ -467,7 +562,8 @@ int main(int argc, char **argv)
 		       (unsigned long long)clab_net_local_bytes(net));
 		print_times(net, o.format);
 		if (!o.per_node)
-			printf("%-44s %14s %16s %14s %18s\n", "event (per node, all torus links)",
+			printf("%-44s %14s %16s %14s %18s\n", g ? "event (per router, its tiles and NICs)"
+			       : "event (per node, all torus links)",
 			       "min", "mean", "max", "total");
 	} else {
 		print_times(net, o.format);
@@ -544,6 +640,8 @@ int main(int argc, char **argv)
 		if (o.format == JSON)
 			printf("]}\n");
 	}
+	if (g && o.tiles >= 0)
+		print_tiles(g, (uint32_t)o.tiles, o.format);
 	if (o.heatmap) {
 		double *v = malloc((size_t)N * sizeof *v);
 		char title[256], err[256];
@@ -563,6 +661,7 @@ int main(int argc, char **argv)
 	}
 	free(val);
 	free(pick);
+	clab_gemini_free(g);
 	clab_net_free(net);
 	clab_map_free(&map);
 	return 0;

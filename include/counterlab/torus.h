@@ -246,6 +246,14 @@ uint32_t clab_net_node_of(const clab_net *n, uint32_t r);
 int64_t clab_net_rank_at(const clab_net *n, uint32_t node);
 /* Bytes that stayed on their node (never touched the torus). */
 uint64_t clab_net_local_bytes(const clab_net *n);
+/* Observer of the messages of every phase (a machine model beside the
+ * torus one, e.g. Gemini's tiles): message() for each clab_net_send and
+ * for every pair of an all-to-all, phase_end() with the phase's repeat
+ * count. NULL functions: none. */
+void clab_net_observe(clab_net *n,
+		      void (*message)(void *arg, uint32_t src, uint32_t dst,
+				      uint64_t bytes, uint64_t count),
+		      void (*phase_end)(void *arg, uint64_t times), void *arg);
 /* Progress callback for long runs: done/total of the current phase. */
 void clab_net_progress(clab_net *n, void (*fn)(void *, double), void *arg);
 
@@ -290,6 +298,15 @@ typedef struct clab_torus_net {
 } clab_torus_net;
 
 typedef struct clab_machine clab_machine;
+/* Fills tn from machine m's profile for the network of netspec `machine`
+ * ([machine] torus, ppn, map; [network] rank, default the MPI launcher's,
+ * and model parameters), routed in `order` (NULL: longest first). An error
+ * with its detail in clab_errmsg; tn's map is to be freed either way. */
+int clab_torus_net_setup(clab_torus_net *tn, clab_machine *m, const char *machine,
+			 const char *order);
+/* rc again, its detail (clab_errmsg) prefixed with the machine and the
+ * kind of network ("torus", "Gemini") whose setup failed. */
+int clab_torus_net_error(clab_machine *m, int rc, const char *network);
 /* The machine's torus network (shared by its units), or NULL with
  * CLAB_E_NOCOMP in *err when the machine has no torus network unit. */
 const clab_torus_net *clab_machine_torus(clab_machine *m, int *err);

@@ -2,9 +2,12 @@
  * routes and with the same packets as clab_net gives them (net.c's
  * add_flow and add_local), written into per-node counter blocks that the
  * live layer (libcounterlab-mpi) keeps; see torus.h. */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "counterlab/backend.h"
 #include "counterlab/torus.h"
+#include "counterlab/gemini.h"
 
 _Static_assert(CLAB_LIVE_LINKS * CLAB_NVC * 2 <= CLAB_LIVE_SIDE && CLAB_LIVE_SIDE % 8 == 0 &&
 	       sizeof(clab_live_node) % 64 == 0, "a block's sides are whole cache lines");
@@ -12,7 +15,7 @@ _Static_assert(CLAB_LIVE_LINKS * CLAB_NVC * 2 <= CLAB_LIVE_SIDE && CLAB_LIVE_SID
 static void *no_torus(clab_machine *m, int *err)
 {
 	*err = clab_seterr(CLAB_E_NOCOMP,
-			   "machine %s has no torus network unit (a [network] section with backend bgq-nw or bgl-nw)",
+			   "machine %s has no torus network unit (a [network] section with backend bgq-nw or gemini-nw)",
 			   clab_machine_name(m));
 	return NULL;
 }
@@ -21,6 +24,56 @@ const clab_torus_net *clab_machine_torus(clab_machine *m, int *err)
 {
 	/* the network unit made it at open, under this key */
 	return clab_machine_shared(m, "torus-net", no_torus, NULL, err);
+}
+
+/* This process's rank: the MPI launcher's, else 0. */
+static uint64_t launcher_rank(void)
+{
+	const char *v = getenv("OMPI_COMM_WORLD_RANK");
+	if (!v)
+		v = getenv("PMI_RANK");
+	return v ? strtoull(v, NULL, 10) : 0;
+}
+
+int clab_torus_net_setup(clab_torus_net *tn, clab_machine *m, const char *machine,
+			 const char *order)
+{
+	const clab_netspec *spec = clab_netspec_find(machine);
+	uint64_t ppn, rank = 0;
+	tn->spec = *spec;
+	int rc = clab_machine_setting_u64(m, "ppn", (uint64_t)spec->ppn, 1,
+					  (uint64_t)spec->max_ppn, &ppn);
+	/* the profile's changes to the model's parameters */
+	const char *name;
+	for (int i = 0; !rc && (name = clab_netspec_param(spec, i, NULL, NULL)); i++) {
+		char key[64];
+		snprintf(key, sizeof key, "network.%s", name);
+		const char *v = clab_machine_setting(m, key);
+		if (v && clab_netspec_set(&tn->spec, name, v))
+			rc = CLAB_E_PROFILE;  /* a malformed profile value */
+	}
+	if (!rc)
+		rc = clab_torus_init(&tn->torus, &tn->spec, clab_machine_setting(m, "torus"),
+				     (int)ppn, order);
+	if (!rc)
+		rc = clab_map_init(&tn->map, &tn->torus, clab_machine_setting(m, "map"));
+	if (!rc)
+		rc = clab_machine_unit_u64(m, "network", "rank", launcher_rank(), 0,
+					   tn->map.nranks - 1, &rank);
+	if (!rc) {
+		tn->rank = (uint32_t)rank;
+		tn->node = tn->map.node[rank];
+	}
+	return rc;
+}
+
+int clab_torus_net_error(clab_machine *m, int rc, const char *network)
+{
+	/* name the machine once: setting errors already start with it */
+	const char *why = clab_errmsg();
+	if (strncmp(why, "machine ", 8) == 0)
+		return clab_seterr(rc, "%s network of %s", network, why);
+	return clab_seterr(rc, "machine %s, %s network: %s", clab_machine_name(m), network, why);
 }
 
 int clab_live_message(const clab_torus *t, const clab_map *map, uint32_t src,
@@ -32,6 +85,8 @@ int clab_live_message(const clab_torus *t, const clab_map *map, uint32_t src,
 				   src >= map->nranks ? src : dst, map->nranks);
 	if (vc < CLAB_VC_MPI || vc >= CLAB_NVC)
 		return clab_seterr(CLAB_E_INVAL, "virtual channel %d does not exist", vc);
+	if (!strcmp(t->spec->name, "gemini")) /* tiles and NICs, not links */
+		return clab_gemini_live_message(t, map, src, dst, bytes, NULL, add, arg);
 	uint32_t s = map->node[src], r = map->node[dst];
 	clab_packets pk = clab_netspec_packetize(t->spec, bytes);
 	add(arg, s, CLAB_LIVE_MU_WORD(CLAB_LIVE_MU_PKT_INJ), pk.packets);

@@ -92,6 +92,9 @@ struct clab_net {
 	enum clab_net_engine engine;
 	enum clab_net_routing routing;
 	uint64_t seed, events;
+	void (*obs_msg)(void *, uint32_t, uint32_t, uint64_t, uint64_t);
+	void (*obs_end)(void *, uint64_t);
+	void *obs_arg;         /* clab_net_observe */
 	pkt_flow *flows;       /* the packet engine's flows, this phase */
 	size_t nflows, capflows;
 	double *pfifo, *pnotoken; /* the packet engine's waiting, this phase */
@@ -205,6 +208,15 @@ const char *clab_net_engine_name(const clab_net *n)
 uint64_t clab_net_events(const clab_net *n)
 {
 	return n->events;
+}
+
+void clab_net_observe(clab_net *n,
+		      void (*message)(void *, uint32_t, uint32_t, uint64_t, uint64_t),
+		      void (*phase_end)(void *, uint64_t), void *arg)
+{
+	n->obs_msg = message;
+	n->obs_end = phase_end;
+	n->obs_arg = arg;
 }
 
 void clab_net_progress(clab_net *n, void (*fn)(void *, double), void *arg)
@@ -419,6 +431,8 @@ int clab_net_send(clab_net *n, uint32_t src, uint32_t dst, uint64_t bytes,
 		return rc;
 	if (vc < CLAB_VC_MPI || vc >= CLAB_NVC)
 		return clab_seterr(CLAB_E_INVAL, "virtual channel %d does not exist", vc);
+	if (n->obs_msg)
+		n->obs_msg(n->obs_arg, src, dst, bytes, count);
 	uint32_t s = n->map->node[src], r = n->map->node[dst];
 	if (s == r)
 		add_local(n, s, count, bytes);
@@ -453,6 +467,11 @@ int clab_net_alltoall(clab_net *n, const uint32_t *ranks, uint32_t k,
 			return rc;
 		n->scratch[i] = n->map->node[ranks[i]];
 	}
+	if (n->obs_msg)
+		for (uint32_t i = 0; i < k; i++)
+			for (uint32_t j = 0; j < k; j++)
+				if (i != j)
+					n->obs_msg(n->obs_arg, ranks[i], ranks[j], bytes, 1);
 	qsort(n->scratch, k, sizeof *n->scratch, cmp_u32);
 	/* the group as distinct nodes and counts, written over scratch */
 	uint32_t m = 0, *cnt = malloc((size_t)k * sizeof *cnt);
@@ -777,6 +796,8 @@ int clab_net_phase_end(clab_net *n, uint64_t times, double *time_s)
 	if (!rec)
 		return clab_seterr(CLAB_E_NOMEM, "no memory for the record of phase \"%s\"", n->label);
 	expand_groups(n);
+	if (n->obs_end)
+		n->obs_end(n->obs_arg, times);
 	double sim_s = 0;
 	if (n->engine == CLAB_NET_PACKET) {
 		if (n->capflows == SIZE_MAX)

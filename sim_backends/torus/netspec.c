@@ -108,9 +108,48 @@ static const clab_netspec specs[] = {
 		.cores = 16, .peak_flops = 204.8e9, .flop_eff = 0.10,
 		.mem_bytes_s = 42.6e9, .mem_eff = 0.65,
 	},
+	{
+		/* Cray Gemini (HARDWARE.md 3): a torus position is a router
+		 * with its two nodes (ppn = ranks per router, half on each
+		 * node); the tiles, PUT/GET packets and compression are
+		 * sim_backends/gemini's. For the flow engine's timing a packet
+		 * is a PUT request: 64 bytes of data in 22 phits behind a
+		 * 10-phit header (32 phits), and a link is 8 cable tiles. */
+		.name = "gemini",
+		.description = "Cray Gemini (XE6/XK7): 3D torus XYZ of routers, 2 nodes each, 48 tiles per router",
+		.letters = "XYZT", .ndims = 3,
+		.shape = "4x4x4", .ppn = 32, .max_ppn = 64,
+		.fixed_dim = -1, .fixed_size = 0,
+		.header = 30, .chunk = 3, .max_payload = 64, .min_packet = 24,
+		.extra_per_packet = 0,
+		/* 8 cable tiles x 1.17 GB/s (HARDWARE.md 3); Z+ backplane
+		 * (15 GB/s) and Y (9.4 / 4.7 GB/s) differ: the tiles' own
+		 * pricing (clab_gemini_phase_end) uses the map */
+		.link_bytes_s = 9.36e9, .net_hz = 800e6,
+		.cpu_hz = 2.4e9,         /* Cielo's Opteron 6136 (AMD) */
+		.hop_s = 100e-9,         /* modeller's choice (order of published router latencies) */
+		/* Cray MPICH's default MPICH_GNI_MAX_EAGER_MSG_SIZE (recalled):
+		 * eager messages are pushed (PUT), larger ones pulled (GET) */
+		.eager_max = 8192,
+		.fifo_packets = 4, .inj_fifos = 8,   /* modeller's choice */
+		/* a router's 8 host tiles x 1.33 GB/s each way, over a 9.36 GB/s link */
+		.drain_links = 2.27,
+		.io_link = 0, .leftmost_fastest = 0,
+		/* about 1.3 us nearest-neighbour MPI latency: the order of
+		 * published Gemini figures (recalled); the split is the
+		 * modeller's choice */
+		.latency_s = 0.5e-6, .o_send_s = 0.4e-6, .o_recv_s = 0.4e-6,
+		.gap_s = 0.1e-6,
+		/* two Cielo nodes per router: 2 x 2 Opteron 6136 (8 cores, 4
+		 * flops/cycle, 2.4 GHz), DDR3-1333 4 channels per socket
+		 * (85.3 GB/s a node); a copy reads and writes: half */
+		.local_bytes_s = 85.3e9,
+		.cores = 32, .peak_flops = 307.2e9, .flop_eff = 0.10,
+		.mem_bytes_s = 170.6e9, .mem_eff = 0.65,
+	},
 };
 
-static const char *const names[] = {"bgq", "bgl", "torus", NULL};
+static const char *const names[] = {"bgq", "bgl", "torus", "gemini", NULL};
 
 const clab_netspec *clab_netspec_find(const char *name)
 {

@@ -5,6 +5,9 @@
  * links: BG/Q's point-to-point chunks sent and packets received.
  * --fill zero|random fills the buffer: BG/Q's counts do not depend on the
  * content (only a compressing network's would).
+ * On Gemini (a network unit with LINK_HOST_PACKETS) the default is the
+ * sender's router: what it took in from its NICs (TX) and from the
+ * network (RX: the other side's responses), in packets and phits.
  *
  *   mpirun -n 2 counterlab-pingpong --bytes 4096 --iters 10 */
 #include "app.h"
@@ -39,6 +42,13 @@ int main(int argc, char **argv)
 	}
 	if (a.size < 2)
 		app_die(&a, "%s", "needs 2 ranks or more (mpirun -n 2)");
+	/* Gemini's tiles count what enters them: TX on the host tiles, RX on
+	 * the network tiles (traffic bytes = 3 x phits) */
+	int code, gemini = events == (const char *)APP_EVENTS &&
+		PAPI_event_name_to_code("network:::LINK_HOST_PACKETS", &code) == PAPI_OK;
+	if (gemini)
+		events = "network:::LINK_HOST_PACKETS,network:::LINK_HOST_TRAFFIC,"
+			 "network:::LINK_NET_PACKETS,network:::LINK_NET_TRAFFIC";
 	app_events(&a, events);
 	unsigned char *buf = malloc(bytes + 1);
 	if (!buf)
@@ -57,7 +67,13 @@ int main(int argc, char **argv)
 	}
 	uint64_t sum[APP_MAXEV];
 	app_phase(&a, sum);
-	if (a.me == 0) {
+	if (a.me == 0 && gemini) {
+		const uint64_t *v = &a.total[(size_t)a.node * a.nev];
+		printf("bytes,fill,iters,tx_packets,tx_phits,rx_packets,rx_phits\n"
+		       "%llu,%s,%llu,%llu,%llu,%llu,%llu\n", (unsigned long long)bytes, fill,
+		       (unsigned long long)iters, (unsigned long long)v[0], (unsigned long long)v[1] / 3,
+		       (unsigned long long)v[2], (unsigned long long)v[3] / 3);
+	} else if (a.me == 0) {
 		/* rank 0's own node: its row of the totals */
 		printf("bytes,fill,iters");
 		for (int i = 0; i < a.nev; i++)

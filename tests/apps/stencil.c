@@ -6,8 +6,9 @@
  * node (the rank layout per node) is the map's: COUNTERLAB_MACHINE's map
  * key, a permutation or a map file.
  *
- * Rank 0 prints `step,nw_chunks_sent_total,nw_packets_recv_total` and one
- * line per step (counters summed over all simulated nodes, each once), and
+ * Rank 0 prints `step,nw_chunks_sent_total,nw_packets_recv_total` (or the
+ * names of the first two --events) and one line per step (counters summed
+ * over all simulated nodes, each once), and
  * the checksum of the field. The same traffic offline: counterlab-netsim
  * --pattern halo3d:n=N,grid=PxxPyxPz,stencil=S,periodic=P,steps=K.
  *
@@ -78,8 +79,11 @@ int main(int argc, char **argv)
 		for (size_t y = 1; y <= n; y++)
 			for (size_t x = 1; x <= n; x++)
 				u[IDX(x, y, z)] = (double)((a.me * 7 + (int)(x * 3 + y * 5 + z)) % 11);
-	if (a.me == 0)
+	if (a.me == 0 && events == (const char *)APP_EVENTS)
 		printf("step,nw_chunks_sent_total,nw_packets_recv_total\n");
+	else if (a.me == 0) /* the first two events, by their names */
+		printf("step,%s,%s\n", strrchr(a.names[0], ':') ? strrchr(a.names[0], ':') + 1 : a.names[0],
+		       a.nev < 2 ? "-" : strrchr(a.names[1], ':') ? strrchr(a.names[1], ':') + 1 : a.names[1]);
 	for (uint64_t step = 0; step < steps; step++) {
 		MPI_Request req[54];
 		int nreq = 0;

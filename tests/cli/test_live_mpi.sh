@@ -238,5 +238,64 @@ else
 	bad "too many ranks for the map: $(head -3 "$tmp/few.err")"
 fi
 
+# Gemini: the pingpong's sender reads its router's tiles. Ranks 0 and 1
+# on routers (0,0,0) and (1,0,0); 1 MB messages go by GET: per message
+# 16384 requests of 8 phits from the receiver and 16384 replies of 27
+# from the sender. Two more iterations add, at the sender's router, 2 x
+# 32768 packets entering from its NIC (its replies and its requests) with
+# 2 x 16384 x (27 + 8) phits, and as many from the network. The program's
+# own barriers count too, and whether another rank's barrier message
+# lands before or after rank 0's first read varies from run to run (a
+# 0-byte PUT: 1 packet of 10 phits, its ACK 3): a few packets of slack.
+gem() { # ITERS: rank 0's CSV row
+	COUNTERLAB_MACHINE="gemini:clock=virtual,torus=4x1x1,ppn=1" \
+		timeout 120 mpirun --allow-run-as-root --oversubscribe -n 2 -x COUNTERLAB_MACHINE \
+		-x COUNTERLAB_MACHINES "$bindir/counterlab-pingpong" --bytes 1048576 --iters "$1" \
+		2>"$tmp/gem.err" | tail -1
+}
+one=$(gem 1)
+three=$(gem 3)
+d=$(awk -F, -v a="$one" 'BEGIN { split(a, x, ",") } { printf "%d %d %d %d", $4 - x[4], $5 - x[5], $6 - x[6], $7 - x[7] }' <<< "$three")
+near() { # VALUE WANT SLACK
+	[ "$1" -ge $(($2 - $3)) ] && [ "$1" -le $(($2 + $3)) ] 2>/dev/null
+}
+read -r dtp dtf drp drf <<< "$d"
+if near "$dtp" 65536 4 && near "$dtf" 1146880 40 && near "$drp" 65536 4 && near "$drf" 1146880 40; then
+	ok "gemini pingpong: 2 iterations add TX/RX packets and phits $d (65536 and 1146880 each, give or take a barrier message)"
+else
+	bad "gemini pingpong: iters 1: $one, iters 3: $three, difference $d ($(tail -2 "$tmp/gem.err"))"
+fi
+
+# MiniGhost on Gemini with 16 ranks per node: a 2x2x16 rank grid on 4
+# nodes (2 routers), each node a 2x2x4 block (the XYZT map) or a 1x1x16
+# column (a map file). Offline, hand-worked for 2x2x4: only the 3 z
+# boundaries cross nodes; per boundary and direction 4 ranks send a face
+# (512 B: 8 PUTs of 32 phits), 2 edges (64 B: 32 phits) and a corner (8 B:
+# 13 phits), each packet with a 3-phit ACK: 366 phits, x 4 x 6 = 8784
+# phits entering routers from NICs = 26352 bytes of host-link traffic.
+# Live through PAPI, the same plus the app's own collectives; the column
+# layout moves about 5 times as much over the host links.
+for r in $(seq 0 63); do
+	k=$((r % 2 + 2 * (r / 2 % 2))); echo "$((k / 2)) 0 0 $((k % 2 * 16 + r / 4))"
+done > "$tmp/col16.map"
+host() { # MAP: offline LINK_HOST_TRAFFIC total, then live
+	"$bindir/counterlab-netsim" --quiet --machine gemini --torus 2x1x1 --ppn 32 --map "$1" \
+		--pattern halo3d:n=8,grid=2x2x16,stencil=27 --format csv | awk -F, '$1 == "LINK_HOST_TRAFFIC" { print $5 }'
+	COUNTERLAB_MACHINE="gemini:clock=virtual,torus=2x1x1,ppn=32,map=$1" \
+		timeout 300 mpirun --allow-run-as-root --oversubscribe -n 64 -x COUNTERLAB_MACHINE \
+		-x COUNTERLAB_MACHINES "$bindir/counterlab-stencil" --n 8 --grid 2x2x16 --stencil 27 \
+		--steps 1 --events network:::LINK_HOST_TRAFFIC,network:::LINK_NET_TRAFFIC 2>"$tmp/st.err" |
+		awk -F, '$1 == 1 { print $2 }'
+}
+read -r -d '' off_blk live_blk < <(host XYZT)
+read -r -d '' off_col live_col < <(host "$tmp/col16.map")
+if [ "$off_blk" = 26352 ] && [ "$off_col" -gt $((4 * off_blk)) ] 2>/dev/null &&
+	[ "$live_blk" -ge "$off_blk" ] && [ "$live_col" -ge "$off_col" ] &&
+	[ "$live_col" -gt $((4 * live_blk)) ]; then
+	ok "gemini stencil host-link bytes: 2x2x4 $live_blk (offline $off_blk), 1x1x16 $live_col (offline $off_col)"
+else
+	bad "gemini stencil host-link bytes: 2x2x4 live '$live_blk' offline '$off_blk', 1x1x16 live '$live_col' offline '$off_col' ($(tail -2 "$tmp/st.err"))"
+fi
+
 echo "$fails failed"
 [ $fails = 0 ]

@@ -91,5 +91,34 @@ if "$bin" --quiet --heatmap "$tmp/h.png" --heatmap-range 0:1e6 --pattern alltoal
 else
 	bad "--heatmap-range wrote nothing"
 fi
+# Gemini: per-router link metrics from the tiles, one router's tiles, its options' errors
+refuse --machine gemini --order ZYX --pattern pingpong -- "--order ZYX: Gemini routes X, then Y, then Z"
+refuse --tiles 0 --pattern pingpong -- "--tilemap, --gemini and --tiles are for --machine gemini"
+refuse --machine gemini --tiles 64 --pattern pingpong -- "--tiles 64: routers are 0..63"
+refuse --machine gemini --tilemap /nonexistent --pattern pingpong -- "tile map /nonexistent"
+printf 'c0-0c0s0g0l00 Z+ -> c0-0c0s1g0l00 LinkType: backplane\n' > "$tmp/short.txt"
+refuse --machine gemini --tilemap "$tmp/short.txt" --pattern pingpong -- "has 1 network tiles, a Gemini has 40"
+# ranks 0 and 32 sit on routers (0,0,0) and (0,0,1): 1 KB = 16 PUTs of 32
+# phits each way, entering (0,0,1) by its Z- tiles and (0,0,0) by its Z+
+# ones, with 16 ACKs of 3 phits each way
+out=$("$bin" --quiet --machine gemini --pattern pingpong:a=0,b=32,bytes=1024 --format csv --tiles 1)
+if echo "$out" | grep -qx 'LINK_ZM_TRAFFIC,0,26.250000,1680,1680' &&
+	echo "$out" | grep -qx 'LINK_ZM_PACKETS,0,0.500000,32,32' &&
+	echo "$out" | grep -qx 'LINK_XP_TRAFFIC,0,0.000000,0,0'; then
+	ok "gemini: Z- of router 1 takes 16 x 32 + 16 x 3 phits (1680 bytes), nothing else moves in X"
+else
+	bad "gemini: link metrics of a pingpong: $(echo "$out" | grep LINK_Z)"
+fi
+if [ "$(echo "$out" | grep -c '^[0-9]*,[0-5],[0-7],')" = 48 ]; then
+	ok "gemini: --tiles lists 48 tiles"
+else
+	bad "gemini: --tiles: $(echo "$out" | tail -3)"
+fi
+if "$bin" --quiet --machine gemini --heatmap "$tmp/g.png" --heatmap-event LINK_ZM_TRAFFIC \
+	--pattern halo3d:grid=8x8x32,n=8 >/dev/null && [ -s "$tmp/g.png" ]; then
+	ok "gemini: heat map of a link metric"
+else
+	bad "gemini: no heat map"
+fi
 echo "$fails failed"
 [ "$fails" -eq 0 ]

@@ -13,6 +13,7 @@
 #include "helpers.h"
 #include "../../framework/internal.h"
 #include "counterlab/torus.h"
+#include "counterlab/gemini.h"
 #include "../../backends/linux/lx.h"
 
 #define ROUNDS 1500
@@ -474,6 +475,44 @@ static void fuzz_torus(void **state)
 	unlink(ppath);
 }
 
+/* Gemini tile maps (`rtr --interconnect` dumps): the Cielo map as a dump,
+ * mutated (a line at a time, and whole), with NUL bytes and cut short:
+ * success or CLAB_E_MAP with a message. */
+static void fuzz_tilemap(void **state)
+{
+	(void)state;
+	clab_gemini_tilemap cielo, m;
+	clab_gemini_tilemap_cielo(&cielo);
+	char seed[8192], buf[8192];
+	size_t n = 0;
+	for (int t = 0; t < CLAB_GEMINI_TILES; t++)
+		if (cielo.dir[t] != CLAB_GEM_HOST)
+			n += (size_t)snprintf(seed + n, sizeof seed - n,
+					      "c0-0c0s3g1l%d%d[(0,3,1)] %s -> c0-0c1s3g1l%d%d LinkType: %s\n",
+					      t / 8, t % 8, clab_gemini_dir_name(cielo.dir[t]), t / 8, t % 8,
+					      clab_gemini_link_name(cielo.type[t]));
+	assert_int_equal(clab_gemini_tilemap_parse(&m, seed, n, "seed", NULL), CLAB_OK);
+	int ok = 0;
+	for (int r = 0; r < ROUNDS; r++) {
+		mutate(seed, buf, sizeof buf);
+		size_t len = strlen(buf);
+		if (r % 5 == 0 && len)
+			buf[next() % len] = 0;
+		if (r % 7 == 0)
+			len = next() % (len + 1);
+		int rc = clab_gemini_tilemap_parse(&m, buf, len, "fuzz", r % 3 ? NULL : "c0-0c0s3g1");
+		if (rc == CLAB_OK) {
+			ok++;
+			for (int t = 0; t < CLAB_GEMINI_TILES; t++)
+				assert_true(m.dir[t] < CLAB_GEM_NDIRS && m.type[t] < CLAB_GEM_NLINKTYPES);
+		} else {
+			assert_int_equal(rc, CLAB_E_MAP);
+			assert_true(strlen(clab_errmsg()) > 0);
+		}
+	}
+	assert_true(ok > 0 && ok < ROUNDS); /* both kinds were met */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -483,6 +522,7 @@ int main(void)
 		cmocka_unit_test(fuzz_presets),
 		cmocka_unit_test(fuzz_postfix),
 		cmocka_unit_test(fuzz_torus),
+		cmocka_unit_test(fuzz_tilemap),
 		cmocka_unit_test(fuzz_linux_files),
 	};
 	return cmocka_run_group_tests_name("fuzz", tests, NULL, NULL);

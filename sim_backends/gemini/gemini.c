@@ -1,0 +1,623 @@
+/* The Gemini network model (include/counterlab/gemini.h): packets, routes,
+ * tile and NIC counters, stalls.
+ *
+ * A packet enters its first router through a host tile of the sending NIC
+ * and every further router through the tile facing the router it came
+ * from; each tile counts what enters it (HARDWARE.md 3). Within a
+ * direction a message's packets take its tiles in turn. At a phase's end
+ * every router's inputs and outputs are priced at their tiles' bandwidth:
+ * traffic that arrives faster than its output drains (an input's traffic
+ * arrives no faster than the slowest NIC that injected it) waits in the
+ * input queue (input-queue stalls of the input tiles) and, its buffers
+ * full, holds up the tiles upstream (credit stalls there). A live MPI
+ * program's messages are counted the same way into its shared blocks. */
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "counterlab/backend.h"
+#include "counterlab/gemini.h"
+
+#define SLOTS 8          /* a router's ports: 6 directions, NIC 0, NIC 1 */
+#define NIC_SLOT(k) (CLAB_GEM_HOST + (k))
+#define PHASE_CTRS 4     /* phits and packets per VC, counted per packet */
+#define MAX_PAYLOAD 64   /* user bytes a packet carries */
+#define FLIT 16          /* bytes in a NIC flit */
+#define MASK48 ((1ull << CLAB_GEMINI_WIDTH) - 1)
+
+/* Phits besides the payload: with a full 64-byte payload (22 phits) a PUT
+ * request is 32 phits and a GET reply 27 (HARDWARE.md 3). */
+static const uint32_t head_phits[] = {
+	[CLAB_GEM_PUT_REQ] = 10, [CLAB_GEM_PUT_ACK] = 3,
+	[CLAB_GEM_GET_REQ] = 8, [CLAB_GEM_GET_REPLY] = 5,
+};
+
+static const char *const nic_names[CLAB_GEM_NIC_CTRS] = {
+	"GM_ORB_PERF_VC0_FLITS", "GM_ORB_PERF_VC0_PKTS",
+	"GM_ORB_PERF_VC1_FLITS", "GM_ORB_PERF_VC1_PKTS",
+	"GM_NPT_PERF_NPT_FLIT_CNTR", "GM_NPT_PERF_NPT_PKT_CNTR",
+	"GM_RAT_PERF_HEADER_FLITS_VC0", "GM_RAT_PERF_DATA_FLITS_VC0",
+	"GM_RAT_PERF_TRANSLATIONS_VC0",
+	"GM_TARB_PERF_OUT_FLITS", "GM_TARB_PERF_OUT_PKTS",
+	"GM_TARB_PERF_FMA_FLITS", "GM_TARB_PERF_FMA_PKTS",
+	"GM_TARB_PERF_BTE_FLITS", "GM_TARB_PERF_BTE_PKTS",
+};
+
+const char *clab_gemini_nic_name(int k)
+{
+	return k >= 0 && k < CLAB_GEM_NIC_CTRS ? nic_names[k] : NULL;
+}
+
+/* The packets of one kind of a message, for pricing at the phase's end. */
+typedef struct stream {
+	uint32_t rs, rd;
+	uint8_t ns, nd;
+	double bytes;
+} stream;
+
+_Static_assert(CLAB_GEM_LIVE_NIC_WORD(2, 0) <= sizeof(clab_live_node) / sizeof(uint64_t),
+	       "a Gemini router's live counters fit a live block");
+
+struct clab_gemini {
+	const clab_torus *t;
+	const clab_map *map;
+	clab_gemini_tilemap tm;
+	uint8_t tiles[SLOTS][CLAB_GEMINI_TILES]; /* the tiles of each port */
+	int ntiles[SLOTS];
+	double bw[SLOTS];          /* bytes/s of each port, one direction */
+	uint32_t routers;
+	uint64_t *tile;            /* [router][tile][ctr] totals */
+	uint64_t *ptile;           /* [router][tile][PHASE_CTRS] this phase */
+	double *flow;              /* [router][in][out] bytes this phase */
+	uint64_t *nic;             /* [router][node][ctr] totals */
+	uint64_t *pnic;            /* [router][node][ctr] this phase */
+	int live;                  /* a live MPI program's blocks add to the counters */
+	double *pace;              /* [router][in] slowest source feeding it, s */
+	stream *streams;           /* this phase's packet streams */
+	size_t nstreams, capstreams;
+};
+
+#define TILE(g, r, t, c) ((g)->tile[((size_t)(r) * CLAB_GEMINI_TILES + (t)) * CLAB_GEM_TILE_CTRS + (c)])
+#define PTILE(g, r, t, c) ((g)->ptile[((size_t)(r) * CLAB_GEMINI_TILES + (t)) * PHASE_CTRS + (c)])
+#define FLOW(g, r, i, o) ((g)->flow[((size_t)(r) * SLOTS + (i)) * SLOTS + (o)])
+#define NIC(g, a, r, n, k) ((g)->a[((size_t)(r) * 2 + (n)) * CLAB_GEM_NIC_CTRS + (k)])
+
+/* torus link 2d (minus) / 2d+1 (plus) <-> direction */
+static int dir_of_link(int link) { return 2 * (link / 2) + !(link & 1); }
+static int link_of_dir(int dir) { return 2 * (dir / 2) + !(dir & 1); }
+
+clab_gemini *clab_gemini_new(const clab_torus *t, const clab_map *map,
+			     const clab_gemini_tilemap *tm, int *err)
+{
+	if (t->ndims != 3) {
+		*err = clab_seterr(CLAB_E_MAP, "a Gemini network is a 3D torus of routers, not %dD", t->ndims);
+		return NULL;
+	}
+	clab_gemini *g = calloc(1, sizeof *g);
+	size_t r = t->nodes;
+	if (g) {
+		g->tile = calloc(r * CLAB_GEMINI_TILES * CLAB_GEM_TILE_CTRS, sizeof *g->tile);
+		g->ptile = calloc(r * CLAB_GEMINI_TILES * PHASE_CTRS, sizeof *g->ptile);
+		g->flow = calloc(r * SLOTS * SLOTS, sizeof *g->flow);
+		g->nic = calloc(r * 2 * CLAB_GEM_NIC_CTRS, sizeof *g->nic);
+		g->pnic = calloc(r * 2 * CLAB_GEM_NIC_CTRS, sizeof *g->pnic);
+		g->pace = calloc(r * SLOTS, sizeof *g->pace);
+	}
+	if (!g || !g->tile || !g->ptile || !g->flow || !g->nic || !g->pnic || !g->pace) {
+		clab_gemini_free(g);
+		*err = clab_seterr(CLAB_E_NOMEM, "no memory for the counters of %zu Gemini routers", r);
+		return NULL;
+	}
+	g->t = t;
+	g->map = map;
+	g->tm = *tm;
+	g->routers = t->nodes;
+	for (int d = 0; d < CLAB_GEM_HOST; d++) {
+		g->ntiles[d] = clab_gemini_tiles_of(tm, d, g->tiles[d]);
+		g->bw[d] = clab_gemini_dir_bytes_s(tm, d);
+	}
+	/* the host tiles: the first four serve NIC 0, the others NIC 1 */
+	uint8_t host[CLAB_GEMINI_TILES];
+	int nh = clab_gemini_tiles_of(tm, CLAB_GEM_HOST, host);
+	for (int i = 0; i < nh; i++) {
+		int k = i < nh / 2 ? 0 : 1;
+		g->tiles[NIC_SLOT(k)][g->ntiles[NIC_SLOT(k)]++] = host[i];
+		g->bw[NIC_SLOT(k)] += clab_gemini_tile_bytes_s(CLAB_GEM_NIC);
+	}
+	*err = CLAB_OK;
+	return g;
+}
+
+void clab_gemini_free(clab_gemini *g)
+{
+	if (!g)
+		return;
+	free(g->tile);
+	free(g->ptile);
+	free(g->flow);
+	free(g->nic);
+	free(g->pnic);
+	free(g->pace);
+	free(g->streams);
+	free(g);
+}
+
+void clab_gemini_place(const clab_gemini *g, uint32_t r, uint32_t *router, int *node)
+{
+	*router = g->map->node[r];
+	int ppn = g->t->ppn;
+	*node = ppn < 2 ? 0 : g->map->slot[r] * 2 / ppn;
+}
+
+/* ---- packets ------------------------------------------------------------------ */
+
+/* Compression (model; HARDWARE.md gives only the effect): the payload
+ * travels as 8-byte words behind a one-byte word mask; a word whose bits
+ * are all 0 or all 1 travels as a 2-byte run code. A random 64-byte
+ * payload takes 65 bytes (22 phits), an all-zero one 17 (6 phits): a
+ * whole PUT request drops from 32 to 16 phits, half. */
+uint32_t clab_gemini_payload_phits(const uint8_t *p, uint32_t n)
+{
+	if (!n)
+		return 0;
+	uint32_t bytes = 1;
+	for (uint32_t w = 0; w < n; w += 8) {
+		uint32_t len = n - w < 8 ? n - w : 8;
+		int run = p != NULL;
+		for (uint32_t i = 1; run && i < len; i++)
+			run = p[w + i] == p[w];
+		if (run && (p[w] == 0 || p[w] == 0xff))
+			bytes += len < 2 ? len : 2;
+		else
+			bytes += len;
+	}
+	return (bytes + CLAB_GEMINI_PHIT - 1) / CLAB_GEMINI_PHIT;
+}
+
+uint32_t clab_gemini_packet_phits(int kind, const uint8_t *p, uint32_t n)
+{
+	uint32_t body = kind == CLAB_GEM_PUT_REQ || kind == CLAB_GEM_GET_REPLY
+			? clab_gemini_payload_phits(p, n) : 0;
+	return head_phits[kind] + body;
+}
+
+/* One kind of packet of a message on its way, for the route walk. */
+/* Where a message's counts go: the model's phase (model_add) or a live
+ * MPI program's per-router block (clab_live_add), by word of
+ * CLAB_GEM_LIVE_TILE_WORD / CLAB_GEM_LIVE_NIC_WORD. */
+typedef struct sink {
+	clab_live_add add;
+	void *arg;
+} sink;
+
+typedef struct walk {
+	const clab_gemini *g;
+	sink to;
+	uint32_t at;       /* router the packets are in */
+	int in;            /* the port they entered it by */
+	int vc;
+	uint64_t packets, phits;
+	uint64_t turn;     /* which tile of a port the first packet takes */
+} walk;
+
+/* The packets enter router w->at by port w->in: its tiles count them,
+ * dealt in turns. */
+static void enter(walk *w)
+{
+	const clab_gemini *g = w->g;
+	int k = g->ntiles[w->in];
+	if (!k || !w->packets)
+		return;
+	uint64_t each = w->packets / k, rest = w->packets % k;
+	uint64_t per = w->phits / w->packets, extra = w->phits % w->packets;
+	for (int j = 0; j < k; j++) {
+		uint64_t n = each + ((uint64_t)((j - (int)(w->turn % k) + k) % k) < rest);
+		if (!n)
+			continue;
+		int t = g->tiles[w->in][j];
+		/* equal packets but for `extra` phits, given to the first tiles */
+		uint64_t ph = n * per + (extra ? (extra < n ? extra : n) : 0);
+		extra -= extra < n ? extra : n;
+		w->to.add(w->to.arg, w->at, CLAB_GEM_LIVE_TILE_WORD(t, w->vc), ph);
+		w->to.add(w->to.arg, w->at, CLAB_GEM_LIVE_TILE_WORD(t, 2 + w->vc), n);
+	}
+}
+
+static void hop(void *arg, uint32_t node, int link)
+{
+	walk *w = arg;
+	w->at = clab_torus_neighbor(w->g->t, node, link);
+	w->in = dir_of_link(link) ^ 1; /* by the tile facing where it came from */
+	enter(w);
+}
+
+static void model_add(void *arg, uint32_t r, size_t word, uint64_t v)
+{
+	clab_gemini *g = arg;
+	if (word < CLAB_GEM_LIVE_NIC_WORD(0, 0))
+		g->ptile[(size_t)r * CLAB_GEMINI_TILES * PHASE_CTRS + word] += v;
+	else
+		g->pnic[(size_t)r * 2 * CLAB_GEM_NIC_CTRS + word - CLAB_GEM_LIVE_NIC_WORD(0, 0)] += v;
+}
+
+/* A stream of the model's phase, for its pricing. */
+static int keep_stream(clab_gemini *g, uint32_t rs, int ns, uint32_t rd, int nd, uint64_t phits)
+{
+	if (g->nstreams == g->capstreams) {
+		size_t cap = g->capstreams ? 2 * g->capstreams : 256;
+		stream *n = realloc(g->streams, cap * sizeof *n);
+		if (!n)
+			return clab_seterr(CLAB_E_NOMEM, "no memory for a phase of %zu Gemini messages",
+					   g->nstreams / 2);
+		g->streams = n;
+		g->capstreams = cap;
+	}
+	g->streams[g->nstreams++] = (stream){rs, rd, (uint8_t)ns, (uint8_t)nd,
+					     (double)phits * CLAB_GEMINI_PHIT};
+	return CLAB_OK;
+}
+
+/* packets of `phits` in all from (router rs, NIC ns) to (rd, nd) on vc,
+ * counted on the tiles they enter */
+static void send_packets(const clab_gemini *g, sink to, uint32_t rs, int ns, uint32_t rd,
+			 int vc, uint64_t packets, uint64_t phits, uint64_t turn)
+{
+	walk w = {g, to, rs, NIC_SLOT(ns), vc, packets, phits, turn};
+	enter(&w);
+	clab_torus_route(g->t, rs, rd, 0, hop, &w);
+}
+
+static void nic_add(sink to, uint32_t r, int n, int k, uint64_t v)
+{
+	to.add(to.arg, r, CLAB_GEM_LIVE_NIC_WORD(n, k), v);
+}
+
+/* A message's packets and NIC work into `to`; the model's own phase also
+ * keeps its streams (g is then not const). */
+static int count_message(const clab_gemini *g, sink to, uint32_t src, uint32_t dst,
+			 uint64_t bytes, const void *buf, int proto, uint64_t count)
+{
+	if (src >= g->map->nranks || dst >= g->map->nranks)
+		return clab_seterr(CLAB_E_INVAL, "rank %u does not exist: the map places %u ranks",
+				   src >= g->map->nranks ? src : dst, g->map->nranks);
+	if (proto < CLAB_GEM_MPI || proto > CLAB_GEM_GET)
+		return clab_seterr(CLAB_E_INVAL, "protocol %d: want CLAB_GEM_MPI, _PUT or _GET", proto);
+	uint32_t rs, rd;
+	int ns, nd;
+	clab_gemini_place(g, src, &rs, &ns);
+	clab_gemini_place(g, dst, &rd, &nd);
+	if ((rs == rd && ns == nd) || !count)
+		return CLAB_OK; /* one node: shared memory, no NIC */
+	if (proto == CLAB_GEM_MPI)
+		proto = bytes > g->t->spec->eager_max ? CLAB_GEM_GET : CLAB_GEM_PUT;
+	/* payload phits of the packets, binned (a packet carries <= 64 bytes) */
+	uint64_t npk = bytes ? (bytes + MAX_PAYLOAD - 1) / MAX_PAYLOAD : 1;
+	uint64_t bin[32] = {0}, data_flits = (bytes + FLIT - 1) / FLIT;
+	if (buf) {
+		for (uint64_t i = 0; i < npk; i++) {
+			uint64_t off = i * MAX_PAYLOAD;
+			uint32_t n = (uint32_t)(bytes - off < MAX_PAYLOAD ? bytes - off : MAX_PAYLOAD);
+			bin[clab_gemini_payload_phits((const uint8_t *)buf + off, n)]++;
+		}
+	} else {
+		uint32_t last = (uint32_t)(bytes - (npk - 1) * MAX_PAYLOAD);
+		bin[clab_gemini_payload_phits(NULL, MAX_PAYLOAD)] += npk - 1;
+		bin[clab_gemini_payload_phits(NULL, last)]++;
+	}
+	int put = proto == CLAB_GEM_PUT;
+	int data_kind = put ? CLAB_GEM_PUT_REQ : CLAB_GEM_GET_REPLY;
+	uint64_t data_phits = 0;
+	for (uint32_t b = 0; b < 32; b++)
+		data_phits += bin[b] * (head_phits[data_kind] + b);
+	uint64_t turn = (uint64_t)rs * 7 + rd * 13;
+	/* the data packets travel src -> dst (PUT requests on VC0, GET replies
+	 * on VC1); the others dst -> src (ACKs on VC1, GET requests on VC0) */
+	uint64_t back_phits = npk * count * head_phits[put ? CLAB_GEM_PUT_ACK : CLAB_GEM_GET_REQ];
+	if (to.add == model_add) {
+		clab_gemini *m = to.arg;
+		int rc = keep_stream(m, rs, ns, rd, nd, data_phits * count);
+		if (!rc)
+			rc = keep_stream(m, rd, nd, rs, ns, back_phits);
+		if (rc)
+			return rc;
+	}
+	send_packets(g, to, rs, ns, rd, put ? 0 : 1, npk * count, data_phits * count, turn);
+	send_packets(g, to, rd, nd, rs, put ? 1 : 0, npk * count, back_phits, turn);
+	/* the NICs: the initiator's ORB and TARB, the target's RAT and NPT */
+	uint32_t ri = put ? rs : rd, rt = put ? rd : rs;
+	int ni = put ? ns : nd, nt = put ? nd : ns;
+	uint64_t req_flits = npk + (put ? data_flits : 0), rsp_flits = npk + (put ? 0 : data_flits);
+	nic_add(to, ri, ni, CLAB_GEM_ORB_VC0_FLITS, req_flits * count);
+	nic_add(to, ri, ni, CLAB_GEM_ORB_VC0_PKTS, npk * count);
+	nic_add(to, ri, ni, CLAB_GEM_ORB_VC1_FLITS, rsp_flits * count);
+	nic_add(to, ri, ni, CLAB_GEM_ORB_VC1_PKTS, npk * count);
+	nic_add(to, ri, ni, CLAB_GEM_TARB_OUT_FLITS, req_flits * count);
+	nic_add(to, ri, ni, CLAB_GEM_TARB_OUT_PKTS, npk * count);
+	nic_add(to, ri, ni, put ? CLAB_GEM_TARB_FMA_FLITS : CLAB_GEM_TARB_BTE_FLITS, req_flits * count);
+	nic_add(to, ri, ni, put ? CLAB_GEM_TARB_FMA_PKTS : CLAB_GEM_TARB_BTE_PKTS, npk * count);
+	nic_add(to, rt, nt, CLAB_GEM_RAT_HEADER_FLITS_VC0, npk * count);
+	nic_add(to, rt, nt, CLAB_GEM_RAT_DATA_FLITS_VC0, (put ? data_flits : 0) * count);
+	nic_add(to, rt, nt, CLAB_GEM_RAT_TRANSLATIONS_VC0, npk * count);
+	nic_add(to, rt, nt, CLAB_GEM_NPT_FLITS, rsp_flits * count);
+	nic_add(to, rt, nt, CLAB_GEM_NPT_PKTS, npk * count);
+	return CLAB_OK;
+}
+
+int clab_gemini_message(clab_gemini *g, uint32_t src, uint32_t dst, uint64_t bytes,
+			const void *buf, int proto, uint64_t count)
+{
+	return count_message(g, (sink){model_add, g}, src, dst, bytes, buf, proto, count);
+}
+
+/* ---- live MPI programs -------------------------------------------------------- */
+
+/* The machine's model, found by its torus (clab_live_message has only
+ * that): one Gemini network per process is registered. */
+static struct {
+	pthread_mutex_t lock;
+	const clab_torus *t;
+	clab_gemini *g;
+} live_model = {PTHREAD_MUTEX_INITIALIZER, NULL, NULL};
+
+void clab_gemini_live_register(clab_gemini *g, int on)
+{
+	pthread_mutex_lock(&live_model.lock);
+	if (on) {
+		live_model.t = g->t;
+		live_model.g = g;
+		g->live = 1;
+	} else if (live_model.g == g) {
+		live_model.t = NULL;
+		live_model.g = NULL;
+	}
+	pthread_mutex_unlock(&live_model.lock);
+}
+
+int clab_gemini_live_message(const clab_torus *t, const clab_map *map, uint32_t src,
+			     uint32_t dst, uint64_t bytes, const void *buf,
+			     clab_live_add add, void *arg)
+{
+	pthread_mutex_lock(&live_model.lock);
+	const clab_gemini *g = live_model.t == t ? live_model.g : NULL;
+	pthread_mutex_unlock(&live_model.lock);
+	if (!g || g->map != map)
+		return clab_seterr(CLAB_E_NOSUPP, "no Gemini model is registered for this torus");
+	return count_message(g, (sink){add, arg}, src, dst, bytes, buf, CLAB_GEM_MPI, 1);
+}
+
+/* ---- phases and stalls ------------------------------------------------------ */
+
+/* cycles spread over a port's tiles (the first ones take the remainder) */
+static void stall_add(clab_gemini *g, uint32_t r, int port, int ctr, uint64_t cycles)
+{
+	int k = g->ntiles[port];
+	for (int j = 0; j < k; j++)
+		TILE(g, r, g->tiles[port][j], ctr) += cycles / k + ((uint64_t)j < cycles % k);
+}
+
+/* A stream's bytes through the ports of the routers on its route. */
+typedef struct flow_walk {
+	clab_gemini *g;
+	int in;
+	double bytes, pace;
+} flow_walk;
+
+static void flow_port(flow_walk *w, uint32_t r, int out)
+{
+	clab_gemini *g = w->g;
+	FLOW(g, r, w->in, out) += w->bytes;
+	double *p = &g->pace[(size_t)r * SLOTS + w->in];
+	if (*p < w->pace)
+		*p = w->pace;
+}
+
+static void flow_hop(void *arg, uint32_t node, int link)
+{
+	flow_walk *w = arg;
+	flow_port(w, node, dir_of_link(link));
+	w->in = dir_of_link(link) ^ 1;
+}
+
+/* Every port's traffic of the phase, and for each input the pace of the
+ * slowest NIC feeding it (traffic cannot arrive faster than its source
+ * injected it). */
+static void route_streams(clab_gemini *g)
+{
+	double *inj = calloc((size_t)g->routers * 2, sizeof *inj);
+	for (size_t i = 0; inj && i < g->nstreams; i++)
+		inj[g->streams[i].rs * 2 + g->streams[i].ns] += g->streams[i].bytes;
+	for (size_t i = 0; i < g->nstreams; i++) {
+		const stream *s = &g->streams[i];
+		flow_walk w = {g, NIC_SLOT(s->ns), s->bytes,
+			       inj ? inj[s->rs * 2 + s->ns] / g->bw[NIC_SLOT(s->ns)] : 0};
+		clab_torus_route(g->t, s->rs, s->rd, 0, flow_hop, &w);
+		flow_port(&w, s->rd, NIC_SLOT(s->nd));
+	}
+	free(inj);
+	g->nstreams = 0;
+}
+
+int clab_gemini_phase_end(clab_gemini *g, uint64_t times, double *seconds)
+{
+	double longest = 0;
+	route_streams(g);
+	for (uint32_t r = 0; r < g->routers; r++) {
+		double in[SLOTS] = {0}, out[SLOTS] = {0};
+		int any = 0;
+		for (int i = 0; i < SLOTS; i++)
+			for (int o = 0; o < SLOTS; o++) {
+				double f = FLOW(g, r, i, o);
+				in[i] += f;
+				out[o] += f;
+				any |= f > 0;
+			}
+		if (any)
+			for (int i = 0; i < SLOTS; i++) {
+				/* the input's traffic arrives over this long */
+				double busy_in = fmax(in[i] / g->bw[i], g->pace[(size_t)r * SLOTS + i]);
+				longest = fmax(longest, fmax(in[i] / g->bw[i], out[i] / g->bw[i]));
+				for (int o = 0; o < SLOTS; o++) {
+					double f = FLOW(g, r, i, o), busy_out = out[o] / g->bw[o];
+					if (f <= 0 || busy_out <= busy_in)
+						continue;
+					/* this input's share of the output's backlog */
+					double wait = (busy_out - busy_in) * f / out[o];
+					uint64_t cyc = (uint64_t)llround(wait * CLAB_GEMINI_HZ) * times;
+					stall_add(g, r, i, CLAB_GEM_INQ_STALL, cyc);
+					if (i < CLAB_GEM_HOST) /* the tiles upstream wait for credits */
+						stall_add(g, clab_torus_neighbor(g->t, r, link_of_dir(i)),
+							  i ^ 1, CLAB_GEM_CREDIT_STALL, cyc);
+				}
+			}
+		memset(&FLOW(g, r, 0, 0), 0, SLOTS * SLOTS * sizeof *g->flow);
+		memset(&g->pace[(size_t)r * SLOTS], 0, SLOTS * sizeof *g->pace);
+		for (int t = 0; t < CLAB_GEMINI_TILES; t++)
+			for (int c = 0; c < PHASE_CTRS; c++) {
+				TILE(g, r, t, c) += PTILE(g, r, t, c) * times;
+				PTILE(g, r, t, c) = 0;
+			}
+		for (int n = 0; n < 2; n++)
+			for (int k = 0; k < CLAB_GEM_NIC_CTRS; k++) {
+				NIC(g, nic, r, n, k) += NIC(g, pnic, r, n, k) * times;
+				NIC(g, pnic, r, n, k) = 0;
+			}
+	}
+	if (seconds)
+		*seconds = longest * (double)times;
+	return CLAB_OK;
+}
+
+/* ---- reading ------------------------------------------------------------------ */
+
+/* A live MPI program's counts of router r (NULL: none). */
+static const uint64_t *live_words(const clab_gemini *g, uint32_t r)
+{
+	return g->live ? (const uint64_t *)clab_live_block(r) : NULL;
+}
+
+uint64_t clab_gemini_tile(const clab_gemini *g, uint32_t router, int tile, int ctr)
+{
+	const uint64_t *w = ctr < PHASE_CTRS ? live_words(g, router) : NULL;
+	uint64_t v = TILE(g, router, tile, ctr);
+	return (w ? v + w[CLAB_GEM_LIVE_TILE_WORD(tile, ctr)] : v) & MASK48;
+}
+
+void clab_gemini_router_read(const clab_gemini *g, uint32_t router, int node,
+			     uint64_t tiles[CLAB_GEMINI_TILES * CLAB_GEM_TILE_CTRS], uint64_t *nic)
+{
+	const uint64_t *w = live_words(g, router);
+	const uint64_t *restrict t = &TILE(g, router, 0, 0);
+	uint64_t *restrict out = tiles;
+	for (int i = 0; i < CLAB_GEMINI_TILES * CLAB_GEM_TILE_CTRS; i++)
+		out[i] = t[i] & MASK48;
+	for (int k = 0; w && k < CLAB_GEMINI_TILES; k++)
+		for (int c = 0; c < PHASE_CTRS; c++) {
+			uint64_t *v = &tiles[k * CLAB_GEM_TILE_CTRS + c];
+			*v = (*v + w[CLAB_GEM_LIVE_TILE_WORD(k, c)]) & MASK48;
+		}
+	for (int k = 0; nic && k < CLAB_GEM_NIC_CTRS; k++)
+		nic[k] = NIC(g, nic, router, node, k) + (w ? w[CLAB_GEM_LIVE_NIC_WORD(node, k)] : 0);
+}
+
+void clab_gemini_tile_set(clab_gemini *g, uint32_t router, int tile, int ctr, uint64_t v)
+{
+	TILE(g, router, tile, ctr) = v & MASK48;
+}
+
+uint64_t clab_gemini_nic(const clab_gemini *g, uint32_t router, int node, int k)
+{
+	const uint64_t *w = live_words(g, router);
+	return NIC(g, nic, router, node, k) + (w ? w[CLAB_GEM_LIVE_NIC_WORD(node, k)] : 0);
+}
+
+uint64_t clab_gemini_delta(uint64_t now, uint64_t before)
+{
+	return (now - before) & MASK48;
+}
+
+uint64_t clab_gemini_link(const clab_gemini *g, uint32_t router, int dir, int metric)
+{
+	static const int ctr[CLAB_GEM_NMETRICS][2] = {
+		[CLAB_GEM_TRAFFIC] = {CLAB_GEM_VC0_PHITS, CLAB_GEM_VC1_PHITS},
+		[CLAB_GEM_PACKETS] = {CLAB_GEM_VC0_PKTS, CLAB_GEM_VC1_PKTS},
+		[CLAB_GEM_INQ_STALLS] = {CLAB_GEM_INQ_STALL, -1},
+		[CLAB_GEM_CREDIT_STALLS] = {CLAB_GEM_CREDIT_STALL, -1},
+	};
+	uint64_t v = 0;
+	for (int t = 0; t < CLAB_GEMINI_TILES; t++)
+		if (dir == CLAB_GEM_NET ? g->tm.dir[t] < CLAB_GEM_HOST : g->tm.dir[t] == dir)
+			for (int j = 0; j < 2; j++)
+				if (ctr[metric][j] >= 0)
+					v += clab_gemini_tile(g, router, t, ctr[metric][j]);
+	return metric == CLAB_GEM_TRAFFIC ? v * CLAB_GEMINI_PHIT : v;
+}
+
+static char event_names[CLAB_GEM_LINK_EVENTS][40], event_descr[CLAB_GEM_NEVENTS][160];
+static pthread_once_t events_once = PTHREAD_ONCE_INIT;
+
+static void events_build(void)
+{
+	static const char *const dirs[CLAB_GEM_NDIRS + 1] = {"XP", "XM", "YP", "YM", "ZP", "ZM", "HOST", "NET"};
+	static const char *const tags[CLAB_GEM_NMETRICS] = {
+		"TRAFFIC", "PACKETS", "INQ_STALL_NS", "CREDIT_STALL_NS",
+	};
+	static const char *const what[CLAB_GEM_NMETRICS] = {
+		"bytes entering the router by its %s tiles (3 x VC0+VC1 phits, derived)",
+		"packets entering the router by its %s tiles (VC0+VC1, derived)",
+		"input-queue stall time of its %s tiles, ns (800 MHz cycles x 1.25, derived)",
+		"credit stall time of its %s tiles, ns (800 MHz cycles x 1.25, derived)",
+	};
+	for (int d = 0; d <= CLAB_GEM_NDIRS; d++)
+		for (int x = 0; x < CLAB_GEM_NMETRICS; x++) {
+			int i = d * CLAB_GEM_NMETRICS + x;
+			snprintf(event_names[i], sizeof event_names[i], "LINK_%s_%s", dirs[d], tags[x]);
+			snprintf(event_descr[i], sizeof event_descr[i], what[x],
+				 d == CLAB_GEM_NET ? "network (X, Y, Z)" : clab_gemini_dir_name(d));
+		}
+	for (int k = 0; k < CLAB_GEM_NIC_CTRS; k++)
+		snprintf(event_descr[CLAB_GEM_LINK_EVENTS + k], sizeof event_descr[0],
+			 "the node's NIC: %s (16-byte flits, one header flit a packet)", nic_names[k]);
+}
+
+const char *clab_gemini_event(int i, const char **descr)
+{
+	if (i < 0 || i >= CLAB_GEM_NEVENTS)
+		return NULL;
+	pthread_once(&events_once, events_build);
+	if (descr)
+		*descr = event_descr[i];
+	return i < CLAB_GEM_LINK_EVENTS ? event_names[i] : nic_names[i - CLAB_GEM_LINK_EVENTS];
+}
+
+uint64_t clab_gemini_event_count(const clab_gemini *g, uint32_t router, int node, int i)
+{
+	if (i < CLAB_GEM_LINK_EVENTS) {
+		int x = i % CLAB_GEM_NMETRICS;
+		uint64_t v = clab_gemini_link(g, router, i / CLAB_GEM_NMETRICS, x);
+		return x >= CLAB_GEM_INQ_STALLS ? v * 5 / 4 : v;
+	}
+	int k = i - CLAB_GEM_LINK_EVENTS;
+	return node >= 0 ? clab_gemini_nic(g, router, node, k)
+		: clab_gemini_nic(g, router, 0, k) + clab_gemini_nic(g, router, 1, k);
+}
+
+const clab_gemini_tilemap *clab_gemini_map(const clab_gemini *g) { return &g->tm; }
+const clab_torus *clab_gemini_torus(const clab_gemini *g) { return g->t; }
+
+/* ---- counterlab-netsim's patterns ------------------------------------------- */
+
+static void obs_message(void *arg, uint32_t src, uint32_t dst, uint64_t bytes, uint64_t count)
+{
+	clab_gemini_message(arg, src, dst, bytes, NULL, CLAB_GEM_MPI, count);
+}
+
+static void obs_phase(void *arg, uint64_t times)
+{
+	clab_gemini_phase_end(arg, times, NULL);
+}
+
+void clab_gemini_observe(clab_net *n, clab_gemini *g)
+{
+	clab_net_observe(n, obs_message, obs_phase, g);
+}
