@@ -13,57 +13,22 @@ static void net_destroy(void *p)
 	free(b);
 }
 
-/* This process's rank: [network] rank, else the MPI launcher's. */
-static uint64_t default_rank(void)
-{
-	const char *v = getenv("OMPI_COMM_WORLD_RANK");
-	if (!v)
-		v = getenv("PMI_RANK");
-	return v ? strtoull(v, NULL, 10) : 0;
-}
-
+/* The profile's torus, map and model parameters (clab_torus_net_setup,
+ * shared with the Gemini unit), and the traffic of clab_sim_traffic. */
 static void *net_create(clab_machine *m, const char *specname, int *err)
 {
-	const clab_netspec *spec = clab_netspec_find(specname);
-	uint64_t ppn, rank;
 	clab_machine_net *b = calloc(1, sizeof *b);
 	if (!b) {
 		*err = CLAB_E_NOMEM;
 		return NULL;
 	}
 	pthread_mutex_init(&b->lock, NULL);
-	b->tn.spec = *spec;
-	int rc = clab_machine_setting_u64(m, "ppn", (uint64_t)spec->ppn, 1,
-					  (uint64_t)spec->max_ppn, &ppn);
-	/* the profile's changes to the model's parameters */
-	const char *name;
-	for (int i = 0; !rc && (name = clab_netspec_param(spec, i, NULL, NULL)); i++) {
-		char key[64];
-		snprintf(key, sizeof key, "network.%s", name);
-		const char *v = clab_machine_setting(m, key);
-		if (v && clab_netspec_set(&b->tn.spec, name, v))
-			rc = CLAB_E_PROFILE;  /* a malformed profile value */
-	}
+	int rc = clab_torus_net_setup(&b->tn, m, specname,
+				      clab_machine_setting(m, "network.order"));
 	if (!rc)
-		rc = clab_torus_init(&b->tn.torus, &b->tn.spec, clab_machine_setting(m, "torus"),
-				     (int)ppn, clab_machine_setting(m, "network.order"));
-	if (!rc)
-		rc = clab_map_init(&b->tn.map, &b->tn.torus, clab_machine_setting(m, "map"));
-	if (!rc)
-		rc = clab_machine_unit_u64(m, "network", "rank", default_rank(), 0,
-					   b->tn.map.nranks - 1, &rank);
-	if (!rc && (b->net = clab_net_new(&b->tn.torus, &b->tn.map, &rc)) != NULL) {
-		b->tn.rank = (uint32_t)rank;
-		b->tn.node = b->tn.map.node[rank];
-	}
+		b->net = clab_net_new(&b->tn.torus, &b->tn.map, &rc);
 	if (rc) {
-		/* name the machine once: setting errors already start with it */
-		const char *why = clab_errmsg();
-		if (strncmp(why, "machine ", 8) == 0)
-			*err = clab_seterr(rc, "torus network of %s", why);
-		else
-			*err = clab_seterr(rc, "machine %s, torus network: %s",
-					   clab_machine_name(m), why);
+		*err = clab_torus_net_error(m, rc, "torus");
 		net_destroy(b);
 		return NULL;
 	}
