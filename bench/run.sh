@@ -184,17 +184,22 @@ if [[ " $benches " == *" host "* ]]; then
 	done
 	# med3 KEY JSON...: the median of a key over three runs ("" if absent)
 	med3() { local k=$1; shift; for j in "$@"; do field "$j" "$k"; done | sort -g | sed -n 2p; }
+	# per_read KEY: the median over rounds of (ours / its own read()) /
+	# (stock's KEY / its own read()): each process pays its own read(),
+	# which moves by 10% between processes
+	per_read() {
+		for i in 0 1 2; do
+			awk -v a="$(field "${ours[i]}" papi_read_ns)" -v b="$(field "${ours[i]}" raw_read_ns)" \
+			    -v c="$(field "${theirs[i]}" "$1")" -v d="$(field "${theirs[i]}" raw_read_ns)" \
+			    'BEGIN{printf "%.4f\n", (a/b)/(c/d)}'
+		done | sort -g | sed -n 2p
+	}
 	o_ns=$(med3 papi_read_ns "${ours[@]}")
 	o_raw=$(med3 raw_read_ns "${ours[@]}")
 	s_ns=$(med3 papi_read_ns "${theirs[@]}")
 	if [ -n "$s_ns" ]; then
 		ratio=$(awk -v a="$o_ns" -v b="$s_ns" 'BEGIN{printf "%.4f", a/b}')
-		# and per round, each process's read() as its unit
-		per=$(for i in 0 1 2; do
-			awk -v a="$(field "${ours[i]}" papi_read_ns)" -v b="$(field "${ours[i]}" raw_read_ns)" \
-			    -v c="$(field "${theirs[i]}" papi_read_ns)" -v d="$(field "${theirs[i]}" raw_read_ns)" \
-			    'BEGIN{printf "%.4f\n", (a/b)/(c/d)}'
-		done | sort -g | sed -n 2p)
+		per=$(per_read papi_read_ns)
 		s_est=$(med3 raw_then_sde_read_ns "${theirs[@]}")
 		verdict="\"ratio_to_stock\":$ratio,\"ratio_to_stock_per_read\":$per,\"stock_libpfm\":\"${STOCK_LIBPFM:-system}\",\"stock_sde_estimate_read_ns\":${s_est:-null},\"target\":1.1,\"meets_target\":$(awk -v r="$ratio" -v q="$per" 'BEGIN{print (r <= 1.1 && q <= 1.1) ? "true" : "false"}')"
 	else
@@ -209,17 +214,10 @@ if [[ " $benches " == *" host "* ]]; then
 		# estimates ours / stock. ours / bare read bounds it from above.
 		ratio=$(awk -v a="$o_ns" -v b="$o_raw" 'BEGIN{printf "%.4f", a/b}')
 		s_est=$(med3 raw_then_sde_read_ns "${theirs[@]}")
-		# Each process pays its own read() (it moves by 10% between
-		# processes), so the estimate is also taken as the median over
-		# rounds of (ours / its read()) / (stock's estimate / its read());
-		# the verdict takes the larger of the two.
+		# the verdict takes the larger of the two estimates
 		if [ -n "$s_est" ]; then
 			est=$(awk -v a="$o_ns" -v b="$s_est" 'BEGIN{printf "%.4f", a/b}')
-			norm=$(for i in 0 1 2; do
-				awk -v a="$(field "${ours[i]}" papi_read_ns)" -v b="$(field "${ours[i]}" raw_read_ns)" \
-				    -v c="$(field "${theirs[i]}" raw_then_sde_read_ns)" -v d="$(field "${theirs[i]}" raw_read_ns)" \
-				    'BEGIN{printf "%.4f\n", (a/b)/(c/d)}'
-			done | sort -g | sed -n 2p)
+			norm=$(per_read raw_then_sde_read_ns)
 			meets=$(awk -v r="$est" -v q="$norm" 'BEGIN{print (r <= 1.1 && q <= 1.1) ? "true" : "false"}')
 		else
 			est=null norm=null meets=null

@@ -233,6 +233,15 @@ static int event_info(int e, pfm_event_info_t *ei)
 	return pfm_get_event_info(e, PFM_OS_PERF_EVENT_EXT, ei) == PFM_SUCCESS;
 }
 
+/* Attribute a of event e when it is a unit mask. */
+static int umask_info(int e, int a, pfm_event_attr_info_t *ai)
+{
+	memset(ai, 0, sizeof *ai);
+	ai->size = sizeof *ai;
+	return pfm_get_event_attr_info(e, a, PFM_OS_PERF_EVENT_EXT, ai) == PFM_SUCCESS &&
+	       ai->type == PFM_ATTR_UMASK;
+}
+
 /* Events of a core PMU: one native per unit mask, and the bare event when
  * it needs none (no unit masks, or a default one). */
 static int add_core_pmu(perf_unit *u, const pfm_pmu_info_t *pi)
@@ -244,10 +253,7 @@ static int add_core_pmu(perf_unit *u, const pfm_pmu_info_t *pi)
 		int numasks = 0, dfl = 0, rc;
 		for (int a = 0; a < ei.nattrs; a++) {
 			pfm_event_attr_info_t ai;
-			memset(&ai, 0, sizeof ai);
-			ai.size = sizeof ai;
-			if (pfm_get_event_attr_info(e, a, PFM_OS_PERF_EVENT_EXT, &ai) != PFM_SUCCESS ||
-			    ai.type != PFM_ATTR_UMASK)
+			if (!umask_info(e, a, &ai))
 				continue;
 			numasks++;
 			dfl |= ai.is_dfl;
@@ -294,10 +300,7 @@ static int add_tracepoints(perf_unit *u, const pfm_pmu_info_t *pi, int e,
 {
 	for (int a = 0; a < ei->nattrs; a++) {
 		pfm_event_attr_info_t ai;
-		memset(&ai, 0, sizeof ai);
-		ai.size = sizeof ai;
-		if (pfm_get_event_attr_info(e, a, PFM_OS_PERF_EVENT_EXT, &ai) != PFM_SUCCESS ||
-		    ai.type != PFM_ATTR_UMASK)
+		if (!umask_info(e, a, &ai))
 			continue;
 		char *name;
 		if (asprintf(&name, "%s::%s:%s", pi->name, ei->name, ai.name) < 0)
@@ -864,7 +867,8 @@ static int node_ioctl(perf_set *s, unsigned long req, unsigned long arg, const c
 	return CLAB_OK;
 }
 
-static void scaled(const perf_set *s, uint64_t *vals);
+static void scale(const uint64_t *buf, int n, uint64_t en0, uint64_t run0,
+		  uint64_t *vals);
 
 /* Reads every CPU's group; with vals, the sum of the scaled counts; with
  * rebase, the times become the new base. */
@@ -884,11 +888,9 @@ static int read_node(perf_set *s, uint64_t *vals, int rebase)
 			b[0] = s->buf[1];
 			b[1] = s->buf[2];
 		}
-		s->en0 = b[0];
-		s->run0 = b[1];
 		if (vals) {
 			uint64_t v[PERF_MAX_EVENTS];
-			scaled(s, v);
+			scale(s->buf, s->n, b[0], b[1], v);
 			for (int i = 0; i < s->n; i++)
 				vals[i] += v[i];
 		}
@@ -1004,11 +1006,14 @@ CLAB_HOT static inline __attribute__((always_inline)) int read_group(perf_set *s
 	return CLAB_OK;
 }
 
-CLAB_HOT static void scaled(const perf_set *s, uint64_t *vals)
+/* Counts of a group read (buf: nr, time enabled, time running, values)
+ * since the times en0, run0, scaled PAPI's way. */
+CLAB_HOT static void scale(const uint64_t *buf, int n, uint64_t en0, uint64_t run0,
+			   uint64_t *vals)
 {
-	uint64_t en = s->buf[1] - s->en0, run = s->buf[2] - s->run0;
-	for (int i = 0; i < s->n; i++) {
-		uint64_t v = s->buf[3 + i];
+	uint64_t en = buf[1] - en0, run = buf[2] - run0;
+	for (int i = 0; i < n; i++) {
+		uint64_t v = buf[3 + i];
 		if (run == 0)
 			vals[i] = 0; /* the group never got on the PMU */
 		else if (run == en)
@@ -1016,6 +1021,11 @@ CLAB_HOT static void scaled(const perf_set *s, uint64_t *vals)
 		else
 			vals[i] = (uint64_t)((unsigned __int128)v * en / run);
 	}
+}
+
+CLAB_HOT static void scaled(const perf_set *s, uint64_t *vals)
+{
+	scale(s->buf, s->n, s->en0, s->run0, vals);
 }
 
 static int perf_acquire(void *unit, void *set, void *replace)
