@@ -18,7 +18,7 @@ if ! command -v dpkg-query > /dev/null; then
 fi
 missing=()
 for p in "$@"; do
-	dpkg-query -W -f='${Status}' "$p" 2> /dev/null | grep -q 'ok installed' || missing+=("$p")
+	[[ $(dpkg-query -W -f='${Status}' "$p" 2> /dev/null) == *"ok installed" ]] || missing+=("$p")
 done
 install_cmd="apt-get update && apt-get install -y ${missing[*]}"
 

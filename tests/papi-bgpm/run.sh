@@ -22,7 +22,10 @@ cc "${CFLAGS[@]}" -I"$BGPM_SRC" -I"$PREFIX/include" -o "$out/units-bgpm" tests/p
 	-L"$BGPM_SRC" -L"$PREFIX/lib" -lpapi -lcounterlab -Wl,-rpath,"$BGPM_SRC" -Wl,-rpath,"$PREFIX/lib"
 cc "${CFLAGS[@]}" -I"$PREFIX/include" -o "$out/units-clab" tests/papi-bgpm/units.c \
 	-L"$PREFIX/lib" -lpapi -lcounterlab -Wl,-rpath,"$PREFIX/lib"
-ldd "$out/units-bgpm" | grep -q "$BGPM_SRC/libpapi" || { echo "units-bgpm does not load the papi-bgpm libpapi"; exit 1; }
+# (ldd's output captured first: under pipefail, `ldd | grep -q` fails when
+# grep exits before ldd has written everything)
+libs=$(ldd "$out/units-bgpm")
+grep -q "$BGPM_SRC/libpapi" <<< "$libs" || { echo "units-bgpm does not load the papi-bgpm libpapi"; exit 1; }
 
 fail=0
 "$out/units-bgpm" list > "$out/listed"
