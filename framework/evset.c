@@ -337,6 +337,8 @@ int clab_evset_start(clab_evset *s)
 CLAB_HOT int64_t clab_evset_fold_one(const clab_evset *s, int i, const uint64_t *raw)
 {
 	const evset_event *e = &s->ev[i];
+	if (e->derived == CLAB_NOT_DERIVED)
+		return (int64_t)raw[e->req[0]];
 	int64_t t[CLAB_MAX_TERMS] = {0};
 	for (int k = 0; k < e->nterms; k++)
 		t[k] = (int64_t)raw[e->req[k]];
@@ -358,8 +360,10 @@ CLAB_HOT int64_t clab_evset_fold_one(const clab_evset *s, int i, const uint64_t 
 
 CLAB_HOT static void fold(const clab_evset *s, const uint64_t *raw, int64_t *vals)
 {
-	for (int i = 0; i < s->n; i++)
-		vals[i] = clab_evset_fold_one(s, i, raw);
+	for (int i = 0; i < s->n; i++) {
+		const evset_event *e = &s->ev[i];
+		vals[i] = e->derived == CLAB_NOT_DERIVED ? (int64_t)raw[e->req[0]] : clab_evset_fold_one(s, i, raw);
+	}
 }
 
 /* A stopped set reads the counts it had when it stopped. */

@@ -112,11 +112,14 @@ uint32_t clab_gemini_packet_phits(int kind, const uint8_t *p, uint32_t n);
 
 /* Counters as the hardware shows them: a tile counter wraps at 2^48. */
 uint64_t clab_gemini_tile(const clab_gemini *g, uint32_t router, int tile, int ctr);
-/* Sets a tile counter (as writing its register does). */
 /* All of router r's tile counters at once, tiles[t * 6 + c] (48-bit), and
  * node n's NIC counters into nic (may be NULL): what a sampler reads. */
 void clab_gemini_router_read(const clab_gemini *g, uint32_t router, int node,
 			     uint64_t tiles[CLAB_GEMINI_TILES * CLAB_GEM_TILE_CTRS], uint64_t *nic);
+/* The n tile counters idx[i] = t * 6 + c of router r into out[i]. */
+void clab_gemini_tiles_pick(const clab_gemini *g, uint32_t router, const uint16_t *idx, int n,
+			    uint64_t *out);
+/* Sets a tile counter (as writing its register does). */
 void clab_gemini_tile_set(clab_gemini *g, uint32_t router, int tile, int ctr, uint64_t v);
 uint64_t clab_gemini_nic(const clab_gemini *g, uint32_t router, int node, int k);
 /* Link-level metrics of a direction as monitoring tools compute them from

@@ -520,6 +520,20 @@ void clab_gemini_router_read(const clab_gemini *g, uint32_t router, int node,
 		nic[k] = NIC(g, nic, router, node, k) + (w ? w[CLAB_GEM_LIVE_NIC_WORD(node, k)] : 0);
 }
 
+void clab_gemini_tiles_pick(const clab_gemini *g, uint32_t router, const uint16_t *idx, int n,
+			    uint64_t *out)
+{
+	const uint64_t *w = live_words(g, router);
+	const uint64_t *t = &TILE(g, router, 0, 0);
+	for (int i = 0; i < n; i++) {
+		int k = idx[i], c = k % CLAB_GEM_TILE_CTRS;
+		uint64_t v = t[k];
+		if (w && c < PHASE_CTRS)
+			v += w[CLAB_GEM_LIVE_TILE_WORD(k / CLAB_GEM_TILE_CTRS, c)];
+		out[i] = v & MASK48;
+	}
+}
+
 void clab_gemini_tile_set(clab_gemini *g, uint32_t router, int tile, int ctr, uint64_t v)
 {
 	TILE(g, router, tile, ctr) = v & MASK48;

@@ -200,6 +200,8 @@ typedef struct gem_set {
 	uint64_t base[ROUTER_CTRS], base_nic[CLAB_GEM_NIC_CTRS];
 	uint64_t stopped[SET_MAX];
 	int running;
+	int whole; /* some event needs all tiles or the NIC: read the router whole */
+	uint16_t idx[SET_MAX]; /* otherwise: tile[i] * 6 + ev[i] */
 } gem_set;
 
 /* The router's counters and the node's NIC counters, now. */
@@ -219,9 +221,18 @@ static uint64_t tile_delta(const gem_set *s, const uint64_t *now, int t, int c)
 
 static void values(gem_unit *u, gem_set *s, uint64_t *v)
 {
+	gem_net *b = u->b;
+	if (!s->whole) { /* single tile counters: read those alone, as GPCD does */
+		pthread_mutex_lock(&b->lock);
+		clab_gemini_tiles_pick(b->gn.g, b->gn.router, s->idx, s->n, v);
+		pthread_mutex_unlock(&b->lock);
+		for (int i = 0; i < s->n; i++)
+			v[i] = clab_gemini_delta(v[i], s->base[s->idx[i]]);
+		return;
+	}
 	uint64_t now[ROUTER_CTRS], nic[CLAB_GEM_NIC_CTRS];
-	const clab_gemini_tilemap *tm = &u->b->gn.map;
-	snapshot(u->b, now, nic);
+	const clab_gemini_tilemap *tm = &b->gn.map;
+	snapshot(b, now, nic);
 	for (int i = 0; i < s->n; i++) {
 		int e = s->ev[i];
 		v[i] = 0;
@@ -312,6 +323,8 @@ static int gem_program(void *unit, int hw, const clab_evreq *reqs, int n, int fl
 			tmp.tile[i] = (int)r->qual[Q_TILE];
 		else if (has_r)
 			tmp.tile[i] = (int)(r->qual[Q_ROW] * CLAB_GEMINI_COLS + r->qual[Q_COL]);
+		tmp.whole |= tmp.ev[i] >= TILE_EVENTS || tmp.tile[i] < 0;
+		tmp.idx[i] = (uint16_t)(tmp.whole ? 0 : tmp.tile[i] * CLAB_GEM_TILE_CTRS + tmp.ev[i]);
 	}
 	gem_set *s = replace ? replace : malloc(sizeof *s);
 	if (!s)

@@ -450,6 +450,11 @@ static void unit_reads(void **state)
 		"LINK_XP_TRAFFIC", "LINK_HOST_PACKETS", "GM_ORB_PERF_VC0_PKTS", "TILE_VC1_PKTS",
 	};
 	assert_int_equal(program(c, t, &s, names, 7), CLAB_OK);
+	/* single tile counters only: the unit reads just those registers */
+	clab_evset *one = NULL;
+	static const char *const single[] = {"TILE_VC0_PHITS:tile=19", "TILE_VC0_PHITS:row=2:col=4",
+					     "TILE_VC0_PKTS:tile=19"};
+	assert_int_equal(program(c, t, &one, single, 3), CLAB_OK);
 	int rc;
 	clab_gemini_net *gn = clab_machine_gemini(m, &rc);
 	assert_non_null(gn);
@@ -457,6 +462,7 @@ static void unit_reads(void **state)
 	/* tile 19's VC0 phit counter just below the wrap */
 	clab_gemini_tile_set(gn->g, 0, 19, CLAB_GEM_VC0_PHITS, (1ull << 48) - 5);
 	assert_int_equal(clab_evset_start(s), CLAB_OK);
+	assert_int_equal(clab_evset_start(one), CLAB_OK);
 	/* rank 0 (router 0, node 0) sends 640 bytes to rank 2 (router (0,0,1)):
 	 * 10 PUT packets over NIC 0's 4 host tiles (3, 3, 2, 2), ACKs back
 	 * by Z+ */
@@ -473,6 +479,14 @@ static void unit_reads(void **state)
 	assert_int_equal(v[4], 10);
 	assert_int_equal(v[5], 10);
 	assert_int_equal(v[6], 10);
+	int64_t w[3];
+	assert_int_equal(clab_evset_read(one, w), CLAB_OK);
+	assert_int_equal(w[0], v[0]); /* across the wrap */
+	assert_int_equal(w[1], v[1]);
+	assert_int_equal(w[2], clab_gemini_tile(gn->g, 0, 19, CLAB_GEM_VC0_PKTS));
+	assert_true(w[2] == 2 || w[2] == 3); /* host tile 19's share of the 10 packets */
+	assert_int_equal(clab_evset_stop(one, w), CLAB_OK);
+	clab_evset_destroy(one);
 	/* a bad qualifier mix is refused with a reason */
 	clab_evset *s2 = NULL;
 	static const char *const bad[] = {"TILE_VC0_PHITS:tile=3:row=1:col=1"};
