@@ -350,9 +350,11 @@ typedef void (*clab_live_add)(void *arg, uint32_t x, size_t k, uint64_t v);
  * the message units of both ends, through add. rot: which minimal path a
  * dynamically routed message takes (the rotation of the order of the
  * dimensions it crosses; clab_net spreads count messages over rotations
- * 0, 1, ...); deterministic messages ignore it. */
+ * 0, 1, ...); deterministic messages ignore it. buf: the message's bytes
+ * when the caller has them in one piece, or NULL; only Gemini's counts
+ * depend on them (payload compression). */
 int clab_live_message(const clab_torus *t, const clab_map *map, uint32_t src,
-		      uint32_t dst, uint64_t bytes, int vc, unsigned rot,
+		      uint32_t dst, uint64_t bytes, const void *buf, int vc, unsigned rot,
 		      clab_live_add add, void *arg);
 /* What clab_net_count would give for a node whose traffic is all in b
  * (link -1: all torus links). The receive FIFO and no-token counters are

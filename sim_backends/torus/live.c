@@ -77,7 +77,7 @@ int clab_torus_net_error(clab_machine *m, int rc, const char *network)
 }
 
 int clab_live_message(const clab_torus *t, const clab_map *map, uint32_t src,
-		      uint32_t dst, uint64_t bytes, int vc, unsigned rot,
+		      uint32_t dst, uint64_t bytes, const void *buf, int vc, unsigned rot,
 		      clab_live_add add, void *arg)
 {
 	if (src >= map->nranks || dst >= map->nranks)
@@ -86,7 +86,7 @@ int clab_live_message(const clab_torus *t, const clab_map *map, uint32_t src,
 	if (vc < CLAB_VC_MPI || vc >= CLAB_NVC)
 		return clab_seterr(CLAB_E_INVAL, "virtual channel %d does not exist", vc);
 	if (!strcmp(t->spec->name, "gemini")) /* tiles and NICs, not links */
-		return clab_gemini_live_message(t, map, src, dst, bytes, NULL, add, arg);
+		return clab_gemini_live_message(t, map, src, dst, bytes, buf, add, arg);
 	uint32_t s = map->node[src], r = map->node[dst];
 	clab_packets pk = clab_netspec_packetize(t->spec, bytes);
 	add(arg, s, CLAB_LIVE_MU_WORD(CLAB_LIVE_MU_PKT_INJ), pk.packets);

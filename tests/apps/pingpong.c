@@ -4,7 +4,8 @@
  * dimension). Rank 0 prints one CSV line with the counters of its node's
  * links: BG/Q's point-to-point chunks sent and packets received.
  * --fill zero|random fills the buffer: BG/Q's counts do not depend on the
- * content (only a compressing network's would).
+ * content; Gemini's do (payload compression: a zero payload's phits are
+ * fewer).
  * On Gemini (a network unit with LINK_HOST_PACKETS) the default is the
  * sender's router: what it took in from its NICs (TX) and from the
  * network (RX: the other side's responses), in packets and phits.

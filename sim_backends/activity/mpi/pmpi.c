@@ -56,6 +56,7 @@ static struct {
 	MPI_Aint *disp;      /* [node] its offset in the owner's memory, in words */
 	uint64_t **local;    /* [node] the block, when in this domain's memory */
 	int direct;          /* one domain: add with atomics */
+	int content;         /* a message's bytes change its counts (Gemini) */
 	MPI_Win shwin, win;
 	unsigned *rot;       /* [dst node] next minimal path of a dynamic message */
 	int keyval;          /* communicator attribute: its ranks in world ranks */
@@ -220,33 +221,39 @@ static void record(void *arg, uint32_t x, size_t k, uint64_t v)
 	p->step[p->n++] = (struct step){x, (uint32_t)k, v};
 }
 
-/* A message of `bytes` from this rank to world rank `to`. */
-static void send_world(int to, uint64_t bytes, int vc)
+/* A message of `bytes` from this rank to world rank `to`; buf: its bytes,
+ * when they change the counts (contiguous(), else NULL). */
+static void send_world(int to, uint64_t bytes, int vc, const void *buf)
 {
 	if (to < 0 || to == MPI_PROC_NULL)
 		return;
 	const clab_torus_net *tn = L.tn;
 	uint32_t dst_node = tn->map.node[to];
 	unsigned rot = L.rot[dst_node] % ROTS;
-	size_t h = (size_t)(((uint64_t)to * 0x9e3779b97f4a7c15ull) ^ (bytes * 0xff51afd7ed558ccdull) ^
-			    ((uint64_t)(vc + 1) << 8) ^ rot) % PLANS;
-	struct plan *p = &L.plan[h];
-	if (!(p->n > 0 && p->dst == to && p->bytes == bytes && p->vc == vc && p->rot == rot)) {
-		*p = (struct plan){.dst = to, .bytes = bytes, .vc = vc, .rot = rot, .step = p->step};
-		int rc = clab_live_message(&tn->torus, &tn->map, (uint32_t)L.me, (uint32_t)to, bytes,
-					   vc, rot, record, p);
-		if (rc) {
-			p->n = 0;
-			return;
+	if (buf) { /* its counts are its own: no plan to replay */
+		clab_live_message(&tn->torus, &tn->map, (uint32_t)L.me, (uint32_t)to, bytes, buf,
+				  vc, rot, add_now, NULL);
+	} else {
+		size_t h = (size_t)(((uint64_t)to * 0x9e3779b97f4a7c15ull) ^ (bytes * 0xff51afd7ed558ccdull) ^
+				    ((uint64_t)(vc + 1) << 8) ^ rot) % PLANS;
+		struct plan *p = &L.plan[h];
+		if (!(p->n > 0 && p->dst == to && p->bytes == bytes && p->vc == vc && p->rot == rot)) {
+			*p = (struct plan){.dst = to, .bytes = bytes, .vc = vc, .rot = rot, .step = p->step};
+			int rc = clab_live_message(&tn->torus, &tn->map, (uint32_t)L.me, (uint32_t)to, bytes,
+						   NULL, vc, rot, record, p);
+			if (rc) {
+				p->n = 0;
+				return;
+			}
+			if (p->n < 0) { /* too long to keep: counted straight away */
+				p->n = 0;
+				clab_live_message(&tn->torus, &tn->map, (uint32_t)L.me, (uint32_t)to, bytes,
+						  NULL, vc, rot, add_now, NULL);
+			}
 		}
-		if (p->n < 0) { /* too long to keep: counted straight away */
-			p->n = 0;
-			clab_live_message(&tn->torus, &tn->map, (uint32_t)L.me, (uint32_t)to, bytes,
-					  vc, rot, add_now, NULL);
-		}
+		for (int i = 0; i < p->n; i++)
+			add(p->step[i].x, p->step[i].k, p->step[i].v);
 	}
-	for (int i = 0; i < p->n; i++)
-		add(p->step[i].x, p->step[i].k, p->step[i].v);
 	if (bytes > tn->spec.eager_max)
 		L.rot[dst_node]++; /* dynamic messages take the minimal paths in turn */
 	flush();
@@ -313,14 +320,28 @@ static uint64_t bytes_of(int count, MPI_Datatype t)
 	return (uint64_t)count * (uint64_t)sz;
 }
 
-static void p2p(MPI_Comm comm, int dest, int count, MPI_Datatype t)
+/* buf when the machine's counts depend on a message's bytes (Gemini's
+ * payload compression) and count elements of t lie in one piece there;
+ * else NULL (counted as incompressible). */
+static const void *contiguous(const void *buf, int count, MPI_Datatype t)
+{
+	MPI_Aint lb, extent, tlb, textent;
+	int sz;
+	if (!L.content || !buf || buf == MPI_IN_PLACE || count <= 0 ||
+	    PMPI_Type_size(t, &sz) != MPI_SUCCESS || PMPI_Type_get_extent(t, &lb, &extent) != MPI_SUCCESS ||
+	    PMPI_Type_get_true_extent(t, &tlb, &textent) != MPI_SUCCESS)
+		return NULL;
+	return tlb == 0 && textent == sz && extent == sz ? buf : NULL;
+}
+
+static void p2p(MPI_Comm comm, int dest, const void *buf, int count, MPI_Datatype t)
 {
 	if (!L.on || dest == MPI_PROC_NULL)
 		return;
 	int n;
 	const int *r = world_ranks(comm, &n);
 	if (dest >= 0 && dest < n)
-		send_world(world_of(r, dest), bytes_of(count, t), CLAB_VC_MPI);
+		send_world(world_of(r, dest), bytes_of(count, t), CLAB_VC_MPI, contiguous(buf, count, t));
 }
 
 /* The collective VC of comm: the world's, or a sub-communicator's. */
@@ -345,9 +366,9 @@ static void tree(MPI_Comm comm, int root, uint64_t bytes, int down, int vc)
 	if (down) {
 		for (int span = 1; span < n; span *= 2)
 			if (rel < span && rel + span < n)
-				send_world(world_of(r, (rel + span + root) % n), bytes, vc);
+				send_world(world_of(r, (rel + span + root) % n), bytes, vc, NULL);
 	} else if (rel) {
-		send_world(world_of(r, (rel - (rel & -rel) + root) % n), bytes, vc);
+		send_world(world_of(r, (rel - (rel & -rel) + root) % n), bytes, vc, NULL);
 	}
 }
 
@@ -359,7 +380,7 @@ static void to_all(MPI_Comm comm, const int *counts, int count, MPI_Datatype t)
 	PMPI_Comm_rank(comm, &me);
 	for (int i = 1; i < n; i++) {
 		int j = (me + i) % n;
-		send_world(world_of(r, j), bytes_of(counts ? counts[j] : count, t), CLAB_VC_MPI);
+		send_world(world_of(r, j), bytes_of(counts ? counts[j] : count, t), CLAB_VC_MPI, NULL);
 	}
 }
 
@@ -407,6 +428,7 @@ static int setup(void)
 	}
 	if (tn->rank != (uint32_t)L.me)
 		return fail("the network unit's [network] rank is not this rank's MPI_COMM_WORLD rank");
+	L.content = !strcmp(tn->spec.name, "gemini");
 	L.cap = 64;
 	L.flows = calloc(L.cap, sizeof *L.flows);
 	L.counts = malloc(2 * (size_t)L.size * sizeof *L.counts);
@@ -589,24 +611,24 @@ int MPI_Finalize(void)
 #define SEND_LIKE(NAME, ...)                                                             \
 	int NAME(const void *buf, int count, MPI_Datatype t, int dest, int tag,         \
 		 MPI_Comm comm __VA_ARGS__)
-SEND_LIKE(MPI_Send) { p2p(comm, dest, count, t); return PMPI_Send(buf, count, t, dest, tag, comm); }
-SEND_LIKE(MPI_Ssend) { p2p(comm, dest, count, t); return PMPI_Ssend(buf, count, t, dest, tag, comm); }
-SEND_LIKE(MPI_Bsend) { p2p(comm, dest, count, t); return PMPI_Bsend(buf, count, t, dest, tag, comm); }
-SEND_LIKE(MPI_Rsend) { p2p(comm, dest, count, t); return PMPI_Rsend(buf, count, t, dest, tag, comm); }
+SEND_LIKE(MPI_Send) { p2p(comm, dest, buf, count, t); return PMPI_Send(buf, count, t, dest, tag, comm); }
+SEND_LIKE(MPI_Ssend) { p2p(comm, dest, buf, count, t); return PMPI_Ssend(buf, count, t, dest, tag, comm); }
+SEND_LIKE(MPI_Bsend) { p2p(comm, dest, buf, count, t); return PMPI_Bsend(buf, count, t, dest, tag, comm); }
+SEND_LIKE(MPI_Rsend) { p2p(comm, dest, buf, count, t); return PMPI_Rsend(buf, count, t, dest, tag, comm); }
 SEND_LIKE(MPI_Isend, , MPI_Request *req)
-{ p2p(comm, dest, count, t); return PMPI_Isend(buf, count, t, dest, tag, comm, req); }
+{ p2p(comm, dest, buf, count, t); return PMPI_Isend(buf, count, t, dest, tag, comm, req); }
 SEND_LIKE(MPI_Issend, , MPI_Request *req)
-{ p2p(comm, dest, count, t); return PMPI_Issend(buf, count, t, dest, tag, comm, req); }
+{ p2p(comm, dest, buf, count, t); return PMPI_Issend(buf, count, t, dest, tag, comm, req); }
 SEND_LIKE(MPI_Ibsend, , MPI_Request *req)
-{ p2p(comm, dest, count, t); return PMPI_Ibsend(buf, count, t, dest, tag, comm, req); }
+{ p2p(comm, dest, buf, count, t); return PMPI_Ibsend(buf, count, t, dest, tag, comm, req); }
 SEND_LIKE(MPI_Irsend, , MPI_Request *req)
-{ p2p(comm, dest, count, t); return PMPI_Irsend(buf, count, t, dest, tag, comm, req); }
+{ p2p(comm, dest, buf, count, t); return PMPI_Irsend(buf, count, t, dest, tag, comm, req); }
 
 int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype st, int dest, int stag,
 		 void *rbuf, int rcount, MPI_Datatype rt, int src, int rtag, MPI_Comm comm,
 		 MPI_Status *status)
 {
-	p2p(comm, dest, scount, st);
+	p2p(comm, dest, sbuf, scount, st);
 	return PMPI_Sendrecv(sbuf, scount, st, dest, stag, rbuf, rcount, rt, src, rtag, comm,
 			     status);
 }
@@ -614,7 +636,7 @@ int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype st, int dest, int st
 int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype t, int dest, int stag, int src,
 			 int rtag, MPI_Comm comm, MPI_Status *status)
 {
-	p2p(comm, dest, count, t);
+	p2p(comm, dest, buf, count, t);
 	return PMPI_Sendrecv_replace(buf, count, t, dest, stag, src, rtag, comm, status);
 }
 
@@ -697,7 +719,7 @@ int MPI_Gather(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int rc
 	int me;
 	PMPI_Comm_rank(comm, &me);
 	if (L.on && me != root)
-		p2p(comm, root, scount, st);
+		p2p(comm, root, sbuf, scount, st);
 	return PMPI_Gather(sbuf, scount, st, rbuf, rcount, rt, root, comm);
 }
 
@@ -709,6 +731,6 @@ int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int r
 	PMPI_Comm_size(comm, &n);
 	for (int i = 0; L.on && me == root && i < n; i++)
 		if (i != root)
-			p2p(comm, i, scount, st);
+			p2p(comm, i, NULL, scount, st); /* collectives' bytes: not looked at */
 	return PMPI_Scatter(sbuf, scount, st, rbuf, rcount, rt, root, comm);
 }
