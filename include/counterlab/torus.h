@@ -39,6 +39,14 @@ typedef struct clab_netspec {
 	uint32_t eager_max;        /* MPI: larger messages go rendezvous, dynamic */
 	uint32_t fifo_packets;     /* capacity of a link's receive FIFO, per
 				    * VC, in largest packets */
+	uint32_t dateline;         /* packet engine, dimension-ordered packets:
+				    * 0 one VC with the bubble rule (BG/Q, BG/L),
+				    * 1 two VCs per link, the second for packets
+				    * whose way in a ring wraps round (Cray's
+				    * routers, BookSim2's dim_order) */
+	uint32_t round_robin;      /* packet engine: 1 a free link serves the
+				    * waiting input queues in turn (BookSim2's
+				    * allocators), 0 the oldest waiting first */
 	uint32_t inj_fifos;        /* messages a node's MU injects at once */
 	double drain_links;        /* links' worth of data a node moves between
 				    * the torus and memory, sending and receiving

@@ -207,6 +207,8 @@ static const param params[] = {
 	P_U(eager_max, 0, 1e9, "largest eager message, bytes (larger: rendezvous)"),
 	P_D(drain_links, 0.01, 1000, "links' worth a node moves to and from memory, send + receive"),
 	P_U(fifo_packets, 2, 1e4, "largest packets a link's receive buffer holds per VC"),
+	P_U(dateline, 0, 1, "packet engine: 1 two dateline VCs per link for dimension-ordered packets, 0 one bubble VC"),
+	P_U(round_robin, 0, 1, "packet engine: 1 a link serves waiting inputs in turn, 0 the oldest first"),
 	P_U(inj_fifos, 1, 1024, "messages a node injects at once (packet engine)"),
 	P_U(header, 0, 4096, "packet header bytes"),
 	P_U(chunk, 1, 4096, "bytes of a chunk (packets are whole chunks)"),

@@ -26,7 +26,13 @@
  * injection, another dimension or another VC) needs room for itself and
  * one more largest packet; deterministic routing plus the bubble keeps
  * the escape VC free of deadlock, and dynamic packets can always fall
- * back to it (Duato's condition), so no run deadlocks. */
+ * back to it (Duato's condition), so no run deadlocks. With the dateline
+ * (netspec `dateline`), dimension-ordered packets need no bubble: a
+ * packet whose way along a ring wraps round (crosses from k-1 to 0 or
+ * back) takes a second buffer of the link for that whole ring, the others
+ * the first, which breaks every ring's cycle. A free link serves the
+ * oldest waiting head that can take it, or with `round_robin` the waiting
+ * queues in turn. */
 #include <stdlib.h>
 #include <string.h>
 #include "counterlab/backend.h"
@@ -45,6 +51,7 @@ typedef struct packet {
 	uint16_t minmask;  /* at its current router: links of minimal routes */
 	int8_t dor;        /* and its dimension-ordered link (-1: arrived) */
 	uint8_t vc, dyn, odd, indim; /* indim: dimension it came along, 0xff injected */
+	uint8_t wraps;     /* dateline: its way along dimension indim wraps */
 } packet;
 
 typedef struct queue {   /* an input buffer of one VC, or an injection FIFO */
@@ -72,6 +79,8 @@ typedef struct sim {
 	const clab_torus *t;
 	const clab_netspec *s;
 	int nd, tl, nq, ninj, maxc;
+	int nlq;             /* link buffers per node: tl x NV, then with the
+			      * dateline tl more (each link's wrapping packets) */
 	double link_spb, node_spb, hop; /* s per wire byte on a link, at a node */
 	uint16_t *coord;     /* [node][nd] */
 	uint32_t *nb;        /* [node][tl] */
@@ -86,6 +95,7 @@ typedef struct sim {
 	uint16_t *wait, *nwait; /* [node][nq]: queues whose heads wait, oldest first */
 	uint8_t *last_rcv;   /* [node] the drain port last served a reception */
 	uint32_t *inj_rr;    /* [node] */
+	uint8_t *last_port;  /* [node][tl] the input port a link served last */
 	packet *pk;
 	uint32_t npk, cappk, freepk;
 	ev *heap;
@@ -101,6 +111,13 @@ typedef struct sim {
 
 #define Q(S, x, i) (&(S)->q[(size_t)(x) * (S)->nq + (i)])
 #define LQ(l, v) ((l) * NV + (v))
+#define WRAPQ(l) ((uint32_t)(S->tl * NV + (l))) /* the dateline buffer of link l */
+
+/* The link whose input buffer queue qi is. */
+static int link_of(const struct sim *S, uint32_t qi)
+{
+	return qi < (uint32_t)(S->tl * NV) ? (int)qi / NV : (int)qi - S->tl * NV;
+}
 
 /* ---- events -------------------------------------------------------------- */
 
@@ -246,6 +263,23 @@ static int wants(const packet *p, int o)
 	return p->dyn ? (p->minmask >> o) & 1 : o == p->dor;
 }
 
+/* Whether p's way from x along link o's dimension wraps round the ring. */
+static int wraps(const sim *S, uint32_t x, const packet *p, int o)
+{
+	int d = o / 2, c = S->coord[(size_t)x * S->nd + d], t = S->coord[(size_t)p->dst * S->nd + d];
+	return o & 1 ? c > t : c < t;
+}
+
+/* The input buffer at the far end of link o that p would enter on
+ * deterministic VC v. */
+static uint32_t det_queue(const sim *S, uint32_t x, const packet *p, int o, int v)
+{
+	if (!S->s->dateline)
+		return LQ(o ^ 1, v);
+	int w = p->indim == o / 2 && p->vc == v ? p->wraps : wraps(S, x, p, o);
+	return w ? WRAPQ(o ^ 1) : (uint32_t)LQ(o ^ 1, v);
+}
+
 /* The VC packet p at x may take on free link o now, or -1 (no tokens). */
 static int vc_for(const sim *S, uint32_t x, const packet *p, int o)
 {
@@ -255,6 +289,8 @@ static int vc_for(const sim *S, uint32_t x, const packet *p, int o)
 	if (o != p->dor)
 		return -1;
 	int v = p->dyn ? CLAB_VC_ESCAPE : p->vc;
+	if (S->s->dateline) /* a packet's room, no bubble */
+		return Q(S, y, det_queue(S, x, p, o, v))->room >= S->maxc ? v : -1;
 	/* a packet holds a largest packet's room on a deterministic VC (no
 	 * room lost to odd sizes), and the bubble: entering a ring leaves
 	 * room for one more */
@@ -290,7 +326,7 @@ static void room_back(sim *S, uint32_t x, size_t b, int later)
 	occ_touch(S, q);
 	q->npk--;
 	q->room += S->back_chunks[b];
-	int l = (int)qi / NV; /* the link it came in by */
+	int l = link_of(S, qi); /* the link it came in by */
 	uint32_t up = S->nb[(size_t)x * S->tl + l];
 	if (later)
 		ev_push(S, EV_LINK, up, (uint32_t)(l ^ 1), S->now);
@@ -331,7 +367,9 @@ static void send(sim *S, uint32_t x, uint32_t qi, int o, int v)
 		S->r->sent[xl * NV + (size_t)v].c += chunks;
 		S->r->sent[xl * NV + (size_t)v].p += 1;
 		uint32_t y = S->nb[xl];
-		queue *dq = Q(S, y, LQ(o ^ 1, v));
+		uint32_t dqi = v == CLAB_VC_DYNAMIC ? (uint32_t)LQ(o ^ 1, v) : det_queue(S, x, p, o, v);
+		queue *dq = Q(S, y, dqi);
+		p->wraps = (uint8_t)(dqi >= (uint32_t)(S->tl * NV));
 		occ_touch(S, dq);
 		dq->npk++;
 		p->held = v == CLAB_VC_DYNAMIC ? chunks : (uint16_t)S->maxc;
@@ -344,14 +382,14 @@ static void send(sim *S, uint32_t x, uint32_t qi, int o, int v)
 		int first = dq->head == NONE;
 		q_push(S, dq, i);
 		if (first)
-			ev_push(S, EV_HEAD, y, LQ(o ^ 1, v), p->t);
+			ev_push(S, EV_HEAD, y, dqi, p->t);
 	}
 	/* its room comes back when its tail has left: when the link (or the
 	 * drain port) it took is free again */
 	size_t b = (size_t)x * (S->tl + 1) + (size_t)(o < 0 ? S->tl : o);
 	if (S->back_q[b] != NONE) /* the port's previous packet, gone at this same time */
 		room_back(S, x, b, 1);
-	if (qi < (uint32_t)(S->tl * NV)) {
+	if (qi < (uint32_t)S->nlq) {
 		S->back_q[b] = qi;
 		S->back_chunks[b] = held;
 	} else if (S->node_free[x] <= S->now) { /* an injection FIFO to refill */
@@ -388,7 +426,8 @@ static void try_head(sim *S, uint32_t x, uint32_t qi)
 			nt_open(S, x, o);
 			continue;
 		}
-		int room = Q(S, S->nb[(size_t)x * S->tl + o], LQ(o ^ 1, v))->room;
+		uint32_t y = S->nb[(size_t)x * S->tl + o];
+		int room = Q(S, y, v == CLAB_VC_DYNAMIC ? (uint32_t)LQ(o ^ 1, v) : det_queue(S, x, p, o, v))->room;
 		if (room > bestroom) {
 			best = o, bestv = v, bestroom = room, ties = 1;
 		} else if (room == bestroom) { /* a seeded draw among equals */
@@ -405,24 +444,37 @@ static void try_head(sim *S, uint32_t x, uint32_t qi)
 		wait_add(S, x, qi);
 }
 
-/* Link o of node x is free or got tokens: the oldest waiting head that
- * can take it goes. */
+/* Link o of node x is free or got tokens: of the waiting heads that can
+ * take it, the oldest goes, or (round_robin) the oldest of the next input
+ * port after the one it served last (the injection FIFOs are one port). */
 static void try_link(sim *S, uint32_t x, int o)
 {
-	if (S->link_free[(size_t)x * S->tl + o] > S->now)
+	size_t xo = (size_t)x * S->tl + (size_t)o;
+	if (S->link_free[xo] > S->now)
 		return;
 	const uint16_t *w = S->wait + (size_t)x * S->nq;
-	int wanted = 0;
+	int wanted = 0, pick = -1, pickv = -1, after = S->tl + 1;
 	for (int i = 0; i < S->nwait[x]; i++) {
 		packet *p = &S->pk[Q(S, x, w[i])->head];
 		if (p->dst == x || !wants(p, o))
 			continue;
 		wanted = 1;
 		int v = vc_for(S, x, p, o);
-		if (v >= 0) {
-			send(S, x, w[i], o, v);
-			return;
+		if (v < 0)
+			continue;
+		if (!S->s->round_robin) {
+			pick = i, pickv = v;
+			break;
 		}
+		int port = w[i] < S->nlq ? link_of(S, w[i]) : S->tl;
+		int d = (port + S->tl - S->last_port[xo]) % (S->tl + 1); /* places after the last */
+		if (d < after)
+			pick = i, pickv = v, after = d;
+	}
+	if (pick >= 0) {
+		S->last_port[xo] = (uint8_t)(w[pick] < S->nlq ? link_of(S, w[pick]) : S->tl);
+		send(S, x, w[pick], o, pickv);
+		return;
 	}
 	if (wanted)
 		nt_open(S, x, o);
@@ -443,7 +495,7 @@ static uint16_t chunks_of(const clab_netspec *s, uint64_t payload)
 static int refill(sim *S, uint32_t x, int k)
 {
 	injq *j = &S->iq[(size_t)x * S->ninj + k];
-	queue *q = Q(S, x, (uint32_t)(S->tl * NV + k));
+	queue *q = Q(S, x, (uint32_t)(S->nlq + k));
 	if (q->head != NONE)
 		return 0;
 	if (!j->pkts) { /* the next message, of this flow or the next */
@@ -481,7 +533,7 @@ static int refill(sim *S, uint32_t x, int k)
 	S->node_free[x] = S->now + ser;
 	S->last_rcv[x] = 0;
 	ev_push(S, EV_NODE, x, 0, S->now + ser);
-	ev_push(S, EV_HEAD, x, (uint32_t)(S->tl * NV + k), p->t);
+	ev_push(S, EV_HEAD, x, (uint32_t)(S->nlq + k), p->t);
 	return 1;
 }
 
@@ -549,6 +601,7 @@ static void sim_free(sim *S)
 	free(S->nwait);
 	free(S->last_rcv);
 	free(S->inj_rr);
+	free(S->last_port);
 	free(S->pk);
 	free(S->heap);
 	free(S->order);
@@ -566,7 +619,8 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 	S->nd = t->ndims;
 	S->tl = 2 * t->ndims;
 	S->ninj = (int)s->inj_fifos;
-	S->nq = S->tl * NV + S->ninj;
+	S->nlq = S->tl * (NV + (s->dateline ? 1 : 0));
+	S->nq = S->nlq + S->ninj;
 	S->maxc = chunks_of(s, s->max_payload);
 	S->link_spb = 1 / s->link_bytes_s;
 	S->node_spb = 1 / (s->drain_links * s->link_bytes_s);
@@ -590,10 +644,11 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 	S->nwait = calloc(N, sizeof *S->nwait);
 	S->last_rcv = calloc(N, 1);
 	S->inj_rr = calloc(N, sizeof *S->inj_rr);
+	S->last_port = calloc(N * (size_t)S->tl, sizeof *S->last_port);
 	S->order = malloc(nflows * sizeof *S->order + 1);
 	S->start = calloc(N + 1, sizeof *S->start);
 	if (!S->coord || !S->nb || !S->odd || !S->q || !S->iq || !S->link_free || !S->nt_since ||
-	    !S->node_free || !S->back_q || !S->back_chunks || !S->wait || !S->nwait || !S->last_rcv || !S->inj_rr || !S->order ||
+	    !S->node_free || !S->back_q || !S->back_chunks || !S->wait || !S->nwait || !S->last_rcv || !S->inj_rr || !S->last_port || !S->order ||
 	    !S->start) {
 		sim_free(S);
 		return clab_seterr(CLAB_E_NOMEM, "no memory for the packet engine on %zu nodes", N);
@@ -676,10 +731,11 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 		}
 	}
 	for (size_t x = 0; x < N; x++)
-		for (int i = 0; i < S->tl * NV; i++) {
+		for (int i = 0; i < S->nlq; i++) { /* a dateline buffer counts as its link's escape VC */
 			queue *q = Q(S, x, i);
 			occ_touch(S, q);
-			r->fifo[x * (size_t)S->tl * NV + (size_t)i] += q->occ * s->net_hz;
+			int k = i < S->tl * NV ? i : LQ(link_of(S, (uint32_t)i), CLAB_VC_ESCAPE);
+			r->fifo[x * (size_t)S->tl * NV + (size_t)k] += q->occ * s->net_hz;
 		}
 	int rc = CLAB_OK;
 	if (S->nomem)

@@ -115,6 +115,26 @@ static void test_hand_times(void **state)
 	assert_true(clab_net_count(n, 2, 0, CLAB_NET_NO_TOKEN, 0) > 0);
 	clab_net_free(n);
 	clab_map_free(&s.m);
+
+	/* node 0 streams 4 packets to node 2, two hops, into 2-packet
+	 * buffers with a fast drain (34 ns to read a packet). With the
+	 * dateline a packet needs room for itself only: packets leave node 0
+	 * back to back (272 ns apart), the last one's tail reaches node 2
+	 * two hops and 272 ns after it started. Under the bubble a packet
+	 * enters the ring only into an empty buffer: each waits for the one
+	 * before to have left node 1 (272 + 40 ns apart) */
+	double t2[2];
+	for (int dl = 0; dl < 2; dl++) {
+		make(&s, "torus", "4", 1, BARE, "drain_links", "8", "fifo_packets", "2", "dateline",
+		     dl ? "1" : "0", NULL);
+		n = net(&s, CLAB_NET_PACKET, CLAB_ROUTE_MPI);
+		assert_int_equal(clab_net_send(n, 0, 2, 2048, 1, CLAB_VC_MPI), CLAB_OK);
+		assert_int_equal(clab_net_phase_end(n, 1, &t2[dl]), CLAB_OK);
+		clab_net_free(n);
+		clab_map_free(&s.m);
+	}
+	assert_true(fabs(t2[1] - (34 + 3 * 272 + 2 * 40 + 272) * 1e-9) < 1e-12);
+	assert_true(fabs(t2[0] - (34 + 3 * (272 + 40) + 2 * 40 + 272) * 1e-9) < 1e-12);
 }
 
 /* Every packet and chunk arrives, by minimal routes, whatever the
@@ -172,6 +192,22 @@ static void test_no_deadlock(void **state)
 					check_run(&s, patterns[p], routing[r]);
 		clab_map_free(&s.m);
 	}
+	/* two dateline VCs instead of the bubble, 2-packet buffers, links
+	 * serving their inputs in turn: the tornado that wraps round every
+	 * ring, and the rest */
+	for (int sh = 0; sh < 2; sh++) {
+		make(&s, "torus", shapes[sh], 1, "fifo_packets", "2", "dateline", "1", "round_robin",
+		     sh ? "1" : "0", NULL);
+		for (int p = 0; p < 5; p++)
+			for (int r = 0; r < 3; r++)
+				if (p < 3 || !strcmp(shapes[sh], "4x4x4"))
+					check_run(&s, patterns[p], routing[r]);
+		clab_map_free(&s.m);
+	}
+	make(&s, "torus", "8x8", 1, "fifo_packets", "2", "dateline", "1", "round_robin", "1", NULL);
+	check_run(&s, "perm:tornado,bytes=16k", CLAB_ROUTE_DETERMINISTIC);
+	check_run(&s, "perm:bitcomp,bytes=16k", CLAB_ROUTE_MPI);
+	clab_map_free(&s.m);
 	/* BG/Q and BG/L with their own buffers, ranks sharing nodes */
 	make(&s, "bgq", "2x2x4x2x2", 4, NULL);
 	check_run(&s, "alltoall:bytes=3k", CLAB_ROUTE_ADAPTIVE);
@@ -198,6 +234,7 @@ static void test_agrees_with_flow(void **state)
 		{"bgq", "4x2x4x2x2", 2, "alltoall:bytes=600,group=16,stride=2"},
 		{"bgl", "4x3x4", 1, "halo3d:grid=4x3x4,n=20,stencil=27,periodic=1"},
 		{"torus", "6x6", 1, "perm:tornado,bytes=2k"},
+		{"torus", "6x5x4", 1, "alltoall:bytes=1500"}, /* dateline, round robin */
 	};
 	static const enum clab_netctr what[] = {
 		CLAB_NET_SENT_CHUNKS, CLAB_NET_SENT_PACKETS, CLAB_NET_RECV_CHUNKS,
@@ -205,7 +242,8 @@ static void test_agrees_with_flow(void **state)
 	};
 	for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
 		setup s;
-		make(&s, runs[i].machine, runs[i].shape, runs[i].ppn, NULL);
+		const char *bk = !strcmp(runs[i].shape, "6x5x4") ? "1" : "0";
+		make(&s, runs[i].machine, runs[i].shape, runs[i].ppn, "dateline", bk, "round_robin", bk, NULL);
 		clab_net *p = net(&s, CLAB_NET_PACKET, CLAB_ROUTE_DETERMINISTIC);
 		clab_net *f = net(&s, CLAB_NET_FLOW, CLAB_ROUTE_DETERMINISTIC);
 		assert_int_equal(clab_net_pattern(p, runs[i].pattern), CLAB_OK);
