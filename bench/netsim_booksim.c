@@ -10,11 +10,17 @@
  * torus machine set to match: one BookSim cycle is one 32-byte chunk on
  * one link; packets of 17 chunks (512 bytes of payload and a 32-byte
  * header); dimension-order routing in BookSim's order (its dimension 0,
- * the lowest digit of a node's number, is our last); a buffer of
- * fifo_packets largest packets per VC; one flit per cycle in and out of
- * a node (our drain port of 2 links' worth, shared by both); a hop costs
- * what BookSim's router pipeline costs, measured here from two
- * single-packet runs (BookSim's router pipeline and channel); no MPI overheads, latency or rendezvous. Per-link
+ * the lowest digit of a node's number, is our last); the same router
+ * policies: two VCs per link split at the dateline (BookSim's dim_order,
+ * our `dateline`), each with a buffer of 7 largest packets, and outputs
+ * serving input ports in turn (BookSim's allocators, our `round_robin`);
+ * BookSim's crossbar runs at twice the link rate (internal_speedup 2), as
+ * our routers have no crossbar to limit them; one flit per cycle in and
+ * out of a node (our drain port of 2 links' worth, shared by both); a hop
+ * costs what BookSim's router pipeline costs, measured here from two
+ * single-packet runs; no MPI overheads, latency or rendezvous. The
+ * packet engine also runs each case with its own defaults (one bubble VC,
+ * oldest first), for comparison. Per-link
  * counts must agree exactly on odd rings; on even rings BookSim breaks
  * half-way ties at random, so only totals compare. BookSim's uniform
  * random batch stands for the all-to-all (same mean loads, not the same
@@ -78,7 +84,8 @@ static void booksim(const char *bin, const char *dir, int k, int n, const char *
 	fprintf(f, "topology = torus;\nk = %d;\nn = %d;\nrouting_function = dim_order;\n"
 		"num_vcs = 2;\nvc_buf_size = %d;\ntraffic = %s;\npacket_size = %d;\n"
 		"sim_type = batch;\nbatch_size = %d;\nbatch_count = 1;\ninjection_rate = 1.0;\n"
-		"seed = 1;\nprint_activity = 1;\n", k, n, FIFO * PKT_CHUNKS, traffic, PKT_CHUNKS, packets);
+		"internal_speedup = 2.0;\nseed = 1;\nprint_activity = 1;\n", k, n, FIFO * PKT_CHUNKS, traffic,
+		PKT_CHUNKS, packets);
 	fclose(f);
 	snprintf(cmd, sizeof cmd, "'%s' '%s' > '%s' 2>&1", bin, cfg, out);
 	double t0 = now_s();
@@ -155,13 +162,24 @@ int main(int argc, char **argv)
 		int err;
 		if (clab_torus_init(&t, &s, shape, 1, order) || clab_map_init(&m, &t, NULL))
 			die(clab_errmsg());
-		clab_net *net = clab_net_new(&t, &m, &err);
-		if (!net || clab_net_configure(net, CLAB_NET_PACKET, CLAB_ROUTE_DETERMINISTIC, 1))
-			die(clab_errmsg());
-		double t0 = now_s();
-		if (clab_net_pattern(net, c->pattern))
-			die(clab_errmsg());
-		double wall = now_s() - t0, ours = clab_net_totals(net).network / cycle;
+		/* our defaults first (one bubble VC, oldest first), then
+		 * BookSim's policies (the run compared) */
+		double own = 0, ours = 0, wall = 0;
+		clab_net *net = NULL;
+		for (int policy = 0; policy < 2; policy++) {
+			const char *on = policy ? "1" : "0";
+			if (clab_netspec_set(&s, "dateline", on) || clab_netspec_set(&s, "round_robin", on))
+				die(clab_errmsg());
+			clab_net_free(net);
+			net = clab_net_new(&t, &m, &err);
+			if (!net || clab_net_configure(net, CLAB_NET_PACKET, CLAB_ROUTE_DETERMINISTIC, 1))
+				die(clab_errmsg());
+			double t0 = now_s();
+			if (clab_net_pattern(net, c->pattern))
+				die(clab_errmsg());
+			wall = now_s() - t0;
+			*(policy ? &ours : &own) = clab_net_totals(net).network / cycle;
+		}
 		/* counts: our link 2d + 1 is + along dimension d, BookSim's
 		 * port 2 (n - 1 - d) */
 		unsigned long long tot_b = 0, tot_o = 0, differ = 0, compared = 0;
@@ -177,13 +195,14 @@ int main(int argc, char **argv)
 				}
 		printf("%s\n  {\"torus\": \"%s\", \"nodes\": %u, \"booksim_traffic\": \"%s\", \"pattern\": \"%s\", "
 		       "\"packets_per_node\": %d, \"booksim_cycles\": %ld, \"packet_engine_cycles\": %.0f, "
-		       "\"time_ratio\": %.4f, \"within_10pct\": %s, \"booksim_wall_s\": %.2f, "
+		       "\"time_ratio\": %.4f, \"within_10pct\": %s, \"own_policies_cycles\": %.0f, "
+		       "\"own_policies_ratio\": %.4f, \"booksim_wall_s\": %.2f, "
 		       "\"packet_engine_wall_s\": %.3f, \"wall_ratio\": %.1f, \"chunks_booksim\": %llu, "
 		       "\"chunks_packet_engine\": %llu, \"per_link\": %s, \"links_compared\": %llu, "
 		       "\"links_differing\": %llu}",
 		       ci ? "," : "", shape, t.nodes, c->traffic, c->pattern, c->packets, b.cycles, ours,
 		       ours / (double)b.cycles, ours / (double)b.cycles > 0.9 && ours / (double)b.cycles < 1.1 ? "true" : "false",
-		       b.wall, wall, b.wall / wall, tot_b, tot_o, c->exact ? "true" : "false",
+		       own, own / (double)b.cycles, b.wall, wall, b.wall / wall, tot_b, tot_o, c->exact ? "true" : "false",
 		       c->exact ? compared : 0, c->exact ? differ : 0);
 		fflush(stdout);
 		free(b.flits);
