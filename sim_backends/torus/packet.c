@@ -31,8 +31,8 @@
  * packet whose way along a ring wraps round (crosses from k-1 to 0 or
  * back) takes a second buffer of the link for that whole ring, the others
  * the first, which breaks every ring's cycle. A free link serves the
- * oldest waiting head that can take it, or with `round_robin` the waiting
- * queues in turn. */
+ * oldest waiting head that can take it, or with `round_robin` the input
+ * ports in turn. */
 #include <stdlib.h>
 #include <string.h>
 #include "counterlab/backend.h"
@@ -117,6 +117,12 @@ typedef struct sim {
 static int link_of(const struct sim *S, uint32_t qi)
 {
 	return qi < (uint32_t)(S->tl * NV) ? (int)qi / NV : (int)qi - S->tl * NV;
+}
+
+/* The input port of queue qi: its link, or tl for the injection FIFOs. */
+static int port_of(const struct sim *S, uint32_t qi)
+{
+	return qi < (uint32_t)S->nlq ? link_of(S, qi) : S->tl;
 }
 
 /* ---- events -------------------------------------------------------------- */
@@ -270,11 +276,10 @@ static int wraps(const sim *S, uint32_t x, const packet *p, int o)
 	return o & 1 ? c > t : c < t;
 }
 
-/* The input buffer at the far end of link o that p would enter on
- * deterministic VC v. */
-static uint32_t det_queue(const sim *S, uint32_t x, const packet *p, int o, int v)
+/* The input buffer at the far end of link o that p would enter on VC v. */
+static uint32_t next_queue(const sim *S, uint32_t x, const packet *p, int o, int v)
 {
-	if (!S->s->dateline)
+	if (!S->s->dateline || v == CLAB_VC_DYNAMIC)
 		return LQ(o ^ 1, v);
 	int w = p->indim == o / 2 && p->vc == v ? p->wraps : wraps(S, x, p, o);
 	return w ? WRAPQ(o ^ 1) : (uint32_t)LQ(o ^ 1, v);
@@ -290,7 +295,7 @@ static int vc_for(const sim *S, uint32_t x, const packet *p, int o)
 		return -1;
 	int v = p->dyn ? CLAB_VC_ESCAPE : p->vc;
 	if (S->s->dateline) /* a packet's room, no bubble */
-		return Q(S, y, det_queue(S, x, p, o, v))->room >= S->maxc ? v : -1;
+		return Q(S, y, next_queue(S, x, p, o, v))->room >= S->maxc ? v : -1;
 	/* a packet holds a largest packet's room on a deterministic VC (no
 	 * room lost to odd sizes), and the bubble: entering a ring leaves
 	 * room for one more */
@@ -367,7 +372,7 @@ static void send(sim *S, uint32_t x, uint32_t qi, int o, int v)
 		S->r->sent[xl * NV + (size_t)v].c += chunks;
 		S->r->sent[xl * NV + (size_t)v].p += 1;
 		uint32_t y = S->nb[xl];
-		uint32_t dqi = v == CLAB_VC_DYNAMIC ? (uint32_t)LQ(o ^ 1, v) : det_queue(S, x, p, o, v);
+		uint32_t dqi = next_queue(S, x, p, o, v);
 		queue *dq = Q(S, y, dqi);
 		p->wraps = (uint8_t)(dqi >= (uint32_t)(S->tl * NV));
 		occ_touch(S, dq);
@@ -427,7 +432,7 @@ static void try_head(sim *S, uint32_t x, uint32_t qi)
 			continue;
 		}
 		uint32_t y = S->nb[(size_t)x * S->tl + o];
-		int room = Q(S, y, v == CLAB_VC_DYNAMIC ? (uint32_t)LQ(o ^ 1, v) : det_queue(S, x, p, o, v))->room;
+		int room = Q(S, y, next_queue(S, x, p, o, v))->room;
 		if (room > bestroom) {
 			best = o, bestv = v, bestroom = room, ties = 1;
 		} else if (room == bestroom) { /* a seeded draw among equals */
@@ -466,13 +471,12 @@ static void try_link(sim *S, uint32_t x, int o)
 			pick = i, pickv = v;
 			break;
 		}
-		int port = w[i] < S->nlq ? link_of(S, w[i]) : S->tl;
-		int d = (port + S->tl - S->last_port[xo]) % (S->tl + 1); /* places after the last */
+		int d = (port_of(S, w[i]) + S->tl - S->last_port[xo]) % (S->tl + 1); /* places after the last */
 		if (d < after)
 			pick = i, pickv = v, after = d;
 	}
 	if (pick >= 0) {
-		S->last_port[xo] = (uint8_t)(w[pick] < S->nlq ? link_of(S, w[pick]) : S->tl);
+		S->last_port[xo] = (uint8_t)port_of(S, w[pick]);
 		send(S, x, w[pick], o, pickv);
 		return;
 	}
