@@ -498,9 +498,10 @@ static const uint64_t *live_words(const clab_gemini *g, uint32_t r)
 
 uint64_t clab_gemini_tile(const clab_gemini *g, uint32_t router, int tile, int ctr)
 {
-	const uint64_t *w = ctr < PHASE_CTRS ? live_words(g, router) : NULL;
-	uint64_t v = TILE(g, router, tile, ctr);
-	return (w ? v + w[CLAB_GEM_LIVE_TILE_WORD(tile, ctr)] : v) & MASK48;
+	uint16_t k = (uint16_t)(tile * CLAB_GEM_TILE_CTRS + ctr);
+	uint64_t v;
+	clab_gemini_tiles_pick(g, router, &k, 1, &v);
+	return v;
 }
 
 void clab_gemini_router_read(const clab_gemini *g, uint32_t router, int node,
