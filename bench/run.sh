@@ -137,8 +137,9 @@ if [[ " $benches " == *" netsim_validation "* ]]; then
 		mkdir -p "$out/booksim"
 		bs=$(run netsim_booksim "$(abs "$BOOKSIM")" "$out/booksim")
 		nv="${nv%\}}, \"booksim\": $bs}"
-		echo "booksim: $(grep -o '"within_10pct": true' <<<"$bs" | wc -l) of" \
-		     "$(grep -oE '"within_10pct": (true|false)' <<<"$bs" | wc -l) cases within 10% of BookSim2"
+		same=$(grep '"same_traffic": true' <<<"$bs" || true)
+		echo "booksim: $(grep -c '"within_10pct": true' <<<"$same") of $(grep -c . <<<"$same")" \
+		     "cases of the same traffic within 10% of BookSim2"
 	fi
 	write netsim_validation "${nv%\}},$(machine_json)}"
 	echo "netsim_validation: $(grep -o '"within_25pct": true' <<<"$nv" | wc -l) of" \

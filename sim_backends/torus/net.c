@@ -646,7 +646,8 @@ static int expand_subtorus(clab_net *n, const group *g)
 	return 1;
 }
 
-/* Every member node of every group sends to every other. */
+/* Every member node of every group sends to every other, the next
+ * member first. */
 static void expand_groups(clab_net *n)
 {
 	double total = 0, done = 0;
@@ -664,10 +665,10 @@ static void expand_groups(clab_net *n)
 			for (uint32_t i = 0; i < g->n; i++) {
 				uint64_t ci = g->cnt[i] * g->weight;
 				add_local(n, g->node[i], ci * (g->cnt[i] - 1), g->bytes);
-				for (uint32_t j = 0; j < g->n; j++)
-					if (j != i)
-						add_flow(n, g->node[i], g->node[j],
-							 ci * g->cnt[j], g->bytes, g->vc);
+				for (uint32_t s = 1; s < g->n; s++) { /* MPI's order: i + 1, i + 2, ... */
+					uint32_t j = (i + s) % g->n;
+					add_flow(n, g->node[i], g->node[j], ci * g->cnt[j], g->bytes, g->vc);
+				}
 				done += g->n;
 				if (n->progress && (i & 63) == 63)
 					n->progress(n->progress_arg, done / total);

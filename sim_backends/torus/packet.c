@@ -675,7 +675,7 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 		for (int k = 0; k < S->ninj; k++) /* FIFO k takes flows k, k + ninj, ... */
 			S->iq[x * (size_t)S->ninj + k] = (injq){(uint64_t)k, 0, 0, NONE};
 	}
-	/* each node's flows, nearest (by index, round the torus) first */
+	/* each node's flows, counted and totalled */
 	for (size_t f = 0; f < nflows; f++) {
 		S->start[flows[f].src + 1]++;
 		uint64_t b = flows[f].bytes, m = s->max_payload;
@@ -689,18 +689,17 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 		return clab_seterr(CLAB_E_NOMEM, "no memory for the packet engine's %zu flows", nflows);
 	}
 	/* each node's flows in turns over its destinations (the first flow to
-	 * each, nearest first, then the second, ...), so that its injection
-	 * FIFOs work on different destinations at once, as the MPI sends of
-	 * its ranks would */
+	 * each, in the order the pattern sent them, then the second, ...), so
+	 * that its injection FIFOs work on different destinations at once, as
+	 * the MPI sends of its ranks would */
 	for (size_t f = 0; f < nflows; f++)
-		key[f] = (flow_key){(uint64_t)flows[f].src << 42 |
-				    (uint64_t)((flows[f].dst + N - flows[f].src) % N), (uint32_t)f};
+		key[f] = (flow_key){(uint64_t)flows[f].src << 32 | flows[f].dst, (uint32_t)f};
 	qsort(key, nflows, sizeof *key, cmp_key);
-	uint64_t prev = UINT64_MAX, turn = 0; /* key: src << 42 | turn << 22 | dist */
+	uint64_t prev = UINT64_MAX, turn = 0; /* then key: src << 32 | turn, ties as sent */
 	for (size_t f = 0; f < nflows; f++) {
 		turn = key[f].key == prev ? turn + 1 : 0;
 		prev = key[f].key;
-		key[f].key |= (turn < (1u << 20) ? turn : (1u << 20) - 1) << 22;
+		key[f].key = (uint64_t)flows[key[f].f].src << 32 | turn;
 	}
 	qsort(key, nflows, sizeof *key, cmp_key);
 	for (size_t f = 0; f < nflows; f++)

@@ -437,6 +437,37 @@ static int perm_coords(clab_net *n, pattern_args *a, int tornado, uint32_t *dst)
 	return rc;
 }
 
+/* The next number of the splitmix64 sequence of seed (reproducible
+ * draws for the random patterns). */
+static uint64_t splitmix64(uint64_t *seed)
+{
+	uint64_t z = (*seed += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static int run_uniform(clab_net *n, pattern_args *a)
+{
+	uint32_t P = clab_net_nranks(n);
+	uint64_t bytes, msgs, seed, iters;
+	int rc = pattern_u64(a, "bytes", 512, 0, 1ull << 40, &bytes);
+	if (!rc) rc = pattern_u64(a, "msgs", P > 1 ? P - 1 : 1, 1, 1u << 24, &msgs);
+	if (!rc) rc = pattern_u64(a, "seed", 1, 0, UINT64_MAX, &seed);
+	if (!rc) rc = pattern_u64(a, "iters", 1, 1, 1ull << 40, &iters);
+	if (!rc && P < 2)
+		rc = clab_seterr(CLAB_E_PATTERN, "%s: needs at least 2 ranks", a->pattern);
+	if (!rc && (uint64_t)P * msgs > 1u << 24) /* each is a flow of its own */
+		rc = clab_seterr(CLAB_E_PATTERN, "%s: %u ranks x %llu messages is more than 2^24 messages",
+				 a->pattern, P, (unsigned long long)msgs);
+	for (uint32_t r = 0; r < P && !rc; r++)
+		for (uint64_t i = 0; i < msgs && !rc; i++) {
+			uint32_t d = (uint32_t)(splitmix64(&seed) % (P - 1)); /* any rank but r */
+			rc = clab_net_send(n, r, d + (d >= r), bytes, 1, CLAB_VC_MPI);
+		}
+	return rc ? rc : clab_net_phase_end(n, iters, NULL);
+}
+
 static int run_perm(clab_net *n, pattern_args *a)
 {
 	uint32_t P = clab_net_nranks(n);
@@ -470,15 +501,11 @@ static int run_perm(clab_net *n, pattern_args *a)
 	} else if (!strcmp(of, "shift")) {
 		for (uint32_t r = 0; r < P; r++)
 			dst[r] = (uint32_t)((r + k) % P);
-	} else if (!strcmp(of, "random")) { /* Fisher-Yates, splitmix64 */
+	} else if (!strcmp(of, "random")) { /* Fisher-Yates */
 		for (uint32_t r = 0; r < P; r++)
 			dst[r] = r;
 		for (uint32_t r = P; r > 1; r--) {
-			uint64_t z = (seed += 0x9e3779b97f4a7c15ull);
-			z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-			z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-			z ^= z >> 31;
-			uint32_t j = (uint32_t)(z % r), x = dst[r - 1];
+			uint32_t j = (uint32_t)(splitmix64(&seed) % r), x = dst[r - 1];
 			dst[r - 1] = dst[j];
 			dst[j] = x;
 		}
@@ -517,6 +544,9 @@ static const pattern patterns[] = {
 	{"perm", "of k seed file bytes iters",
 	 "every rank r sends `bytes` to perm(r) at once: perm:bitcomp (~r), transpose (swap the halves of r's bits), shuffle (rotate r's bits left), tornado (each torus coordinate + ceil(k/2)-1), neighbor (each coordinate + 1), shift (r + k), random (seed=), or file=PATH (line i: rank i's destination); the bit patterns need a power of two of ranks",
 	 run_perm, 1},
+	{"uniform", "bytes msgs seed iters",
+	 "uniform random traffic: every rank sends msgs messages of `bytes` (default 512, and as many as it has peers), each to a rank drawn at random from the others (seed=), in the order drawn, all at once",
+	 run_uniform, 0},
 	{"bt", "class iters",
 	 "NAS BT (class A, B, C): multi-partition face exchange and x, y, z solve pipelines on a square number of ranks",
 	 pattern_nas_bt, 0},

@@ -405,6 +405,7 @@ static void fuzz_torus(void **state)
 		"halo3d:grid=4x2x2,n=4,stencil=27,periodic=1", "pingpong:a=1,b=9,bytes=300,iters=2",
 		"bcast:root=3,bytes=2000", "cg:class=A,iters=1", "mg:class=A,iters=1", "bt:class=A,iters=1",
 		"perm:bitcomp,bytes=100", "perm:shift,k=3", "perm:random,seed=4", "perm:tornado",
+		"uniform:bytes=700,msgs=3,seed=2",
 	};
 	/* a permutation file of the 16 ranks below, mutated */
 	static const char perm_text[] = "# p\n15\n14\n13\n12\n11\n10\n9\n8\n7\n6\n5\n4\n3\n2\n1\n0\n";

@@ -177,7 +177,7 @@ static void test_no_deadlock(void **state)
 	(void)state;
 	static const char *patterns[] = {
 		"alltoall:bytes=2k", "perm:random,seed=3,bytes=8k", "perm:random,seed=4,bytes=3000",
-		"perm:bitcomp,bytes=4k", "perm:tornado,bytes=4k",
+		"perm:bitcomp,bytes=4k", "perm:tornado,bytes=4k", "uniform:bytes=2k,msgs=40",
 	};
 	static const enum clab_net_routing routing[] = {
 		CLAB_ROUTE_DETERMINISTIC, CLAB_ROUTE_ADAPTIVE, CLAB_ROUTE_MPI,
@@ -186,9 +186,9 @@ static void test_no_deadlock(void **state)
 	setup s;
 	for (int sh = 0; sh < 3; sh++) {
 		make(&s, "torus", shapes[sh], 1, "fifo_packets", "2", NULL);
-		for (int p = 0; p < 5; p++)
+		for (int p = 0; p < 6; p++)
 			for (int r = 0; r < 3; r++)
-				if (p < 3 || !strcmp(shapes[sh], "4x4x4")) /* bit patterns need 2^k ranks */
+				if (p < 3 || p == 5 || !strcmp(shapes[sh], "4x4x4")) /* bit patterns need 2^k ranks */
 					check_run(&s, patterns[p], routing[r]);
 		clab_map_free(&s.m);
 	}
@@ -198,9 +198,9 @@ static void test_no_deadlock(void **state)
 	for (int sh = 0; sh < 2; sh++) {
 		make(&s, "torus", shapes[sh], 1, "fifo_packets", "2", "dateline", "1", "round_robin",
 		     sh ? "1" : "0", NULL);
-		for (int p = 0; p < 5; p++)
+		for (int p = 0; p < 6; p++)
 			for (int r = 0; r < 3; r++)
-				if (p < 3 || !strcmp(shapes[sh], "4x4x4"))
+				if (p < 3 || p == 5 || !strcmp(shapes[sh], "4x4x4"))
 					check_run(&s, patterns[p], routing[r]);
 		clab_map_free(&s.m);
 	}
@@ -235,6 +235,7 @@ static void test_agrees_with_flow(void **state)
 		{"bgl", "4x3x4", 1, "halo3d:grid=4x3x4,n=20,stencil=27,periodic=1"},
 		{"torus", "6x6", 1, "perm:tornado,bytes=2k"},
 		{"torus", "6x5x4", 1, "alltoall:bytes=1500"}, /* dateline, round robin */
+		{"torus", "5x3x4", 1, "uniform:bytes=1500,msgs=30,seed=7"},
 	};
 	static const enum clab_netctr what[] = {
 		CLAB_NET_SENT_CHUNKS, CLAB_NET_SENT_PACKETS, CLAB_NET_RECV_CHUNKS,

@@ -733,6 +733,61 @@ static void test_perms(void **state)
 	clab_map_free(&m);
 }
 
+/* uniform: msgs messages from every rank, none to itself, where a seeded
+ * draw sends them. */
+static void test_uniform(void **state)
+{
+	(void)state;
+	clab_torus t;
+	clab_map m;
+	int err;
+	/* two nodes: each rank's only peer is the other one */
+	init(&t, "torus", "2", 1, NULL);
+	assert_int_equal(clab_map_init(&m, &t, NULL), CLAB_OK);
+	clab_net *n = clab_net_new(&t, &m, &err);
+	assert_int_equal(clab_net_pattern(n, "uniform:bytes=0,msgs=5"), CLAB_OK);
+	for (uint32_t x = 0; x < 2; x++)
+		assert_int_equal(clab_net_count(n, x, 0, CLAB_NET_MU_PKT_RCV, 0), 5);
+	clab_net_free(n);
+	clab_map_free(&m);
+	/* 64 nodes: 7 messages from each, received somewhere; one seed gives
+	 * one spread, another seed another */
+	init(&t, "torus", "4x4x4", 1, NULL);
+	assert_int_equal(clab_map_init(&m, &t, NULL), CLAB_OK);
+	static const char *specs[] = {"uniform:bytes=0,msgs=7,seed=3", "uniform:seed=3,msgs=7,bytes=0",
+				      "uniform:bytes=0,msgs=7,seed=4"};
+	uint64_t rcv[3][64];
+	for (int k = 0; k < 3; k++) {
+		n = clab_net_new(&t, &m, &err);
+		assert_int_equal(clab_net_pattern(n, specs[k]), CLAB_OK);
+		uint64_t sum = 0;
+		for (uint32_t x = 0; x < 64; x++) {
+			assert_int_equal(clab_net_count(n, x, 0, CLAB_NET_MU_PKT_INJ, 0), 7);
+			rcv[k][x] = clab_net_count(n, x, 0, CLAB_NET_MU_PKT_RCV, 0);
+			sum += rcv[k][x];
+		}
+		assert_int_equal(sum, 64 * 7);
+		clab_net_free(n);
+	}
+	assert_memory_equal(rcv[0], rcv[1], sizeof rcv[0]);
+	assert_memory_not_equal(rcv[0], rcv[2], sizeof rcv[0]);
+	/* its errors */
+	n = clab_net_new(&t, &m, &err);
+	assert_int_equal(clab_net_pattern(n, "uniform:msgs=0"), CLAB_E_PATTERN);
+	assert_int_equal(clab_net_pattern(n, "uniform:msgs=300000"), CLAB_E_PATTERN);
+	assert_non_null(strstr(clab_errmsg(), "2^24"));
+	assert_int_equal(clab_net_pattern(n, "uniform:of=3"), CLAB_E_PATTERN);
+	clab_net_free(n);
+	clab_map_free(&m);
+	init(&t, "torus", "1", 1, NULL);
+	assert_int_equal(clab_map_init(&m, &t, NULL), CLAB_OK);
+	n = clab_net_new(&t, &m, &err);
+	assert_int_equal(clab_net_pattern(n, "uniform"), CLAB_E_PATTERN);
+	assert_non_null(strstr(clab_errmsg(), "at least 2 ranks"));
+	clab_net_free(n);
+	clab_map_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -749,6 +804,7 @@ int main(void)
 		cmocka_unit_test(test_fft_mapping),
 		cmocka_unit_test(test_pattern_errors),
 		cmocka_unit_test(test_perms),
+		cmocka_unit_test(test_uniform),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
