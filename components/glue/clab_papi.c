@@ -13,7 +13,7 @@ static int to_papi(int err)
 	case CLAB_OK: return PAPI_OK;
 	case CLAB_E_NOMEM: return PAPI_ENOMEM;
 	case CLAB_E_NOEVENT: return PAPI_ENOEVNT;
-	case CLAB_E_CONFLICT: return PAPI_ECNFLCT;
+	case CLAB_E_CONFLICT: case CLAB_E_NOTHREAD: return PAPI_ECNFLCT;
 	case CLAB_E_QUALIFIER: return PAPI_EATTR;
 	case CLAB_E_NOSUPP: return PAPI_ENOSUPP;
 	case CLAB_E_STATE: return PAPI_EISRUN;

@@ -3,7 +3,8 @@
  * destroyed, or unregistered. A thread's exit must give its hardware
  * thread back with nothing reserved, also when the next thread gets the
  * same pthread_t; the dead threads' sets are freed by the main thread at
- * the end where PAPI lets it (PAPI_cleanup_eventset from another thread). */
+ * the end where PAPI lets it (PAPI_cleanup_eventset from another thread).
+ * Then more threads at once than the machine has hardware threads. */
 #include <pthread.h>
 #include <counterlab/sim.h>
 #include "check.h"
@@ -49,6 +50,47 @@ static void *one(void *arg)
 	return NULL;
 }
 
+/* 68 threads at once on BG/Q's 68 hardware threads (17 cores x 4), one
+ * of which the main thread holds: 67 register, the last learns that none
+ * is left. */
+#define HW 68
+static pthread_barrier_t all_in;
+static int reg_rc[HW];
+
+static void *crowd(void *arg)
+{
+	int i = (int)(long)arg;
+	reg_rc[i] = PAPI_register_thread();
+	pthread_barrier_wait(&all_in); /* nobody leaves before all have tried */
+	return NULL;
+}
+
+static void *one_more(void *arg)
+{
+	(void)arg;
+	CHECK_PAPI(PAPI_register_thread());
+	CHECK_PAPI(PAPI_unregister_thread());
+	return NULL;
+}
+
+static void crowd_out(void)
+{
+	pthread_t t[HW];
+	CHECK(pthread_barrier_init(&all_in, NULL, HW) == 0, "barrier");
+	for (long i = 0; i < HW; i++)
+		CHECK(pthread_create(&t[i], NULL, crowd, (void *)i) == 0, "create");
+	int ok = 0, full = 0;
+	for (int i = 0; i < HW; i++) {
+		CHECK(pthread_join(t[i], NULL) == 0, "join");
+		ok += reg_rc[i] == PAPI_OK;
+		full += reg_rc[i] == PAPI_ECNFLCT;
+	}
+	CHECK(ok == HW - 1 && full == 1, "%d threads: %d registered, %d told no hardware thread is left", HW, ok, full);
+	/* their exits gave the hardware threads back */
+	pthread_t u;
+	CHECK(pthread_create(&u, NULL, one_more, NULL) == 0 && pthread_join(u, NULL) == 0, "one more");
+}
+
 int main(void)
 {
 	setenv("COUNTERLAB_MACHINE", "bgq:clock=virtual,tick=0,activity=compute", 1);
@@ -59,6 +101,7 @@ int main(void)
 		CHECK(pthread_create(&t, NULL, one, (void *)(long)i) == 0, "create");
 		CHECK(pthread_join(t, NULL) == 0, "join");
 	}
+	crowd_out();
 	/* the main thread counts too, on a hardware thread of its own */
 	int es = PAPI_NULL;
 	const char *ev[] = {"PAPI_TOT_CYC"};
