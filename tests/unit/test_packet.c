@@ -172,6 +172,13 @@ static void check_run(setup *s, const char *pattern, enum clab_net_routing r)
 	clab_net_free(f);
 }
 
+/* test_no_deadlock runs its patterns 3 and 4 (bitcomp, which needs 2^k
+ * ranks, and tornado) on 4x4x4 only. */
+static int runs_on(int pattern, const char *shape)
+{
+	return (pattern != 3 && pattern != 4) || !strcmp(shape, "4x4x4");
+}
+
 static void test_no_deadlock(void **state)
 {
 	(void)state;
@@ -188,7 +195,7 @@ static void test_no_deadlock(void **state)
 		make(&s, "torus", shapes[sh], 1, "fifo_packets", "2", NULL);
 		for (int p = 0; p < 6; p++)
 			for (int r = 0; r < 3; r++)
-				if (p < 3 || p == 5 || !strcmp(shapes[sh], "4x4x4")) /* bit patterns need 2^k ranks */
+				if (runs_on(p, shapes[sh]))
 					check_run(&s, patterns[p], routing[r]);
 		clab_map_free(&s.m);
 	}
@@ -200,7 +207,7 @@ static void test_no_deadlock(void **state)
 		     sh ? "1" : "0", NULL);
 		for (int p = 0; p < 6; p++)
 			for (int r = 0; r < 3; r++)
-				if (p < 3 || p == 5 || !strcmp(shapes[sh], "4x4x4"))
+				if (runs_on(p, shapes[sh]))
 					check_run(&s, patterns[p], routing[r]);
 		clab_map_free(&s.m);
 	}
