@@ -5,6 +5,7 @@
 #                PAPI's source comes from (as root; otherwise says what to run)
 #   make         PAPI 7 from Debian's source package, with our components
 #   make check   every test (unit, PAPI-level, PAPI's ctests, sanitizers)
+#   make check-quick   the same without the sanitizers and PAPI's suite
 #   make check-papi-bgpm   PAPI's own BG/Q components over libbgpm (a second PAPI build)
 #   make demo    set up, build and run the main demo
 #   make bench   benchmarks -> bench/results/*.json
@@ -52,7 +53,7 @@ MPICC ?= mpicc
 LIBCLAB_MPI := $(STAGE)/lib/libcounterlab-mpi.so
 APPS := $(patsubst tests/apps/%.c,$(STAGE)/bin/counterlab-%,$(wildcard tests/apps/*.c))
 
-.PHONY: all deps deps-check check demo bench install uninstall fresh-check clean lib bgpm papi-bgpm check-papi-bgpm gpcd
+.PHONY: all deps deps-check check check-quick demo bench install uninstall fresh-check clean lib bgpm papi-bgpm check-papi-bgpm gpcd
 all: $(PAPI_STAMP) $(UTILS) $(LIBCLAB_MPI) $(APPS) $(LIBBGPM) $(LIBGPCD)
 
 # ---- Debian packages -------------------------------------------------------
@@ -208,6 +209,9 @@ $(PAPI_STAMP): $(BUILD)/papi-configured.stamp $(LIBCLAB) $(DATA_STAMP) $(COMPONE
 # ---- tests, demo, bench -----------------------------------------------------
 check: all
 	BUILD=$(BUILD) PREFIX=$(STAGE) CC=$(CC) bash tests/run.sh
+
+check-quick: all
+	QUICK=1 BUILD=$(BUILD) PREFIX=$(STAGE) CC=$(CC) bash tests/run.sh
 
 demo: deps all
 	PREFIX=$(STAGE) bash utils/demo.sh
