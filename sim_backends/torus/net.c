@@ -29,7 +29,12 @@
  * arrivals and fixed service), at most the FIFO's capacity. A node that
  * cannot drain its links as fast as they deliver slows them all by the
  * same factor: their queues fill, and their senders spend the lost time
- * with data but no token (BG/L's "no token" cycles). */
+ * with data but no token (BG/L's "no token" cycles). A link may count
+ * more bytes than its phase lets it carry (rho > 1): dynamic messages are
+ * counted whole on their rotations while the phase is timed on their
+ * even split over all minimal paths. Such a link is saturated: busy all
+ * the phase (rho = 1), its queue full, never free without a token; so a
+ * link's no-token cycles stay within its phase's. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -901,6 +906,8 @@ int clab_net_phase_end(clab_net *n, uint64_t times, double *time_s)
 			if (y == x)
 				continue;
 			double rho = wire_bytes(n, y, l ^ 1) / s->link_bytes_s / transfer;
+			if (rho > 1) /* saturated (Waiting, at the top) */
+				rho = 1;
 			double eff = rho * slow > 1 ? 1 : rho * slow;
 			double q = eff >= 1 ? s->fifo_packets : eff + eff * eff / (2 * (1 - eff));
 			if (q > s->fifo_packets)

@@ -120,5 +120,20 @@ if "$bin" --quiet --machine gemini --heatmap "$tmp/g.png" --heatmap-event LINK_Z
 else
 	bad "gemini: no heat map"
 fi
+# The README tour's last command, and class A with every node's counters:
+# BG/L's dynamic routes once printed no-token cycles near 2^64 (a negative
+# time cast to a count). No number printed comes near that.
+huge() { grep -oE '[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?' "$1" | awk '$1 + 0 >= 2^62 { print; exit 1 }'; }
+for args in "--pattern cg:class=B" "--pattern cg:class=A --per-node --format csv"; do
+	# shellcheck disable=SC2086 # args: several words
+	if ! "$bin" --quiet --machine bgl --torus 8x4x4 $args >"$tmp/out" 2>"$tmp/err" ||
+		! grep -q "LINK_AVAIL_NO_VCD0_VCD_VCBN_TOKENS" "$tmp/out"; then
+		bad "bgl 8x4x4 $args: $(head -3 "$tmp/err" "$tmp/out")"
+	elif n=$(huge "$tmp/out"); then
+		ok "bgl 8x4x4 $args: every number printed below 2^62"
+	else
+		bad "bgl 8x4x4 $args: prints $n (>= 2^62: a wrapped counter)"
+	fi
+done
 echo "$fails failed"
 [ "$fails" -eq 0 ]
