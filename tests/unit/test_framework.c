@@ -214,6 +214,14 @@ static void bad_machine_inputs(void **state)
 	fwrite("topology = core:1\0 pu:1\n", 1, 25, f);
 	fclose(f);
 	expect_profile_error(nul, "nul.ini:2: a NUL byte; a profile is text");
+	/* the files a profile names: the same */
+	expect_profile_error(write_file("devpre.ini", "[machine]\ntopology=core:17 pu:4\n[core]\nbackend=bgq-punit\npresets=/dev/zero\n"),
+			     "presets /dev/zero is a character device, not a file");
+	clab_machine *act = NULL;
+	assert_int_equal(clab_machine_open("bgq:activity=/dev/zero", &act), CLAB_E_ACTIVITY);
+	assert_non_null(strstr(clab_errmsg(), "activity profile /dev/zero is a character device"));
+	assert_int_equal(clab_machine_open("gemini:network.tilemap=/dev/zero", &act), CLAB_E_MAP);
+	assert_non_null(strstr(clab_errmsg(), "tile map /dev/zero is a character device"));
 	/* iniparser's syntax error, on one line */
 	expect_profile_error(write_file("cut.ini", "[machine]\ntopology = core:1 pu:1\n[core\nbackend = bgq"), "cut.ini");
 	assert_null(strchr(clab_errmsg(), '\n'));
