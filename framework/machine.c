@@ -152,7 +152,7 @@ static const char *file_kind(mode_t mode)
 {
 	return S_ISDIR(mode) ? "a directory" : S_ISFIFO(mode) ? "a FIFO"
 	       : S_ISCHR(mode) ? "a character device" : S_ISBLK(mode) ? "a block device"
-	       : S_ISSOCK(mode) ? "a socket" : "not a regular file";
+	       : S_ISSOCK(mode) ? "a socket" : "a special file";
 }
 
 /* Data files are regular files: a device such as /dev/zero would be read
@@ -680,7 +680,7 @@ static int check_settings(clab_machine *m)
 		return clab_seterr(CLAB_E_PROFILE,
 				   "machine %s: activity=host follows the thread's own counts and CPU time: it needs clock=host",
 				   m->name);
-	uint64_t seed; /* read by the network model: checked here all the same */
+	uint64_t seed; /* for the network model, which does not read it yet */
 	rc = clab_machine_setting_u64(m, "seed", 1, 0, UINT64_MAX, &seed);
 	if (rc)
 		return rc;
