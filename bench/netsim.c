@@ -10,8 +10,9 @@
  *    1024 x 1536 grid). Targets: < 30 s and < 4 GB.
  * 3. The study of 1. on the packet engine (every packet simulated, MPI's
  *    routing). Target: < 60 s.
- * 4. Sequoia's row all-to-all: 4096^3 on a 16 x 98304 grid, both phases
- *    (phase 2 is an all-to-all of 98,304 ranks in each row). Targets:
+ * 4. Sequoia's row all-to-all: 98304 x 98304 x 16 on a 16 x 98304 grid
+ *    (a row's ranks each hold a point of x and y), both phases (phase 2
+ *    is an all-to-all of 98,304 ranks in each row). Targets:
  *    < 10 s and < 4 GB (the process's peak so far).
  * Baseline, in the same run: the same traffic enumerated message by message
  * and walked hop by hop (clab_torus_route), as a simulator without the
@@ -203,12 +204,13 @@ int main(int argc, char **argv)
 
 		/* the same machine and map */
 		printf(", \"sequoia_rows\": {\"torus\": \"16x12x16x16x2\", \"ppn\": 16, "
-		       "\"pattern\": \"fft3d:n=4096,grid=16x98304,phase=all\", \"target_s\": 10, "
+		       "\"pattern\": \"fft3d:nx=98304,ny=98304,nz=16,grid=16x98304,phase=all\", \"target_s\": 10, "
 		       "\"target_gb\": 4, ");
 		int err;
 		double t0 = now();
 		clab_net *n = clab_net_new(&t, &dflt, &err);
-		if (!n || clab_net_pattern(n, "fft3d:n=4096,grid=16x98304,phase=all"))
+		/* a row of 98,304 ranks holds a point of x and y each */
+		if (!n || clab_net_pattern(n, "fft3d:nx=98304,ny=98304,nz=16,grid=16x98304,phase=all"))
 			die("Sequoia rows");
 		s = now() - t0;
 		clab_net_times tm = clab_net_totals(n);

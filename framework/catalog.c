@@ -436,10 +436,9 @@ static int parse_preset_line(clab_component *c, char *line, const char *where,
 
 int clab_catalog_load_presets(clab_component *c, const char *path)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = clab_data_open(path, CLAB_E_PROFILE, "presets");
 	if (!f)
-		return clab_seterr(CLAB_E_PROFILE, "presets %s: %s", path,
-				   strerror(errno));
+		return CLAB_E_PROFILE;
 	char *line = NULL;
 	size_t cap = 0;
 	int lineno = 0, rc = CLAB_OK;
@@ -544,12 +543,12 @@ int clab_catalog_load_papi_events(clab_component *c, const char *path)
 		c->presets_note = strdup("no PAPI presets: no hardware PMU (PAPI's table has none for software events)");
 		return c->presets_note ? CLAB_OK : CLAB_E_NOMEM;
 	}
-	FILE *f = fopen(path, "r");
+	FILE *f = clab_data_open(path, CLAB_E_PROFILE, "PAPI's preset table");
 	if (!f) { /* the unit still counts: say why it has no presets */
 		char note[512];
 		snprintf(note, sizeof note,
-			 "no PAPI presets: PAPI's preset table %s: %s (set COUNTERLAB_PAPI_EVENTS to PAPI's papi_events.csv)",
-			 path, strerror(errno));
+			 "no PAPI presets: %s (set COUNTERLAB_PAPI_EVENTS to PAPI's papi_events.csv)",
+			 clab_errmsg());
 		c->presets_note = strdup(note);
 		return c->presets_note ? CLAB_OK : CLAB_E_NOMEM;
 	}

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <hwloc.h>
+#include <math.h>
 #include <iniparser/iniparser.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,12 +39,9 @@ static int cache_key(const char *k, clab_cache_desc *c)
 /* A byte count: digits with an optional K, M or G (powers of 1024). */
 static int parse_bytes(const char *s, uint64_t max, uint64_t *out)
 {
-	char *end;
-	errno = 0;
-	if (!*s || *s == '-')
-		return 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (errno || end == s)
+	uint64_t v;
+	const char *end;
+	if (!clab_read_u64(s, 0, &v, &end))
 		return 0;
 	int shift = 0;
 	switch (*end) {
@@ -61,10 +59,9 @@ static int parse_bytes(const char *s, uint64_t max, uint64_t *out)
 
 static int parse_int(const char *s, long min, long max, int *out)
 {
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 0);
-	if (errno || end == s || *end || v < min || v > max)
+	uint64_t v;
+	const char *end;
+	if (!clab_read_u64(s, 1, &v, &end) || *end || v < (uint64_t)min || v > (uint64_t)max)
 		return 0;
 	*out = (int)v;
 	return 1;
@@ -74,8 +71,7 @@ static int parse_int(const char *s, long min, long max, int *out)
 static int parse_cache(clab_machine *m, const char *key, const char *val,
 		       clab_cache_desc *c)
 {
-	char buf[128], *save = NULL;
-	snprintf(buf, sizeof buf, "%s", val);
+	char *buf = strdupa(val), *save = NULL; /* all of it: a cut would hide a tail */
 	char *tok[5];
 	int n = 0;
 	for (char *t = strtok_r(buf, " \t", &save); t; t = strtok_r(NULL, " \t", &save))
@@ -174,7 +170,8 @@ static int load(clab_machine *m, dictionary *d, clab_hw_info *hw)
 			char *end;
 			errno = 0;
 			hw->revision = strtod(v, &end);
-			ok = !errno && end != v && !*end && hw->revision >= 0;
+			ok = !errno && end != v && !*end && isfinite(hw->revision) &&
+			     hw->revision >= 0;
 		} else if (strcmp(k, "cpuid_family") == 0) {
 			ok = parse_int(v, 0, INT32_MAX, &hw->cpuid_family);
 		} else if (strcmp(k, "cpuid_model") == 0) {

@@ -2,7 +2,10 @@
  * hardware threads that OS threads attach to. */
 #define _GNU_SOURCE
 #include <ctype.h>
+#include <dirent.h>
+#include <limits.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <hwloc.h>
 #include <iniparser/iniparser.h>
 #include <stdarg.h>
@@ -12,6 +15,7 @@
 #include <strings.h>
 #include <dlfcn.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "internal.h"
 
 static const char *const machine_keys[] = {
@@ -79,6 +83,20 @@ const char *clab_machine_setting(const clab_machine *m, const char *key)
 	return NULL;
 }
 
+int clab_read_u64(const char *s, int hex, uint64_t *v, const char **end)
+{
+	hex = hex && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+	const char *digits = s + 2 * hex;
+	char *e;
+	errno = 0;
+	unsigned long long x = strtoull(digits, &e, hex ? 16 : 10);
+	*end = e;
+	if (!(hex ? isxdigit : isdigit)((unsigned char)*digits) || errno)
+		return 0;
+	*v = x;
+	return 1;
+}
+
 int clab_machine_setting_u64(const clab_machine *m, const char *key,
 			     uint64_t def, uint64_t min, uint64_t max,
 			     uint64_t *out)
@@ -88,10 +106,9 @@ int clab_machine_setting_u64(const clab_machine *m, const char *key,
 		*out = def;
 		return CLAB_OK;
 	}
-	char *end;
-	errno = 0;
-	unsigned long long x = strtoull(v, &end, 0);
-	if (errno || *end || *v == '-' || x < min || x > max)
+	uint64_t x;
+	const char *end;
+	if (!clab_read_u64(v, 1, &x, &end) || *end || x < min || x > max)
 		return clab_seterr(CLAB_E_PROFILE,
 				   "machine %s: %s=%s is not an integer in %llu..%llu",
 				   m->name, key, v, (unsigned long long)min,
@@ -119,11 +136,79 @@ static int ini_errback(const char *fmt, ...)
 	va_start(ap, fmt);
 	int n = vsnprintf(ini_error, sizeof ini_error, fmt, ap);
 	va_end(ap);
-	/* drop iniparser's trailing newline */
+	/* one line: iniparser puts the bad line under its message */
 	size_t len = strlen(ini_error);
 	if (len && ini_error[len - 1] == '\n')
 		ini_error[len - 1] = 0;
+	for (char *p = ini_error; *p; p++)
+		if (*p == '\n')
+			*p = ' ';
+		else if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
 	return n;
+}
+
+static const char *file_kind(mode_t mode)
+{
+	return S_ISDIR(mode) ? "a directory" : S_ISFIFO(mode) ? "a FIFO"
+	       : S_ISCHR(mode) ? "a character device" : S_ISBLK(mode) ? "a block device"
+	       : S_ISSOCK(mode) ? "a socket" : "a special file";
+}
+
+/* Data files are regular files: a device such as /dev/zero would be read
+ * forever, opening a FIFO would wait for a writer, a directory holds no
+ * data. stat first, so that nothing but a regular file is opened at all;
+ * O_NONBLOCK in case the path changed in between. */
+FILE *clab_data_open(const char *path, int err, const char *what)
+{
+	struct stat st;
+	if (stat(path, &st) != 0) {
+		clab_seterr(err, "%s %s: %s", what, path, strerror(errno));
+		return NULL;
+	}
+	int fd = -1;
+	if (S_ISREG(st.st_mode)) {
+		fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0) {
+			clab_seterr(err, "%s %s: %s", what, path, strerror(errno));
+			return NULL;
+		}
+		if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+			close(fd);
+			fd = -1;
+		}
+	}
+	if (fd < 0) {
+		clab_seterr(err, "%s %s is %s, not a file (give the path of a regular file)",
+			    what, path, file_kind(st.st_mode));
+		return NULL;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	FILE *f = fdopen(fd, "r");
+	if (!f) {
+		clab_seterr(err, "%s %s: %s", what, path, strerror(errno));
+		close(fd);
+	}
+	return f;
+}
+
+/* iniparser reads a line up to a NUL byte and calls the rest of it too
+ * long: say what it is. */
+static int ini_text(FILE *f, const char *path, int err, const char *what)
+{
+	char buf[4096];
+	size_t n;
+	int line = 1;
+	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+		for (size_t i = 0; i < n; i++) {
+			if (!buf[i])
+				return clab_seterr(err, "%s %s:%d: a NUL byte; a profile is text",
+						   what, path, line);
+			line += buf[i] == '\n';
+		}
+	if (ferror(f))
+		return clab_seterr(err, "%s %s: read error", what, path);
+	return CLAB_OK;
 }
 
 static pthread_mutex_t ini_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -131,12 +216,13 @@ static pthread_mutex_t ini_lock = PTHREAD_MUTEX_INITIALIZER;
 /* iniparser's error callback is process-wide: load under a lock. */
 static dictionary *load_ini(const char *path, int err, const char *what)
 {
-	FILE *f = fopen(path, "r");
-	if (!f) {
-		clab_seterr(err, "%s %s: %s", what, path, strerror(errno));
+	FILE *f = clab_data_open(path, err, what);
+	if (!f)
 		return NULL;
-	}
+	int rc = ini_text(f, path, err, what);
 	fclose(f);
+	if (rc)
+		return NULL;
 	pthread_mutex_lock(&ini_lock);
 	ini_error[0] = 0;
 	iniparser_set_error_callback(ini_errback);
@@ -230,6 +316,41 @@ char *clab_machine_file(const clab_machine *m, const char *sub,
 		     strchr(name, '.') ? "" : ext) < 0)
 		return NULL;
 	return p;
+}
+
+static int is_profile(const struct dirent *e)
+{
+	size_t n = strlen(e->d_name);
+	return e->d_name[0] != '.' && n > 4 && strcmp(e->d_name + n - 4, ".ini") == 0;
+}
+
+/* A profile that is not there is not a malformed one: the message says
+ * which profiles there are. */
+static int no_profile(const clab_machine *m, const char *base, int named)
+{
+	const char *dir = data_dir();
+	char names[320] = "";
+	struct dirent **ent;
+	int n = scandir(dir, &ent, is_profile, alphasort);
+	size_t len = 0;
+	for (int i = 0; i < n; i++) {
+		if (len < sizeof names)
+			len += (size_t)snprintf(names + len, sizeof names - len, "%s%.*s",
+						i ? ", " : "", (int)strlen(ent[i]->d_name) - 4,
+						ent[i]->d_name);
+		free(ent[i]);
+	}
+	if (n >= 0)
+		free(ent);
+	if (n <= 0)
+		snprintf(names, sizeof names, "none (%s; COUNTERLAB_MACHINES names their directory)",
+			 n < 0 ? strerror(errno) : "no NAME.ini");
+	if (named)
+		return clab_seterr(CLAB_E_PROFILE,
+				   "no machine profile '%s' (there is no %s): the profiles in %s are %s; or give the path of a profile file",
+				   base, m->path, dir, names);
+	return clab_seterr(CLAB_E_PROFILE, "machine profile %s not found (the profiles in %s are %s)",
+			   m->path, dir, names);
 }
 
 /* Splits "NAME-OR-PATH[:k=v,...]" and applies the overrides after load. */
@@ -420,6 +541,55 @@ static int load_settings(clab_machine *m, dictionary *d)
 	return rc;
 }
 
+/* The simulated backends read the clock and the torus settings, those of
+ * the BG/Q node also the activity (a component counts here even when the
+ * host disabled it: it would have read them). */
+static const char *const bgq_backends[] = {
+	"bgq-punit", "bgq-l2", "bgq-io", "bgq-nw", "bgq-cnk", NULL,
+};
+static const char *const sim_backends[] = {
+	"bgq-punit", "bgq-l2", "bgq-io", "bgq-nw", "bgq-cnk", "bgl-nw", "gemini-nw", NULL,
+};
+
+static int has_backend(const clab_machine *m, const char *const *backends)
+{
+	for (int i = 0; i < m->ncomp; i++)
+		if (in_list(backends, m->comp[i].ops->name))
+			return 1;
+	return 0;
+}
+
+/* Settings only some machines read are refused, once the components are
+ * open, where nothing reads them: a setting is never ignored unheard. */
+static int check_used(clab_machine *m)
+{
+	static const char *const net_keys[] = {"torus", "ppn", "map", "seed", NULL};
+	const char *clock = clab_machine_setting(m, "clock");
+	const char *act = clab_machine_setting(m, "activity");
+	const char *fp = clab_machine_setting(m, "host_fp_event");
+	if (!has_backend(m, sim_backends)) {
+		for (const char *const *k = net_keys; *k; k++)
+			if (clab_machine_setting(m, *k))
+				return clab_seterr(CLAB_E_PROFILE,
+						   "machine %s: %s=%s: the machine simulates no torus network to read it (backends %s do); drop it",
+						   m->name, *k, clab_machine_setting(m, *k),
+						   join(sim_backends));
+		if (clock && strcmp(clock, "virtual") == 0)
+			return clab_seterr(CLAB_E_PROFILE,
+					   "machine %s: clock=virtual: nothing on this machine is simulated (its counters are real and count as the program runs); drop clock and tick",
+					   m->name);
+	}
+	if (act && *act && strcmp(act, "none") && !has_backend(m, bgq_backends))
+		return clab_seterr(CLAB_E_PROFILE,
+				   "machine %s: activity=%s: no simulated BG/Q node here runs a rate profile (backends %s do); drop it or give activity=none",
+				   m->name, act, join(bgq_backends));
+	if (fp && !(act && strcmp(act, "host") == 0))
+		return clab_seterr(CLAB_E_PROFILE,
+				   "machine %s: host_fp_event=%s is read only with activity=host",
+				   m->name, fp);
+	return CLAB_OK;
+}
+
 /* Components open after the overrides are in, so backends see them. */
 static int open_components(clab_machine *m, dictionary *d)
 {
@@ -445,7 +615,7 @@ static int open_components(clab_machine *m, dictionary *d)
 					 "machine %s: override '%s' names no component of the machine",
 					 m->name, k);
 	}
-	return rc;
+	return rc ? rc : check_used(m);
 }
 
 /* The node layout is an hwloc synthetic topology ("pack:1 core:17 pu:4"),
@@ -510,6 +680,10 @@ static int check_settings(clab_machine *m)
 		return clab_seterr(CLAB_E_PROFILE,
 				   "machine %s: activity=host follows the thread's own counts and CPU time: it needs clock=host",
 				   m->name);
+	uint64_t seed; /* for the network model, which does not read it yet */
+	rc = clab_machine_setting_u64(m, "seed", 1, 0, UINT64_MAX, &seed);
+	if (rc)
+		return rc;
 	uint64_t us; /* the overflow timer's period, read when a set arms */
 	return clab_machine_setting_u64(m, "timer_us", CLAB_TIMER_US, 10, 1000000, &us);
 }
@@ -536,7 +710,16 @@ int clab_machine_open(const char *spec, clab_machine **out)
 	int rc = parse_spec(spec, &base, &over);
 	if (rc)
 		goto fail;
-	if (strchr(base, '/') || strstr(base, ".ini")) {
+	int named = !strchr(base, '/') && !strstr(base, ".ini");
+	/* messages name the file: one too long for the system, cut short */
+	size_t most = named ? NAME_MAX - 4 : PATH_MAX - 1;
+	if (strlen(base) > most) {
+		rc = clab_seterr(CLAB_E_PROFILE,
+				 "machine profile %s '%.60s...' is %zu bytes long; the system takes at most %zu",
+				 named ? "name" : "path", base, strlen(base), most);
+		goto fail;
+	}
+	if (!named) {
 		m->path = strdup(base);
 		const char *slash = strrchr(base, '/');
 		m->dir = slash ? strndup(base, slash - base) : strdup(".");
@@ -546,8 +729,10 @@ int clab_machine_open(const char *spec, clab_machine **out)
 		for (const char *p = base; *p; p++)
 			if (!isalnum((unsigned char)*p) && *p != '-' && *p != '_') {
 				rc = clab_seterr(CLAB_E_PROFILE,
-						 "machine name '%s' has a bad character '%c'",
-						 base, *p);
+						 isprint((unsigned char)*p)
+						 ? "machine name '%s' has a bad character '%c' (a name is letters, digits, - and _; a path has a /)"
+						 : "machine name '%s' has a bad byte 0x%02x (a name is letters, digits, - and _; a path has a /)",
+						 base, (unsigned char)*p);
 				goto fail;
 			}
 		m->name = strdup(base);
@@ -557,6 +742,11 @@ int clab_machine_open(const char *spec, clab_machine **out)
 	}
 	if (!m->path || !m->dir || !m->name) {
 		rc = CLAB_E_NOMEM;
+		goto fail;
+	}
+	struct stat st;
+	if (stat(m->path, &st) != 0 && errno == ENOENT) {
+		rc = no_profile(m, base, named);
 		goto fail;
 	}
 	dictionary *d = clab_ini_load(m->path, CLAB_E_PROFILE, "machine profile");

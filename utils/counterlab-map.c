@@ -25,7 +25,7 @@ typedef struct kvlist {
 	int n;
 	const char *spec;          /* the whole KIND:key=value,... */
 	const char *key[MAX_KEYS], *val[MAX_KEYS];
-	char buf[256];
+	char *buf;                 /* a copy of spec, split in place */
 } kvlist;
 
 typedef int (*gen_fn)(clab_map *m, const clab_torus *t, const kvlist *kv);
@@ -68,11 +68,9 @@ static const char *kv_get(const kvlist *kv, const char *key)
 static int kv_uint(const kvlist *kv, const char *key, uint64_t lo, uint64_t hi,
 		   uint64_t def, uint64_t *out)
 {
-	const char *v = kv_get(kv, key);
-	char *end;
-	errno = 0;
-	unsigned long long x = v ? strtoull(v, &end, 0) : def;
-	if (v && (end == v || *end || errno || *v == '-' || x < lo || x > hi))
+	const char *v = kv_get(kv, key), *end = "";
+	uint64_t x = def;
+	if (v && (!clab_read_u64(v, 1, &x, &end) || *end || x < lo || x > hi))
 		return clab_seterr(CLAB_E_INVAL, "%s: %s=%s: want a whole number %llu..%llu",
 				   kv->spec, key, v, (unsigned long long)lo, (unsigned long long)hi);
 	*out = x;
@@ -285,14 +283,14 @@ static int gen_block(clab_map *m, const clab_torus *t, const kvlist *kv)
 	int b[CLAB_TORUS_MAXD];
 	const char *p = shape;
 	for (int d = 0; d < t->ndims; d++) {
-		char *end;
-		long v = strtol(p, &end, 10);
-		if (end == p || *p == '-' || *p == '+' || *end != (d + 1 < t->ndims ? 'x' : '\0'))
+		uint64_t v;
+		const char *end;
+		if (!clab_read_u64(p, 0, &v, &end) || *end != (d + 1 < t->ndims ? 'x' : '\0'))
 			return clab_seterr(CLAB_E_INVAL, "block:shape=%s: want %d sizes joined by x (%.*s), e.g. 2x2x2x2x2 on bgq, 2x2x2 on bgl",
 					   shape, t->ndims, t->ndims, t->letters);
-		if (v < 1 || t->size[d] % v)
-			return clab_seterr(CLAB_E_INVAL, "block:shape=%s: %c size %ld does not divide the torus size %d",
-					   shape, t->letters[d], v, t->size[d]);
+		if (v < 1 || v > (uint64_t)t->size[d] || t->size[d] % (int)v)
+			return clab_seterr(CLAB_E_INVAL, "block:shape=%s: %c size %llu does not divide the torus size %d",
+					   shape, t->letters[d], (unsigned long long)v, t->size[d]);
 		b[d] = (int)v;
 		p = end + 1;
 	}
@@ -455,46 +453,67 @@ static int key_allowed(const char *keys, const char *key)
 	return 0;
 }
 
-/* Fills m from "KIND[:key=value,...]"; a clab error and message otherwise. */
-static int map_generate(clab_map *m, const clab_torus *t, const char *spec)
+/* Splits spec's key=value items into kv (kv->buf, a copy of any length);
+ * its generator, or NULL with a clab error. */
+static const kind *map_parse(const char *spec, kvlist *kv)
 {
-	memset(m, 0, sizeof *m);
-	kvlist kv = {0};
-	if (strlen(spec) >= sizeof kv.buf)
-		return clab_seterr(CLAB_E_INVAL, "map \"%.40s...\" is too long", spec);
-	strcpy(kv.buf, spec);
-	kv.spec = spec;
-	char *args = strchr(kv.buf, ':');
+	kv->spec = spec;
+	if (!(kv->buf = strdup(spec))) {
+		clab_seterr(CLAB_E_NOMEM, "no memory for map %.40s", spec);
+		return NULL;
+	}
+	char *args = strchr(kv->buf, ':');
 	if (args)
 		*args++ = '\0';
 	const kind *k = NULL;
 	for (int i = 0; i < NKINDS; i++)
-		if (!strcmp(kinds[i].name, kv.buf))
+		if (!strcmp(kinds[i].name, kv->buf))
 			k = &kinds[i];
-	if (!k)
-		return clab_seterr(CLAB_E_INVAL, "unknown map kind \"%s\": want perm, gray, unfold, block, random or group (see --help)",
-				   kv.buf);
+	if (!k) {
+		clab_seterr(CLAB_E_INVAL, "unknown map kind \"%.40s\": want perm, gray, unfold, block, random or group (see --help)",
+			    kv->buf);
+		return NULL;
+	}
 	if (args && !strcmp(k->name, "perm") && !strchr(args, '=')) {
-		kv.key[kv.n] = "order";   /* perm:ORDER */
-		kv.val[kv.n++] = args;
+		kv->key[kv->n] = "order";   /* perm:ORDER */
+		kv->val[kv->n++] = args;
 		args = NULL;
 	}
 	for (char *save = NULL, *a = args ? strtok_r(args, ",", &save) : NULL; a;
 	     a = strtok_r(NULL, ",", &save)) {
 		char *eq = strchr(a, '=');
-		if (!eq || eq == a || !eq[1])
-			return clab_seterr(CLAB_E_INVAL, "%s: \"%s\" is not key=value; %s takes %s (as in %s)",
-					   spec, a, k->name, k->keys, k->usage);
+		if (!eq || eq == a || !eq[1]) {
+			clab_seterr(CLAB_E_INVAL, "%s: \"%s\" is not key=value; %s takes %s (as in %s)",
+				    spec, a, k->name, k->keys, k->usage);
+			return NULL;
+		}
 		*eq = '\0';
-		if (!key_allowed(k->keys, a))
-			return clab_seterr(CLAB_E_INVAL, "%s: unknown key \"%s\"; %s takes %s (as in %s)",
-					   spec, a, k->name, k->keys, k->usage);
-		if (kv_get(&kv, a) || kv.n == MAX_KEYS)
-			return clab_seterr(CLAB_E_INVAL, "%s: key \"%s\" given twice", spec, a);
-		kv.key[kv.n] = a;
-		kv.val[kv.n++] = eq + 1;
+		if (!key_allowed(k->keys, a)) {
+			clab_seterr(CLAB_E_INVAL, "%s: unknown key \"%s\"; %s takes %s (as in %s)",
+				    spec, a, k->name, k->keys, k->usage);
+			return NULL;
+		}
+		if (kv_get(kv, a) || kv->n == MAX_KEYS) {
+			clab_seterr(CLAB_E_INVAL, "%s: key \"%s\" given twice", spec, a);
+			return NULL;
+		}
+		kv->key[kv->n] = a;
+		kv->val[kv->n++] = eq + 1;
 	}
-	return k->gen(m, t, &kv);
+	return k;
+}
+
+/* Fills m from "KIND[:key=value,...]"; a clab error and message otherwise. */
+static int map_generate(clab_map *m, const clab_torus *t, const char *spec)
+{
+	memset(m, 0, sizeof *m);
+	kvlist kv = {0};
+	const kind *k = map_parse(spec, &kv);
+	int rc = k ? k->gen(m, t, &kv) : CLAB_E_INVAL;
+	if (!k && !kv.buf)
+		rc = CLAB_E_NOMEM;
+	free(kv.buf);
+	return rc;
 }
 
 /* The internal check: every rank once, on distinct slots in range. */

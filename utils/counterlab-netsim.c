@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "counterlab/counterlab.h"
+#include "counterlab/backend.h"
 #include "counterlab/torus.h"
 #include "counterlab/gemini.h"
 #include "heatmap.h"
@@ -232,13 +232,13 @@ static int parse(int argc, char **argv, opts *o)
 			}
 			break;
 		case 's': {
-			char *end;
-			errno = 0;
-			o->seed = strtoull(optarg, &end, 10);
-			if (end == optarg || *end || errno || *optarg == '-') {
+			const char *end;
+			uint64_t seed;
+			if (!clab_read_u64(optarg, 0, &seed, &end) || *end) {
 				fprintf(stderr, "counterlab-netsim: --seed %s: want a whole number\n", optarg);
 				return 2;
 			}
+			o->seed = seed;
 			break;
 		}
 		case 'T': o->tilemap = optarg; break;
@@ -442,10 +442,11 @@ int main(int argc, char **argv)
 	clab_netspec sp = *base;
 	const clab_netspec *spec = &sp;
 	for (int i = 0; i < o.nset; i++) {
-		char key[64];
 		const char *eq = strchr(o.set[i], '=');
-		snprintf(key, sizeof key, "%.*s", (int)(eq - o.set[i]), o.set[i]);
-		if (clab_netspec_set(&sp, key, eq + 1))
+		char *key = strndup(o.set[i], (size_t)(eq - o.set[i])); /* any length */
+		int bad = !key || clab_netspec_set(&sp, key, eq + 1);
+		free(key);
+		if (bad)
 			return die("--set");
 	}
 	if (rc == -3) {

@@ -1,9 +1,11 @@
 /* PAPI glue shared by counterlab's components (see clab_papi.h). */
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include "clab_papi.h"
+#include "counterlab/backend.h" /* clab_seterr */
 #include "papi_preset.h"
 #include "threads.h"
 
@@ -203,11 +205,44 @@ static void hw_info_to_papi(clab_papi_comp *pc)
 	mem_hierarchy_to_papi(&hw, &h->mem_hierarchy);
 }
 
+/* s for a terminal: control characters as \xNN, cut short after len. */
+static const char *escaped(const char *s, char *buf, size_t len)
+{
+	size_t o = 0;
+	for (; *s && o + 8 < len; s++)
+		o += (size_t)snprintf(buf + o, len - o,
+				      (unsigned char)*s < 0x20 || *s == 0x7f ? "\\x%02x" : "%c",
+				      (unsigned char)*s);
+	snprintf(buf + o, len - o, "%s", *s ? "..." : "");
+	return buf;
+}
+
+/* A machine that cannot be opened disables every component, each with the
+ * reason; PAPI shows reasons only when asked (papi_component_avail), so the
+ * first component to hear of it also says it once on stderr, naming the
+ * spec. */
+static void tell_machine_failed(const char *why)
+{
+	static int told;
+	if (__atomic_exchange_n(&told, 1, __ATOMIC_RELAXED))
+		return;
+	const char *spec = getenv("COUNTERLAB_MACHINE");
+	char shown[256], reason[640];
+	if (spec)
+		fprintf(stderr, "counterlab: COUNTERLAB_MACHINE='%s'", escaped(spec, shown, sizeof shown));
+	else
+		fprintf(stderr, "counterlab: the default machine bgq (COUNTERLAB_MACHINE is unset)");
+	fprintf(stderr, ": %s; counterlab's components are disabled\n",
+		escaped(why, reason, sizeof reason));
+}
+
 int clab_papi_init_component(clab_papi_comp *pc, int cidx)
 {
 	papi_vector_t *v = pc->vector;
 	v->cmp_info.CmpIdx = cidx;
 	int rc = clab_machine_default(&pc->machine);
+	if (rc)
+		tell_machine_failed(clab_errmsg());
 	if (!rc) {
 		pc->comp = clab_machine_component(pc->machine, pc->unit);
 		if (!pc->comp)

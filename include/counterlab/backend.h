@@ -9,6 +9,7 @@
 #ifndef COUNTERLAB_BACKEND_H
 #define COUNTERLAB_BACKEND_H
 
+#include <stdio.h>
 #include "counterlab.h"
 
 #ifdef __cplusplus
@@ -194,8 +195,14 @@ int clab_machine_nhwthreads(const clab_machine *m);
 int clab_machine_ncores(const clab_machine *m);
 int clab_machine_threads_per_core(const clab_machine *m);
 
-/* Integer setting of the machine with a default; CLAB_E_PROFILE on a
- * malformed or out-of-range value. */
+/* A whole number at the start of s: decimal digits, or hexadecimal after
+ * 0x when hex is set; nothing before them (strtoull would skip a blank and
+ * take " -7" as 2^64-7) and no octal (010 is ten). *end: what follows.
+ * 0 when s does not start with one or it overflows. */
+int clab_read_u64(const char *s, int hex, uint64_t *v, const char **end);
+
+/* Integer setting of the machine with a default (clab_read_u64, hex
+ * allowed); CLAB_E_PROFILE on a malformed or out-of-range value. */
 int clab_machine_setting_u64(const clab_machine *m, const char *key,
 			     uint64_t def, uint64_t min, uint64_t max,
 			     uint64_t *out);
@@ -214,6 +221,12 @@ char *clab_machine_file(const clab_machine *m, const char *sub,
  * NULL with err and a message naming the file and `what` it is. */
 struct _dictionary_;
 struct _dictionary_ *clab_ini_load(const char *path, int err, const char *what);
+
+/* Opens a data file that a profile or spec names (a map, a preset table,
+ * ...) for reading: a regular file only, as a device (/dev/zero) would be
+ * read forever and a FIFO block; on error NULL with err and a message
+ * naming `what` and the path. */
+FILE *clab_data_open(const char *path, int err, const char *what);
 
 #ifdef __cplusplus
 }

@@ -23,7 +23,7 @@ enum clab_error {
 	CLAB_E_NOEVENT = -3,   /* unknown or malformed event name or code */
 	CLAB_E_CONFLICT = -4,  /* events cannot be counted together */
 	CLAB_E_QUALIFIER = -5, /* unknown or out-of-range event qualifier */
-	CLAB_E_PROFILE = -6,   /* malformed machine profile */
+	CLAB_E_PROFILE = -6,   /* machine profile missing, malformed or misused */
 	CLAB_E_ACTIVITY = -7,  /* malformed activity (rate) profile */
 	CLAB_E_NOSUPP = -8,    /* operation not supported by this unit */
 	CLAB_E_STATE = -9,     /* wrong state (e.g. not running) */

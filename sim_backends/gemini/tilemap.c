@@ -226,9 +226,9 @@ int clab_gemini_tilemap_parse(clab_gemini_tilemap *m, const char *text, size_t l
 
 int clab_gemini_tilemap_load(clab_gemini_tilemap *m, const char *path, const char *gemini)
 {
-	FILE *f = fopen(path, "rb");
+	FILE *f = clab_data_open(path, CLAB_E_MAP, "tile map");
 	if (!f)
-		return clab_seterr(CLAB_E_MAP, "tile map %s: %s", path, strerror(errno));
+		return CLAB_E_MAP;
 	size_t cap = 1 << 16, len = 0;
 	char *buf = malloc(cap);
 	size_t got;

@@ -26,13 +26,24 @@ const clab_torus_net *clab_machine_torus(clab_machine *m, int *err)
 	return clab_machine_shared(m, "torus-net", no_torus, NULL, err);
 }
 
-/* This process's rank: the MPI launcher's, else 0. */
-static uint64_t launcher_rank(void)
+/* This process's rank: the MPI launcher's, else 0; checked as the
+ * profile's rank= is, since it indexes the map. */
+static int launcher_rank(clab_machine *m, uint32_t nranks, uint64_t *rank)
 {
-	const char *v = getenv("OMPI_COMM_WORLD_RANK");
+	const char *var = "OMPI_COMM_WORLD_RANK", *v = getenv(var);
 	if (!v)
-		v = getenv("PMI_RANK");
-	return v ? strtoull(v, NULL, 10) : 0;
+		v = getenv(var = "PMI_RANK");
+	*rank = 0;
+	if (!v)
+		return CLAB_OK;
+	uint64_t x;
+	const char *end;
+	if (!clab_read_u64(v, 0, &x, &end) || *end || x >= nranks)
+		return clab_seterr(CLAB_E_PROFILE,
+				   "machine %s: $%s=%s is not a rank of the map (0..%u); give the profile's network.rank or fix the launcher's variable",
+				   clab_machine_name(m), var, v, nranks - 1);
+	*rank = x;
+	return CLAB_OK;
 }
 
 int clab_torus_net_setup(clab_torus_net *tn, clab_machine *m, const char *machine,
@@ -57,9 +68,10 @@ int clab_torus_net_setup(clab_torus_net *tn, clab_machine *m, const char *machin
 				     (int)ppn, order);
 	if (!rc)
 		rc = clab_map_init(&tn->map, &tn->torus, clab_machine_setting(m, "map"));
-	if (!rc)
-		rc = clab_machine_unit_u64(m, "network", "rank", launcher_rank(), 0,
-					   tn->map.nranks - 1, &rank);
+	if (!rc && !clab_machine_setting(m, "network.rank"))
+		rc = launcher_rank(m, tn->map.nranks, &rank);
+	else if (!rc)
+		rc = clab_machine_unit_u64(m, "network", "rank", 0, 0, tn->map.nranks - 1, &rank);
 	if (!rc) {
 		tn->rank = (uint32_t)rank;
 		tn->node = tn->map.node[rank];

@@ -14,8 +14,8 @@ typedef struct pattern {
 	const char *keys; /* accepted keys, space-separated */
 	const char *help;
 	int (*run)(clab_net *n, pattern_args *a);
-	int bare; /* 1: a bare first item is the first key's value
-		   * ("perm:bitcomp" is perm:of=bitcomp) */
+	const char *bare; /* a bare first item is this key's value
+			   * ("perm:bitcomp" is perm:of=bitcomp), or NULL */
 } pattern;
 
 const char *pattern_find(pattern_args *a, const char *key)
@@ -34,12 +34,12 @@ int pattern_u64(pattern_args *a, const char *key, uint64_t def, uint64_t min,
 		*out = def;
 		return CLAB_OK;
 	}
-	char *end;
-	errno = 0;
-	unsigned long long x = strtoull(v, &end, 10);
+	uint64_t x = 0;
+	const char *end = v;
+	int ok = clab_read_u64(v, 0, &x, &end);
 	int shift = *end == 'k' || *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 0;
 	end += shift != 0;
-	if (end == v || *end || errno || *v == '-' || (x << shift) >> shift != x ||
+	if (!ok || *end || (x << shift) >> shift != x ||
 	    (x << shift) < min || (x << shift) > max)
 		return clab_seterr(CLAB_E_PATTERN,
 				   "%s: %s=%s: want a whole number %llu..%llu (k, M, G allowed)",
@@ -72,9 +72,10 @@ int pattern_grid(pattern_args *a, const char *key, int k, uint32_t nranks, uint3
 	const char *p = v;
 	uint64_t prod = 1;
 	for (int i = 0; i < k; i++) {
-		char *end;
-		unsigned long x = strtoul(p, &end, 10);
-		if (end == p || x < 1 || x > nranks || *end != (i + 1 < k ? 'x' : '\0'))
+		uint64_t x;
+		const char *end;
+		if (!clab_read_u64(p, 0, &x, &end) || x < 1 || x > nranks ||
+		    *end != (i + 1 < k ? 'x' : '\0'))
 			return clab_seterr(CLAB_E_PATTERN, "%s: %s=%s: want %d sizes joined by x, e.g. %s",
 					   a->pattern, key, v, k, k == 2 ? "16x512" : "4x4x8");
 		g[i] = (uint32_t)x;
@@ -170,6 +171,21 @@ static int run_fft3d(clab_net *n, pattern_args *a)
 		phase = (uint64_t)(*ph - '0');
 	else
 		return clab_seterr(CLAB_E_PATTERN, "%s: phase=%s: want 1, 2 or all", a->pattern, ph);
+	/* the pencils: x is split over the Pc ranks of a grid row, z over the
+	 * Pr of a column, y over Pr before phase 1 and over Pc after phase 2;
+	 * a rank holds at least one point of each (uneven splits are
+	 * modelled by their average share) */
+	const struct { const char *key, *group; uint64_t size; uint32_t parts; } split[] = {
+		{"nx", "row", nx, g[1]}, {"ny", "column", ny, g[0]},
+		{"ny", "row", ny, g[1]}, {"nz", "column", nz, g[0]},
+	};
+	for (int i = 0; i < 4; i++)
+		if (split[i].size < split[i].parts)
+			return clab_seterr(CLAB_E_PATTERN,
+					   "%s: %s=%llu is split over the %u ranks of a grid %s (grid %ux%u): less than one point per rank; want %s >= %u (a larger n or another grid)",
+					   a->pattern, split[i].key, (unsigned long long)split[i].size,
+					   split[i].parts, split[i].group, g[0], g[1], split[i].key,
+					   split[i].parts);
 	/* each rank holds 1/P of the cube and sends 1/Pr (1/Pc) of it to each
 	 * member of its column (row) group */
 	double cells = (double)nx * (double)ny * (double)nz / P, per_rank = cells * (double)elem;
@@ -354,9 +370,9 @@ static int log2_exact(uint32_t x)
  * 0..P-1 exactly once. */
 static int perm_file(const char *path, uint32_t P, uint32_t *dst)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = clab_data_open(path, CLAB_E_PATTERN, "permutation file");
 	if (!f)
-		return clab_seterr(CLAB_E_PATTERN, "permutation file %s: %s", path, strerror(errno));
+		return CLAB_E_PATTERN;
 	uint8_t *seen = calloc(P, 1);
 	char *line = NULL;
 	size_t cap = 0;
@@ -525,37 +541,37 @@ static int run_perm(clab_net *n, pattern_args *a)
 static const pattern patterns[] = {
 	{"pingpong", "a b bytes iters",
 	 "rank a sends `bytes` to rank b and b answers, iters times (a=0,b=1,bytes=8)",
-	 run_pingpong, 0},
+	 run_pingpong, NULL},
 	{"alltoall", "bytes group stride iters",
 	 "all-to-all of `bytes` per pair in groups of `group` ranks `stride` apart (default: all ranks, stride 1)",
-	 run_alltoall, 0},
+	 run_alltoall, NULL},
 	{"fft3d", "n nx ny nz elem grid phase compute",
-	 "2D-decomposed 3D FFT of an n^3 (or nx*ny*nz) cube of elem-byte elements (16, double complex) on grid=PrxPc, rank = r*Pc + c; phase 1: z FFTs and packing, all-to-all in grid columns (Pr ranks c, c+Pc, ...), phase 2: y FFTs, all-to-all in grid rows (Pc ranks), x FFTs; phase=1|2|all; compute=0 leaves out the FFTs and local transposes",
-	 run_fft3d, 0},
+	 "2D-decomposed 3D FFT of an n^3 (or nx*ny*nz) cube of elem-byte elements (16, double complex) on grid=PrxPc, rank = r*Pc + c; phase 1: z FFTs and packing, all-to-all in grid columns (Pr ranks c, c+Pc, ...), phase 2: y FFTs, all-to-all in grid rows (Pc ranks), x FFTs; phase=1|2|all; compute=0 leaves out the FFTs and local transposes; each rank holds a point of every pencil (nx >= Pc, ny >= Pr and Pc, nz >= Pr)",
+	 run_fft3d, NULL},
 	{"halo3d", "n nx ny nz stencil elem vars periodic grid steps",
 	 "halo exchange of a 3D stencil (7: faces, 27: faces, edges, corners) with local blocks n^3 (nx,ny,nz) of elem-byte values x vars, rank grid=PxxPyxPz (x fastest), periodic=0|1, steps time steps",
-	 run_halo3d, 0},
+	 run_halo3d, NULL},
 	{"bcast", "root bytes iters",
 	 "broadcast of `bytes` from root along a binomial tree of point-to-point messages, one phase per round",
-	 run_bcast, 0},
+	 run_bcast, NULL},
 	{"incast", "senders bytes send center iters",
 	 "receiver congestion: the neighbours of rank center's node (across links 0, 1, ...: X-, X+, Y-, ...) each send it `bytes` at once, and with send=1 it sends as much back; senders=K or LO..HI (one phase per count; default 1, bytes 1M, send 0, center 0)",
-	 run_incast, 0},
+	 run_incast, NULL},
 	{"perm", "of k seed file bytes iters",
 	 "every rank r sends `bytes` to perm(r) at once: perm:bitcomp (~r), transpose (swap the halves of r's bits), shuffle (rotate r's bits left), tornado (each torus coordinate + ceil(k/2)-1), neighbor (each coordinate + 1), shift (r + k), random (seed=), or file=PATH (line i: rank i's destination); the bit patterns need a power of two of ranks",
-	 run_perm, 1},
+	 run_perm, "of"},
 	{"uniform", "bytes msgs seed iters",
 	 "uniform random traffic: every rank sends msgs messages of `bytes` (default 512, and as many as it has peers), each to a rank drawn at random from the others (seed=), in the order drawn, all at once",
-	 run_uniform, 0},
+	 run_uniform, NULL},
 	{"bt", "class iters",
 	 "NAS BT (class A, B, C): multi-partition face exchange and x, y, z solve pipelines on a square number of ranks",
-	 pattern_nas_bt, 0},
+	 pattern_nas_bt, NULL},
 	{"cg", "class iters",
 	 "NAS CG (class A, B, C): row reductions and transpose exchanges on a 2D grid, a power of two of ranks",
-	 pattern_nas_cg, 0},
+	 pattern_nas_cg, NULL},
 	{"mg", "class iters",
 	 "NAS MG (class A, B, C): face exchanges on every level of the V-cycle, 3D grid, a power of two of ranks",
-	 pattern_nas_mg, 0},
+	 pattern_nas_mg, NULL},
 };
 #define NPATTERNS (int)(sizeof patterns / sizeof *patterns)
 
@@ -571,9 +587,66 @@ const char *clab_net_pattern_help(void)
 	return buf;
 }
 
+/* key is one of the space-separated words of keys. */
+static int key_known(const char *keys, const char *key)
+{
+	size_t len = strlen(key);
+	for (const char *w = keys; *w; w += strcspn(w, " "), w += *w == ' ')
+		if (strcspn(w, " ") == len && !strncmp(w, key, len))
+			return 1;
+	return 0;
+}
+
+/* Splits the items after the colon of spec (in args, a copy the values
+ * point into: any length) into a. */
+static int pattern_parse(const pattern *p, char *args, pattern_args *a)
+{
+	const char *spec = a->pattern;
+	if (!*args)
+		return clab_seterr(CLAB_E_PATTERN, "%s: nothing after ':' (drop the ':' or give key=value,...; %s takes: %s)",
+				   spec, p->name, p->keys);
+	for (char *q = args, *next; q; q = next) {
+		next = strchr(q, ',');
+		if (next)
+			*next++ = '\0';
+		char *eq = strchr(q, '=');
+		if (!*q)
+			return clab_seterr(CLAB_E_PATTERN, "%s: an empty item between commas (use key=value,key=value)",
+					   spec);
+		if (p->bare && !eq && q == args) {
+			a->key[0] = p->bare;
+			a->val[0] = q;
+			a->n = 1;
+			continue;
+		}
+		if (!eq || eq == q)
+			return clab_seterr(CLAB_E_PATTERN, "%s: \"%s\" is not key=value; %s takes: %s",
+					   spec, q, p->name, p->keys);
+		*eq = '\0';
+		if (!key_known(p->keys, q))
+			return clab_seterr(CLAB_E_PATTERN, "%s: unknown key \"%s\"; %s takes: %s",
+					   spec, q, p->name, p->keys);
+		for (int i = 0; i < a->n; i++)
+			if (!strcmp(a->key[i], q))
+				return clab_seterr(CLAB_E_PATTERN, "%s: key \"%s\" given twice",
+						   spec, q);
+		if (!eq[1])
+			return clab_seterr(CLAB_E_PATTERN, "%s: %s= has no value", spec, q);
+		if (a->n == PATTERN_MAX_ARGS) /* known keys, each once: not reached */
+			return clab_seterr(CLAB_E_PATTERN, "%s: too many keys", spec);
+		a->key[a->n] = q;
+		a->val[a->n++] = eq + 1;
+	}
+	return CLAB_OK;
+}
+
 int clab_net_pattern(clab_net *n, const char *spec)
 {
-	pattern_args a = {.pattern = spec};
+	/* messages name the spec, a long one cut short: the rest of a message
+	 * (what was wrong, what would work) must fit */
+	char shown[96];
+	snprintf(shown, sizeof shown, "%.80s%s", spec, strlen(spec) > 80 ? "..." : "");
+	pattern_args a = {.pattern = shown};
 	const char *colon = strchr(spec, ':');
 	size_t len = colon ? (size_t)(colon - spec) : strlen(spec);
 	const pattern *p = NULL;
@@ -585,43 +658,17 @@ int clab_net_pattern(clab_net *n, const char *spec)
 		for (int i = 0; i < NPATTERNS; i++)
 			snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
 				 i ? ", " : "", patterns[i].name);
-		return clab_seterr(CLAB_E_PATTERN, "unknown traffic pattern \"%.*s\"; known: %s",
-				   (int)len, spec, names);
+		return clab_seterr(CLAB_E_PATTERN, "unknown traffic pattern \"%.*s%s\"; known: %s",
+				   (int)(len > 80 ? 80 : len), spec, len > 80 ? "..." : "", names);
 	}
-	for (const char *q = colon ? colon + 1 : ""; *q;) {
-		const char *eq = strchr(q, '='), *comma = strchr(q, ',');
-		if (!comma)
-			comma = q + strlen(q);
-		if (p->bare && (!eq || eq > comma) && q == colon + 1 && comma > q &&
-		    (size_t)(comma - q) < sizeof a.val[0]) {
-			/* a bare first item is the value of the first key */
-			snprintf(a.key[0], sizeof a.key[0], "%.*s", (int)strcspn(p->keys, " "), p->keys);
-			snprintf(a.val[0], sizeof a.val[0], "%.*s", (int)(comma - q), q);
-			a.n = 1;
-			q = *comma ? comma + 1 : comma;
-			continue;
-		}
-		if (!eq || eq > comma || eq == q || a.n == PATTERN_MAX_ARGS ||
-		    (size_t)(eq - q) >= sizeof a.key[0] || (size_t)(comma - eq - 1) >= sizeof a.val[0])
-			return clab_seterr(CLAB_E_PATTERN, "%s: \"%.*s\" is not key=value", spec,
-					   (int)(comma - q), q);
-		snprintf(a.key[a.n], sizeof a.key[0], "%.*s", (int)(eq - q), q);
-		snprintf(a.val[a.n], sizeof a.val[0], "%.*s", (int)(comma - eq - 1), eq + 1);
-		/* whole words of the key list only */
-		char padded[96];
-		snprintf(padded, sizeof padded, " %s ", p->keys);
-		char word[32];
-		snprintf(word, sizeof word, " %s ", a.key[a.n]);
-		if (!strstr(padded, word))
-			return clab_seterr(CLAB_E_PATTERN, "%s: unknown key \"%s\"; %s takes: %s",
-					   spec, a.key[a.n], p->name, p->keys);
-		for (int i = 0; i < a.n; i++)
-			if (!strcmp(a.key[i], a.key[a.n]))
-				return clab_seterr(CLAB_E_PATTERN, "%s: key \"%s\" given twice",
-						   spec, a.key[i]);
-		a.n++;
-		q = *comma ? comma + 1 : comma;
+	char *args = colon ? strdup(colon + 1) : NULL;
+	if (colon && !args)
+		return clab_seterr(CLAB_E_NOMEM, "no memory for pattern %s", shown);
+	int rc = args ? pattern_parse(p, args, &a) : CLAB_OK;
+	if (!rc) {
+		clab_net_label(n, p->name); /* patterns name their phases more finely */
+		rc = p->run(n, &a);
 	}
-	clab_net_label(n, p->name); /* patterns name their phases more finely */
-	return p->run(n, &a);
+	free(args);
+	return rc;
 }

@@ -5,13 +5,13 @@
 #include "counterlab/backend.h"
 #include "counterlab/torus.h"
 
-#define PATTERN_MAX_ARGS 12
+#define PATTERN_MAX_ARGS 12 /* at least the keys of any pattern */
 
-/* A pattern's key=value arguments, as given. */
+/* A pattern's key=value arguments, as given (values of any length). */
 typedef struct pattern_args {
-	const char *pattern;       /* the whole spec, for messages */
+	const char *pattern;       /* the spec (cut short when long), for messages */
 	int n;
-	char key[PATTERN_MAX_ARGS][24], val[PATTERN_MAX_ARGS][48];
+	const char *key[PATTERN_MAX_ARGS], *val[PATTERN_MAX_ARGS];
 } pattern_args;
 
 /* The value of key, NULL when not given. */

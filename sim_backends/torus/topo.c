@@ -40,17 +40,16 @@ int clab_torus_init(clab_torus *t, const clab_netspec *spec,
 		 spec->ndims ? spec->letters + spec->ndims : "T");
 	uint64_t nodes = 1;
 	for (int d = 0; d < t->ndims; d++) {
-		char *end;
-		errno = 0;
-		long v = strtol(p, &end, 10);
-		if (end == p || errno || v < 1 || v > MAX_SIZE)
+		uint64_t v;
+		const char *end;
+		if (!clab_read_u64(p, 0, &v, &end) || v < 1 || v > MAX_SIZE)
 			return clab_seterr(CLAB_E_MAP,
 					   "torus \"%s\": dimension %c needs a size 1..%d, as in %s",
 					   shape, t->letters[d], MAX_SIZE, spec->shape);
 		t->size[d] = (int)v;
 		t->wrap[d] = *end != 'm';
 		end += *end == 'm';
-		if (d == spec->fixed_dim && v != spec->fixed_size)
+		if (d == spec->fixed_dim && v != (uint64_t)spec->fixed_size)
 			return clab_seterr(CLAB_E_MAP,
 					   "torus \"%s\": on %s dimension %c is always %d",
 					   shape, spec->name, t->letters[d], spec->fixed_size);
@@ -251,9 +250,9 @@ static int map_permutation(clab_map *m, const clab_torus *t, const char *perm)
 
 static int map_file(clab_map *m, const clab_torus *t, const char *path)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = clab_data_open(path, CLAB_E_MAP, "map file");
 	if (!f)
-		return clab_seterr(CLAB_E_MAP, "map file %s: %s", path, strerror(errno));
+		return CLAB_E_MAP;
 	uint32_t slots = t->nodes * (uint32_t)t->ppn, cap = 1024, n = 0;
 	uint8_t *used = calloc(slots, 1);
 	int rc = clab_map_alloc(m, cap);

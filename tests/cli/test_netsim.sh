@@ -16,7 +16,8 @@ refuse() {
 	local args=() needle
 	while [ "$1" != -- ]; do args+=("$1"); shift; done
 	needle=$2
-	if "$bin" --quiet "${args[@]}" >"$tmp/out" 2>"$tmp/err"; then
+	# a watchdog: a hang (reading a device, waiting on a FIFO) is a failure
+	if timeout 120 "$bin" --quiet "${args[@]}" >"$tmp/out" 2>"$tmp/err"; then
 		bad "${args[*]}: accepted"
 	elif [ $? -ne 2 ] || ! grep -qF -- "$needle" "$tmp/err"; then
 		bad "${args[*]}: $(cat "$tmp/err") (want '$needle')"
@@ -54,6 +55,32 @@ refuse --heatmap-range 1 --heatmap "$tmp/h.png" --pattern pingpong -- "want LO:H
 refuse --heatmap-range 0:1 --pattern pingpong -- "needs --heatmap"
 refuse --machine bgl --pattern incast:senders=9 -- "within 1..6"
 refuse --machine bgl --pattern incast:sends=1 -- 'unknown key "sends"'
+# pattern values: of any length, numbers only as digits, data files only
+# regular files, decompositions where each rank holds a point
+long=$tmp/$(printf 'p%.0s' $(seq 200))
+seq 7 -1 0 > "$long"
+if timeout 120 "$bin" --quiet --machine torus --torus 2x2x2 --pattern "perm:file=$long,bytes=64" >"$tmp/out" 2>"$tmp/err"; then
+	ok "perm:file= with a ${#long}-character path"
+else
+	bad "perm:file= with a ${#long}-character path: $(cat "$tmp/err")"
+fi
+refuse --machine torus --torus 2x2x2 --pattern "perm:file=$long.gone" -- "permutation file $long.gone: No such file"
+mkfifo "$tmp/fifo"
+refuse --machine torus --torus 2x2x2 --pattern perm:file=/dev/zero -- "permutation file /dev/zero is a character device, not a file"
+refuse --machine torus --torus 2x2x2 --pattern "perm:file=$tmp/fifo" -- "is a FIFO, not a file"
+refuse --machine torus --torus 2x2x2 --map /dev/zero --pattern pingpong -- "map file /dev/zero is a character device"
+refuse --machine torus --torus 2x2x2 --map "$tmp" --pattern pingpong -- "is a directory, not a file"
+refuse --pattern fft3d:n=128,grid=16x512 -- "nx=128 is split over the 512 ranks of a grid row (grid 16x512): less than one point per rank; want nx >= 512"
+refuse --pattern fft3d:n=512,nz=8,grid=16x512 -- "nz=8 is split over the 16 ranks of a grid column"
+refuse --machine torus --torus 2x2x2 --pattern uniform:seed=-7 -- "seed=-7: want a whole number"
+refuse --machine torus --torus 2x2x2 --pattern "uniform:seed= -7" -- "seed= -7: want a whole number"
+refuse --machine torus --torus 2x2x2 --pattern pingpong:bytes=99999999999999999999 -- "bytes=99999999999999999999: want a whole number 0..1099511627776"
+refuse --machine torus --torus 2x2x2 --pattern pingpong: -- "nothing after ':'"
+refuse --machine torus --torus 2x2x2 --pattern pingpong:a=0, -- "an empty item between commas"
+refuse --seed " -1" --pattern pingpong -- "--seed  -1: want a whole number"
+refuse --torus " 4x4x4x4x2" --pattern pingpong -- 'torus " 4x4x4x4x2": dimension A needs a size'
+key=$(printf 'k%.0s' $(seq 100))
+refuse --set "$key=1" --pattern pingpong -- "unknown network parameter \"$key\""
 
 # 121 ranks on 128 BG/L nodes: the table says so, BT runs on 11 x 11
 if "$bin" --quiet --machine bgl --ranks 121 --pattern bt:iters=1 >"$tmp/out" 2>"$tmp/err" &&
@@ -78,7 +105,7 @@ else
 fi
 # every output format carries the time breakdown
 for f in table csv json; do
-	if "$bin" --quiet --format "$f" --pattern fft3d:n=64,grid=16x512 | grep -q "whole run\|\"times\": {\"phases\""; then
+	if "$bin" --quiet --format "$f" --pattern fft3d:n=512,grid=16x512 | grep -q "whole run\|\"times\": {\"phases\""; then
 		ok "--format $f has the times"
 	else
 		bad "--format $f lacks the times"

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "helpers.h"
 #include "../../framework/internal.h"
@@ -193,6 +194,106 @@ static void bad_specs(void **state)
 					   "bgq:clock=virtual,tick=5"};
 	for (size_t i = 0; i < 3; i++)
 		clab_machine_close(open_machine(good[i]));
+}
+
+/* Every kind of bad machine input: refused with a message that names it
+ * and says what would work; good neighbours of each still open. */
+static void bad_machine_inputs(void **state)
+{
+	(void)state;
+	/* only regular files are read as profiles (a device would be read
+	 * forever, a FIFO would block) */
+	char fifo[600];
+	snprintf(fifo, sizeof fifo, "%s/fifo.ini", tmpdir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	expect_profile_error("/dev/zero", "machine profile /dev/zero is a character device, not a file (give the path of a regular file)");
+	expect_profile_error(tmpdir, "is a directory, not a file");
+	expect_profile_error(fifo, "fifo.ini is a FIFO, not a file");
+	const char *nul = write_file("nul.ini", "[machine]\n");
+	FILE *f = fopen(nul, "a");
+	fwrite("topology = core:1\0 pu:1\n", 1, 25, f);
+	fclose(f);
+	expect_profile_error(nul, "nul.ini:2: a NUL byte; a profile is text");
+	/* the files a profile names: the same */
+	expect_profile_error(write_file("devpre.ini", "[machine]\ntopology=core:17 pu:4\n[core]\nbackend=bgq-punit\npresets=/dev/zero\n"),
+			     "presets /dev/zero is a character device, not a file");
+	clab_machine *act = NULL;
+	assert_int_equal(clab_machine_open("bgq:activity=/dev/zero", &act), CLAB_E_ACTIVITY);
+	assert_non_null(strstr(clab_errmsg(), "activity profile /dev/zero is a character device"));
+	assert_int_equal(clab_machine_open("gemini:network.tilemap=/dev/zero", &act), CLAB_E_MAP);
+	assert_non_null(strstr(clab_errmsg(), "tile map /dev/zero is a character device"));
+	/* iniparser's syntax error, on one line */
+	expect_profile_error(write_file("cut.ini", "[machine]\ntopology = core:1 pu:1\n[core\nbackend = bgq"), "cut.ini");
+	assert_null(strchr(clab_errmsg(), '\n'));
+	/* a profile that is not there is not called malformed: the message
+	 * lists those there are */
+	expect_profile_error("bgqq", "no machine profile 'bgqq' (there is no ");
+	assert_non_null(strstr(clab_errmsg(), "are bgl, bgq-live, bgq, gemini, host, linux-proc; or give the path of a profile file"));
+	assert_null(strstr(clab_errmsg(), "malformed"));
+	assert_null(strstr(clab_strerror(CLAB_E_PROFILE), "malformed"));
+	expect_profile_error("/nonexistent/x.ini", "machine profile /nonexistent/x.ini not found (the profiles in ");
+	static const struct { const char *spec, *msg; } refused[] = {
+		/* numbers: digits (0x for hex), in range, with the key and the range */
+		{"bgq:seed=x", "machine bgq: seed=x is not an integer in 0..18446744073709551615"},
+		{"bgq:seed=-7", "machine bgq: seed=-7 is not an integer in 0..18446744073709551615"},
+		{"bgq:seed= -7", "machine bgq: seed= -7 is not an integer in 0..18446744073709551615"},
+		{"bgq:seed=99999999999999999999", "machine bgq: seed=99999999999999999999 is not an integer in 0..18446744073709551615"},
+		{"bgq:seed=7x", "machine bgq: seed=7x is not an integer"},
+		{"bgq:seed=0x", "machine bgq: seed=0x is not an integer"},
+		{"bgq:clock=virtual,tick=+5", "machine bgq: tick=+5 is not an integer"},
+		{"bgq:timer_us=1e3", "machine bgq: timer_us=1e3 is not an integer in 10..1000000"},
+		{"bgq:ppn=1x", "ppn=1x is not an integer in 1..64"},
+		{"bgq:io.port_latency=-80", "io.port_latency=-80 is not an integer in 1..1048576"},
+		{"bgq:kernel.fit_period= 16", "kernel.fit_period= 16 is not an integer"},
+		/* settings the machine does not read */
+		{"linux-proc:clock=virtual", "machine linux-proc: clock=virtual: nothing on this machine is simulated (its counters are real and count as the program runs); drop clock and tick"},
+		{"linux-proc:clock=virtual,tick=1000", "nothing on this machine is simulated"},
+		{"linux-proc:torus=4x4", "machine linux-proc: torus=4x4: the machine simulates no torus network to read it"},
+		{"linux-proc:seed=3", "seed=3: the machine simulates no torus network"},
+		{"linux-proc:activity=compute", "machine linux-proc: activity=compute: no simulated BG/Q node here runs a rate profile"},
+		{"bgl:activity=compute", "machine bgl: activity=compute: no simulated BG/Q node"},
+		{"bgq:host_fp_event=perf::INSTRUCTIONS", "host_fp_event=perf::INSTRUCTIONS is read only with activity=host"},
+	};
+	for (size_t i = 0; i < sizeof refused / sizeof *refused; i++)
+		expect_profile_error(refused[i].spec, refused[i].msg);
+	static const char *const good[] = {
+		"linux-proc", "linux-proc:clock=host", "bgl:activity=none,seed=2", "gemini:clock=virtual,tick=5",
+		"bgq:seed=0x10,clock=virtual,tick=010",
+	};
+	for (size_t i = 0; i < sizeof good / sizeof *good; i++)
+		clab_machine_close(open_machine(good[i]));
+	clab_machine *m = open_machine("bgq:clock=virtual,tick=010"); /* ten, not octal */
+	uint64_t tick;
+	assert_int_equal(clab_machine_setting_u64(m, "tick", 0, 0, 100, &tick), CLAB_OK);
+	assert_int_equal(tick, 10);
+	clab_machine_close(m);
+	/* the MPI launcher's rank indexes the map: checked like network.rank */
+	static const char *const ranks[] = {"8192", "abc", "-1", "99999999999999999999"};
+	for (size_t i = 0; i < sizeof ranks / sizeof *ranks; i++) {
+		setenv("OMPI_COMM_WORLD_RANK", ranks[i], 1);
+		char want[128];
+		snprintf(want, sizeof want, "$OMPI_COMM_WORLD_RANK=%s is not a rank of the map (0..8191)", ranks[i]);
+		expect_profile_error("bgq", want);
+	}
+	setenv("OMPI_COMM_WORLD_RANK", "8191", 1);
+	clab_machine_close(open_machine("bgq"));
+	unsetenv("OMPI_COMM_WORLD_RANK");
+	/* [hardware]: the whole value is read, numbers are numbers */
+#define HW "[machine]\ntopology=pack:1 core:17 pu:4\n[core]\nbackend=bgq-punit\n[hardware]\nvendor=IBM\nmodel=A2\nmhz=1600\n"
+	char longcache[400];
+	snprintf(longcache, sizeof longcache, HW "l1d = 16K 64 8%150sjunk\n", ""); /* the tail past 128 */
+	expect_profile_error(write_file("hwlong.ini", longcache), "l1d = 16K 64 8 ");
+	assert_non_null(strstr(clab_errmsg(), "the write policy is not wt or wb"));
+	expect_profile_error(write_file("hwrev.ini", HW "revision = inf\n"), "revision = 'inf' is not a valid revision number");
+	expect_profile_error(write_file("hwmem.ini", HW "memory = \" -5\"\n"), "memory = ' -5' is not a valid byte count");
+	m = open_machine(write_file("hwoct.ini", HW "cpuid_family = 010\ncpuid_model = 0x1f\n"));
+	clab_hw_info hw;
+	assert_int_equal(clab_machine_hw_info(m, &hw), CLAB_OK);
+	assert_int_equal(hw.cpuid_family, 10);
+	assert_int_equal(hw.cpuid_model, 31);
+	clab_machine_close(m);
+#undef HW
+	unlink(fifo);
 }
 
 /* The [hardware] section and the topology, as tools read them. */
@@ -412,6 +513,7 @@ int main(void)
 		cmocka_unit_test(bad_profiles),
 		cmocka_unit_test(hardware_info),
 		cmocka_unit_test(bad_specs),
+		cmocka_unit_test(bad_machine_inputs),
 		cmocka_unit_test(postfix),
 		cmocka_unit_test(derived_presets),
 		cmocka_unit_test(evset_states),

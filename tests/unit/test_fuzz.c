@@ -4,6 +4,7 @@
  * kernel's counter files the Linux units read. Each input must give either success or one of the
  * documented errors with a message, never a crash (the suite also runs
  * under AddressSanitizer and UndefinedBehaviorSanitizer). */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,7 +163,7 @@ static void fuzz_specs(void **state)
 			continue; /* paths into the file system are not the point */
 		clab_machine *m = NULL;
 		int rc = clab_machine_open(buf, &m);
-		if (!one_of(rc, ok, 5))
+		if (!one_of(rc, ok, (int)(sizeof ok / sizeof *ok)))
 			fail_msg("spec '%s' gave %d (%s)", buf, rc, clab_errmsg());
 		if (rc)
 			assert_true(clab_errmsg()[0] != 0);
@@ -476,6 +477,106 @@ static void fuzz_torus(void **state)
 	unlink(ppath);
 }
 
+/* A value of random length (0..max) drawn from alpha; digits-only ones
+ * half of the time, so that both verdicts are met. */
+static void random_value(char *out, size_t max, const char *alpha)
+{
+	size_t n = next() % (max + 1), na = strlen(alpha);
+	int digits = next() % 2;
+	for (size_t i = 0; i < n; i++)
+		out[i] = digits ? (char)('0' + next() % 10) : alpha[next() % na];
+	out[n] = 0;
+}
+
+/* A whole number as the parsers take one: decimal digits, or 0x and hex
+ * digits when hex, and no more than 20 digits' worth (larger ones
+ * overflow: refused, which the caller allows). */
+static int is_number(const char *v, int hex)
+{
+	const char *p = v;
+	int x = hex && p[0] == '0' && (p[1] == 'x' || p[1] == 'X');
+	p += 2 * x;
+	if (!*p)
+		return 0;
+	for (; *p; p++)
+		if (!(x ? isxdigit((unsigned char)*p) : isdigit((unsigned char)*p)))
+			return 0;
+	return 1;
+}
+
+/* Numeric keys of machine specs and traffic patterns given garbage of any
+ * length: what is not a number is refused, naming the key; a long value
+ * is a value, never "not key=value". */
+static void fuzz_values(void **state)
+{
+	(void)state;
+	static const char alpha[] = "0123456789 -+xXabcdefkKMG.eE=:;\t\xff\x01/";
+	static const char *const keys[] = {
+		"tick", "seed", "timer_us", "ppn", "kernel.fit_period", "io.port_latency",
+		"network.rank", "kernel.syscall_cycles",
+	};
+	char val[400], spec[600];
+	int refused = 0, taken = 0;
+	for (int r = 0; r < ROUNDS / 5; r++) {
+		const char *key = keys[r % 8];
+		random_value(val, r % 3 ? 24 : 300, alpha);
+		snprintf(spec, sizeof spec, "bgq:clock=virtual,%s=%s", key, val);
+		clab_machine *m = NULL;
+		int rc = clab_machine_open(spec, &m);
+		clab_machine_close(m);
+		if (rc != CLAB_OK && rc != CLAB_E_PROFILE)
+			fail_msg("'%s' gave %d (%s)", spec, rc, clab_errmsg());
+		if (rc == CLAB_OK) {
+			taken++;
+			if (!is_number(val, 1))
+				fail_msg("'%s' was accepted", spec);
+		} else {
+			refused++;
+			if (!strstr(clab_errmsg(), key) && *val && !strchr(val, '='))
+				fail_msg("'%s': the message '%s' does not name %s", spec, clab_errmsg(), key);
+		}
+	}
+	assert_true(refused > 10 && taken > 10);
+	/* patterns, on 16 ranks */
+	clab_torus t;
+	clab_map m;
+	int err;
+	assert_int_equal(clab_torus_init(&t, clab_netspec_find("torus"), "2x2x2", 2, NULL), CLAB_OK);
+	assert_int_equal(clab_map_init(&m, &t, NULL), CLAB_OK);
+	clab_net *n = clab_net_new(&t, &m, &err);
+	assert_non_null(n);
+	static const char *const fmts[] = {
+		"pingpong:bytes=%s", "uniform:seed=%s,msgs=1", "perm:shift,k=%s", "alltoall:iters=%s",
+		"fft3d:n=%s,grid=4x4,compute=0", "bcast:root=%s", "halo3d:n=2,grid=%s",
+		"perm:file=%s", "fft3d:phase=%s", "incast:senders=%s",
+	};
+	refused = taken = 0;
+	for (int r = 0; r < ROUNDS / 3; r++) {
+		const char *fmt = fmts[r % 10];
+		random_value(val, r % 3 ? 16 : 300, alpha);
+		for (char *c = val; *c; c++) /* one item: no comma ends the value */
+			*c = *c == ',' ? ';' : *c;
+		snprintf(spec, sizeof spec, fmt, val);
+		int rc = clab_net_pattern(n, spec);
+		if (rc != CLAB_OK && rc != CLAB_E_PATTERN)
+			fail_msg("'%s' gave %d (%s)", spec, rc, clab_errmsg());
+		if (rc == CLAB_OK) {
+			taken++;
+			/* numeric keys: numbers only (a k, M or G after the digits) */
+			if (r % 10 < 5 && !is_number(val, 0) &&
+			    !(strlen(val) > 1 && strchr("kMG", val[strlen(val) - 1])))
+				fail_msg("'%s' was accepted", spec);
+		} else {
+			refused++;
+			if (*val && strstr(clab_errmsg(), "is not key=value"))
+				fail_msg("'%s': a value taken for a malformed item: %s", spec, clab_errmsg());
+		}
+	}
+	assert_true(refused > 10 && taken > 10);
+	clab_net_free(n);
+	clab_map_free(&m);
+}
+
 /* Gemini tile maps (`rtr --interconnect` dumps): the Cielo map as a dump,
  * mutated (a line at a time, and whole), with NUL bytes and cut short:
  * success or CLAB_E_MAP with a message. */
@@ -524,6 +625,7 @@ int main(void)
 		cmocka_unit_test(fuzz_postfix),
 		cmocka_unit_test(fuzz_torus),
 		cmocka_unit_test(fuzz_tilemap),
+		cmocka_unit_test(fuzz_values),
 		cmocka_unit_test(fuzz_linux_files),
 	};
 	return cmocka_run_group_tests_name("fuzz", tests, NULL, NULL);

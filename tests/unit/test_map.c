@@ -360,6 +360,12 @@ static void bad_input(void **state)
 		{"bgq", "perm:AACDET", "want a permutation of ABCDET"},
 		{"bgq", "perm:/etc/passwd", "want a permutation of ABCDET"},
 		{"bgl", "perm:XYZ", "want a permutation of XYZT"},
+		/* numbers are digits (0x for hex): no blank, no sign */
+		{"bgq", "random:seed= -1", "seed= -1: want a whole number 0..18446744073709551615"},
+		{"bgq", "random:seed=+1", "seed=+1: want a whole number"},
+		{"bgq", "group:size=0x", "size=0x: want a whole number 1..16"},
+		{"bgl", "block:shape= 2x2x2", "want 3 sizes joined by x (XYZ)"},
+		{"bgl", "block:shape=2x+2x2", "want 3 sizes joined by x (XYZ)"},
 	};
 	char path[512], tmp[520];
 	snprintf(path, sizeof path, "%s/bad.map", tmpdir);
@@ -377,6 +383,16 @@ static void bad_input(void **state)
 		assert_false(exists(path));
 		assert_false(exists(tmp));
 	}
+	/* a spec of any length (a value's leading zeros, here) */
+	char longspec[400];
+	snprintf(longspec, sizeof longspec, "group:size=%0300d,stride=0x1", 16);
+	const clab_netspec *q = clab_netspec_find("bgq");
+	clab_torus tq;
+	torus_of(&tq, q->name, q->shape, q->ppn);
+	clab_map lm;
+	if (map_generate(&lm, &tq, longspec))
+		fail_msg("a %zu-byte spec: %s", strlen(longspec), clab_errmsg());
+	clab_map_free(&lm);
 	/* the torus and options */
 	assert_int_equal(run_tool("bgx", "4x4x4x4x2", 16, "perm", path), 2);
 	assert_int_equal(run_tool("bgq", "4x4x4x4x3", 16, "perm", path), 2);

@@ -88,9 +88,8 @@ static int run(world *w, bench_fn fn, const char *spec)
 		char *eq = strchr(kv, '=');
 		assert_non_null(eq);
 		*eq = '\0';
-		snprintf(a.key[a.n], sizeof a.key[0], "%s", kv);
-		snprintf(a.val[a.n], sizeof a.val[0], "%s", eq + 1);
-		a.n++;
+		a.key[a.n] = kv;
+		a.val[a.n++] = eq + 1;
 	}
 	return fn(w->n, &a);
 }

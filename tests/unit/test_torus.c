@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "counterlab/torus.h"
 #include "counterlab/counterlab.h"
@@ -23,6 +24,14 @@ static uint32_t node_at(const clab_torus *t, int a, int b, int c)
 {
 	int x[3] = {a, b, c};
 	return clab_torus_node(t, x);
+}
+
+/* spec is refused, and the message says want. */
+static void expect_pattern_error(clab_net *n, const char *spec, const char *want)
+{
+	assert_int_equal(clab_net_pattern(n, spec), CLAB_E_PATTERN);
+	if (!strstr(clab_errmsg(), want))
+		fail_msg("%s: '%s' lacks '%s'", spec, clab_errmsg(), want);
 }
 
 /* ---- routing ------------------------------------------------------------- */
@@ -490,11 +499,8 @@ static void test_drain_sharing(void **state)
 		{"incast:bytes=1T", "want a whole number"},
 		{"incast:from=1", "unknown key \"from\""},
 	};
-	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-		assert_int_equal(clab_net_pattern(n, bad[i].spec), CLAB_E_PATTERN);
-		if (!strstr(clab_errmsg(), bad[i].want))
-			fail_msg("%s: '%s' lacks '%s'", bad[i].spec, clab_errmsg(), bad[i].want);
-	}
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		expect_pattern_error(n, bad[i].spec, bad[i].want);
 	clab_net_free(n);
 	clab_map_free(&m);
 	/* on a ring of 2 the minus and plus neighbours are one node */
@@ -622,10 +628,10 @@ static void test_fft_mapping(void **state)
 	unlink(path);
 	int err;
 	clab_net *a = clab_net_new(&t, &dflt, &err), *b = clab_net_new(&t, &custom, &err);
-	const char *phase1 = "fft3d:n=128,grid=16x512,phase=1";
+	const char *phase1 = "fft3d:n=512,grid=16x512,phase=1";
 	assert_int_equal(clab_net_pattern(a, phase1), CLAB_OK);
 	assert_int_equal(clab_net_pattern(b, phase1), CLAB_OK);
-	uint64_t per_rank = 128ull * 128 * 128 * 16 / 8192;
+	uint64_t per_rank = 512ull * 512 * 512 * 16 / 8192;
 	for (uint32_t x = 0; x < t.nodes; x++) {
 		assert_int_equal(clab_net_count(b, x, -1, CLAB_NET_SENT_CHUNKS, 0x7f), 0);
 		assert_int_equal(clab_net_count(b, x, -1, CLAB_NET_RECV_PACKETS, 0x7f), 0);
@@ -636,7 +642,7 @@ static void test_fft_mapping(void **state)
 	assert_int_equal(clab_net_local_bytes(a), 0);
 	assert_true(clab_net_time(b) < clab_net_time(a));
 	/* phase 2 (grid rows) is where the custom map's traffic goes */
-	assert_int_equal(clab_net_pattern(b, "fft3d:n=128,grid=16x512,phase=2"), CLAB_OK);
+	assert_int_equal(clab_net_pattern(b, "fft3d:n=512,grid=16x512,phase=2"), CLAB_OK);
 	assert_true(clab_net_count(b, 0, -1, CLAB_NET_SENT_CHUNKS, 0x7f) > 0);
 	clab_net_free(a);
 	clab_net_free(b);
@@ -667,11 +673,8 @@ static void test_pattern_errors(void **state)
 		{"bcast:bytes", "not key=value"},
 		{"alltoall:bytes=1Q", "want a whole number"},
 	};
-	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-		assert_int_equal(clab_net_pattern(n, bad[i].spec), CLAB_E_PATTERN);
-		if (!strstr(clab_errmsg(), bad[i].want))
-			fail_msg("%s: '%s' lacks '%s'", bad[i].spec, clab_errmsg(), bad[i].want);
-	}
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		expect_pattern_error(n, bad[i].spec, bad[i].want);
 	/* nothing was counted by the refused patterns */
 	assert_int_equal(clab_net_phases(n), 0);
 	/* good ones: a 27-point halo sends to 26 neighbours on a periodic grid */
@@ -777,6 +780,97 @@ static void test_perms(void **state)
 	clab_map_free(&m);
 }
 
+/* Pattern values: of any length (a permutation file deep in a long path),
+ * numbers only as digits, data files only regular files, decompositions
+ * only where every rank holds a point of the cube. */
+static void test_pattern_values(void **state)
+{
+	(void)state;
+	clab_torus t;
+	clab_map m;
+	int err;
+	init(&t, "torus", "2x2x2", 2, NULL); /* 16 ranks */
+	assert_int_equal(clab_map_init(&m, &t, NULL), CLAB_OK);
+	clab_net *n = clab_net_new(&t, &m, &err);
+	char dir[] = "/tmp/clab-values-XXXXXX", path[600], spec[700];
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/%0200d", dir, 0); /* a 200-character name */
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	for (int r = 15; r >= 0; r--)
+		fprintf(f, "%d\n", r);
+	fclose(f);
+	snprintf(spec, sizeof spec, "perm:file=%s,bytes=64", path);
+	if (clab_net_pattern(n, spec) != CLAB_OK)
+		fail_msg("%s: %s", spec, clab_errmsg());
+	assert_int_equal(clab_net_phases(n), 1);
+	/* a long value that names nothing: the file is named, not the syntax */
+	snprintf(spec, sizeof spec, "perm:file=%s.missing", path);
+	assert_int_equal(clab_net_pattern(n, spec), CLAB_E_PATTERN);
+	assert_non_null(strstr(clab_errmsg(), "No such file"));
+	assert_non_null(strstr(clab_errmsg(), path));
+	/* not regular files: refused without reading (a FIFO would block) */
+	char fifo[64];
+	snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	static const struct { const char *file, *want; } special[] = {
+		{"/dev/zero", "is a character device, not a file"},
+		{"/tmp", "is a directory, not a file"},
+		{NULL, "is a FIFO, not a file"},
+	};
+	for (size_t i = 0; i < sizeof special / sizeof *special; i++) {
+		snprintf(spec, sizeof spec, "perm:file=%s", special[i].file ? special[i].file : fifo);
+		expect_pattern_error(n, spec, special[i].want);
+	}
+	clab_map map2;
+	assert_int_equal(clab_map_init(&map2, &t, "/dev/zero"), CLAB_E_MAP);
+	assert_non_null(strstr(clab_errmsg(), "map file /dev/zero is a character device"));
+	assert_int_equal(clab_map_init(&map2, &t, fifo), CLAB_E_MAP);
+	assert_non_null(strstr(clab_errmsg(), "is a FIFO"));
+	unlink(fifo);
+	unlink(path);
+	rmdir(dir);
+	static const struct { const char *spec, *want; } bad[] = {
+		/* numbers: digits first, in range */
+		{"uniform:seed= -7", "seed= -7: want a whole number"},
+		{"uniform:seed=-7", "seed=-7: want a whole number"},
+		{"pingpong:bytes=+8", "bytes=+8: want a whole number"},
+		{"pingpong:bytes=8 ", "bytes=8 : want a whole number"},
+		{"perm:shift,k=99999999999999999999", "k=99999999999999999999: want a whole number 0..15"},
+		{"pingpong:iters=0x10", "iters=0x10: want a whole number"},
+		{"alltoall:bytes=16E", "bytes=16E: want a whole number"},
+		{"halo3d:grid= 4x2x2", "grid= 4x2x2: want 3 sizes"},
+		{"halo3d:grid=4x-2x-2", "want 3 sizes"},
+		/* items */
+		{"pingpong:", "nothing after ':'"},
+		{"pingpong:a=0,", "an empty item"},
+		{"pingpong:,a=0", "an empty item"},
+		{"pingpong:a=", "a= has no value"},
+		{"pingpong:=1", "\"=1\" is not key=value"},
+		/* fft3d: each rank holds a point of every pencil */
+		{"fft3d:n=2,grid=4x4", "nx=2 is split over the 4 ranks of a grid row"},
+		{"fft3d:nx=8,ny=4,nz=8,grid=8x2", "ny=4 is split over the 8 ranks of a grid column"},
+		{"fft3d:nx=8,ny=4,nz=8,grid=2x8", "ny=4 is split over the 8 ranks of a grid row"},
+		{"fft3d:nx=8,ny=8,nz=1,grid=2x8", "nz=1 is split over the 2 ranks of a grid column"},
+		{"fft3d:n=4,grid=1x16", "nx=4 is split over the 16 ranks"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		expect_pattern_error(n, bad[i].spec, bad[i].want);
+	/* a long value of a key that takes words: named whole in the message */
+	char longval[300];
+	memset(longval, 'q', sizeof longval - 1);
+	longval[sizeof longval - 1] = 0;
+	snprintf(spec, sizeof spec, "fft3d:phase=%s", longval);
+	assert_int_equal(clab_net_pattern(n, spec), CLAB_E_PATTERN);
+	assert_non_null(strstr(clab_errmsg(), "want 1, 2 or all"));
+	/* the smallest decompositions that hold: one point per rank */
+	assert_int_equal(clab_net_pattern(n, "fft3d:n=4,grid=4x4,compute=0"), CLAB_OK);
+	assert_int_equal(clab_net_pattern(n, "fft3d:nx=16,ny=16,nz=1,grid=1x16,compute=0"), CLAB_OK);
+	assert_int_equal(clab_net_phases(n), 1 + 2 + 2);
+	clab_net_free(n);
+	clab_map_free(&m);
+}
+
 /* uniform: msgs messages from every rank, none to itself, where a seeded
  * draw sends them. */
 static void test_uniform(void **state)
@@ -849,6 +943,7 @@ int main(void)
 		cmocka_unit_test(test_fft_mapping),
 		cmocka_unit_test(test_pattern_errors),
 		cmocka_unit_test(test_perms),
+		cmocka_unit_test(test_pattern_values),
 		cmocka_unit_test(test_uniform),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
