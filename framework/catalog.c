@@ -201,6 +201,35 @@ int clab_event_lookup(clab_component *c, const char *name, uint32_t *code)
 	return rc ? rc : intern(c, &req, code);
 }
 
+/* PAPI lists a native's qualifiers as its unit masks, each as an event of
+ * its own: the native with that qualifier alone at its lowest value. The
+ * entries are interned like any qualified name, so each listing gives the
+ * codes the first one made. */
+int clab_event_next_qual(clab_component *c, uint32_t code, uint32_t *next)
+{
+	clab_evreq req;
+	if (clab_catalog_preset(c, code))
+		return clab_seterr(CLAB_E_NOEVENT, "preset %s takes no qualifiers",
+				   clab_catalog_preset(c, code)->name);
+	int rc = clab_catalog_req(c, code, &req);
+	if (rc)
+		return rc;
+	uint32_t accepts = c->desc.natives[req.native].quals;
+	/* after the last qualifier the code carries */
+	int q = req.qual_set ? 32 - __builtin_clz(req.qual_set) : 0;
+	while (q < c->desc.nquals && !(accepts >> q & 1))
+		q++;
+	if (q >= c->desc.nquals)
+		return clab_seterr(CLAB_E_NOEVENT, "%s takes no further qualifier",
+				   c->desc.natives[req.native].name);
+	clab_evreq one;
+	memset(&one, 0, sizeof one);
+	one.native = req.native;
+	one.qual_set = 1u << q;
+	one.qual[q] = c->desc.quals[q].min;
+	return intern(c, &one, next);
+}
+
 int clab_catalog_req(clab_component *c, uint32_t code, clab_evreq *req)
 {
 	if (code < npreset_base(c)) {
@@ -271,6 +300,7 @@ int clab_event_get_info(clab_component *c, uint32_t code, clab_event_info *info)
 	info->ctr_mask = n->ctr_mask;
 	info->scope = (enum clab_scope)n->scope;
 	info->quals = n->quals;
+	info->qual_set = req.qual_set;
 	info->nterms = 1;
 	info->terms[0] = code;
 	return CLAB_OK;
