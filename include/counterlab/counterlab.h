@@ -170,7 +170,8 @@ typedef struct clab_qual_info {
 } clab_qual_info;
 
 /* Name to code. Accepts "NAME" and "NAME:qual=value:..." (value decimal or
- * 0x-hex); qualified names get codes of their own. */
+ * 0x-hex; a qualifier of range 0..1 alone, libpfm4's ":u", means 1);
+ * qualified names get codes of their own. */
 int clab_event_lookup(clab_component *c, const char *name, uint32_t *code);
 int clab_event_get_info(clab_component *c, uint32_t code, clab_event_info *info);
 /* Walks a native's qualifiers, as PAPI walks unit masks: from a native, the

@@ -2,7 +2,7 @@
  * each component with PAPI_enum_cmp_event (PAPI_ENUM_FIRST, then
  * PAPI_ENUM_EVENTS), each event's qualifiers with PAPI_NTV_ENUM_UMASKS, and
  * for each PAPI_get_event_info, PAPI_event_code_to_name and back with
- * PAPI_event_name_to_code. On the bgq and gemini profiles (one child
+ * PAPI_event_name_to_code. On the bgq, host and gemini profiles (one child
  * each: a process starts PAPI on one machine):
  *  - every pass gives every event and qualifier entry the code the first
  *    pass gave it, the code name_to_code gives its name;
@@ -171,6 +171,7 @@ int main(void)
 {
 	static const char *const slice[] = {"slice", NULL};
 	static const char *const tile[] = {"tile", "row", "col", NULL};
+	static const char *const perf[] = {"u", "k", NULL};
 	static const struct {
 		const char *profile, *event;
 		const char *const *want;
@@ -179,6 +180,7 @@ int main(void)
 	} cases[] = {
 		{"bgq", "l2:::PEVT_L2_HITS_SLICE", slice, "pevt_l2_hits_slice:SLICE=0x0", 0},
 		{"gemini", "network:::TILE_VC0_PHITS", tile, "TILE_VC0_PHITS:tile=00", 0},
+		{"host", "perf::TASK-CLOCK", perf, "core:::perf::TASK-CLOCK:U=0", 1},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		fflush(stdout);
