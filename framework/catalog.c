@@ -65,22 +65,18 @@ static void list_quals(const clab_component *c, uint32_t mask, char *buf,
 		snprintf(buf, len, "none");
 }
 
-/* Parses ":q=v:q=v" after a native name into req. */
+/* Parses ":q=v:q=v" (or ":q" for a switch, 0..1) after a native name into req. */
 static int parse_quals(const clab_component *c, int native, const char *s,
 		       clab_evreq *req)
 {
 	const clab_native *ev = &c->desc.natives[native];
-	char accepted[128];
+	char accepted[256];
 	memset(req, 0, sizeof *req);
 	req->native = (uint32_t)native;
 	while (*s == ':') {
 		s++;
 		size_t klen = strcspn(s, "=:");
-		if (klen == 0 || s[klen] != '=')
-			return clab_seterr(CLAB_E_QUALIFIER,
-					   "%s: qualifier '%.*s' is not name=value",
-					   ev->name, (int)strcspn(s, ":"), s);
-		int q = find_qual(c, s, klen);
+		int q = klen ? find_qual(c, s, klen) : -1;
 		list_quals(c, ev->quals, accepted, sizeof accepted);
 		if (q < 0 || !(ev->quals & (1u << q)))
 			return clab_seterr(CLAB_E_QUALIFIER,
@@ -90,23 +86,33 @@ static int parse_quals(const clab_component *c, int native, const char *s,
 			return clab_seterr(CLAB_E_QUALIFIER,
 					   "%s: qualifier '%s' given twice", ev->name,
 					   c->desc.quals[q].name);
-		const char *v = s + klen + 1;
-		char *end;
-		errno = 0;
-		unsigned long long x = strtoull(v, &end, 0);
 		const clab_qual_info *qi = &c->desc.quals[q];
-		if (end == v || (*end && *end != ':') || errno || *v == '-')
-			return clab_seterr(CLAB_E_QUALIFIER,
-					   "%s: %s=%.*s is not a number", ev->name,
-					   qi->name, (int)strcspn(v, ":"), v);
-		if (x < qi->min || x > qi->max)
-			return clab_seterr(CLAB_E_QUALIFIER,
-					   "%s: %s=%.*s is out of range: allowed %llu..%llu (%#llx..%#llx)",
-					   ev->name, qi->name, (int)(end - v), v,
-					   (unsigned long long)qi->min,
-					   (unsigned long long)qi->max,
-					   (unsigned long long)qi->min,
-					   (unsigned long long)qi->max);
+		const char *v = s + klen + 1;
+		char *end = (char *)s + klen;
+		unsigned long long x = 1; /* libpfm4's style: a bare switch is on */
+		if (s[klen] != '=') {
+			if (qi->min != 0 || qi->max != 1)
+				return clab_seterr(CLAB_E_QUALIFIER,
+						   "%s: qualifier '%s' needs a value: %s=N, N in %llu..%llu",
+						   ev->name, qi->name, qi->name,
+						   (unsigned long long)qi->min,
+						   (unsigned long long)qi->max);
+		} else {
+			errno = 0;
+			x = strtoull(v, &end, 0);
+			if (end == v || (*end && *end != ':') || errno || *v == '-')
+				return clab_seterr(CLAB_E_QUALIFIER,
+						   "%s: %s=%.*s is not a number", ev->name,
+						   qi->name, (int)strcspn(v, ":"), v);
+			if (x < qi->min || x > qi->max)
+				return clab_seterr(CLAB_E_QUALIFIER,
+						   "%s: %s=%.*s is out of range: allowed %llu..%llu (%#llx..%#llx)",
+						   ev->name, qi->name, (int)(end - v), v,
+						   (unsigned long long)qi->min,
+						   (unsigned long long)qi->max,
+						   (unsigned long long)qi->min,
+						   (unsigned long long)qi->max);
+		}
 		req->qual_set |= 1u << q;
 		req->qual[q] = x;
 		s = end;
@@ -201,6 +207,35 @@ int clab_event_lookup(clab_component *c, const char *name, uint32_t *code)
 	return rc ? rc : intern(c, &req, code);
 }
 
+/* PAPI lists a native's qualifiers as its unit masks, each as an event of
+ * its own: the native with that qualifier alone at its lowest value. The
+ * entries are interned like any qualified name, so each listing gives the
+ * codes the first one made. */
+int clab_event_next_qual(clab_component *c, uint32_t code, uint32_t *next)
+{
+	clab_evreq req;
+	if (clab_catalog_preset(c, code))
+		return clab_seterr(CLAB_E_NOEVENT, "preset %s takes no qualifiers",
+				   clab_catalog_preset(c, code)->name);
+	int rc = clab_catalog_req(c, code, &req);
+	if (rc)
+		return rc;
+	uint32_t accepts = c->desc.natives[req.native].quals;
+	/* after the last qualifier the code carries */
+	int q = req.qual_set ? 32 - __builtin_clz(req.qual_set) : 0;
+	while (q < c->desc.nquals && !(accepts >> q & 1))
+		q++;
+	if (q >= c->desc.nquals)
+		return clab_seterr(CLAB_E_NOEVENT, "%s takes no further qualifier",
+				   c->desc.natives[req.native].name);
+	clab_evreq one;
+	memset(&one, 0, sizeof one);
+	one.native = req.native;
+	one.qual_set = 1u << q;
+	one.qual[q] = c->desc.quals[q].min;
+	return intern(c, &one, next);
+}
+
 int clab_catalog_req(clab_component *c, uint32_t code, clab_evreq *req)
 {
 	if (code < npreset_base(c)) {
@@ -271,6 +306,7 @@ int clab_event_get_info(clab_component *c, uint32_t code, clab_event_info *info)
 	info->ctr_mask = n->ctr_mask;
 	info->scope = (enum clab_scope)n->scope;
 	info->quals = n->quals;
+	info->qual_set = req.qual_set;
 	info->nterms = 1;
 	info->terms[0] = code;
 	return CLAB_OK;

@@ -7,7 +7,9 @@
  * kernel's own events of libpfm4's `perf` PMU ("perf::TASK-CLOCK"). The
  * generic hardware events of that PMU are listed only when the kernel can
  * count one, so that a machine without a PMU (a VM, CI) lists what it can
- * count and its note says why the rest is absent.
+ * count and its note says why the rest is absent. libpfm4's modifiers of
+ * the events (u, k, h, period, precise, ...) are the unit's qualifiers,
+ * "perf::TASK-CLOCK:u" or ":u=1", encoded by libpfm4 with the event.
  *
  * A set is one perf group: a disabled leader and its siblings, opened by
  * program() in the calling thread (pid 0, cpu -1) so the kernel checks the
@@ -46,6 +48,10 @@ typedef struct perf_unit {
 	char descr[NOTE_LEN + 128];
 	const char *pmus[8];   /* PMU names the listed events carry */
 	int npmus;
+	/* libpfm4's modifiers of the listed events, as qualifiers; q_user and
+	 * q_kernel index u and k (-1: none) */
+	clab_qual_info quals[CLAB_MAX_QUALS];
+	int nquals, q_user, q_kernel;
 	int node;              /* scope = node: every CPU of the node, pid -1 */
 	int uncore;            /* pmus = uncore: the uncore PMUs, not the core's */
 } perf_unit;
@@ -74,6 +80,7 @@ typedef struct perf_set {
 	struct perf_event_attr attr[PERF_MAX_EVENTS];
 	struct node_groups *node;  /* scope = node: the groups, one per CPU */
 	const char *domain;        /* the contexts counted: "user", "kernel" or "all" */
+	uint64_t own_name;         /* bit i: name[i] is the set's (an event with modifiers) */
 } perf_set;
 
 /* A node-wide set: the same group opened on each CPU that counts for the
@@ -190,8 +197,47 @@ static int kernel_opens(uint32_t type, uint64_t config, int exclude_kernel, int 
 
 /* ---- the native table ----------------------------------------------------- */
 
+/* Qualifier bits of libpfm4 event e's modifiers, added to the unit's
+ * table as first met. Not `cpu`: the set's scope says where it counts. */
+static uint32_t modifiers(perf_unit *u, int e)
+{
+	pfm_event_info_t ei;
+	uint32_t bits = 0;
+	memset(&ei, 0, sizeof ei);
+	ei.size = sizeof ei;
+	if (pfm_get_event_info(e, PFM_OS_PERF_EVENT_EXT, &ei) != PFM_SUCCESS)
+		return 0;
+	for (int a = 0; a < ei.nattrs; a++) {
+		pfm_event_attr_info_t ai;
+		memset(&ai, 0, sizeof ai);
+		ai.size = sizeof ai;
+		if (pfm_get_event_attr_info(e, a, PFM_OS_PERF_EVENT_EXT, &ai) != PFM_SUCCESS ||
+		    (ai.type != PFM_ATTR_MOD_BOOL && ai.type != PFM_ATTR_MOD_INTEGER) ||
+		    strcmp(ai.name, "cpu") == 0)
+			continue;
+		int q = 0;
+		while (q < u->nquals && strcmp(u->quals[q].name, ai.name) != 0)
+			q++;
+		if (q == CLAB_MAX_QUALS)
+			continue; /* more than a unit takes: not offered */
+		if (q == u->nquals) {
+			/* libpfm4's names and descriptions live in its static tables */
+			u->quals[q] = (clab_qual_info){
+				ai.name, ai.desc ? ai.desc : "", 0,
+				ai.type == PFM_ATTR_MOD_BOOL ? 1 : UINT64_MAX};
+			if (strcmp(ai.name, "u") == 0)
+				u->q_user = q;
+			if (strcmp(ai.name, "k") == 0)
+				u->q_kernel = q;
+			u->nquals++;
+		}
+		bits |= 1u << q;
+	}
+	return bits;
+}
+
 static int add_native(perf_unit *u, char *name, const char *descr,
-		      const char *pmu, uint64_t config)
+		      const char *pmu, uint64_t config, int e)
 {
 	if (!name)
 		return CLAB_E_NOMEM;
@@ -213,6 +259,7 @@ static int add_native(perf_unit *u, char *name, const char *descr,
 		.hw_id = (uint32_t)config,
 		.ctr_mask = ~0ull, /* the kernel places events on counters */
 		.scope = u->node ? CLAB_SCOPE_NODE : CLAB_SCOPE_THREAD,
+		.quals = modifiers(u, e),
 	};
 	return CLAB_OK;
 }
@@ -261,7 +308,7 @@ static int add_core_pmu(perf_unit *u, const pfm_pmu_info_t *pi)
 			if (asprintf(&name, "%s::%s:%s", pi->name, ei.name, ai.name) < 0)
 				name = NULL;
 			rc = add_native(u, name, ai.desc ? ai.desc : ei.desc, pi->name,
-					ei.code);
+					ei.code, e);
 			if (rc)
 				return rc;
 		}
@@ -269,7 +316,7 @@ static int add_core_pmu(perf_unit *u, const pfm_pmu_info_t *pi)
 			char *name;
 			if (asprintf(&name, "%s::%s", pi->name, ei.name) < 0)
 				name = NULL;
-			rc = add_native(u, name, ei.desc, pi->name, ei.code);
+			rc = add_native(u, name, ei.desc, pi->name, ei.code, e);
 			if (rc)
 				return rc;
 		}
@@ -311,7 +358,8 @@ static int add_tracepoints(perf_unit *u, const pfm_pmu_info_t *pi, int e,
 			free(name);
 			continue;
 		}
-		int rc = add_native(u, name, ai.desc ? ai.desc : ei->desc, "tracepoint", at.config);
+		int rc = add_native(u, name, ai.desc ? ai.desc : ei->desc, "tracepoint", at.config,
+				    e);
 		if (rc)
 			return rc;
 		++*ntp;
@@ -358,7 +406,7 @@ static int add_perf_pmu(perf_unit *u, const pfm_pmu_info_t *pi, int hw_ok,
 			free(name);
 			continue;
 		}
-		int rc = add_native(u, name, ei.desc, pi->name, a.config);
+		int rc = add_native(u, name, ei.desc, pi->name, a.config, e);
 		if (rc)
 			return rc;
 	}
@@ -522,6 +570,7 @@ static int perf_open_unit(clab_machine *m, const char *section, void **unit,
 				   clab_machine_name(m), section, domain);
 	}
 	strcpy(u->domain, domain);
+	u->q_user = u->q_kernel = -1;
 	const char *scope = unit_setting(m, section, "scope", "thread");
 	const char *pmus = unit_setting(m, section, "pmus", "core");
 	u->node = strcasecmp(scope, "node") == 0;
@@ -611,6 +660,8 @@ static int perf_open_unit(clab_machine *m, const char *section, void **unit,
 								      : CLAB_CTX_ALL,
 		.natives = u->natives,
 		.nnative = u->n,
+		.quals = u->quals,
+		.nquals = u->nquals,
 		.note = u->note[0] ? u->note : NULL,
 		.pmus = u->pmus,
 	};
@@ -908,10 +959,56 @@ static void free_node(node_groups *g)
 	}
 }
 
+static void free_names(perf_set *s)
+{
+	for (int i = 0; i < s->n; i++)
+		if (s->own_name >> i & 1)
+			free((char *)s->name[i]);
+	s->own_name = 0;
+}
+
 static void free_set(perf_set *s)
 {
+	free_names(s);
 	free_node(s->node);
 	free(s);
+}
+
+/* libpfm4's spelling of request r: the native and its modifiers. */
+static int request_name(const perf_unit *u, const clab_evreq *r, const char **name)
+{
+	const char *base = u->natives[r->native].name;
+	char full[512];
+	size_t o = (size_t)snprintf(full, sizeof full, "%s", base);
+	for (int q = 0; q < u->nquals && o < sizeof full; q++)
+		if (r->qual_set >> q & 1)
+			o += (size_t)snprintf(full + o, sizeof full - o, ":%s=%llu",
+					      u->quals[q].name, (unsigned long long)r->qual[q]);
+	if (!r->qual_set) {
+		*name = base;
+		return 0;
+	}
+	*name = strdup(full);
+	return *name ? 1 : -1;
+}
+
+/* PAPI's perf_event way with u and k: each, where the event gives it,
+ * decides its own context, and the set's contexts decide the other
+ * (libpfm4 alone would exclude the context the event does not name).
+ * Without either, libpfm4's encoding for the set's domain stands. Sampling
+ * is counterlab's overflow (PAPI_overflow): period and freq leave the
+ * count as it is, as they do in a PAPI set without overflow. */
+static void apply_modifiers(const perf_unit *u, const clab_evreq *r, int flags,
+			    struct perf_event_attr *a)
+{
+	int qu = u->q_user, qk = u->q_kernel;
+	int has_u = qu >= 0 && (r->qual_set >> qu & 1), has_k = qk >= 0 && (r->qual_set >> qk & 1);
+	if (has_u || has_k) {
+		a->exclude_user = has_u ? !r->qual[qu] : !!(flags & CLAB_PLAN_EXCLUDE_USER);
+		a->exclude_kernel = has_k ? !r->qual[qk] : !!(flags & CLAB_PLAN_EXCLUDE_KERNEL);
+	}
+	a->sample_period = 0;
+	a->freq = 0;
 }
 
 static int new_node(perf_set *s)
@@ -934,6 +1031,7 @@ static int perf_program(void *unit, int hwthread, const clab_evreq *reqs, int n,
 {
 	(void)hwthread;
 	perf_unit *u = unit;
+	int rc;
 	if (n > PERF_MAX_EVENTS)
 		return clab_seterr(CLAB_E_RATE,
 				   "a linux-perf event set holds at most %d events (%d given)",
@@ -948,23 +1046,32 @@ static int perf_program(void *unit, int hwthread, const clab_evreq *reqs, int n,
 	int plm = plm_of(s->domain);
 	pthread_mutex_lock(&pfm_lock);
 	for (int i = 0; i < n; i++) {
-		const char *name = u->natives[reqs[i].native].name;
+		const char *name;
+		int own = request_name(u, &reqs[i], &name);
+		if (own < 0) {
+			pthread_mutex_unlock(&pfm_lock);
+			free_set(s);
+			return CLAB_E_NOMEM;
+		}
+		s->name[i] = name;
+		s->own_name |= (uint64_t)own << i;
 		int prc = encode_locked(name, plm, &s->attr[i]);
 		if (prc != PFM_SUCCESS) {
 			pthread_mutex_unlock(&pfm_lock);
-			free(s);
-			return clab_seterr(CLAB_E_NOEVENT, "libpfm4 cannot encode %s: %s",
-					   name, pfm_strerror(prc));
+			rc = clab_seterr(CLAB_E_NOEVENT, "libpfm4 cannot encode %s: %s", name,
+					 pfm_strerror(prc));
+			free_set(s);
+			return rc;
 		}
-		s->name[i] = name;
 		struct perf_event_attr *a = &s->attr[i];
+		apply_modifiers(u, &reqs[i], flags, a);
 		a->read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED |
 				 PERF_FORMAT_TOTAL_TIME_RUNNING;
 		a->disabled = i == 0; /* siblings follow their leader */
 		a->inherit = 0;       /* group reads do not sum inherited children */
 	}
 	pthread_mutex_unlock(&pfm_lock);
-	int rc = u->node ? new_node(s) : CLAB_OK;
+	rc = u->node ? new_node(s) : CLAB_OK;
 	if (!rc)
 		rc = u->node ? open_node(s, s->domain) : open_group(s, s->domain);
 	if (rc) {
@@ -974,6 +1081,7 @@ static int perf_program(void *unit, int hwthread, const clab_evreq *reqs, int n,
 	if (replace) {
 		perf_set *r = replace;
 		close_group(r);
+		free_names(r);
 		node_groups *old = r->node;
 		*r = *s;
 		free(s);

@@ -536,30 +536,64 @@ int clab_papi_shutdown_component(void)
 	return PAPI_OK; /* the machine lives as long as the process */
 }
 
+/* PAPI keeps a table of (component, component code, name) entries whose
+ * indices are its event codes, and makes an entry for each answer of ours
+ * that names none it has (an enumeration names none: each pass made new
+ * ones). So every answer first finds or makes PAPI's entry under the
+ * event's canonical name and hands PAPI its code (update flag 1, as PAPI's
+ * perf_event component does): one code per event and qualifiers, for the
+ * life of the process, whether enumerated or looked up by any spelling. */
+static int papi_entry(clab_papi_comp *pc, unsigned int code)
+{
+	char name[PAPI_HUGE_STR_LEN];
+	int rc = clab_papi_code_to_name(pc, code, name, sizeof name);
+	if (rc != PAPI_OK)
+		return rc;
+	int papi = _papi_hwi_native_to_eventcode(pc->vector->cmp_info.CmpIdx, (int)code, -1,
+						 name);
+	if (papi < 0)
+		return papi;
+	_papi_hwi_set_papi_event_code((unsigned int)papi, 1);
+	return PAPI_OK;
+}
+
+/* The next event PAPI lists as native after code (first: from the start):
+ * the presets handed to PAPI's own table are PAPI's to list. */
+static int next_listed(clab_papi_comp *pc, unsigned int from, unsigned int *code)
+{
+	for (unsigned int c = from; c < (unsigned int)pc->nenum; c++) {
+		clab_event_info ei;
+		clab_event_get_info(pc->comp, c, &ei);
+		if (!(ei.is_preset && pc->presets_to_papi && is_papi_preset(ei.name))) {
+			*code = c;
+			return PAPI_OK;
+		}
+	}
+	return PAPI_ENOEVNT;
+}
+
 int clab_papi_enum(clab_papi_comp *pc, unsigned int *code, int modifier)
 {
+	unsigned int next;
+	int rc;
 	switch (modifier) {
 	case PAPI_ENUM_FIRST:
-		if (pc->nenum == 0)
-			return PAPI_ENOEVNT;
-		*code = 0;
-		return PAPI_OK;
+		rc = next_listed(pc, 0, &next);
+		break;
 	case PAPI_ENUM_EVENTS:
-		if (*code + 1 >= (unsigned int)pc->nenum)
-			return PAPI_ENOEVNT;
-		/* skip the presets handed to PAPI's own table */
-		for (unsigned int c = *code + 1; c < (unsigned int)pc->nenum; c++) {
-			clab_event_info ei;
-			clab_event_get_info(pc->comp, c, &ei);
-			if (!(ei.is_preset && pc->presets_to_papi && is_papi_preset(ei.name))) {
-				*code = c;
-				return PAPI_OK;
-			}
-		}
-		return PAPI_ENOEVNT;
+		rc = next_listed(pc, *code + 1, &next);
+		break;
+	case PAPI_NTV_ENUM_UMASKS: /* the qualifiers, as libpfm4's unit masks */
+		rc = clab_event_next_qual(pc->comp, *code, &next) ? PAPI_ENOEVNT : PAPI_OK;
+		break;
 	default:
-		return PAPI_ENOEVNT; /* qualifiers are listed by counterlab-native-avail */
+		return PAPI_ENOIMPL;
 	}
+	if (rc == PAPI_OK)
+		rc = papi_entry(pc, next);
+	if (rc == PAPI_OK)
+		*code = next;
+	return rc;
 }
 
 int clab_papi_name_to_code(clab_papi_comp *pc, const char *name,
@@ -573,8 +607,10 @@ int clab_papi_name_to_code(clab_papi_comp *pc, const char *name,
 	clab_event_get_info(pc->comp, c, &ei);
 	if (ei.is_preset && pc->presets_to_papi && is_papi_preset(ei.name))
 		return PAPI_ENOEVNT; /* PAPI resolves its presets itself */
-	*code = c;
-	return PAPI_OK;
+	rc = papi_entry(pc, c);
+	if (rc == PAPI_OK)
+		*code = c;
+	return rc;
 }
 
 int clab_papi_code_to_name(clab_papi_comp *pc, unsigned int code, char *name,
@@ -593,7 +629,22 @@ static void describe(clab_papi_comp *pc, const clab_event_info *ei, char *d,
 		     size_t len)
 {
 	if (!ei->is_preset) {
-		snprintf(d, len, "%s", ei->descr);
+		/* a qualified event: ", masks:" and its qualifiers, as libpfm4's
+		 * events describe their unit masks (papi_native_avail shows
+		 * what follows "masks:" beside each qualifier) */
+		size_t o = (size_t)snprintf(d, len, "%s", ei->descr);
+		const char *sep = ", masks:";
+		for (int q = 0; q < clab_component_nquals(pc->comp) && o < len; q++) {
+			clab_qual_info qi;
+			if (!(ei->qual_set >> q & 1) || clab_component_qual(pc->comp, q, &qi))
+				continue;
+			o += (size_t)snprintf(d + o, len - o, "%s%s", sep, qi.descr);
+			if (qi.max != UINT64_MAX && o < len)
+				o += (size_t)snprintf(d + o, len - o, " (%llu..%#llx)",
+						      (unsigned long long)qi.min,
+						      (unsigned long long)qi.max);
+			sep = ":";
+		}
 		return;
 	}
 	size_t o = (size_t)snprintf(d, len, "Derived (%s", ei->postfix ? ei->postfix

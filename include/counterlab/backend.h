@@ -16,7 +16,9 @@
 extern "C" {
 #endif
 
-#define CLAB_MAX_QUALS 8
+/* Qualifiers a unit may have (bits of clab_native.quals): libpfm4 gives the
+ * events of a core PMU some twenty modifiers. */
+#define CLAB_MAX_QUALS 32
 
 /* Marks the functions of a read path: the compiler puts them together in
  * .text.hot, so that a read touches one or two pages of code. It matters
@@ -32,7 +34,7 @@ typedef struct clab_native {
 	uint32_t hw_id;         /* vendor event id */
 	uint64_t ctr_mask;      /* counters the event may use */
 	uint8_t scope;          /* enum clab_scope: whose activity it counts */
-	uint8_t quals;          /* bit q: accepts qualifier q of the unit */
+	uint32_t quals;         /* bit q: accepts qualifier q of the unit */
 } clab_native;
 
 /* program() flags. The two EXCLUDE flags (only for units with `contexts`)

@@ -160,6 +160,7 @@ typedef struct clab_event_info {
 	int nterms;              /* natives a preset is computed from */
 	uint32_t terms[CLAB_MAX_TERMS];
 	uint32_t quals;          /* qualifiers accepted (bit i: qualifier i) */
+	uint32_t qual_set;       /* qualifiers the code carries (bit i: qualifier i) */
 } clab_event_info;
 
 typedef struct clab_qual_info {
@@ -169,9 +170,16 @@ typedef struct clab_qual_info {
 } clab_qual_info;
 
 /* Name to code. Accepts "NAME" and "NAME:qual=value:..." (value decimal or
- * 0x-hex); qualified names get codes of their own. */
+ * 0x-hex; a qualifier of range 0..1 alone, libpfm4's ":u", means 1);
+ * qualified names get codes of their own. */
 int clab_event_lookup(clab_component *c, const char *name, uint32_t *code);
 int clab_event_get_info(clab_component *c, uint32_t code, clab_event_info *info);
+/* Walks a native's qualifiers, as PAPI walks unit masks: from a native, the
+ * code of the native with its first qualifier alone at that qualifier's
+ * lowest value; from such a code (or any qualified one), the same for the
+ * next qualifier after those it carries. CLAB_E_NOEVENT past the last. The
+ * codes are the ones clab_event_lookup gives the same names. */
+int clab_event_next_qual(clab_component *c, uint32_t code, uint32_t *next);
 int clab_component_nquals(const clab_component *c);
 int clab_component_qual(const clab_component *c, int i, clab_qual_info *q);
 

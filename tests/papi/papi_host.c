@@ -1,6 +1,7 @@
 /* The host machine through the PAPI API (COUNTERLAB_MACHINE=host): the core
  * component lists the kernel's software events and counts them with
- * values proved by construction; hardware events are absent with the
+ * values proved by construction; libpfm4's modifiers (":u", ":k=1") are
+ * taken and honoured; hardware events are absent with the
  * reason when the kernel has no PMU; the kernel component counts context
  * switches where the kernel domain is permitted and is refused with the
  * reason where not. */
@@ -177,11 +178,78 @@ static void kernel_events(void)
 	      "kernel:::perf::TASK-CLOCK should not exist");
 }
 
+/* Page faults of touching n fresh pages, counted by event `name` in a set
+ * of the component's default (user) domain; -1 with *rc when refused. */
+static long long faults(const char *name, int n, int *rc)
+{
+	int es = PAPI_NULL;
+	long long v = -1;
+	CHECK_PAPI(PAPI_create_eventset(&es));
+	*rc = PAPI_add_named_event(es, name);
+	if (*rc == PAPI_OK) {
+		long page = sysconf(_SC_PAGESIZE);
+		char *mem = mmap(NULL, (size_t)(n * page), PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		CHECK(mem != MAP_FAILED, "mmap");
+		CHECK_PAPI(PAPI_start(es));
+		for (int i = 0; i < n; i++)
+			mem[(long)i * page] = 1;
+		CHECK_PAPI(PAPI_stop(es, &v));
+		munmap(mem, (size_t)(n * page));
+		CHECK_PAPI(PAPI_cleanup_eventset(es));
+	}
+	CHECK_PAPI(PAPI_destroy_eventset(&es));
+	return v;
+}
+
+/* libpfm4's modifiers, as PAPI's perf_event component takes them: bare or
+ * =0/=1; u and k each decide their own context for the event, the set's
+ * domain the other. The faults of pages touched in user mode count with
+ * u, not with u=0; with k=1 too (user still counted by the set's domain),
+ * where the kernel permits counting its context. */
+static void modifiers(void)
+{
+	enum { N = 300, SLACK = 100 };
+	int bare, one, upper, rc;
+	CHECK_PAPI(PAPI_event_name_to_code("perf::TASK-CLOCK:u", &bare));
+	CHECK_PAPI(PAPI_event_name_to_code("perf::TASK-CLOCK:u=1", &one));
+	CHECK_PAPI(PAPI_event_name_to_code("core:::perf::TASK-CLOCK:U=0x1", &upper));
+	CHECK(bare == one && one == upper, ":u, :u=1 and :U=0x1 have codes %#x %#x %#x", bare,
+	      one, upper);
+	CHECK_PAPI(PAPI_event_name_to_code("perf::TASK-CLOCK:k=1", &one));
+	CHECK_PAPI(PAPI_event_name_to_code("perf::TASK-CLOCK:u=1:k=0:excl=0:period=1000", &one));
+	CHECK(PAPI_event_name_to_code("perf::TASK-CLOCK:u=2", &one) != PAPI_OK, ":u=2 taken");
+	CHECK(PAPI_event_name_to_code("perf::TASK-CLOCK:nosuch", &one) != PAPI_OK,
+	      ":nosuch taken");
+	long long u = faults("perf::PAGE-FAULTS:u", N, &rc);
+	CHECK(rc == PAPI_OK && u >= N && u < N + SLACK, "%d pages, :u: %lld faults (%s)", N,
+	      u, PAPI_strerror(rc));
+	long long u0 = faults("perf::PAGE-FAULTS:u=0", N, &rc);
+	CHECK(rc == PAPI_OK && u0 == 0, "%d pages, :u=0: %lld faults (%s)", N, u0,
+	      PAPI_strerror(rc));
+	long long k = faults("perf::PAGE-FAULTS:k=1", N, &rc);
+	if (kernel_opens(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 0)) {
+		CHECK(rc == PAPI_OK && k >= N && k < N + SLACK, "%d pages, :k=1: %lld faults (%s)",
+		      N, k, PAPI_strerror(rc));
+		long long konly = faults("perf::PAGE-FAULTS:k:u=0", N, &rc);
+		CHECK(rc == PAPI_OK && konly < SLACK, "%d pages in user mode, :k:u=0: %lld faults",
+		      N, konly);
+		printf("modifiers: %d pages -> :u %lld, :u=0 %lld, :k=1 %lld, :k:u=0 %lld faults\n",
+		       N, u, u0, k, konly);
+	} else {
+		CHECK(rc == PAPI_ESYS, "kernel context refused by the kernel, yet :k=1 gave %s",
+		      PAPI_strerror(rc));
+		printf("modifiers: %d pages -> :u %lld, :u=0 %lld faults; :k=1 refused (kernel "
+		       "context not permitted)\n", N, u, u0);
+	}
+}
+
 int main(void)
 {
 	setenv("COUNTERLAB_MACHINE", "host", 1);
 	CHECK(PAPI_library_init(PAPI_VER_CURRENT) == PAPI_VER_CURRENT, "PAPI_library_init");
 	software_events();
+	modifiers();
 	kernel_events();
 	PAPI_shutdown();
 	printf("PASSED\n");

@@ -1,8 +1,9 @@
 /* The linux-perf backend on this host: software events listed and counted
  * with values proved by construction (fresh pages touched, CPU time spent,
- * sleeps), hardware events absent with the reason when the kernel has no
- * PMU, every refusal with its own message, and libpfm4's encodings of real
- * PMU events against a golden table (tests/unit/data/perf_encodings.tsv). */
+ * sleeps), libpfm4's modifiers taken and honoured, hardware events absent
+ * with the reason when the kernel has no PMU, every refusal with its own
+ * message, and libpfm4's encodings of real PMU events against a golden
+ * table (tests/unit/data/perf_encodings.tsv). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
@@ -363,7 +364,6 @@ static void refusals(void **state)
 	uint32_t code;
 	assert_int_equal(clab_event_lookup(c, "perf::NO-SUCH-EVENT", &code), CLAB_E_NOEVENT);
 	assert_non_null(strstr(clab_errmsg(), "perf::NO-SUCH-EVENT"));
-	assert_int_equal(clab_event_lookup(c, "perf::TASK-CLOCK:u=1", &code), CLAB_E_QUALIFIER);
 	/* no overflow yet: refused with the reason */
 	clab_thread *t;
 	assert_int_equal(clab_thread_attach(m, &t), CLAB_OK);
@@ -401,6 +401,76 @@ static void refusals(void **state)
 		int64_t v;
 		assert_int_equal(clab_evset_start(s), CLAB_OK);
 		assert_int_equal(clab_evset_stop(s, &v), CLAB_OK);
+	}
+	clab_evset_destroy(s);
+	clab_thread_detach(t);
+	clab_machine_close(m);
+}
+
+/* libpfm4's modifiers are the unit's qualifiers: an event takes those
+ * libpfm4 lists for it but cpu (the set's scope says where it counts); a
+ * bare switch is =1; a bad one is refused with what would work. u and k
+ * decide their own context for the event: the faults of pages touched in
+ * user mode count with :u, not with :u=0, in the same user-domain set;
+ * period and freq (sampling is the overflow's) leave the count as it is. */
+static void modifiers(void **state)
+{
+	(void)state;
+	enum { N = 256, SLACK = N / 4 + 32 };
+	clab_machine *m = open_machine("host");
+	clab_component *c = clab_machine_component(m, "core");
+	uint32_t bare = code_of(c, "perf::PAGE-FAULTS:u");
+	assert_int_equal(code_of(c, "perf::PAGE-FAULTS:u=1"), bare);
+	assert_int_equal(code_of(c, "perf::page-faults:U=0x1"), bare);
+	assert_int_not_equal(code_of(c, "perf::PAGE-FAULTS:u=0"), bare);
+	assert_int_not_equal(code_of(c, "perf::PAGE-FAULTS"), bare);
+	clab_event_info ei;
+	assert_int_equal(clab_event_get_info(c, bare, &ei), CLAB_OK);
+	assert_string_equal(ei.name, "perf::PAGE-FAULTS:u=0x1");
+	code_of(c, "perf::TASK-CLOCK:u=0:k=1:period=1000:freq=0:excl:mg=0:mh=1:pinned=0");
+	static const struct { const char *name, *says; } bad[] = {
+		{"perf::TASK-CLOCK:u=2", "u=2 is out of range: allowed 0..1"},
+		{"perf::TASK-CLOCK:nosuch=1", "does not take qualifier 'nosuch' (accepts: u, k, "},
+		{"perf::TASK-CLOCK:cpu=0", "does not take qualifier 'cpu'"},
+		{"perf::TASK-CLOCK:period", "qualifier 'period' needs a value: period=N"},
+		{"perf::TASK-CLOCK:u:u=0", "qualifier 'u' given twice"},
+		{"perf::TASK-CLOCK:u=yes", "u=yes is not a number"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		uint32_t code;
+		assert_int_equal(clab_event_lookup(c, bad[i].name, &code), CLAB_E_QUALIFIER);
+		if (!strstr(clab_errmsg(), bad[i].says))
+			fail_msg("%s: '%s', expected '%s'", bad[i].name, clab_errmsg(), bad[i].says);
+	}
+	clab_thread *t;
+	assert_int_equal(clab_thread_attach(m, &t), CLAB_OK);
+	clab_evset *s = NULL;
+	const char *ev[] = {"perf::PAGE-FAULTS:u=0", "perf::PAGE-FAULTS:u",
+			    "perf::PAGE-FAULTS:period=1"};
+	if (program(c, t, &s, ev, 3))
+		fail_msg("program: %s", clab_errmsg());
+	long page = sysconf(_SC_PAGESIZE);
+	char *mem = mmap(NULL, (size_t)(N * page), PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(mem != MAP_FAILED);
+	int64_t v[3];
+	assert_int_equal(clab_evset_start(s), CLAB_OK);
+	for (int i = 0; i < N; i++)
+		mem[(long)i * page] = 1;
+	assert_int_equal(clab_evset_stop(s, v), CLAB_OK);
+	munmap(mem, (size_t)(N * page));
+	if (v[0] != 0 || v[1] < N || v[1] >= N + SLACK || v[2] < N || v[2] >= N + SLACK)
+		fail_msg("%d pages: :u=0 %lld, :u %lld, :period=1 %lld faults", N,
+			 (long long)v[0], (long long)v[1], (long long)v[2]);
+	/* k=1 joins the kernel context to the set's user one, where permitted */
+	const char *k[] = {"perf::PAGE-FAULTS:k=1"};
+	int rc = program(c, t, &s, k, 1);
+	if (kernel_opens(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 0)) {
+		assert_int_equal(rc, CLAB_OK);
+	} else {
+		assert_int_equal(rc, CLAB_E_SYS);
+		assert_non_null(strstr(clab_errmsg(), "perf::PAGE-FAULTS:k=1"));
+		assert_non_null(strstr(clab_errmsg(), "perf_event_paranoid is"));
 	}
 	clab_evset_destroy(s);
 	clab_thread_detach(t);
@@ -711,6 +781,7 @@ int main(void)
 		cmocka_unit_test(syscall_tracepoints),
 		cmocka_unit_test(counts_the_starting_thread),
 		cmocka_unit_test(refusals),
+		cmocka_unit_test(modifiers),
 		cmocka_unit_test(overflow_by_sampling),
 		cmocka_unit_test(many_threads_attach),
 		cmocka_unit_test(fork_leaves_parent_counting),
