@@ -65,6 +65,19 @@ static void list_quals(const clab_component *c, uint32_t mask, char *buf,
 		snprintf(buf, len, "none");
 }
 
+/* Gives qualifier q of req the value x, keeping the values in q's order. */
+static int set_qual(clab_evreq *req, int q, uint64_t x)
+{
+	int n = __builtin_popcount(req->qual_set);
+	if (n == CLAB_MAX_GIVEN)
+		return CLAB_E_QUALIFIER;
+	int at = __builtin_popcount(req->qual_set & ((1u << q) - 1));
+	memmove(&req->given[at + 1], &req->given[at], (size_t)(n - at) * sizeof req->given[0]);
+	req->given[at] = x;
+	req->qual_set |= 1u << q;
+	return CLAB_OK;
+}
+
 /* Parses ":q=v:q=v" (or ":q" for a switch, 0..1) after a native name into req. */
 static int parse_quals(const clab_component *c, int native, const char *s,
 		       clab_evreq *req)
@@ -113,8 +126,10 @@ static int parse_quals(const clab_component *c, int native, const char *s,
 						   (unsigned long long)qi->min,
 						   (unsigned long long)qi->max);
 		}
-		req->qual_set |= 1u << q;
-		req->qual[q] = x;
+		int rc = set_qual(req, q, x);
+		if (rc)
+			return clab_seterr(rc, "%s: at most %d qualifiers at once", ev->name,
+					   CLAB_MAX_GIVEN);
 		s = end;
 	}
 	if (*s)
@@ -133,7 +148,7 @@ static char *canonical_name(const clab_component *c, const clab_evreq *req)
 		if (req->qual_set & (1u << q))
 			n += (size_t)snprintf(buf + n, sizeof buf - n, ":%s=%#llx",
 					      c->desc.quals[q].name,
-					      (unsigned long long)req->qual[q]);
+					      (unsigned long long)clab_evreq_qual(req, q));
 	return strdup(buf);
 }
 
@@ -231,8 +246,7 @@ int clab_event_next_qual(clab_component *c, uint32_t code, uint32_t *next)
 	clab_evreq one;
 	memset(&one, 0, sizeof one);
 	one.native = req.native;
-	one.qual_set = 1u << q;
-	one.qual[q] = c->desc.quals[q].min;
+	set_qual(&one, q, c->desc.quals[q].min);
 	return intern(c, &one, next);
 }
 

@@ -141,18 +141,18 @@ int lx_program(void *unit, int hw, const clab_evreq *reqs, int n, int flags,
 		const clab_evreq *q = &reqs[i];
 		const lx_src *src = &u->src[q->native];
 		s->ev[i] = (int)q->native;
-		s->cpu[i] = (q->qual_set >> LX_Q_CPU & 1) ? (int)q->qual[LX_Q_CPU] : -1;
+		s->cpu[i] = (q->qual_set >> LX_Q_CPU & 1) ? (int)clab_evreq_qual(q, LX_Q_CPU) : -1;
 		s->width[i] = src->width;
 		if (src->kind == LX_PERCPU && s->cpu[i] >= 0 &&
 		    (s->cpu[i] > u->cpu_max || u->cpu_col[s->cpu[i]] < 0)) {
 			free(s);
 			return clab_seterr(CLAB_E_QUALIFIER,
 					   "%s: cpu=%d is not a CPU the kernel lists (offline or absent)",
-					   u->natives[q->native].name, (int)q->qual[LX_Q_CPU]);
+					   u->natives[q->native].name, (int)clab_evreq_qual(q, LX_Q_CPU));
 		}
 		if (src->kind == LX_MSR) {
 			int given = q->qual_set >> LX_Q_ADDR & 1;
-			uint32_t a = src->msr_raw ? (uint32_t)q->qual[LX_Q_ADDR] : src->msr;
+			uint32_t a = src->msr_raw ? (uint32_t)clab_evreq_qual(q, LX_Q_ADDR) : src->msr;
 			if (src->msr_raw && !given) {
 				free(s);
 				return clab_seterr(CLAB_E_QUALIFIER,

@@ -983,7 +983,7 @@ static int request_name(const perf_unit *u, const clab_evreq *r, const char **na
 	for (int q = 0; q < u->nquals && o < sizeof full; q++)
 		if (r->qual_set >> q & 1)
 			o += (size_t)snprintf(full + o, sizeof full - o, ":%s=%llu",
-					      u->quals[q].name, (unsigned long long)r->qual[q]);
+					      u->quals[q].name, (unsigned long long)clab_evreq_qual(r, q));
 	if (!r->qual_set) {
 		*name = base;
 		return 0;
@@ -1004,8 +1004,8 @@ static void apply_modifiers(const perf_unit *u, const clab_evreq *r, int flags,
 	int qu = u->q_user, qk = u->q_kernel;
 	int has_u = qu >= 0 && (r->qual_set >> qu & 1), has_k = qk >= 0 && (r->qual_set >> qk & 1);
 	if (has_u || has_k) {
-		a->exclude_user = has_u ? !r->qual[qu] : !!(flags & CLAB_PLAN_EXCLUDE_USER);
-		a->exclude_kernel = has_k ? !r->qual[qk] : !!(flags & CLAB_PLAN_EXCLUDE_KERNEL);
+		a->exclude_user = has_u ? !clab_evreq_qual(r, qu) : !!(flags & CLAB_PLAN_EXCLUDE_USER);
+		a->exclude_kernel = has_k ? !clab_evreq_qual(r, qk) : !!(flags & CLAB_PLAN_EXCLUDE_KERNEL);
 	}
 	a->sample_period = 0;
 	a->freq = 0;

@@ -44,12 +44,25 @@ typedef struct clab_native {
 #define CLAB_PLAN_EXCLUDE_USER 2
 #define CLAB_PLAN_EXCLUDE_KERNEL 4
 
-/* A native event with its qualifier values, as handed to program(). */
+/* Qualifiers one event may carry at once. */
+#define CLAB_MAX_GIVEN 8
+
+/* A native event with its qualifier values, as handed to program(). The
+ * values are packed in qualifier order (a unit may have 32 qualifiers, an
+ * event carries a few), so that a set's requests stay small. */
 typedef struct clab_evreq {
 	uint32_t native;                /* index into the unit's table */
-	uint32_t qual_set;              /* bit q: qual[q] was given */
-	uint64_t qual[CLAB_MAX_QUALS];
+	uint32_t qual_set;              /* bit q: qualifier q was given */
+	uint64_t given[CLAB_MAX_GIVEN]; /* their values, lowest q first */
 } clab_evreq;
+
+/* The value of qualifier q in r; 0 when not given. */
+static inline uint64_t clab_evreq_qual(const clab_evreq *r, int q)
+{
+	if (!(r->qual_set >> q & 1))
+		return 0;
+	return r->given[__builtin_popcount(r->qual_set & ((1u << q) - 1))];
+}
 
 typedef struct clab_unit_desc {
 	const char *description;

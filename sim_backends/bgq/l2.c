@@ -52,7 +52,7 @@ static int l2_admit(bgq_fixed_unit *u, const bgq_fixed_set *s,
 /* The slice a _SLICE event reads (slice 0 without :slice=N), -1: combined */
 static int64_t l2_arg(const clab_evreq *r)
 {
-	return !is_slice((int)r->native) ? -1 : (int64_t)r->qual[BGQ_Q_SLICE];
+	return !is_slice((int)r->native) ? -1 : (int64_t)clab_evreq_qual(r, BGQ_Q_SLICE);
 }
 
 static void l2_retire(bgq_fixed_unit *u, const bgq_fixed_set *s)

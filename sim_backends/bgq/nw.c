@@ -46,10 +46,10 @@ static unsigned vcs_of(int64_t arg) { return (unsigned)(arg >> 16); }
 /* The links, and the VC mask: an event's own, a generic one's from :vc=. */
 static int64_t nw_arg(const clab_evreq *r)
 {
-	uint64_t links = r->qual_set & (1u << BGQ_Q_LINKS) ? r->qual[BGQ_Q_LINKS] : ALL_LINKS;
+	uint64_t links = r->qual_set & (1u << BGQ_Q_LINKS) ? clab_evreq_qual(r, BGQ_Q_LINKS) : ALL_LINKS;
 	uint64_t vc = bgq_nwunit_attr[r->native].sel;
 	if (!vc)
-		vc = r->qual_set & (1u << BGQ_Q_VC) ? r->qual[BGQ_Q_VC] : ALL_VCS;
+		vc = r->qual_set & (1u << BGQ_Q_VC) ? clab_evreq_qual(r, BGQ_Q_VC) : ALL_VCS;
 	return (int64_t)(links | vc << 16);
 }
 

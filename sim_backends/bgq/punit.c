@@ -426,7 +426,7 @@ static int punit_program(void *unit, int hw, const clab_evreq *reqs, int n,
 	s->exclude = flags & (CLAB_PLAN_EXCLUDE_USER | CLAB_PLAN_EXCLUDE_KERNEL);
 	for (int i = 0; i < n; i++) {
 		s->ev[i] = ev[i];
-		s->mask[i] = reqs[i].qual[BGQ_Q_MASK];
+		s->mask[i] = clab_evreq_qual(&reqs[i], BGQ_Q_MASK);
 		s->ctr[i] = p.ctr[i];
 	}
 	pthread_mutex_unlock(&k->lock);

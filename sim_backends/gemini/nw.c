@@ -320,9 +320,9 @@ static int gem_program(void *unit, int hw, const clab_evreq *reqs, int n, int fl
 			return clab_seterr(CLAB_E_QUALIFIER, "%s: row and col go together",
 					   natives[r->native].name);
 		if (has_t)
-			tmp.tile[i] = (int)r->qual[Q_TILE];
+			tmp.tile[i] = (int)clab_evreq_qual(r, Q_TILE);
 		else if (has_r)
-			tmp.tile[i] = (int)(r->qual[Q_ROW] * CLAB_GEMINI_COLS + r->qual[Q_COL]);
+			tmp.tile[i] = (int)(clab_evreq_qual(r, Q_ROW) * CLAB_GEMINI_COLS + clab_evreq_qual(r, Q_COL));
 		tmp.whole |= tmp.ev[i] >= TILE_EVENTS || tmp.tile[i] < 0;
 		tmp.idx[i] = (uint16_t)(tmp.whole ? 0 : tmp.tile[i] * CLAB_GEM_TILE_CTRS + tmp.ev[i]);
 	}
