@@ -162,6 +162,7 @@ fi
 # whatever that verdict is, and as failed otherwise (see tests/papi-suite.sh).
 echo "== papi-suite (tests/papi/expected.tsv)"
 BUILD=$BUILD PREFIX=$PREFIX bash tests/papi-suite.sh ${PAPI_SUITE_ARGS:-} > "$out/logs/papi-suite.log" 2>&1
+cp "$BUILD/tests/papi-suite/observed.tsv" "$out/papi-suite-observed.tsv" 2> /dev/null
 grep -v '^ok ' "$out/logs/papi-suite.log"
 ok=$(grep -c '^ok ' "$out/logs/papi-suite.log")
 bad=$(sed -n 's/^papi-suite: [0-9]* as expected, \([0-9]*\) deviations$/\1/p' "$out/logs/papi-suite.log")
