@@ -136,7 +136,7 @@ static void deliver(void *uc)
 {
 	clab_evset *mine[ARMED_MAX];
 	int n = my_sets(mine, 0);
-	void *pc = uc && !self_signal ? pc_of(uc) : caller_pc;
+	void *pc = uc && !self_signal ? pc_of(uc) : caller_pc, *at = NULL;
 	for (int i = 0; i < n; i++) {
 		clab_evset *s = mine[i];
 		uint64_t reqs = __atomic_exchange_n(&s->ovf->pending, 0, __ATOMIC_ACQ_REL);
@@ -148,7 +148,9 @@ static void deliver(void *uc)
 			continue; /* stopped since: nothing to say */
 		const clab_unit_ops *ops = s->c->ops;
 		ops->handler(s->c->unit, s->bset, 1);
-		s->ovf->fn(s, vector, pc, uc, s->ovf->arg);
+		if (!at) /* the program's PC, walked to when first needed */
+			at = clab_callsite(pc);
+		s->ovf->fn(s, vector, at, uc, s->ovf->arg);
 		ops->handler(s->c->unit, s->bset, 0);
 	}
 }

@@ -190,7 +190,9 @@ static int from_clab(int rc, int unit, const char *fn)
 static int open_machine(void)
 {
 	pthread_mutex_lock(&lock);
-	int rc = machine ? CLAB_OK : clab_machine_default(&machine);
+	int rc = CLAB_OK;
+	if (!machine && !(rc = clab_machine_default(&machine)))
+		clab_callsite_library((const void *)open_machine); /* PCs: the program's */
 	pthread_mutex_unlock(&lock);
 	return rc;
 }

@@ -261,6 +261,8 @@ int clab_papi_init_component(clab_papi_comp *pc, int cidx)
 		v->cmp_info.disabled = PAPI_ECMP;
 		return PAPI_ECMP;
 	}
+	/* profiles credit the program, not PAPI's frames above us */
+	clab_callsite_library((const void *)clab_papi_init_component);
 	clab_component_info ci;
 	clab_component_get_info(pc->comp, &ci);
 	pc->presets_to_papi = cidx == 0;
@@ -738,7 +740,8 @@ int clab_papi_set_overflow(clab_papi_comp *pc, EventSetInfo_t *esi, int index,
 /* PAPI's software overflow (PAPI_OVERFLOW_FORCE_SW): its interval timer's
  * signal comes here too; PAPI reads the running set and compares with the
  * thresholds itself, as PAPI's perf_event component hands it over. pc NULL:
- * the signal's own context says where the thread was. */
+ * the signal's own context says where the thread was; either is taken out
+ * of PAPI and us to the program's frame. */
 static void software_overflow(hwd_siginfo_t *si, void *uc, void *pc)
 {
 	ThreadInfo_t *thread = _papi_hwi_lookup_thread(0);
@@ -750,7 +753,7 @@ static void software_overflow(hwd_siginfo_t *si, void *uc, void *pc)
 		    !(esi->overflow.flags & PAPI_OVERFLOW_FORCE_SW))
 			continue;
 		_papi_hwi_context_t ctx = {.si = si, .ucontext = uc};
-		vptr_t at = pc ? (vptr_t)pc : GET_OVERFLOW_ADDRESS(ctx);
+		vptr_t at = (vptr_t)clab_callsite(pc ? pc : (void *)GET_OVERFLOW_ADDRESS(ctx));
 		_papi_hwi_dispatch_overflow_signal(&ctx, at, NULL, 0, 0, &thread, cidx);
 	}
 }

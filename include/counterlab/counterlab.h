@@ -235,8 +235,8 @@ int clab_evset_get_context(const clab_evset *s);
 /* Called in the thread that owns the set, with the set's counters stopped:
  * vector has bit i for every event i of the set that overflowed; pc is
  * where the thread was interrupted (host clock) or the call site of the
- * library call that moved its simulated time (virtual clock); ucontext is
- * the signal's, or NULL. */
+ * library call that moved its simulated time (virtual clock), in the
+ * program's code (see clab_callsite); ucontext is the signal's, or NULL. */
 typedef void (*clab_overflow_handler)(clab_evset *s, uint64_t vector, void *pc,
 				      void *ucontext, void *arg);
 
@@ -264,6 +264,14 @@ void clab_overflow_dispatch(void *ucontext);
  * inside a library call, fn runs at that call's end, with the address the
  * call came from (1 returned); otherwise the handler may go on now (0). */
 int clab_signal_defer(void (*fn)(void *pc));
+/* Overflow PCs name the program's code, never libcounterlab's or a layer's
+ * over it: clab_callsite takes a return address or an interrupted PC on the
+ * calling thread's stack and, when it lies in one of those libraries, gives
+ * the first frame above it outside them (async-signal-safe). A layer (PAPI's
+ * glue, a compatibility library) registers once, outside any signal
+ * handler, with an address of its own code. */
+void *clab_callsite(void *pc);
+void clab_callsite_library(const void *addr);
 /* ---- multiplexing ------------------------------------------------------ */
 
 /* Multiplexing: events beyond what the unit counts at once are packed
