@@ -144,6 +144,7 @@ struct clab_evset {
 	clab_thread *t;
 	clab_evset *tnext; /* next set of t (machine lock) */
 	int orphan;        /* t's OS thread is gone: the set cannot start */
+	int halted;        /* stopped for its user (exit, fork): their stop succeeds */
 	int n;
 	evset_event ev[CLAB_EVSET_MAX];
 	int nreq;
@@ -167,6 +168,9 @@ int clab_evset_drive(clab_evset *s, const clab_evset_driver *drv);
 void clab_evset_poll(clab_evset *s);
 /* The set's thread is gone: stop it and let go of the unit (machine.c). */
 void clab_evset_orphan(clab_evset *s);
+/* The same for a set whose thread lives on (in a forked child): it may
+ * start again. */
+void clab_evset_halt(clab_evset *s);
 /* machine.c: a set stops naming its thread; the handle goes with its last. */
 void clab_thread_unref(clab_thread *t, clab_evset *s);
 int clab_thread_ref(clab_thread *t, clab_evset *s);

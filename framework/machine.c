@@ -972,16 +972,23 @@ static void thread_exit(void *arg)
 
 /* A forked child is a process of its own: it inherits none of the
  * parent's counting. Its one thread keeps its hardware threads; the
- * others' are free; every inherited set stops and lets go of the unit
- * (PAPI starts afresh in a child). Locks held by the parent's other
- * threads at the fork are made anew. */
+ * others' are free; every inherited set stops and lets go of the unit,
+ * its counts as of the fork (PAPI's state is inherited, so the set's
+ * stop, which PAPI still owes, succeeds; the thread's own sets may start
+ * again). Locks held by the parent's other threads at the fork are made
+ * anew, the simulator's first. */
 static void fork_child(void)
 {
 	pthread_t self = pthread_self();
 	pthread_mutex_init(&machines.lock, NULL);
+	pthread_mutex_init(&ini_lock, NULL);
 	for (int i = 0; i < machines.n; i++) {
 		clab_machine *m = machines.m[i];
 		pthread_mutex_init(&m->lock, NULL);
+		for (int c = 0; c < m->ncomp; c++)
+			pthread_mutex_init(&m->comp[c].lock, NULL);
+		if (m->sim_ops && m->sim_ops->forked)
+			m->sim_ops->forked(m->sim);
 		for (int h = 0; h < clab_machine_nhwthreads(m); h++) {
 			clab_thread *t = m->slot[h];
 			if (!t)
@@ -989,9 +996,10 @@ static void fork_child(void)
 			/* first the clock: the child's CPU time starts anew */
 			if (m->sim_ops && m->sim_ops->detach)
 				m->sim_ops->detach(m->sim, h);
+			int mine = pthread_equal(t->owner, self);
 			for (clab_evset *s = t->sets; s; s = s->tnext)
-				clab_evset_orphan(s);
-			if (!pthread_equal(t->owner, self)) {
+				(mine ? clab_evset_halt : clab_evset_orphan)(s);
+			if (!mine) {
 				t->attached = 0;
 				m->slot[h] = NULL;
 			}

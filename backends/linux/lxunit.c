@@ -21,6 +21,7 @@ typedef struct lx_set {
 	int run_cpu[LX_SET_MAX];   /* the CPU each request reads, fixed at start */
 	uint64_t base[LX_SET_MAX], stopped[LX_SET_MAX];
 	pid_t tid;                 /* the thread that started the set */
+	pid_t pid;                 /* its process (a forked child's copy reads the parent's) */
 	int running, acquired;
 } lx_set;
 
@@ -211,8 +212,15 @@ static int path_of(const lx_unit *u, const lx_set *s, const lx_src *src,
 		rel++;
 		root = u->alt_root;
 	}
+	/* a forked child's copy stops with the parent's counts */
+	char self[16] = "self";
+	if (s->pid && s->pid != getpid())
+		snprintf(self, sizeof self, "%d", (int)s->pid);
 	if (strncmp(rel, "thread-self/", 12) == 0 && s->tid && s->tid != gettid())
-		return snprintf(out, cap, "%s/self/task/%d/%s", root, (int)s->tid, rel + 12)
+		return snprintf(out, cap, "%s/%s/task/%d/%s", root, self, (int)s->tid, rel + 12)
+		       >= (int)cap ? clab_seterr(CLAB_E_SYS, "path too long") : CLAB_OK;
+	if (strncmp(rel, "self/", 5) == 0 && strcmp(self, "self"))
+		return snprintf(out, cap, "%s/%s/%s", root, self, rel + 5)
 		       >= (int)cap ? clab_seterr(CLAB_E_SYS, "path too long") : CLAB_OK;
 	if ((size_t)snprintf(out, cap, "%s/%s", root, rel) >= cap)
 		return clab_seterr(CLAB_E_SYS, "path under %s too long", root);
@@ -287,6 +295,7 @@ int lx_start(void *unit, void *set)
 	if (!s->acquired)
 		return clab_seterr(CLAB_E_STATE, "start: the set is not acquired");
 	s->tid = gettid();
+	s->pid = getpid();
 	int here = sched_getcpu();
 	for (int i = 0; i < s->n; i++)
 		s->run_cpu[i] = s->cpu[i] >= 0 ? s->cpu[i] : here < 0 ? 0 : here;

@@ -722,12 +722,21 @@ static int arm_signal(perf_set *s, int i)
 	return CLAB_OK;
 }
 
+static int read_node(perf_set *s, uint64_t *vals, int rebase);
+static inline int read_group(perf_set *s);
+static void scaled(const perf_set *s, uint64_t *vals);
+
 /* A forked child inherits the parent's descriptors, which name the
- * parent's events: it closes its copies without touching the events. */
+ * parent's events: it closes its copies without touching the events,
+ * keeping a running set's counts as of the fork (the copies read them). */
 static int forked(perf_set *s)
 {
 	if (s->pid == getpid())
 		return 0;
+	if (s->running && s->node)
+		read_node(s, s->saved, 0);
+	else if (s->running && read_group(s) == CLAB_OK)
+		scaled(s, s->saved);
 	close_group(s);
 	s->running = 0;
 	s->tid = 0; /* opened afresh at the next acquire */

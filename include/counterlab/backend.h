@@ -200,6 +200,11 @@ typedef struct clab_sim_ops {
 	/* The OS thread bound to hwthread let go of it (it exited or was
 	 * unregistered): the next one starts afresh (may be NULL). */
 	void (*detach)(void *sim, int hwthread);
+	/* In a forked child, before anything else touches the machine: the
+	 * parent's other threads are gone, and a lock one of them held at the
+	 * fork would stay held for ever, so the simulator makes its locks anew
+	 * (may be NULL). What such a thread was changing is its own. */
+	void (*forked)(void *sim);
 } clab_sim_ops;
 void clab_machine_set_sim(clab_machine *m, const clab_sim_ops *ops, void *sim);
 

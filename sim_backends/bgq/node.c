@@ -1110,6 +1110,15 @@ static void node_detach(void *sim, int h)
 	pthread_mutex_unlock(&n->core[h / BGQ_TPC].lock);
 }
 
+static void node_forked(void *sim)
+{
+	bgq_node *n = sim;
+	pthread_mutex_init(&n->prof_lock, NULL);
+	pthread_mutex_init(&n->slow_lock, NULL);
+	for (int c = 0; c < BGQ_CORES; c++)
+		pthread_mutex_init(&n->core[c].lock, NULL);
+}
+
 static const clab_sim_ops node_sim_ops = {
 	.advance = node_advance,
 	.work = node_work,
@@ -1119,6 +1128,7 @@ static const clab_sim_ops node_sim_ops = {
 	.traffic = node_traffic,
 	.sync = node_sync,
 	.detach = node_detach,
+	.forked = node_forked,
 };
 
 static uint64_t now_ns(clockid_t clk)
