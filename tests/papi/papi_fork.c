@@ -169,7 +169,7 @@ static void run_machine(void)
 	CHECK_PAPI(PAPI_cleanup_eventset(es));
 	CHECK_PAPI(PAPI_destroy_eventset(&es));
 	PAPI_shutdown();
-	printf("%s: %d children stopped, read and destroyed the inherited set and counted "
+	printf("%s: %d children stopped, read, restarted and destroyed the inherited set "
 	       "and counted (%ld reads by the other thread meanwhile)\n", M->spec, FORKS, reads);
 }
 
