@@ -92,6 +92,8 @@ void clab_evset_destroy(clab_evset *s)
 	else if (s->bset)
 		s->c->ops->discard(s->c->unit, s->bset);
 	clab_thread_unref(s->t, s);
+	free(s->ev);
+	free(s->req);
 	free(s);
 	clab_leave(CLAB_OK);
 }
@@ -155,6 +157,23 @@ static int expand(clab_component *c, uint32_t code, evset_event *e,
 	return CLAB_OK;
 }
 
+/* Room for n events and n requests, made before anything changes. */
+static int room(clab_evset *s, int n)
+{
+	n = n ? n : 1; /* never NULL: memcpy wants a pointer even for none */
+	if (n <= s->ncap)
+		return CLAB_OK;
+	evset_event *ev = realloc(s->ev, (size_t)n * sizeof *ev);
+	if (ev)
+		s->ev = ev;
+	clab_evreq *req = ev ? realloc(s->req, (size_t)n * sizeof *req) : NULL;
+	if (!req)
+		return CLAB_E_NOMEM;
+	s->req = req;
+	s->ncap = n;
+	return CLAB_OK;
+}
+
 /* Plans codes[0..n) under driver drv (NULL: one backend set). */
 static int program_with(clab_evset *s, const clab_evset_driver *drv,
 			const uint32_t *codes, int n)
@@ -173,6 +192,8 @@ static int program_with(clab_evset *s, const clab_evset_driver *drv,
 		if (rc)
 			return rc;
 	}
+	if (room(s, n > nreq ? n : nreq))
+		return CLAB_E_NOMEM;
 	if (drv) {
 		uint64_t need[CLAB_EVSET_MAX];
 		for (int i = 0; i < n; i++) {

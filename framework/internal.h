@@ -146,9 +146,10 @@ struct clab_evset {
 	int orphan;        /* t's OS thread is gone: the set cannot start */
 	int halted;        /* stopped for its user (exit, fork): their stop succeeds */
 	int n;
-	evset_event ev[CLAB_EVSET_MAX];
+	evset_event *ev;   /* n of them, room for ncap (a set keeps only what it holds) */
 	int nreq;
-	clab_evreq req[CLAB_EVSET_MAX];
+	clab_evreq *req;   /* nreq of them, room for ncap */
+	int ncap;
 	void *bset; /* backend's planned set (the current group's when driven) */
 	int running;
 	int ctx;           /* enum clab_context counted (0: CLAB_CTX_ALL) */

@@ -1167,4 +1167,19 @@ void clab_thread_detach(clab_thread *t)
 		free(t);
 }
 
+void clab_thread_destroy_sets(clab_thread *t, clab_component *c)
+{
+	clab_machine *m = t->machine;
+	for (;;) { /* one at a time: destroying takes the lock */
+		pthread_mutex_lock(&m->lock);
+		clab_evset *s = t->sets;
+		while (s && s->c != c)
+			s = s->tnext;
+		pthread_mutex_unlock(&m->lock);
+		if (!s)
+			return;
+		clab_evset_destroy(s);
+	}
+}
+
 int clab_thread_hwthread(const clab_thread *t) { return t->hwthread; }

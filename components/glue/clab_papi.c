@@ -323,10 +323,16 @@ int clab_papi_init_thread(clab_papi_comp *pc, hwd_context_t *ctx)
 
 /* The thread's hardware thread goes back to the machine: its running sets
  * stop and release their counters. PAPI may call this from another thread
- * (PAPI_shutdown); the handle stays valid for the sets that name it. */
+ * (PAPI_shutdown); the handle stays valid for the sets that name it. PAPI
+ * has cleaned up the sets of a thread that unregisters or shuts PAPI down,
+ * never those of a thread that exited without unregistering (PAPI_shutdown
+ * frees only its caller's): those of ours go with the thread's record. */
 int clab_papi_shutdown_thread(hwd_context_t *ctx)
 {
 	clab_papi_context *c = (clab_papi_context *)ctx;
+	if (!c->thread)
+		return PAPI_OK;
+	clab_thread_destroy_sets(c->thread, c->pc->comp);
 	clab_thread_detach(c->thread);
 	c->thread = NULL;
 	return PAPI_OK;

@@ -200,6 +200,10 @@ int clab_thread_attach_at(clab_machine *m, int hw, clab_thread **out);
  * attached lets go of its hardware threads by itself; its handles then
  * wait for clab_thread_detach. */
 void clab_thread_detach(clab_thread *t);
+/* Destroys the event sets of component c that name t: for a layer whose
+ * own records of them are gone for good (PAPI_shutdown frees no sets of a
+ * thread that exited without unregistering). */
+void clab_thread_destroy_sets(clab_thread *t, clab_component *c);
 /* Hardware thread index (core * threads_per_core + smt). */
 int clab_thread_hwthread(const clab_thread *t);
 
