@@ -989,6 +989,9 @@ static void fork_child(void)
 			pthread_mutex_init(&m->comp[c].lock, NULL);
 		if (m->sim_ops && m->sim_ops->forked)
 			m->sim_ops->forked(m->sim);
+		for (int c = 0; c < m->ncomp; c++)
+			if (m->comp[c].unit && m->comp[c].ops->forked)
+				m->comp[c].ops->forked(m->comp[c].unit);
 		for (int h = 0; h < clab_machine_nhwthreads(m); h++) {
 			clab_thread *t = m->slot[h];
 			if (!t)

@@ -722,6 +722,13 @@ static int arm_signal(perf_set *s, int i)
 	return CLAB_OK;
 }
 
+/* In a forked child: another thread of the parent may have held it. */
+static void perf_forked(void *unit)
+{
+	(void)unit;
+	pthread_mutex_init(&pfm_lock, NULL);
+}
+
 static int read_node(perf_set *s, uint64_t *vals, int rebase);
 static inline int read_group(perf_set *s);
 static void scaled(const perf_set *s, uint64_t *vals);
@@ -1361,4 +1368,5 @@ const clab_unit_ops clab_linux_perf_ops = {
 	.overflow = perf_overflow,
 	.poll = perf_poll,
 	.handler = perf_handler,
+	.forked = perf_forked,
 };

@@ -158,6 +158,9 @@ typedef struct clab_unit_ops {
 	 * 0): they count again and the requests that overflowed are re-armed
 	 * one period from their current count. */
 	int (*handler)(void *unit, void *set, int on);
+	/* In a forked child: the unit's locks are made anew, as the
+	 * simulator's (clab_sim_ops.forked). May be NULL. */
+	void (*forked)(void *unit);
 } clab_unit_ops;
 
 /* A unit's armed request(s) `reqs` (bit i: request i) of the set armed with

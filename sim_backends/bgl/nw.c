@@ -306,6 +306,13 @@ static int bgl_open(clab_machine *m, const char *section, void **unit, clab_unit
 	return CLAB_OK;
 }
 
+static void bgl_forked(void *unit)
+{
+	bgl_unit *u = unit;
+	pthread_mutex_init(&u->lock, NULL);
+	clab_machine_net_forked(u->net);
+}
+
 static void bgl_close(void *unit)
 {
 	bgl_unit *u = unit;
@@ -327,4 +334,5 @@ const clab_unit_ops clab_bgl_nw_ops = {
 	.read = bgl_read,
 	.reset = bgl_reset,
 	.counters = bgl_counters,
+	.forked = bgl_forked,
 };

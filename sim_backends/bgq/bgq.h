@@ -308,6 +308,7 @@ struct bgq_fixed_unit {
 int bgq_fixed_open(clab_machine *m, const bgq_fixed_kind *kind,
 		   bgq_fixed_unit **out);
 void bgq_fixed_close(void *unit);
+void bgq_fixed_forked(void *unit);
 int bgq_fixed_program(void *unit, int hw, const clab_evreq *reqs, int n,
 		      int flags, void *replace, void **set);
 void bgq_fixed_discard(void *unit, void *set);
@@ -329,7 +330,7 @@ int bgq_fixed_handler(void *unit, void *set, int on);
 	.start = bgq_fixed_start, .stop = bgq_fixed_stop,                      \
 	.read = bgq_fixed_read, .reset = bgq_fixed_reset,                      \
 	.counters = bgq_fixed_counters, .overflow = bgq_fixed_overflow,        \
-	.handler = bgq_fixed_handler,                                          \
+	.handler = bgq_fixed_handler, .forked = bgq_fixed_forked,              \
 }
 
 

@@ -27,6 +27,14 @@ int bgq_fixed_open(clab_machine *m, const bgq_fixed_kind *kind,
 	return CLAB_OK;
 }
 
+void bgq_fixed_forked(void *unit)
+{
+	bgq_fixed_unit *u = unit;
+	pthread_mutex_init(&u->lock, NULL);
+	if (u->net)
+		clab_machine_net_forked(u->net);
+}
+
 void bgq_fixed_close(void *unit)
 {
 	bgq_fixed_unit *u = unit;

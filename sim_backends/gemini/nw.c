@@ -155,9 +155,16 @@ static int sim_traffic(void *sim, int hw, const char *pattern, double *seconds)
 	return rc;
 }
 
+/* In a forked child: another thread of the parent may have held it. */
+static void sim_forked(void *sim)
+{
+	gem_net *b = sim;
+	pthread_mutex_init(&b->lock, NULL);
+}
+
 static const clab_sim_ops gem_sim = {
 	.advance = sim_advance, .work = sim_work, .now = sim_now,
-	.set_activity = sim_activity, .traffic = sim_traffic,
+	.set_activity = sim_activity, .traffic = sim_traffic, .forked = sim_forked,
 };
 
 /* ---- the unit ------------------------------------------------------------------ */

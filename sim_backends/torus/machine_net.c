@@ -13,6 +13,11 @@ static void net_destroy(void *p)
 	free(b);
 }
 
+void clab_machine_net_forked(clab_machine_net *b)
+{
+	pthread_mutex_init(&b->lock, NULL);
+}
+
 /* The profile's torus, map and model parameters (clab_torus_net_setup,
  * shared with the Gemini unit), and the traffic of clab_sim_traffic. */
 static void *net_create(clab_machine *m, const char *specname, int *err)

@@ -25,6 +25,8 @@ int clab_machine_net_traffic(clab_machine_net *b, const char *pattern, double *s
  * model's traffic plus the live program's (live may be NULL). Lock held. */
 uint64_t clab_machine_net_count(const clab_machine_net *b, const clab_live_node *live,
 				int link, enum clab_netctr what, unsigned vcmask);
+/* In a forked child: the lock is made anew (clab_unit_ops.forked). */
+void clab_machine_net_forked(clab_machine_net *b);
 /* The [network] keys a torus network unit reads, NULL-ended. */
 extern const char *const clab_machine_net_keys[];
 

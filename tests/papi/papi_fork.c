@@ -1,7 +1,7 @@
 /* fork() while an event set runs, as real PAPI allows: the child inherits
  * PAPI's state. While the parent's main thread counts, another of its
- * threads reads its own set in a loop (so at a fork it is often inside a
- * library call, holding the unit's locks). Each child must be able to
+ * threads reads its own sets in a loop (so at a fork it is often inside a
+ * library call, holding a unit's locks: the core's, the network's). Each child must be able to
  * read and stop (PAPI_OK, not "currently counting") the inherited set,
  * with counts no lower than the parent's read before the fork, start it
  * again on its own work, clean it up and destroy it; make a new set and
@@ -22,11 +22,12 @@
 static const struct machine {
 	const char *spec, *event;
 	long long least; /* what the child's own work counts at least */
+	const char *other; /* the other thread reads this too (NULL: none) */
 } machines[] = {
-	{"bgq:clock=virtual,tick=100000", "PAPI_TOT_CYC", 100000},
-	{"bgq:clock=host", "PAPI_TOT_CYC", 1},
-	{"gemini", "io:::wchar", 4096},
-	{"host", "perf::TASK-CLOCK", 1},
+	{"bgq:clock=virtual,tick=100000", "PAPI_TOT_CYC", 100000, "network:::PEVT_NW_USER_PP_SENT"},
+	{"bgq:clock=host", "PAPI_TOT_CYC", 1, "network:::PEVT_NW_USER_PP_SENT"},
+	{"gemini", "io:::wchar", 4096, "network:::TILE_VC0_PHITS"},
+	{"host", "perf::TASK-CLOCK", 1, NULL},
 };
 
 static const struct machine *M;
@@ -67,12 +68,12 @@ static void work(void)
 	close(fd);
 }
 
-static int one_event_set(void)
+static int one_event_set(const char *event)
 {
 	int es = PAPI_NULL;
 	CHECK_PAPI(PAPI_create_eventset(&es));
-	int rc = PAPI_add_named_event(es, M->event);
-	CHECK(rc == PAPI_OK, "add %s: %s", M->event, PAPI_strerror(rc));
+	int rc = PAPI_add_named_event(es, event);
+	CHECK(rc == PAPI_OK, "add %s: %s", event, PAPI_strerror(rc));
 	return es;
 }
 
@@ -83,16 +84,21 @@ static void *reader(void *arg)
 {
 	(void)arg;
 	CHECK_PAPI(PAPI_register_thread());
-	int es = one_event_set();
-	CHECK_PAPI(PAPI_start(es));
+	int es[2] = {one_event_set(M->event), M->other ? one_event_set(M->other) : PAPI_NULL};
+	int n = M->other ? 2 : 1;
+	for (int i = 0; i < n; i++)
+		CHECK_PAPI(PAPI_start(es[i]));
 	long long v;
 	while (!stop_reader) {
-		CHECK_PAPI(PAPI_read(es, &v));
+		for (int i = 0; i < n; i++)
+			CHECK_PAPI(PAPI_read(es[i], &v));
 		reads++;
 	}
-	CHECK_PAPI(PAPI_stop(es, &v));
-	CHECK_PAPI(PAPI_cleanup_eventset(es));
-	CHECK_PAPI(PAPI_destroy_eventset(&es));
+	for (int i = 0; i < n; i++) {
+		CHECK_PAPI(PAPI_stop(es[i], &v));
+		CHECK_PAPI(PAPI_cleanup_eventset(es[i]));
+		CHECK_PAPI(PAPI_destroy_eventset(&es[i]));
+	}
 	CHECK_PAPI(PAPI_unregister_thread());
 	return NULL;
 }
@@ -126,7 +132,7 @@ static void child(int es, long long before)
 	CHECK_PAPI(PAPI_cleanup_eventset(es));
 	CHECK_PAPI(PAPI_destroy_eventset(&es));
 
-	int mine = one_event_set();
+	int mine = one_event_set(M->event);
 	count_own_work(mine, "a new set");
 	CHECK_PAPI(PAPI_cleanup_eventset(mine));
 	CHECK_PAPI(PAPI_destroy_eventset(&mine));
@@ -140,7 +146,7 @@ static void run_machine(void)
 	int rc = PAPI_library_init(PAPI_VER_CURRENT);
 	CHECK(rc == PAPI_VER_CURRENT, "PAPI_library_init: %d", rc);
 	CHECK_PAPI(PAPI_thread_init(pthread_self));
-	int es = one_event_set();
+	int es = one_event_set(M->event);
 	CHECK_PAPI(PAPI_start(es));
 	pthread_t th;
 	CHECK(pthread_create(&th, NULL, reader, NULL) == 0, "pthread_create");
