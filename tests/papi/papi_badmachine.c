@@ -119,15 +119,27 @@ int main(void)
 	char fifo[64], cut[64], binary[64], text[64], empty[64], spaced[64];
 	snprintf(fifo, sizeof fifo, "%s/fifo.ini", dir);
 	CHECK(mkfifo(fifo, 0600) == 0, "mkfifo");
-	/* the first 700 bytes of the shipped bgq profile, cut inside a line */
-	char prof[4096], buf[700];
+	/* the shipped bgq profile cut inside a key, two letters into the
+	 * first "key = value" line past its first 600 bytes */
+	char prof[4096], buf[65536];
 	const char *machines = getenv("COUNTERLAB_MACHINES");
 	snprintf(prof, sizeof prof, "%s/bgq.ini", machines ? machines : "machines");
 	FILE *f = fopen(prof, "rb");
-	CHECK(f && fread(buf, 1, sizeof buf, f) == sizeof buf, "read %s", prof);
+	size_t len = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+	CHECK(len > 600, "read %s", prof);
 	fclose(f);
+	buf[len] = 0;
+	char *line = buf + 600;
+	for (;;) {
+		line = strchr(line, '\n');
+		CHECK(line, "no key = value line past byte 600 of %s", prof);
+		line++;
+		if (*line >= 'a' && *line <= 'z' && strchr(line, '=') &&
+		    strchr(line, '=') < strchr(line, '\n'))
+			break;
+	}
 	snprintf(cut, sizeof cut, "%s/cut.ini", dir);
-	write_bytes(cut, buf, sizeof buf);
+	write_bytes(cut, buf, (size_t)(line - buf) + 2);
 	/* seeded garbage: any bytes (NULs among them), and printable lines */
 	unsigned char junk[3000];
 	uint64_t s = 12345;
