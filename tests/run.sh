@@ -17,11 +17,12 @@ export COUNTERLAB_MACHINES=$PWD/machines
 passed=0 failed=0 failures=()
 
 run() { # name command...: runs, shows the output, counts
-	local name=$1
+	local name=$1 t0=$SECONDS
 	shift
 	echo "== $name"
 	if "$@" > "$out/logs/${name//\//_}.log" 2>&1; then
 		passed=$((passed + 1))
+		echo "   ($((SECONDS - t0)) s)"
 		grep -E '^\[  (PASSED|FAILED|  OK  )|PASSED|FAILED' "$out/logs/${name//\//_}.log" | tail -3
 	else
 		failed=$((failed + 1))
