@@ -81,13 +81,15 @@ static int l2_values(bgq_fixed_unit *u, bgq_fixed_set *s, uint64_t *v)
 	}
 	bgq_node_sum(u->node, sum);
 	for (int i = 0; i < s->n; i++) {
+		/* another thread summing the same set may move these */
 		if (s->arg[i] < 0) {
-			v[i] = sum->total[i];
+			v[i] = __atomic_load_n(&sum->total[i], __ATOMIC_RELAXED);
 			continue;
 		}
 		v[i] = 0;
 		for (int h = 0; h < BGQ_HWTHREADS; h++)
-			v[i] += slice_share(sum->val[(size_t)h * (size_t)s->n + (size_t)i],
+			v[i] += slice_share(__atomic_load_n(&sum->val[(size_t)h * (size_t)s->n + (size_t)i],
+							    __ATOMIC_RELAXED),
 					    h, (int)s->arg[i]);
 	}
 	return CLAB_OK;

@@ -99,6 +99,18 @@ enum { L2C_HITS = 0, L2C_MISSES = 1, L2C_PREFETCH = 2, L2C_FETCH_LINE = 3,
        L2C_REQ_MISS_AND_EVICT = 8, L2C_MISS_AND_EVICT = 10 };
 enum { CNKHWT_DECREMENTER = 3, CNKHWT_FIT = 4, CNKHWT_PERFMON = 7 };
 
+/* L2 misses are some of the lookups, the L1p misses: they are counted as
+ * lookups happen, `miss` of every `look` (the rates or counts of the piece
+ * of activity or work they came in), so that hits = lookups - misses only
+ * grows. Counted apart, each rounded down on its own, a miss could land
+ * before its lookup and hits go back by one. */
+#define NEV_MISS (BGQ_NEV_L2 + L2C_MISSES)
+
+static uint64_t misses_of(uint64_t lookups, uint64_t miss, uint64_t look)
+{
+	return look ? (uint64_t)((unsigned __int128)lookups * miss / look) : 0;
+}
+
 static const clab_native *nev_native(int nev)
 {
 	if (nev < BGQ_NEV_L2)
@@ -282,6 +294,9 @@ static int profile_resolve(const clab_activity *a, const char *name,
 		uint64_t *pre = p->prefix + (size_t)ph * BGQ_N_NEV;
 		for (int e = 0; e < BGQ_N_NEV; e++)
 			pre[BGQ_N_NEV + e] = pre[e] + clab_rate_count(ppm[e], p->cycles[ph]);
+		pre[BGQ_N_NEV + NEV_MISS] =
+			pre[NEV_MISS] + misses_of(pre[BGQ_N_NEV + BGQ_EV_L1P_MISS] - pre[BGQ_EV_L1P_MISS],
+						  ppm[NEV_MISS], ppm[BGQ_EV_L1P_MISS]);
 	}
 	int sys = find_event("PEVT_CNKHWT_SYSCALL");
 	if (!rc && sys >= 0)
@@ -361,20 +376,44 @@ static uint64_t profile_count_at(const prof_pos *pos, int e)
 	       p->prefix[row] + c;
 }
 
-static uint64_t profile_count(const bgq_profile *p, int e, uint64_t act)
+/* The L2 misses of position pos of a profile (misses_of). */
+static uint64_t miss_count_at(const prof_pos *pos)
 {
-	prof_pos pos = profile_pos(p, act);
-	return profile_count_at(&pos, e);
+	const bgq_profile *p = pos->p;
+	if (!p)
+		return 0;
+	size_t row = (size_t)pos->ph * BGQ_N_NEV;
+	uint64_t c = misses_of(clab_rate_count(p->ppm[row + BGQ_EV_L1P_MISS], pos->r),
+			       p->ppm[row + NEV_MISS], p->ppm[row + BGQ_EV_L1P_MISS]);
+	if (p->period == 0)
+		return c;
+	return pos->laps * p->prefix[(size_t)p->nphase * BGQ_N_NEV + NEV_MISS] +
+	       p->prefix[row + NEV_MISS] + c;
+}
+
+/* What el of len cycles of a work segment of counts c[] did of e. */
+static uint64_t work_part(const uint64_t *c, int e, uint64_t el, uint64_t len)
+{
+	uint64_t v = (uint64_t)((unsigned __int128)c[e == NEV_MISS ? BGQ_EV_L1P_MISS : e] * el / len);
+	return e == NEV_MISS ? misses_of(v, c[e], c[BGQ_EV_L1P_MISS]) : v;
 }
 
 /* Count of primary e of thread t at position pos of its profile, its
- * clock standing at `now`. */
+ * clock standing at `now` (not the L2 misses: miss_truth_at). */
 static uint64_t prim_truth_at(const bgq_hwt *t, const prof_pos *pos, int e,
 			      uint64_t now)
 {
 	uint64_t v = profile_count_at(pos, e) + t->work[e];
 	if (t->wcount)
 		v += (uint64_t)((unsigned __int128)t->wcount[e] * (now - t->w0) / t->wlen);
+	return v;
+}
+
+static uint64_t miss_truth_at(const bgq_hwt *t, const prof_pos *pos, uint64_t now)
+{
+	uint64_t v = miss_count_at(pos) + t->work[NEV_MISS];
+	if (t->wcount)
+		v += work_part(t->wcount, NEV_MISS, now - t->w0, t->wlen);
 	return v;
 }
 
@@ -392,10 +431,12 @@ static uint64_t nev_truth_at(const bgq_hwt *t, const prof_pos *pos, int nev,
 {
 	if (nev >= BGQ_NEV_CNK && bgq_nev_feed(nev) == BGQ_FEED_OVERFLOW)
 		return __atomic_load_n(&t->perfmon, __ATOMIC_RELAXED);
+	if (nev == NEV_MISS)
+		return miss_truth_at(t, pos, now);
 	if (nev < BGQ_NEV_L2 || nev >= BGQ_NEV_IO ||
 	    bgq_nev_feed(nev) != BGQ_FEED_DERIVED)
 		return prim_truth_at(t, pos, nev, now);
-	uint64_t miss = prim_truth_at(t, pos, BGQ_NEV_L2 + L2C_MISSES, now);
+	uint64_t miss = miss_truth_at(t, pos, now);
 	switch (nev - BGQ_NEV_L2) {
 	case L2C_HITS: /* every load the L1p could not serve is looked up */
 		return prim_truth_at(t, pos, BGQ_EV_L1P_MISS, now) - miss;
@@ -493,9 +534,12 @@ void bgq_node_sum(bgq_node *n, bgq_sum *s)
 			prof_pos pos = profile_pos(t->prof, t->act);
 			uint64_t *v = s->val + (size_t)h * (size_t)s->k;
 			for (int i = 0; i < s->k; i++) {
+				/* another thread may sum the same set: its threads
+				 * take turns per h (the core lock), the totals
+				 * add atomically */
 				uint64_t x = nev_truth_at(t, &pos, s->nev[i], t->now);
-				s->total[i] += x - v[i]; /* modulo 2^64: exact */
-				v[i] = x;
+				__atomic_fetch_add(&s->total[i], x - v[i], __ATOMIC_RELAXED);
+				__atomic_store_n(&v[i], x, __ATOMIC_RELAXED);
 			}
 			s->seen[h] = n->version[h];
 			pthread_mutex_unlock(&k->lock);
@@ -974,11 +1018,12 @@ static void work_locked(bgq_node *n, int h, uint64_t *c)
 			continue;
 		/* an interrupt: the segment's done part joins the tally and the
 		 * rest resumes after the handler, which may work on its own */
-		uint64_t el = t->now - t->w0;
+		uint64_t el = t->now - t->w0, d[BGQ_N_NEV];
+		for (int e = 0; e < BGQ_N_NEV; e++)
+			d[e] = work_part(c, e, el, t->wlen);
 		for (int e = 0; e < BGQ_N_NEV; e++) {
-			uint64_t d = (uint64_t)((unsigned __int128)c[e] * el / t->wlen);
-			t->work[e] += d;
-			c[e] -= d;
+			t->work[e] += d[e];
+			c[e] -= d[e];
 		}
 		t->wlen -= el;
 		t->wcount = NULL;
@@ -1051,8 +1096,9 @@ static int node_set_activity(void *sim, int h, const char *name)
 	}
 	free(bank);
 	/* fold what the old profile produced into the work tally */
+	prof_pos at = profile_pos(t->prof, t->act);
 	for (int e = 0; e < BGQ_N_NEV; e++)
-		t->work[e] += profile_count(t->prof, e, t->act);
+		t->work[e] += e == NEV_MISS ? miss_count_at(&at) : profile_count_at(&at, e);
 	t->act = 0;
 	t->prof = p;
 	changed(n, h);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "helpers.h"
 #include "../../sim_backends/bgq/bgq.h"
 
@@ -318,6 +319,55 @@ static void test_l2_equals_l1p(void **state)
 	clab_evset_destroy(ls);
 }
 
+/* L2 hits are lookups less misses, which come at another rate: read at
+ * every cycle over two laps of a profile whose phases have other ratios of
+ * the two (neither a whole number), no counter of an L2 set goes down, and
+ * hits + misses stay the lookups, the L1p misses. */
+static void test_l2_monotone(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/clab-l2mono-XXXXXX.ini";
+	int fd = mkstemps(path, 4);
+	assert_true(fd >= 0);
+	FILE *f = fdopen(fd, "w");
+	fputs("[profile]\ndescription = two miss ratios\n"
+	      "[phase a]\ncycles = 7001\nPEVT_L1P_BAS_MISS = 0.0015\nPEVT_L2_MISSES = 0.0002\n"
+	      "[phase b]\ncycles = 3001\nPEVT_L1P_BAS_MISS = 0.003\nPEVT_L2_MISSES = 0.0007\n", f);
+	fclose(f);
+	char spec[128];
+	snprintf(spec, sizeof spec, "bgq:clock=virtual,activity=%s", path);
+	clab_machine *x = open_machine(spec);
+	clab_thread *t = attach_hw(x, 5);
+	clab_evset *s = NULL, *c = NULL;
+	const char *l2ev[] = {"PEVT_L2_HITS", "PEVT_L2_MISSES", "L2_ACCESSES"};
+	const char *l1p[] = {"PEVT_L1P_BAS_MISS"};
+	assert_int_equal(program(clab_machine_component(x, "l2"), t, &s, l2ev, 3), CLAB_OK);
+	assert_int_equal(program(clab_machine_component(x, "core"), t, &c, l1p, 1), CLAB_OK);
+	assert_int_equal(clab_evset_start(c), CLAB_OK);
+	assert_int_equal(clab_evset_start(s), CLAB_OK);
+	int64_t v[3], last[3] = {0};
+	for (int cyc = 1; cyc <= 2 * (7001 + 3001) + 10; cyc++) {
+		assert_int_equal(clab_thread_advance(t, 1), CLAB_OK);
+		read_all(s, v);
+		for (int i = 0; i < 3; i++)
+			if (v[i] < last[i])
+				fail_msg("cycle %d: %s went from %lld to %lld", cyc, l2ev[i],
+					 (long long)last[i], (long long)v[i]);
+		assert_int_equal(v[0] + v[1], v[2]);
+		memcpy(last, v, sizeof v);
+	}
+	int64_t p;
+	assert_int_equal(clab_evset_stop(c, &p), CLAB_OK);
+	assert_int_equal(clab_evset_stop(s, v), CLAB_OK);
+	assert_int_equal(v[2], p);
+	assert_true(v[1] > 0 && v[0] > v[1]);
+	clab_evset_destroy(s);
+	clab_evset_destroy(c);
+	clab_thread_detach(t);
+	clab_machine_close(x);
+	unlink(path);
+}
+
 /* Message-unit counts of one send and one receive, PCIe idle. */
 static void test_io_messages(void **state)
 {
@@ -451,6 +501,7 @@ int main(void)
 		cmocka_unit_test(test_l2_slices),
 		cmocka_unit_test(test_l2_slice_spread),
 		cmocka_unit_test(test_l2_equals_l1p),
+		cmocka_unit_test(test_l2_monotone),
 		cmocka_unit_test(test_io_messages),
 		cmocka_unit_test(test_cnk_deltas),
 		cmocka_unit_test(test_bad_input),
