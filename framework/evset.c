@@ -7,7 +7,16 @@
  * beside the other running sets (or fails with CLAB_E_CONFLICT), stopping
  * releases them and keeps the counts readable. A thread may keep any
  * number of sets. Multiplexing drives a set through a clab_evset_driver;
- * the overflow engine hears of every set through clab_evset_hooks. */
+ * the overflow engine hears of every set through clab_evset_hooks, and the
+ * machine keeps the sets' threads through clab_evset_threads: evset.c
+ * calls down only (units, the catalog, the call guard).
+ *
+ * A call from a signal handler that interrupted a call of the same thread
+ * (the guard tells) must not wait for a lock: reads answer from the
+ * values of the set's last completed read, start, stop or reset (clab_snap:
+ * consistent, as they were at one instant, and never ahead of the next
+ * read), and a reset there takes those values off every later read
+ * instead of zeroing the unit; other calls are refused. */
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
@@ -41,6 +50,135 @@ static int hooks_programmed(clab_evset *s)
 			hooks[i_]->what(s); \
 } while (0)
 
+static const clab_evset_threads *threads;
+
+void clab_evset_threads_use(const clab_evset_threads *th)
+{
+	threads = th;
+}
+
+/* ---- the last completed values ------------------------------------------ */
+
+/* Two copies, so that a handler that interrupted the writer reads the
+ * complete one; a reader in another thread tries again when a write went
+ * on meanwhile. Written by the thread that uses the set (one at a time). */
+static inline int64_t *snap_at(clab_snap *b, int copy, int kind)
+{
+	return b->v + (size_t)(copy * 2 + kind) * (size_t)b->cap;
+}
+
+static inline int64_t *off_at(clab_snap *b, int kind)
+{
+	return b->v + (size_t)(4 + kind) * (size_t)b->cap;
+}
+
+/* scaled NULL: the counts start again from zero (both kinds). */
+CLAB_HOT static inline void publish(clab_evset *s, const int64_t *scaled,
+				    const int64_t *raw)
+{
+	clab_snap *b = s->snap;
+	unsigned q = s->snap_seq;
+	int next = !s->snap_cur;
+	__atomic_store_n(&s->snap_seq, q + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	size_t len = (size_t)s->n * sizeof *b->v;
+	if (scaled) {
+		memcpy(snap_at(b, next, CLAB_SNAP_SCALED), scaled, len);
+		if (raw)
+			memcpy(snap_at(b, next, CLAB_SNAP_RAW), raw, len);
+	} else {
+		memset(snap_at(b, next, CLAB_SNAP_SCALED), 0, len);
+		memset(snap_at(b, next, CLAB_SNAP_RAW), 0, len);
+	}
+	__atomic_store_n(&s->snap_cur, next, __ATOMIC_RELEASE);
+	__atomic_store_n(&s->snap_seq, q + 2, __ATOMIC_RELEASE);
+}
+
+/* The counts start again from zero (start, reset, new events). */
+static void publish_zero(clab_evset *s)
+{
+	s->has_off = 0;
+	if (s->snap) /* none before the set's first events */
+		publish(s, NULL, NULL);
+}
+
+/* Room for cap events' values; the old ones come along. The buffer is
+ * swapped whole: a handler that interrupted this sees the old or the new. */
+static int snap_room(clab_evset *s, int cap)
+{
+	clab_snap *old = s->snap;
+	if (old && old->cap >= cap)
+		return CLAB_OK;
+	clab_snap *b = calloc(1, sizeof *b + (size_t)6 * (size_t)cap * sizeof *b->v);
+	if (!b)
+		return CLAB_E_NOMEM;
+	b->cap = cap;
+	for (int k = 0; old && k < 6; k++)
+		memcpy(b->v + (size_t)k * (size_t)cap, old->v + (size_t)k * (size_t)old->cap,
+		       (size_t)old->cap * sizeof *b->v);
+	__atomic_store_n(&s->snap, b, __ATOMIC_RELEASE);
+	free(old);
+	return CLAB_OK;
+}
+
+static void snap_read(const clab_evset *s, int64_t *scaled, int64_t *raw)
+{
+	for (;;) {
+		unsigned q = __atomic_load_n(&s->snap_seq, __ATOMIC_ACQUIRE);
+		clab_snap *b = __atomic_load_n(&s->snap, __ATOMIC_ACQUIRE);
+		int c = __atomic_load_n(&s->snap_cur, __ATOMIC_ACQUIRE);
+		size_t len = (size_t)s->n * sizeof *scaled;
+		memcpy(scaled, snap_at(b, c, CLAB_SNAP_SCALED), len);
+		if (raw)
+			memcpy(raw, snap_at(b, c, CLAB_SNAP_RAW), len);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&s->snap_seq, __ATOMIC_RELAXED) == q)
+			return;
+	}
+}
+
+/* The values' kind: a driven set's scaled and raw counts differ. */
+static int kind_of(const clab_evset *s, int scaled)
+{
+	return s->drv && !scaled ? CLAB_SNAP_RAW : CLAB_SNAP_SCALED;
+}
+
+CLAB_HOT static inline void take_off(const clab_evset *s, int64_t *vals, int kind)
+{
+	if (s->has_off) {
+		const int64_t *off = off_at(s->snap, kind);
+		for (int i = 0; i < s->n; i++)
+			vals[i] -= off[i];
+	}
+}
+
+/* A read where the thread may hold any lock. */
+static int read_held(clab_evset *s, int64_t *vals, int scaled)
+{
+	if (!s || !s->n)
+		return clab_seterr(CLAB_E_STATE, "event set is empty");
+	int64_t other[CLAB_EVSET_MAX];
+	int kind = kind_of(s, scaled);
+	if (kind == CLAB_SNAP_RAW)
+		snap_read(s, other, vals);
+	else
+		snap_read(s, vals, NULL);
+	take_off(s, vals, kind);
+	return CLAB_OK;
+}
+
+/* A reset where the thread may hold any lock: later reads count from the
+ * last completed values. */
+static int reset_held(clab_evset *s)
+{
+	if (!s || !s->n)
+		return CLAB_OK;
+	clab_snap *b = s->snap;
+	snap_read(s, off_at(b, CLAB_SNAP_SCALED), s->drv ? off_at(b, CLAB_SNAP_RAW) : NULL);
+	s->has_off = 1;
+	return CLAB_OK;
+}
+
 /* ------------------------------------------------------------------------ */
 
 int clab_evset_create(clab_component *c, clab_thread *t, clab_evset **out)
@@ -50,18 +188,20 @@ int clab_evset_create(clab_component *c, clab_thread *t, clab_evset **out)
 	if (c->disabled)
 		return clab_seterr(CLAB_E_NODEV, "component %s is disabled: %s", c->name,
 				   c->disabled);
+	if (CLAB_ENTER())
+		return clab_leave(clab_guard_refuse("creating an event set"));
 	clab_evset *s = calloc(1, sizeof *s);
 	if (!s)
-		return CLAB_E_NOMEM;
+		return clab_leave(CLAB_E_NOMEM);
 	s->c = c;
 	s->t = t;
-	int rc = clab_thread_ref(t, s);
+	int rc = threads ? threads->ref(t, s) : CLAB_OK;
 	if (rc) {
 		free(s);
-		return rc;
+		return clab_leave(rc);
 	}
 	*out = s;
-	return CLAB_OK;
+	return clab_leave(CLAB_OK);
 }
 
 /* Stops a running set and lets go of the unit. */
@@ -91,9 +231,11 @@ void clab_evset_destroy(clab_evset *s)
 		s->drv->free(s); /* the driver's backend sets */
 	else if (s->bset)
 		s->c->ops->discard(s->c->unit, s->bset);
-	clab_thread_unref(s->t, s);
+	if (threads)
+		threads->unref(s->t, s);
 	free(s->ev);
 	free(s->req);
+	free(s->snap);
 	free(s);
 	clab_leave(CLAB_OK);
 }
@@ -171,7 +313,7 @@ static int room(clab_evset *s, int n)
 		return CLAB_E_NOMEM;
 	s->req = req;
 	s->ncap = n;
-	return CLAB_OK;
+	return snap_room(s, n);
 }
 
 /* Plans codes[0..n) under driver drv (NULL: one backend set). */
@@ -220,6 +362,7 @@ static int program_with(clab_evset *s, const clab_evset_driver *drv,
 	memcpy(s->ev, ev, (size_t)n * sizeof *ev);
 	s->nreq = nreq;
 	memcpy(s->req, reqs, (size_t)nreq * sizeof *reqs);
+	publish_zero(s);
 	return hooks_programmed(s);
 }
 
@@ -243,7 +386,16 @@ int clab_evset_get_context(const clab_evset *s)
 
 /* The events are planned again: a unit counts a context apart on
  * counters configured for it. */
+static int set_context(clab_evset *s, int ctx);
+
 int clab_evset_set_context(clab_evset *s, int ctx)
+{
+	if (CLAB_ENTER())
+		return clab_leave(clab_guard_refuse("changing a set's context"));
+	return clab_leave(set_context(s, ctx));
+}
+
+static int set_context(clab_evset *s, int ctx)
 {
 	if (!s)
 		return clab_seterr(CLAB_E_INVAL, "set_context: NULL event set");
@@ -307,7 +459,8 @@ void clab_evset_poll(clab_evset *s)
 
 int clab_evset_program(clab_evset *s, const uint32_t *codes, int n)
 {
-	CLAB_ENTER();
+	if (CLAB_ENTER())
+		return clab_leave(clab_guard_refuse("programming an event set"));
 	return clab_leave(program(s, codes, n));
 }
 
@@ -321,7 +474,8 @@ int clab_evset_add(clab_evset *s, uint32_t code)
 				   "event set of %s holds at most %d events",
 				   s->c->name, CLAB_EVSET_MAX);
 	codes[s->n] = code;
-	CLAB_ENTER();
+	if (CLAB_ENTER())
+		return clab_leave(clab_guard_refuse("adding an event"));
 	return clab_leave(program(s, codes, s->n + 1));
 }
 
@@ -353,13 +507,15 @@ static int start(clab_evset *s)
 	}
 	s->running = 1;
 	s->halted = 0;
+	publish_zero(s);
 	HOOKS(started, s);
 	return CLAB_OK;
 }
 
 int clab_evset_start(clab_evset *s)
 {
-	CLAB_ENTER();
+	if (CLAB_ENTER())
+		return clab_leave(clab_guard_refuse("starting an event set"));
 	return clab_leave(start(s));
 }
 
@@ -400,23 +556,35 @@ CLAB_HOT static void fold(const clab_evset *s, const uint64_t *raw, int64_t *val
 		vals[i] = fold_event(&s->ev[i], raw);
 }
 
-/* A stopped set reads the counts it had when it stopped. */
+/* A stopped set reads the counts it had when it stopped. Every read
+ * leaves its values for a read that may not wait (publish). */
 CLAB_HOT static inline __attribute__((always_inline)) int read_(clab_evset *s, int64_t *vals, int scaled)
 {
 	if (!s->n)
 		return clab_seterr(CLAB_E_STATE, "event set is empty");
-	if (s->drv)
-		return s->drv->read(s, vals, scaled);
-	uint64_t raw[CLAB_EVSET_MAX];
-	int rc = s->c->ops->read(s->c->unit, s->bset, raw);
-	if (!rc)
+	if (s->drv) {
+		int64_t other[CLAB_EVSET_MAX];
+		int64_t *sv = scaled ? vals : other, *rv = scaled ? other : vals;
+		int rc = s->drv->read(s, sv, rv);
+		if (rc)
+			return rc;
+		publish(s, sv, rv);
+	} else {
+		uint64_t raw[CLAB_EVSET_MAX];
+		int rc = s->c->ops->read(s->c->unit, s->bset, raw);
+		if (rc)
+			return rc;
 		fold(s, raw, vals);
-	return rc;
+		publish(s, vals, NULL);
+	}
+	take_off(s, vals, kind_of(s, scaled));
+	return CLAB_OK;
 }
 
 CLAB_HOT int clab_evset_read(clab_evset *s, int64_t *vals)
 {
-	CLAB_ENTER();
+	if (CLAB_ENTER())
+		return clab_leave(read_held(s, vals, 1));
 	return clab_leave(read_(s, vals, 1));
 }
 
@@ -424,7 +592,8 @@ int clab_evset_read_raw(clab_evset *s, int64_t *vals)
 {
 	if (!s || !vals)
 		return clab_seterr(CLAB_E_INVAL, "read_raw: NULL argument");
-	CLAB_ENTER();
+	if (CLAB_ENTER())
+		return clab_leave(read_held(s, vals, 0));
 	return clab_leave(read_(s, vals, 0));
 }
 
@@ -444,33 +613,37 @@ static int stop(clab_evset *s, int64_t *vals)
 
 int clab_evset_stop(clab_evset *s, int64_t *vals)
 {
-	CLAB_ENTER();
+	if (CLAB_ENTER())
+		return clab_leave(clab_guard_refuse("stopping an event set"));
 	return clab_leave(stop(s, vals));
 }
 
 static int reset(clab_evset *s)
 {
-	if (s->drv)
-		return s->drv->reset(s);
-	return s->bset ? s->c->ops->reset(s->c->unit, s->bset) : CLAB_OK;
+	int rc = s->drv ? s->drv->reset(s)
+		 : s->bset ? s->c->ops->reset(s->c->unit, s->bset) : CLAB_OK;
+	if (!rc)
+		publish_zero(s);
+	return rc;
 }
 
 int clab_evset_reset(clab_evset *s)
 {
-	CLAB_ENTER();
+	if (CLAB_ENTER())
+		return clab_leave(reset_held(s));
 	return clab_leave(reset(s));
 }
 
 int clab_evset_accum(clab_evset *s, int64_t *vals)
 {
 	int64_t now[CLAB_EVSET_MAX];
-	CLAB_ENTER();
-	int rc = read_(s, now, 1);
+	int held = CLAB_ENTER();
+	int rc = held ? read_held(s, now, 1) : read_(s, now, 1);
 	if (rc)
 		return clab_leave(rc);
 	for (int i = 0; i < s->n; i++)
 		vals[i] += now[i];
-	return clab_leave(reset(s));
+	return clab_leave(held ? reset_held(s) : reset(s));
 }
 
 uint64_t clab_evset_counters(const clab_evset *s, int i)

@@ -67,7 +67,7 @@ struct clab_thread {
 	int refs;          /* event sets that name it (machine lock) */
 	clab_evset *sets;  /* those sets, through clab_evset.tnext (machine lock) */
 	/* multiplexing (mpx.c): the thread's running multiplexed sets, linked
-	 * through their mpx state; clab_thread_advance stops at their switch
+	 * through their mpx state; clab_thread_run stops at their switch
 	 * deadlines */
 	clab_evset *mpx_running;
 };
@@ -121,7 +121,9 @@ typedef struct clab_evset_driver {
 		       const uint64_t *need, int n);
 	int (*start)(clab_evset *s);  /* acquires the unit and counts */
 	int (*stop)(clab_evset *s);   /* stops and releases; counts stay */
-	int (*read)(clab_evset *s, int64_t *vals, int scaled);
+	/* The counts both ways at one instant: scaled estimates and the
+	 * counts as counted */
+	int (*read)(clab_evset *s, int64_t *scaled, int64_t *raw);
 	int (*reset)(clab_evset *s);
 	uint64_t (*counters)(const clab_evset *s, int i);
 	/* Time passed: work due now (may run in a signal handler). */
@@ -138,6 +140,23 @@ typedef struct clab_evset_hooks {
 	void (*destroyed)(clab_evset *s);
 } clab_evset_hooks;
 void clab_evset_hook(const clab_evset_hooks *h);
+
+/* The thread a set names holds a reference from the set's create to its
+ * destroy (machine.c keeps them and registers these at load time). */
+typedef struct clab_evset_threads {
+	int (*ref)(clab_thread *t, clab_evset *s);
+	void (*unref)(clab_thread *t, clab_evset *s);
+} clab_evset_threads;
+void clab_evset_threads_use(const clab_evset_threads *th);
+
+/* A set's last completed values for cap events (evset.c): two copies of
+ * each kind, a writer fills the one readers are not pointed at and then
+ * points them at it; and what a reset from a signal handler took off. */
+enum { CLAB_SNAP_SCALED, CLAB_SNAP_RAW }; /* kinds; raw apart only when driven */
+typedef struct clab_snap {
+	int cap;
+	int64_t v[]; /* [2 copies][2 kinds][cap], then taken off: [2 kinds][cap] */
+} clab_snap;
 
 struct clab_evset {
 	clab_component *c;
@@ -156,6 +175,14 @@ struct clab_evset {
 	const clab_evset_driver *drv; /* NULL: one backend set */
 	struct clab_ovf *ovf; /* overflow arming (overflow.c), NULL if never armed */
 	struct clab_mpx *mpx; /* multiplexing state (mpx.c), NULL: off */
+	/* for reads from a signal handler that interrupted a call of the
+	 * set's thread (guard.c): the last completed values, and what a reset
+	 * there took from them (subtracted from every read until the next
+	 * reset or start) */
+	clab_snap *snap;   /* room for ncap, swapped whole when it grows */
+	unsigned snap_seq; /* bumped before and after a write */
+	int snap_cur;      /* the complete copy */
+	volatile int has_off;
 };
 
 /* evset.c, for drivers. The program() flags of the set's context. */
@@ -172,16 +199,16 @@ void clab_evset_orphan(clab_evset *s);
 /* The same for a set whose thread lives on (in a forked child): it may
  * start again. */
 void clab_evset_halt(clab_evset *s);
-/* machine.c: a set stops naming its thread; the handle goes with its last. */
-void clab_thread_unref(clab_thread *t, clab_evset *s);
-int clab_thread_ref(clab_thread *t, clab_evset *s);
 
-/* mpx.c: multiplexing. A set is used by one OS thread at a time. */
-/* Switches groups of every running multiplexed set of t whose period has
- * passed; and the earliest switch deadline among them on t's clock
- * (UINT64_MAX: none). */
-void clab_mpx_poll_thread(clab_thread *t);
-uint64_t clab_mpx_deadline(const clab_thread *t);
+/* sim.c: a thread's simulated time passes through these, registered by
+ * what falls due with it (mpx.c: switches of its multiplexed sets). */
+typedef struct clab_clock_hooks {
+	void (*due)(clab_thread *t);                /* the work due by now */
+	uint64_t (*deadline)(const clab_thread *t); /* the next (UINT64_MAX: none) */
+} clab_clock_hooks;
+void clab_clock_hook(const clab_clock_hooks *h);
+/* clab_thread_advance for a library call already inside the guard. */
+int clab_thread_run(clab_thread *t, uint64_t cycles);
 
 /* hwinfo.c: reads and checks the profile's [hardware] section (none: m->hw
  * stays NULL). */
@@ -201,11 +228,32 @@ int clab_postfix_compile(const char *text, int nterms, clab_token *tok,
 int64_t clab_postfix_eval(const clab_token *tok, int ntok,
 			  const int64_t *terms);
 
-/* overflow.c: library calls that take locks run between these, so that an
- * overflow signal arriving inside one is handled at its end. */
-void clab_enter(void *caller_pc);
+/* guard.c: library calls that take locks run between these. clab_enter
+ * returns nonzero when the call interrupted another call of its own
+ * thread (from a signal handler): it must not wait for any lock. */
+int clab_enter(void *caller_pc);
 int clab_leave(int rc);
 #define CLAB_ENTER() clab_enter(__builtin_return_address(0))
+extern __thread void *clab_caller_pc __attribute__((tls_model("initial-exec")));
+int clab_guard_depth(void);
+/* Work for the end of the outermost call: registered once, asked for. */
+void clab_guard_at_leave(void (*fn)(void *pc));
+void clab_guard_due(void);
+/* Calls made from here on, at this depth, find no lock of the thread
+ * held (close with what open returned). */
+int clab_guard_open(void);
+void clab_guard_close(int was);
+void clab_guard_hold(void);
+void clab_guard_unhold(void);
+typedef struct clab_guard_state {
+	int depth, open_at;
+} clab_guard_state;
+clab_guard_state clab_guard_suspend(void);
+void clab_guard_resume(clab_guard_state st);
+/* CLAB_E_STATE for `what` called where clab_enter said it must not wait. */
+int clab_guard_refuse(const char *what);
+
+/* overflow.c */
 int clab_ovf_armed(const clab_evset *s);
 
 #endif

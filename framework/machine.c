@@ -1085,7 +1085,9 @@ int clab_thread_attach_at(clab_machine *m, int hw, clab_thread **out)
 	return rc;
 }
 
-int clab_thread_ref(clab_thread *t, clab_evset *s)
+/* A set names its thread from create to destroy (evset.c asks through
+ * clab_evset_threads). */
+static int thread_ref(clab_thread *t, clab_evset *s)
 {
 	clab_machine *m = t->machine;
 	int rc = CLAB_OK;
@@ -1102,7 +1104,7 @@ int clab_thread_ref(clab_thread *t, clab_evset *s)
 	return rc;
 }
 
-void clab_thread_unref(clab_thread *t, clab_evset *s)
+static void thread_unref(clab_thread *t, clab_evset *s)
 {
 	clab_machine *m = t->machine;
 	pthread_mutex_lock(&m->lock);
@@ -1115,6 +1117,13 @@ void clab_thread_unref(clab_thread *t, clab_evset *s)
 	pthread_mutex_unlock(&m->lock);
 	if (gone)
 		free(t);
+}
+
+static const clab_evset_threads set_threads = {.ref = thread_ref, .unref = thread_unref};
+
+__attribute__((constructor)) static void threads_register(void)
+{
+	clab_evset_threads_use(&set_threads);
 }
 
 /* Lets go of hardware thread t: its running sets stop and give back their

@@ -14,7 +14,8 @@
  * nothing (it may run in a signal handler). The set is planned again at
  * every start, as the threads sharing the unit may have changed.
  *
- * mpx.c is a clab_evset_driver: evset.c calls it without knowing it. */
+ * mpx.c is a clab_evset_driver and a clock hook: evset.c and sim.c call
+ * it without knowing it. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -201,14 +202,17 @@ static void unlink_running(clab_evset *s, struct clab_mpx *m, clab_thread *t)
 
 static void drv_poll(clab_evset *s);
 
-void clab_mpx_poll_thread(clab_thread *t)
+/* Switches groups of every running multiplexed set of t whose period has
+ * passed (sim.c calls it as t's time passes). */
+static void poll_thread(clab_thread *t)
 {
 	for (clab_evset *s = __atomic_load_n(&t->mpx_running, __ATOMIC_ACQUIRE); s;
 	     s = s->mpx->next)
 		drv_poll(s);
 }
 
-uint64_t clab_mpx_deadline(const clab_thread *t)
+/* The earliest switch deadline of t's running multiplexed sets. */
+static uint64_t deadline(const clab_thread *t)
 {
 	uint64_t d = UINT64_MAX;
 	for (clab_evset *s = __atomic_load_n(&t->mpx_running, __ATOMIC_ACQUIRE); s;
@@ -341,7 +345,7 @@ static uint64_t scale(uint64_t count, uint64_t total, uint64_t own)
 	return v > INT64_MAX ? INT64_MAX : (uint64_t)v;
 }
 
-static int drv_read(clab_evset *s, int64_t *vals, int scaled)
+static int drv_read(clab_evset *s, int64_t *vals, int64_t *raw_vals)
 {
 	struct clab_mpx *m = s->mpx;
 	clab_component *c = s->c;
@@ -350,9 +354,9 @@ static int drv_read(clab_evset *s, int64_t *vals, int scaled)
 	int rc = CLAB_OK;
 	if (m->on) {
 		/* a read lets the thread run, as for any set, but through
-		 * clab_thread_advance so that switches fall inside the run */
+		 * clab_thread_run so that switches fall inside the run */
 		if (m->virt && m->tick)
-			rc = clab_thread_advance(t, m->tick);
+			rc = clab_thread_run(t, m->tick);
 		else if (!m->virt) /* host clock: bring the thread's time up to date */
 			rc = c->ops->read(c->unit, m->g[m->cur].bset, live);
 		if (rc)
@@ -368,19 +372,21 @@ static int drv_read(clab_evset *s, int64_t *vals, int scaled)
 		cyc[g] = G->acc[G->cyc] + (m->on && g == m->cur ? live[G->cyc] : 0);
 		total += cyc[g];
 	}
-	uint64_t raw[CLAB_EVSET_MAX];
+	uint64_t scaled[CLAB_EVSET_MAX], raw[CLAB_EVSET_MAX];
 	for (int g = 0; g < m->ng; g++) {
 		const mpx_group *G = &m->g[g];
 		for (int r = 0; r < CLAB_EVSET_MAX; r++) {
 			int k = G->local[r];
 			if (k < 0)
 				continue;
-			uint64_t v = G->acc[k] + (m->on && g == m->cur ? live[k] : 0);
-			raw[r] = scaled ? scale(v, total, cyc[g]) : v;
+			raw[r] = G->acc[k] + (m->on && g == m->cur ? live[k] : 0);
+			scaled[r] = scale(raw[r], total, cyc[g]);
 		}
 		for (int i = 0; i < clab_evset_size(s); i++)
-			if (m->group_of[i] == g)
-				vals[i] = clab_evset_fold_one(s, i, raw);
+			if (m->group_of[i] == g) {
+				vals[i] = clab_evset_fold_one(s, i, scaled);
+				raw_vals[i] = clab_evset_fold_one(s, i, raw);
+			}
 	}
 	return CLAB_OK;
 }
@@ -414,6 +420,14 @@ static void drv_free(clab_evset *s)
 	s->mpx = NULL;
 }
 
+static const clab_clock_hooks mpx_clock = {.due = poll_thread, .deadline = deadline};
+
+/* sim.c stops a thread's run at every switch deadline of its sets */
+__attribute__((constructor)) static void mpx_register(void)
+{
+	clab_clock_hook(&mpx_clock);
+}
+
 static const clab_evset_driver mpx_driver = {
 	.program = drv_program,
 	.start = drv_start,
@@ -427,7 +441,16 @@ static const clab_evset_driver mpx_driver = {
 
 /* ---- public API -------------------------------------------------------- */
 
+static int set_multiplex(clab_evset *s, uint64_t period);
+
 int clab_evset_set_multiplex(clab_evset *s, uint64_t period)
+{
+	if (CLAB_ENTER())
+		return clab_leave(clab_guard_refuse("changing multiplexing"));
+	return clab_leave(set_multiplex(s, period));
+}
+
+static int set_multiplex(clab_evset *s, uint64_t period)
 {
 	if (!s)
 		return clab_seterr(CLAB_E_INVAL, "set_multiplex: NULL event set");
@@ -498,7 +521,16 @@ int clab_evset_get_multiplex(const clab_evset *s, uint64_t *period)
 	return CLAB_OK;
 }
 
+static int switch_(clab_evset *s);
+
 int clab_evset_switch(clab_evset *s)
+{
+	if (CLAB_ENTER())
+		return clab_leave(clab_guard_refuse("switching groups"));
+	return clab_leave(switch_(s));
+}
+
+static int switch_(clab_evset *s)
 {
 	if (!s)
 		return clab_seterr(CLAB_E_INVAL, "switch: NULL event set");
@@ -512,7 +544,16 @@ int clab_evset_switch(clab_evset *s)
 	return mpx_switch(s, m, (m->cur + 1) % m->ng);
 }
 
+static int mpx_stats(const clab_evset *s, clab_mpx_stats *st);
+
 int clab_evset_mpx_stats(const clab_evset *s, clab_mpx_stats *st)
+{
+	if (CLAB_ENTER())
+		return clab_leave(clab_guard_refuse("multiplexing statistics"));
+	return clab_leave(mpx_stats(s, st));
+}
+
+static int mpx_stats(const clab_evset *s, clab_mpx_stats *st)
 {
 	if (!s || !st)
 		return clab_seterr(CLAB_E_INVAL, "mpx_stats: NULL argument");

@@ -5,8 +5,10 @@
  * (fast units froze it at the interrupt already, slow units count until
  * here), then lets the unit count again and re-arm.
  *
- * Library calls mark their OS thread busy: a signal arriving inside one is
- * deferred to its end, so a handler never runs under a library lock.
+ * A signal arriving inside a library call (guard.c) is deferred to the
+ * call's end, so a handler never runs under a library lock; the handler
+ * runs where the guard knows the thread holds none (open_handler), and
+ * its own calls take locks as usual.
  *
  * Host clock: while a thread runs an armed set, a timer on its CPU clock
  * sends it the same signal every `timer_us` microseconds of CPU time; the
@@ -28,7 +30,8 @@
 
 struct clab_ovf {
 	uint64_t period[CLAB_EVSET_MAX]; /* per event; 0: not armed */
-	clab_overflow_handler fn;
+	clab_overflow_handler fn; /* open_handler, which calls user_fn */
+	clab_overflow_handler user_fn;
 	void *arg;
 	uint64_t pending;   /* requests raised, not yet delivered (atomic) */
 	int registered;     /* in the process's table of armed sets */
@@ -45,15 +48,9 @@ static struct {
 
 /* Shared with the signal handler of the same thread: volatile, or the
  * compiler may drop stores it cannot see a reader for. */
-/* What every library call touches is initial-exec: no __tls_get_addr on
- * the read path. It is a few bytes, within the static TLS that glibc keeps
- * for libraries loaded with dlopen. */
-#define CALL_TLS __thread __attribute__((tls_model("initial-exec")))
-static CALL_TLS volatile int busy;        /* inside library calls */
-static CALL_TLS volatile int deferred;    /* a signal came while busy */
-static CALL_TLS void (*volatile later)(void *pc); /* clab_signal_defer */
-static CALL_TLS void *caller_pc; /* where the outermost library call came from */
-static CALL_TLS int raised_n;    /* sets in raised[] */
+static __thread volatile int deferred;    /* a signal came inside a call */
+static __thread void (*volatile later)(void *pc); /* clab_signal_defer */
+static __thread int raised_n;    /* sets in raised[] */
 static __thread clab_evset *raised[RAISED_MAX]; /* raised within this call */
 static __thread volatile int dispatching; /* inside clab_overflow_dispatch */
 static __thread volatile int self_signal; /* the signal was sent by this thread */
@@ -64,12 +61,6 @@ static __thread struct {
 } timer;
 
 int clab_overflow_signal(void) { return SIGRTMIN + 3; }
-
-CLAB_HOT void clab_enter(void *pc)
-{
-	if (busy++ == 0)
-		caller_pc = pc;
-}
 
 static void *pc_of(void *uc)
 {
@@ -136,7 +127,7 @@ static void deliver(void *uc)
 {
 	clab_evset *mine[ARMED_MAX];
 	int n = my_sets(mine, 0);
-	void *pc = uc && !self_signal ? pc_of(uc) : caller_pc, *at = NULL;
+	void *pc = uc && !self_signal ? pc_of(uc) : clab_caller_pc, *at = NULL;
 	for (int i = 0; i < n; i++) {
 		clab_evset *s = mine[i];
 		uint64_t reqs = __atomic_exchange_n(&s->ovf->pending, 0, __ATOMIC_ACQ_REL);
@@ -175,12 +166,13 @@ static void sync_host(void)
 
 void clab_overflow_dispatch(void *uc)
 {
-	if (busy) {
+	if (clab_guard_depth()) {
 		deferred = 1;
+		clab_guard_due();
 		return;
 	}
 	int saved = errno;
-	busy++;
+	clab_guard_hold();
 	dispatching++;
 	void *outer_uc = signal_uc;
 	signal_uc = uc;
@@ -189,32 +181,31 @@ void clab_overflow_dispatch(void *uc)
 	deliver(uc);
 	signal_uc = outer_uc;
 	dispatching--;
-	busy--;
+	clab_guard_unhold();
 	send_raised(1); /* sets of other threads that our time moved */
 	errno = saved;
 }
 
-CLAB_HOT int clab_leave(int rc)
+/* The outermost library call's end (guard.c): what waited for it. */
+static void end_of_call(void *pc)
 {
-	if (--busy == 0 && (raised_n || deferred || later)) {
-		int again = deferred;
-		deferred = 0;
-		send_raised(0);
-		if (again)
-			clab_overflow_dispatch(NULL);
-		void (*fn)(void *) = later;
-		later = NULL;
-		if (fn)
-			fn(caller_pc);
-	}
-	return rc;
+	int again = deferred;
+	deferred = 0;
+	send_raised(0);
+	if (again)
+		clab_overflow_dispatch(NULL);
+	void (*fn)(void *) = later;
+	later = NULL;
+	if (fn)
+		fn(pc);
 }
 
 int clab_signal_defer(void (*fn)(void *pc))
 {
-	if (!busy)
+	if (!clab_guard_depth())
 		return 0;
 	later = fn;
+	clab_guard_due();
 	return 1;
 }
 
@@ -228,6 +219,7 @@ void clab_overflow_raise(void *cookie, uint64_t reqs)
 	if (raised_n < RAISED_MAX)
 		raised[raised_n++] = s;
 	/* else: the bits wait for the owner's next signal */
+	clab_guard_due();
 }
 
 void clab_overflow_flush(void)
@@ -239,10 +231,9 @@ void clab_overflow_flush(void)
 		send_raised(1);
 		return;
 	}
-	int saved = busy;
-	busy = 0;
+	clab_guard_state st = clab_guard_suspend();
 	send_raised(0);
-	busy = saved;
+	clab_guard_resume(st);
 }
 
 static void default_handler(int sig, siginfo_t *si, void *uc)
@@ -336,6 +327,16 @@ static int check_event(clab_evset *s, int i)
 	return CLAB_OK;
 }
 
+/* The program's handler runs with none of the thread's locks held (a
+ * delivery waits for the end of the library call it came in, or the unit
+ * let go of its locks first): calls it makes may take them. */
+static void open_handler(clab_evset *s, uint64_t vector, void *pc, void *uc, void *arg)
+{
+	int was = clab_guard_open();
+	s->ovf->user_fn(s, vector, pc, uc, arg);
+	clab_guard_close(was);
+}
+
 #define PERIOD_MAX (1ull << 63)
 
 static int overflow_locked(clab_evset *s, int i, uint64_t period,
@@ -354,7 +355,7 @@ static int overflow_locked(clab_evset *s, int i, uint64_t period,
 				   (unsigned long long)period);
 	if (!s->ovf && !(s->ovf = calloc(1, sizeof *s->ovf)))
 		return CLAB_E_NOMEM;
-	if (period && s->ovf->fn && s->ovf->fn != h && any_armed(s))
+	if (period && s->ovf->user_fn && s->ovf->user_fn != h && any_armed(s))
 		return clab_seterr(CLAB_E_INVAL,
 				   "the armed events of a set share one handler; disarm them first to change it");
 	if (period && (rc = install_handler()))
@@ -369,7 +370,8 @@ static int overflow_locked(clab_evset *s, int i, uint64_t period,
 	}
 	s->ovf->period[i] = period;
 	if (period) {
-		s->ovf->fn = h;
+		s->ovf->fn = open_handler;
+		s->ovf->user_fn = h;
 		s->ovf->arg = arg;
 	} else if (!any_armed(s)) {
 		registry_remove(s);
@@ -380,7 +382,8 @@ static int overflow_locked(clab_evset *s, int i, uint64_t period,
 int clab_evset_overflow(clab_evset *s, int i, uint64_t period,
 			clab_overflow_handler h, void *arg)
 {
-	CLAB_ENTER();
+	if (CLAB_ENTER())
+		return clab_leave(clab_guard_refuse("arming overflow"));
 	return clab_leave(overflow_locked(s, i, period, h, arg));
 }
 
@@ -491,9 +494,11 @@ static void ovf_fork_child(void)
 	pthread_mutex_init(&armed.lock, NULL);
 }
 
-/* evset.c calls what overflow needs to hear through these */
+/* evset.c calls what overflow needs to hear through these, and the
+ * guard what waits for a call's end */
 __attribute__((constructor)) static void ovf_register(void)
 {
 	clab_evset_hook(&ovf_hooks);
+	clab_guard_at_leave(end_of_call);
 	pthread_atfork(NULL, NULL, ovf_fork_child);
 }

@@ -1,6 +1,36 @@
-/* include/counterlab/sim.h: a thread drives its simulated hardware thread. */
+/* include/counterlab/sim.h: a thread drives its simulated hardware thread.
+ * Work that falls due as a thread's time passes registers clock hooks
+ * (multiplexing's switches). The entry points are guarded (guard.c) and
+ * share unguarded bodies; clab_thread_run is the one for calls already
+ * inside the guard. */
 #include "counterlab/sim.h"
 #include "internal.h"
+
+#define MAX_CLOCK_HOOKS 4
+static const clab_clock_hooks *clock_hooks[MAX_CLOCK_HOOKS];
+static int nclock_hooks;
+
+void clab_clock_hook(const clab_clock_hooks *h)
+{
+	if (nclock_hooks < MAX_CLOCK_HOOKS)
+		clock_hooks[nclock_hooks++] = h;
+}
+
+static void due(clab_thread *t)
+{
+	for (int i = 0; i < nclock_hooks; i++)
+		clock_hooks[i]->due(t);
+}
+
+static uint64_t deadline(const clab_thread *t)
+{
+	uint64_t d = UINT64_MAX;
+	for (int i = 0; i < nclock_hooks; i++) {
+		uint64_t x = clock_hooks[i]->deadline(t);
+		d = x < d ? x : d;
+	}
+	return d;
+}
 
 static int has_sim(const clab_thread *t)
 {
@@ -12,41 +42,93 @@ static int has_sim(const clab_thread *t)
 	return CLAB_OK;
 }
 
-/* The run stops at every switch deadline of the thread's multiplexed sets,
- * so their groups change exactly every period. */
-int clab_thread_advance(clab_thread *t, uint64_t cycles)
+/* The run stops at every deadline of the clock hooks (multiplexed sets'
+ * switches), so their groups change exactly every period. */
+int clab_thread_run(clab_thread *t, uint64_t cycles)
 {
 	int rc = has_sim(t);
 	if (rc)
 		return rc;
-	CLAB_ENTER();
 	const clab_sim_ops *ops = t->machine->sim_ops;
-	clab_mpx_poll_thread(t); /* switches already due */
+	due(t); /* already due */
 	do {
 		uint64_t step = cycles, now = ops->now(t->machine->sim, t->hwthread);
-		uint64_t due = clab_mpx_deadline(t);
-		if (due > now && due - now < step)
-			step = due - now;
+		uint64_t d = deadline(t);
+		if (d > now && d - now < step)
+			step = d - now;
 		rc = ops->advance(t->machine->sim, t->hwthread, step);
 		cycles -= step;
-		clab_mpx_poll_thread(t);
+		due(t);
 	} while (cycles && !rc);
-	return clab_leave(rc);
+	return rc;
 }
 
 /* A work segment is atomic: a switch that falls due inside it happens at
  * its end (the group counted longer, and its cycles say so). */
-int clab_thread_work(clab_thread *t, uint64_t cycles, const char *const *events,
-		     const uint64_t *counts, int n)
+static int work(clab_thread *t, uint64_t cycles, const char *const *events,
+		const uint64_t *counts, int n)
 {
 	int rc = has_sim(t);
-	CLAB_ENTER();
 	if (!rc)
 		rc = t->machine->sim_ops->work(t->machine->sim, t->hwthread, cycles,
 					       events, counts, n);
 	if (!rc)
-		clab_mpx_poll_thread(t);
-	return clab_leave(rc);
+		due(t);
+	return rc;
+}
+
+static int set_activity(clab_thread *t, const char *profile)
+{
+	int rc = has_sim(t);
+	return rc ? rc : t->machine->sim_ops->set_activity(t->machine->sim, t->hwthread,
+							   profile);
+}
+
+static int message(clab_thread *t, enum clab_msg kind, uint64_t bytes)
+{
+	int rc = has_sim(t);
+	if (!rc && (kind < CLAB_MSG_SEND || kind > CLAB_MSG_RECV_RGET))
+		rc = clab_seterr(CLAB_E_INVAL, "message kind %d is not a clab_msg", (int)kind);
+	if (!rc && !t->machine->sim_ops->message)
+		rc = clab_seterr(CLAB_E_NOSUPP, "machine %s has no message unit",
+				 t->machine->name);
+	return rc ? rc : t->machine->sim_ops->message(t->machine->sim, t->hwthread,
+						      (int)kind, bytes);
+}
+
+static int traffic(clab_thread *t, const char *pattern, double *seconds)
+{
+	int rc = has_sim(t);
+	if (!rc && !pattern)
+		rc = clab_seterr(CLAB_E_PATTERN, "no traffic pattern given");
+	if (!rc && !t->machine->sim_ops->traffic)
+		rc = clab_seterr(CLAB_E_NOSUPP, "machine %s has no torus network",
+				 t->machine->name);
+	if (!rc)
+		rc = t->machine->sim_ops->traffic(t->machine->sim, t->hwthread,
+						  pattern, seconds);
+	if (!rc) /* the wait is atomic, like work */
+		due(t);
+	return rc;
+}
+
+/* Each entry point enters the guard itself, so that the address it came
+ * from is the program's. */
+#define GUARDED(what, call) do { \
+	if (CLAB_ENTER()) \
+		return clab_leave(clab_guard_refuse(what)); \
+	return clab_leave(call); \
+} while (0)
+
+int clab_thread_advance(clab_thread *t, uint64_t cycles)
+{
+	GUARDED("running the simulated thread", clab_thread_run(t, cycles));
+}
+
+int clab_thread_work(clab_thread *t, uint64_t cycles, const char *const *events,
+		     const uint64_t *counts, int n)
+{
+	GUARDED("simulated work", work(t, cycles, events, counts, n));
 }
 
 uint64_t clab_thread_now(clab_thread *t)
@@ -56,40 +138,17 @@ uint64_t clab_thread_now(clab_thread *t)
 
 int clab_thread_set_activity(clab_thread *t, const char *profile)
 {
-	int rc = has_sim(t);
-	CLAB_ENTER();
-	return clab_leave(rc ? rc : t->machine->sim_ops->set_activity(t->machine->sim,
-								      t->hwthread, profile));
+	GUARDED("changing the activity", set_activity(t, profile));
 }
 
 int clab_thread_message(clab_thread *t, enum clab_msg kind, uint64_t bytes)
 {
-	int rc = has_sim(t);
-	if (!rc && (kind < CLAB_MSG_SEND || kind > CLAB_MSG_RECV_RGET))
-		rc = clab_seterr(CLAB_E_INVAL, "message kind %d is not a clab_msg", (int)kind);
-	if (!rc && !t->machine->sim_ops->message)
-		rc = clab_seterr(CLAB_E_NOSUPP, "machine %s has no message unit",
-				 t->machine->name);
-	CLAB_ENTER();
-	return clab_leave(rc ? rc : t->machine->sim_ops->message(t->machine->sim,
-								 t->hwthread, (int)kind, bytes));
+	GUARDED("a simulated message", message(t, kind, bytes));
 }
 
 int clab_thread_traffic(clab_thread *t, const char *pattern, double *seconds)
 {
-	int rc = has_sim(t);
-	if (!rc && !pattern)
-		rc = clab_seterr(CLAB_E_PATTERN, "no traffic pattern given");
-	if (!rc && !t->machine->sim_ops->traffic)
-		rc = clab_seterr(CLAB_E_NOSUPP, "machine %s has no torus network",
-				 t->machine->name);
-	CLAB_ENTER();
-	if (!rc)
-		rc = t->machine->sim_ops->traffic(t->machine->sim, t->hwthread,
-						  pattern, seconds);
-	if (!rc) /* the wait is atomic, like work */
-		clab_mpx_poll_thread(t);
-	return clab_leave(rc);
+	GUARDED("simulated traffic", traffic(t, pattern, seconds));
 }
 
 /* The calling thread on the process-wide machine. */
@@ -104,33 +163,28 @@ static clab_thread *self(void)
 
 int clab_sim_advance(uint64_t cycles)
 {
-	CLAB_ENTER();
-	return clab_leave(clab_thread_advance(self(), cycles));
+	GUARDED("running the simulated thread", clab_thread_run(self(), cycles));
 }
 
 int clab_sim_work(uint64_t cycles, const char *const *events,
 		  const uint64_t *counts, int n)
 {
-	CLAB_ENTER();
-	return clab_leave(clab_thread_work(self(), cycles, events, counts, n));
+	GUARDED("simulated work", work(self(), cycles, events, counts, n));
 }
 
 uint64_t clab_sim_now(void) { return clab_thread_now(self()); }
 
 int clab_sim_set_activity(const char *profile)
 {
-	CLAB_ENTER();
-	return clab_leave(clab_thread_set_activity(self(), profile));
+	GUARDED("changing the activity", set_activity(self(), profile));
 }
 
 int clab_sim_message(enum clab_msg kind, uint64_t bytes)
 {
-	CLAB_ENTER();
-	return clab_leave(clab_thread_message(self(), kind, bytes));
+	GUARDED("a simulated message", message(self(), kind, bytes));
 }
 
 int clab_sim_traffic(const char *pattern, double *seconds)
 {
-	CLAB_ENTER();
-	return clab_leave(clab_thread_traffic(self(), pattern, seconds));
+	GUARDED("simulated traffic", traffic(self(), pattern, seconds));
 }

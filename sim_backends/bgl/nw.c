@@ -89,12 +89,10 @@ typedef struct bgl_set {
 static void values(bgl_unit *u, const bgl_set *s, uint64_t *v)
 {
 	const clab_live_node *live = clab_live_block(u->net->tn.node);
-	pthread_mutex_lock(&u->net->lock);
-	for (int i = 0; i < s->n; i++) {
+	for (int i = 0; i < s->n; i++) { /* no lock (clab_machine_net_count) */
 		const clab_netevent *e = &bgl_events[s->ev[i]];
 		v[i] = clab_machine_net_count(u->net, live, e->link, e->what, e->vcmask);
 	}
-	pthread_mutex_unlock(&u->net->lock);
 }
 
 static int bgl_program(void *unit, int hw, const clab_evreq *reqs, int n, int flags,

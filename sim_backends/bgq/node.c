@@ -1094,7 +1094,6 @@ static int node_set_activity(void *sim, int h, const char *name)
 		}
 		t->kppb = kppb;
 	}
-	free(bank);
 	/* fold what the old profile produced into the work tally */
 	prof_pos at = profile_pos(t->prof, t->act);
 	for (int e = 0; e < BGQ_N_NEV; e++)
@@ -1103,6 +1102,7 @@ static int node_set_activity(void *sim, int h, const char *name)
 	t->prof = p;
 	changed(n, h);
 	pthread_mutex_unlock(&k->lock);
+	free(bank); /* not under the lock, as no allocation is (punit_program) */
 	return CLAB_OK;
 }
 
@@ -1151,9 +1151,8 @@ static void node_detach(void *sim, int h)
 	bgq_node *n = sim;
 	if (h < 0 || h >= BGQ_HWTHREADS)
 		return;
-	pthread_mutex_lock(&n->core[h / BGQ_TPC].lock);
-	n->hwt[h].bound = 0;
-	pthread_mutex_unlock(&n->core[h / BGQ_TPC].lock);
+	/* no lock: a thread's exit may take a signal whose handler reads */
+	__atomic_store_n(&n->hwt[h].bound, 0, __ATOMIC_RELEASE);
 }
 
 static void node_forked(void *sim)
@@ -1204,11 +1203,12 @@ static void follow_host(bgq_node *n, int h)
 	pthread_t self = pthread_self();
 	if (t->in_handler)
 		return;
-	if (!t->hs || !t->bound || !pthread_equal(t->owner, self)) {
+	if (!t->hs || !__atomic_load_n(&t->bound, __ATOMIC_ACQUIRE) ||
+	    !pthread_equal(t->owner, self)) {
 		/* counting starts in the thread that owns h now */
 		clab_host_sampler_close(t->hs);
 		t->hs = NULL;
-		t->bound = 1;
+		__atomic_store_n(&t->bound, 1, __ATOMIC_RELAXED);
 		t->owner = self;
 		if (clab_host_sampler_open(n->fp_event, &t->hs) == CLAB_OK &&
 		    clab_host_sampler_read(t->hs, &t->hlast) != CLAB_OK) {
@@ -1242,8 +1242,9 @@ void bgq_node_sync(bgq_node *n, int h, int is_read)
 			return;
 		uint64_t wall = now_ns(CLOCK_MONOTONIC), cpu;
 		pthread_t self = pthread_self();
-		if (!t->bound || !pthread_equal(t->owner, self)) {
-			t->bound = 1;
+		if (!__atomic_load_n(&t->bound, __ATOMIC_ACQUIRE) ||
+		    !pthread_equal(t->owner, self)) {
+			__atomic_store_n(&t->bound, 1, __ATOMIC_RELAXED);
 			t->owner = self;
 			t->origin_ns = t->cpu_ns = now_ns(CLOCK_THREAD_CPUTIME_ID);
 			t->origin_cycles = t->now;

@@ -398,6 +398,12 @@ static int punit_program(void *unit, int hw, const clab_evreq *reqs, int n,
 		ev[i] = (int)reqs[i].native;
 	place p = {.k = k, .alone = 1, .smt = smt};
 	uint8_t groups = 0;
+	/* A replaced set's memory is reused. Allocated before the lock: a
+	 * reader waiting for it may have interrupted malloc (README, "Reading
+	 * from a signal handler") */
+	punit_set *s = r ? r : calloc(1, sizeof *s);
+	if (!s)
+		return CLAB_E_NOMEM;
 	pthread_mutex_lock(&k->lock);
 	if (flags & CLAB_PLAN_SHARE)
 		for (int g = 0; g < BGQ_TPC; g++)
@@ -406,13 +412,9 @@ static int punit_program(void *unit, int hw, const clab_evreq *reqs, int n,
 	if (!fits(&p, ev, n, &groups)) {
 		int rc = explain(&p, ev, n);
 		pthread_mutex_unlock(&k->lock);
+		if (s != r)
+			free(s);
 		return rc;
-	}
-	/* A replaced set's memory is reused. */
-	punit_set *s = r ? r : calloc(1, sizeof *s);
-	if (!s) {
-		pthread_mutex_unlock(&k->lock);
-		return CLAB_E_NOMEM;
 	}
 	if (r)
 		node->core[r->core].nsets[r->smt]--; /* same core: one lock */

@@ -33,8 +33,9 @@ static const clab_qual_info quals[NQ] = {
 
 typedef struct gem_net {
 	clab_gemini_net gn;       /* first: clab_machine_gemini and clab_machine_torus */
-	pthread_mutex_t lock;
-	uint64_t cycles;          /* modelled time of its traffic, at the node clock */
+	pthread_mutex_t lock;     /* one traffic run at a time; reads take none */
+	uint64_t cycles;          /* modelled time of its traffic, at the node clock
+				   * (atomic) */
 } gem_net;
 
 static void net_destroy(void *p)
@@ -111,9 +112,7 @@ static int sim_advance(void *sim, int hw, uint64_t cycles)
 {
 	(void)hw;
 	gem_net *b = sim;
-	pthread_mutex_lock(&b->lock);
-	b->cycles += cycles;
-	pthread_mutex_unlock(&b->lock);
+	__atomic_fetch_add(&b->cycles, cycles, __ATOMIC_RELAXED);
 	return CLAB_OK;
 }
 
@@ -128,10 +127,7 @@ static uint64_t sim_now(void *sim, int hw)
 {
 	(void)hw;
 	gem_net *b = sim;
-	pthread_mutex_lock(&b->lock);
-	uint64_t c = b->cycles;
-	pthread_mutex_unlock(&b->lock);
-	return c;
+	return __atomic_load_n(&b->cycles, __ATOMIC_RELAXED);
 }
 
 static int sim_activity(void *sim, int hw, const char *profile)
@@ -148,7 +144,7 @@ static int sim_traffic(void *sim, int hw, const char *pattern, double *seconds)
 	double before = clab_net_time(b->gn.net);
 	int rc = clab_net_pattern(b->gn.net, pattern);
 	double s = clab_net_time(b->gn.net) - before;
-	b->cycles += (uint64_t)(s * b->gn.tn.spec.cpu_hz);
+	__atomic_fetch_add(&b->cycles, (uint64_t)(s * b->gn.tn.spec.cpu_hz), __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&b->lock);
 	if (seconds)
 		*seconds = s;
@@ -211,13 +207,16 @@ typedef struct gem_set {
 	uint16_t idx[SET_MAX]; /* otherwise: tile[i] * 6 + ev[i] */
 } gem_set;
 
-/* The router's counters and the node's NIC counters, now. */
+/* The router's counters and the node's NIC counters, now. Reads take no
+ * lock: the model only adds to these counters, at a phase's end, so a read
+ * during traffic sees each before or after an add (each set's change since
+ * its start never goes back). A read must not wait for the lock: a traffic
+ * run allocates under it, and a signal handler that reads may have
+ * interrupted malloc in the very thread the run waits for. */
 static void snapshot(gem_net *b, uint64_t *tiles, uint64_t *nic)
 {
 	clab_gemini_net *gn = &b->gn;
-	pthread_mutex_lock(&b->lock);
 	clab_gemini_router_read(gn->g, gn->router, gn->node, tiles, nic);
-	pthread_mutex_unlock(&b->lock);
 }
 
 static uint64_t tile_delta(const gem_set *s, const uint64_t *now, int t, int c)
@@ -230,9 +229,7 @@ static void values(gem_unit *u, gem_set *s, uint64_t *v)
 {
 	gem_net *b = u->b;
 	if (!s->whole) { /* single tile counters: read those alone, as GPCD does */
-		pthread_mutex_lock(&b->lock);
 		clab_gemini_tiles_pick(b->gn.g, b->gn.router, s->idx, s->n, v);
-		pthread_mutex_unlock(&b->lock);
 		for (int i = 0; i < s->n; i++)
 			v[i] = clab_gemini_delta(v[i], s->base[s->idx[i]]);
 		return;

@@ -11,7 +11,7 @@
 typedef struct clab_machine_net {
 	clab_torus_net tn;   /* first: clab_machine_torus gives it; its spec is
 			      * the machine's with the profile's [network] changes */
-	pthread_mutex_t lock;
+	pthread_mutex_t lock; /* one traffic run at a time (reads take none) */
 	clab_net *net;       /* the traffic of clab_sim_traffic */
 } clab_machine_net;
 
@@ -22,7 +22,11 @@ clab_machine_net *clab_machine_net_get(clab_machine *m, const char *spec, int *e
 /* Runs a traffic pattern; *seconds: its modelled time. */
 int clab_machine_net_traffic(clab_machine_net *b, const char *pattern, double *seconds);
 /* What this node's link l counts for `what` over the VCs of vcmask: the
- * model's traffic plus the live program's (live may be NULL). Lock held. */
+ * model's traffic plus the live program's (live may be NULL). Takes no
+ * lock: traffic only adds to these counts (at a phase's end), so a read
+ * during a run sees each count before or after an add. A read must not
+ * wait for the lock: a run allocates under it, and a signal handler that
+ * reads may have interrupted malloc in the thread the run waits for. */
 uint64_t clab_machine_net_count(const clab_machine_net *b, const clab_live_node *live,
 				int link, enum clab_netctr what, unsigned vcmask);
 /* In a forked child: the lock is made anew (clab_unit_ops.forked). */

@@ -1,8 +1,14 @@
 /* Tiny assertion helpers for the PAPI-level tests (plain PAPI programs). */
 #ifndef CLAB_PAPI_CHECK_H
 #define CLAB_PAPI_CHECK_H
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <papi.h>
 
 #define CHECK(cond, ...) do { if (!(cond)) { \
@@ -42,5 +48,90 @@ static inline void use_activity(const char *text, const char *extra)
 	char spec[512];
 	snprintf(spec, sizeof spec, "bgq:clock=virtual,activity=%s%s", path, extra);
 	setenv("COUNTERLAB_MACHINE", spec, 1);
+}
+/* fn handles sig, system calls restarting after it. */
+static inline void on_signal(int sig, void (*fn)(int))
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = fn;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaction(sig, &sa, NULL);
+}
+
+/* PAPI for the threads of machine spec. */
+static inline void papi_threads_on(const char *spec)
+{
+	setenv("COUNTERLAB_MACHINE", spec, 1);
+	CHECK(PAPI_library_init(PAPI_VER_CURRENT) == PAPI_VER_CURRENT, "PAPI_library_init");
+	CHECK_PAPI(PAPI_thread_init(pthread_self));
+}
+
+/* The names before the first NULL of names[0..max). */
+static inline int count_names(const char *const *names, int max)
+{
+	int n = 0;
+	while (n < max && names[n])
+		n++;
+	return n;
+}
+
+/* Runs one(k) for k in 0..n, each in a child process, for tests whose
+ * failure may be a hang: a child that has not ended after limit_s seconds
+ * is killed and counts as failed. The name of case k is the string at
+ * name + k * stride (a field of an array of structs); with only, just the
+ * cases whose name contains it run. Prints PASSED when none failed and
+ * returns the exit status. */
+static volatile pid_t child_pid_;
+static volatile int child_hung_;
+
+static void child_watchdog_(int sig)
+{
+	(void)sig;
+	child_hung_ = 1;
+	if (child_pid_ > 0)
+		kill(child_pid_, SIGKILL);
+}
+
+static inline int each_in_child(int n, const char *const *name, size_t stride,
+				int (*one)(int k), int limit_s, const char *only)
+{
+	on_signal(SIGALRM, child_watchdog_);
+	int bad = 0;
+	for (int k = 0; k < n; k++) {
+		const char *nm = *(const char *const *)((const char *)name + (size_t)k * stride);
+		if (only && !strstr(nm, only))
+			continue;
+		fflush(stdout);
+		child_hung_ = 0;
+		pid_t pid = fork();
+		CHECK(pid >= 0, "fork");
+		if (pid == 0) {
+			int rc = one(k);
+			fflush(stdout);
+			_exit(rc);
+		}
+		child_pid_ = pid;
+		alarm((unsigned)limit_s);
+		int st = 0;
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
+		alarm(0);
+		child_pid_ = 0;
+		if (child_hung_) {
+			fprintf(stderr, "%s: FAILED: no end within %d s (a deadlock?)\n", nm, limit_s);
+			bad++;
+		} else if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+			fprintf(stderr, "%s: FAILED (%s %d)\n", nm,
+				WIFEXITED(st) ? "exit status" : "signal",
+				WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+			bad++;
+		}
+	}
+	if (bad)
+		return 1;
+	printf("PASSED\n");
+	return 0;
 }
 #endif

@@ -1,0 +1,99 @@
+/* The call guard. Library calls that take locks run between clab_enter and
+ * clab_leave, which keep the calling thread's depth of library calls.
+ *
+ * A signal may interrupt a call anywhere, and its handler may call us
+ * again: a sampling profiler reads its counters from SIGPROF. The call it
+ * interrupted may hold any of our locks and cannot go on before the
+ * handler returns, so the nested call must not wait for one. clab_enter
+ * says when a call interrupted another of its own thread; reads then
+ * answer from the set's last completed values and calls that need locks
+ * are refused (evset.c). Other threads' calls are no concern: their locks
+ * are let go of. Blocking signals around every call instead would cost
+ * about 280 ns a call, several reads' worth.
+ *
+ * The library never calls its own guarded entry points from inside a
+ * guarded call, so any other nesting came from a signal, except where the
+ * thread is known to hold no lock: the overflow engine runs the program's
+ * handler at such a depth (clab_guard_open), and calls from there take
+ * locks as usual.
+ *
+ * Work that must wait for the outermost call's end (overflow delivery)
+ * registers with clab_guard_at_leave and asks for its turn with
+ * clab_guard_due. */
+#include "internal.h"
+
+/* What every call touches is initial-exec TLS: no __tls_get_addr on the
+ * read path (a few bytes, within the static TLS that glibc keeps for
+ * libraries loaded with dlopen). Shared with signal handlers of the same
+ * thread: volatile. */
+#define CALL_TLS __thread __attribute__((tls_model("initial-exec")))
+static CALL_TLS volatile int depth;  /* library calls the thread is inside */
+static CALL_TLS volatile int open_at; /* a depth holding no lock (0: none but 0) */
+static CALL_TLS volatile int due;    /* end-of-call work is waiting */
+CALL_TLS void *clab_caller_pc;       /* where the outermost call came from */
+
+static void (*at_leave)(void *pc);
+
+CLAB_HOT int clab_enter(void *pc)
+{
+	int d = depth++;
+	if (d == 0) {
+		clab_caller_pc = pc;
+		return 0;
+	}
+	return d != open_at;
+}
+
+CLAB_HOT int clab_leave(int rc)
+{
+	if (--depth == 0 && due) {
+		due = 0;
+		if (at_leave)
+			at_leave(clab_caller_pc);
+	}
+	return rc;
+}
+
+int clab_guard_depth(void) { return depth; }
+
+/* The overflow engine's own work in a signal: a call deep, without the
+ * outermost call's end. */
+void clab_guard_hold(void) { depth++; }
+void clab_guard_unhold(void) { depth--; }
+
+/* A signal sent to this thread from inside a call (the overflow engine
+ * delivering at once where a unit let go of its locks) is handled as if
+ * outside any call; resume puts the call back. */
+clab_guard_state clab_guard_suspend(void)
+{
+	clab_guard_state st = {depth, open_at};
+	depth = 0;
+	open_at = 0;
+	return st;
+}
+
+void clab_guard_resume(clab_guard_state st)
+{
+	depth = st.depth;
+	open_at = st.open_at;
+}
+
+void clab_guard_due(void) { due = 1; }
+
+void clab_guard_at_leave(void (*fn)(void *pc)) { at_leave = fn; }
+
+int clab_guard_open(void)
+{
+	int was = open_at;
+	open_at = depth;
+	return was;
+}
+
+void clab_guard_close(int was) { open_at = was; }
+
+int clab_guard_refuse(const char *what)
+{
+	return clab_seterr(CLAB_E_STATE,
+			   "%s from a signal handler that interrupted a counterlab call of the same thread: that call may hold the locks it needs (only reads, accum and reset are answered there)",
+			   what);
+}
