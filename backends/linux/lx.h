@@ -22,6 +22,11 @@
  * message naming the file and why (missing, permission, too large). */
 int clab_lx_slurp(const char *path, char **buf, size_t *len);
 
+/* Reads path into buf[0..cap) NUL-terminated, allocating nothing (a read
+ * may run in a signal handler that interrupted malloc). 1: the file did
+ * not fit (nothing is read); CLAB_E_SYS as clab_lx_slurp. */
+int clab_lx_read_into(const char *path, char *buf, size_t cap, size_t *len);
+
 /* "NAME VALUE" or "NAME: VALUE" lines (/proc/self/io, /proc/PID/status,
  * /proc/stat): the first number after NAME. CLAB_E_NOEVENT-free: a missing
  * NAME or a value that is not a decimal number is CLAB_E_PARSE with the

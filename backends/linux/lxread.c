@@ -12,44 +12,25 @@
 #include <unistd.h>
 #include "lx.h"
 
-int clab_lx_slurp(const char *path, char **buf, size_t *len)
+int clab_lx_read_into(const char *path, char *buf, size_t cap, size_t *len)
 {
-	*buf = NULL;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return clab_seterr(CLAB_E_SYS, "cannot open %s: %s%s", path, strerror(errno),
 				   errno == ENOENT ? " (no such file: is the kernel feature there, or is the root directory right?)"
 				   : errno == EACCES ? " (permission denied)" : "");
-	/* /proc files have no size: read until EOF */
-	size_t cap = 4096, n = 0;
-	char *b = malloc(cap);
-	if (!b) {
-		close(fd);
-		return CLAB_E_NOMEM;
-	}
+	/* /proc files have no size: read until EOF, or until buf is full */
+	size_t n = 0;
 	for (;;) {
 		if (n + 1 >= cap) {
-			if (cap >= LX_FILE_MAX) {
-				free(b);
-				close(fd);
-				return clab_seterr(CLAB_E_SYS, "%s is larger than %u bytes", path,
-						   LX_FILE_MAX);
-			}
-			char *nb = realloc(b, cap * 2);
-			if (!nb) {
-				free(b);
-				close(fd);
-				return CLAB_E_NOMEM;
-			}
-			b = nb;
-			cap *= 2;
+			close(fd);
+			return 1;
 		}
-		ssize_t r = read(fd, b + n, cap - n - 1);
+		ssize_t r = read(fd, buf + n, cap - n - 1);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
 			int e = errno;
-			free(b);
 			close(fd);
 			return clab_seterr(CLAB_E_SYS, "cannot read %s: %s", path, strerror(e));
 		}
@@ -58,11 +39,31 @@ int clab_lx_slurp(const char *path, char **buf, size_t *len)
 		n += (size_t)r;
 	}
 	close(fd);
-	b[n] = 0;
-	*buf = b;
+	buf[n] = 0;
 	if (len)
 		*len = n;
 	return CLAB_OK;
+}
+
+int clab_lx_slurp(const char *path, char **buf, size_t *len)
+{
+	*buf = NULL;
+	for (size_t cap = 4096;; cap *= 2) {
+		if (cap > LX_FILE_MAX)
+			return clab_seterr(CLAB_E_SYS, "%s is larger than %u bytes", path,
+					   LX_FILE_MAX - 1);
+		char *b = malloc(cap);
+		if (!b)
+			return CLAB_E_NOMEM;
+		int rc = clab_lx_read_into(path, b, cap, len);
+		if (rc == CLAB_OK) {
+			*buf = b;
+			return CLAB_OK;
+		}
+		free(b);
+		if (rc < 0)
+			return rc;
+	}
 }
 
 int lx_fmt(char *buf, size_t cap, const char *fmt, ...)

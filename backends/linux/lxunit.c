@@ -23,6 +23,11 @@ typedef struct lx_set {
 	pid_t tid;                 /* the thread that started the set */
 	pid_t pid;                 /* its process (a forked child's copy reads the parent's) */
 	int running, acquired;
+	/* the files one read takes in, one after another: sized at start, so
+	 * that a read allocates nothing (it may run in a signal handler that
+	 * interrupted malloc), unless a file outgrew twice its size then */
+	char *text;
+	size_t cap, used;          /* used: bytes the last read took in */
 } lx_set;
 
 int lx_add(lx_unit *u, const char *name, const char *descr, const char *group,
@@ -169,7 +174,7 @@ int lx_program(void *unit, int hw, const clab_evreq *reqs, int n, int flags,
 			s->addr[i] = a;
 		}
 	}
-	free(r);
+	lx_discard(unit, r);
 	*out = s;
 	return CLAB_OK;
 }
@@ -177,6 +182,8 @@ int lx_program(void *unit, int hw, const clab_evreq *reqs, int n, int flags,
 void lx_discard(void *unit, void *set)
 {
 	(void)unit;
+	if (set)
+		free(((lx_set *)set)->text);
 	free(set);
 }
 
@@ -196,12 +203,6 @@ void lx_release(void *unit, void *set)
 	((lx_set *)set)->acquired = 0;
 }
 
-/* A file read once per call, whoever of the set's requests needs it. */
-typedef struct {
-	char path[1024];
-	char *buf;
-	int rc;
-} lx_cached;
 
 static int path_of(const lx_unit *u, const lx_set *s, const lx_src *src,
 		   char *out, size_t cap)
@@ -227,24 +228,42 @@ static int path_of(const lx_unit *u, const lx_set *s, const lx_src *src,
 	return CLAB_OK;
 }
 
-static int file_of(lx_cached *c, int *nc, const char *path, const char **buf)
+/* Reads path into the set's text from byte *used on, growing the text only
+ * when the file does not fit. */
+static int take_in(lx_set *s, const char *path, size_t *used)
 {
-	for (int i = 0; i < *nc; i++)
-		if (strcmp(c[i].path, path) == 0) {
-			*buf = c[i].buf;
-			return c[i].rc;
+	for (;;) {
+		size_t len;
+		int rc = s->text ? clab_lx_read_into(path, s->text + *used, s->cap - *used, &len) : 1;
+		if (rc == CLAB_OK) {
+			*used += len + 1;
+			return CLAB_OK;
 		}
-	lx_cached *e = &c[(*nc)++];
-	snprintf(e->path, sizeof e->path, "%s", path);
-	e->rc = clab_lx_slurp(path, &e->buf, NULL);
-	*buf = e->buf;
-	return e->rc;
+		if (rc < 0)
+			return rc;
+		size_t cap = s->cap ? 2 * s->cap : 4096;
+		if (cap - *used > LX_FILE_MAX)
+			return clab_seterr(CLAB_E_SYS, "%s is larger than %u bytes", path,
+					   LX_FILE_MAX - 1);
+		char *t = realloc(s->text, cap);
+		if (!t)
+			return CLAB_E_NOMEM;
+		s->text = t;
+		s->cap = cap;
+	}
 }
 
 static int values(lx_unit *u, lx_set *s, uint64_t *v)
 {
-	lx_cached cache[LX_SET_MAX];
-	int nc = 0, rc = CLAB_OK;
+	/* each file once per call, whoever of the set's requests needs it:
+	 * a request's path is its source's relative path under the set's
+	 * fixed root, process and thread */
+	struct {
+		const char *rel;
+		size_t at;
+	} seen[LX_SET_MAX];
+	int nseen = 0, rc = CLAB_OK;
+	size_t used = 0;
 	char path[1024];
 	for (int i = 0; i < s->n && !rc; i++) {
 		const lx_src *src = &u->src[s->ev[i]];
@@ -252,12 +271,20 @@ static int values(lx_unit *u, lx_set *s, uint64_t *v)
 			rc = clab_lx_msr_read(u->root, s->run_cpu[i], s->addr[i], &v[i]);
 			continue;
 		}
-		const char *buf;
-		rc = path_of(u, s, src, path, sizeof path);
-		if (!rc)
-			rc = file_of(cache, &nc, path, &buf);
-		if (rc)
-			break;
+		int k = 0;
+		while (k < nseen && strcmp(seen[k].rel, src->path))
+			k++;
+		if (k == nseen) {
+			rc = path_of(u, s, src, path, sizeof path);
+			if (!rc) {
+				seen[nseen].rel = src->path;
+				seen[nseen++].at = used;
+				rc = take_in(s, path, &used);
+			}
+			if (rc)
+				break;
+		}
+		const char *buf = s->text + seen[k].at;
 		switch (src->kind) {
 		case LX_KV:
 			rc = clab_lx_kv(buf, path, src->key, &v[i]);
@@ -277,8 +304,7 @@ static int values(lx_unit *u, lx_set *s, uint64_t *v)
 			break;
 		}
 	}
-	for (int i = 0; i < nc; i++)
-		free(cache[i].buf);
+	s->used = used;
 	return rc;
 }
 
@@ -300,6 +326,13 @@ int lx_start(void *unit, void *set)
 	for (int i = 0; i < s->n; i++)
 		s->run_cpu[i] = s->cpu[i] >= 0 ? s->cpu[i] : here < 0 ? 0 : here;
 	int rc = values(u, s, s->base);
+	/* room for the files to grow to twice their size before a read must
+	 * allocate */
+	char *t;
+	if (!rc && s->cap < 2 * s->used && (t = realloc(s->text, 2 * s->used))) {
+		s->text = t;
+		s->cap = 2 * s->used;
+	}
 	memset(s->stopped, 0, sizeof s->stopped);
 	s->running = !rc;
 	return rc;
