@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <perfmon/pfmlib_perf_event.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -713,10 +714,20 @@ static int arm_signal(perf_set *s, int i)
 				   strerror(errno));
 	s->ring[i] = r;
 	s->seen[i] = 0;
+	/* When the kernel's queue of real-time signals is full it sends SIGIO
+	 * instead, whose default action ends the process (64 threads sampling
+	 * every 10 us did): a program that left SIGIO alone has it ignored.
+	 * The overflows it stood for stay in the ring, which the thread's
+	 * host-clock timer reads at its next tick. */
+	struct sigaction io;
+	if (sigaction(SIGIO, NULL, &io) == 0 && io.sa_handler == SIG_DFL &&
+	    !(io.sa_flags & SA_SIGINFO))
+		signal(SIGIO, SIG_IGN);
+	/* signal and owner first: an overflow before them would be a SIGIO */
 	struct f_owner_ex owner = {F_OWNER_TID, gettid()};
-	if (fcntl(s->fd[i], F_SETFL, O_ASYNC | O_NONBLOCK) < 0 ||
-	    fcntl(s->fd[i], F_SETSIG, clab_overflow_signal()) < 0 ||
-	    fcntl(s->fd[i], F_SETOWN_EX, &owner) < 0)
+	if (fcntl(s->fd[i], F_SETSIG, clab_overflow_signal()) < 0 ||
+	    fcntl(s->fd[i], F_SETOWN_EX, &owner) < 0 ||
+	    fcntl(s->fd[i], F_SETFL, O_ASYNC | O_NONBLOCK) < 0)
 		return clab_seterr(CLAB_E_SYS, "perf overflow signal of %s: %s",
 				   s->name[i], strerror(errno));
 	return CLAB_OK;
