@@ -80,7 +80,7 @@ static void *pc_of(void *uc)
 /* Sends the signal to the owners of the raised sets: to this thread too,
  * unless `others` (this thread's dispatch has just delivered its own: a
  * signal to itself now would wait until the dispatch returns and then be
- * taken for a timer tick, see issue 12). */
+ * taken for a timer tick). */
 static void send_raised(int others)
 {
 	int n = raised_n;

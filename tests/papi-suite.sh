@@ -63,7 +63,7 @@ machine_of() { # clock -> COUNTERLAB_MACHINE
 # The command line of a test, as "path args...". PAPI's tests get the
 # TESTS_QUIET argument as PAPI's run_tests.sh gives it (timer_overflow skips
 # itself then, as a long test; errors are printed all the same); the tools
-# get the arguments of issue 12.
+# get arguments that make them count something.
 command_of() {
 	local t=$1
 	case $t in

@@ -1194,7 +1194,7 @@ static uint64_t now_ns(clockid_t clk)
  * and a catch-up that ran handlers restarts the clock from the CPU time at
  * its end. Else the CPU time of each delivery (a signal, the handler: here
  * some 10 us, 16,000 cycles) would become program cycles, cross further
- * thresholds, and at periods below that cost never catch up (issue 12). */
+ * thresholds, and at periods below that cost never catch up. */
 /* activity = host: thread h does what its OS thread did since the last
  * sample, as the host counted it (hostmap.c maps the counts). */
 static void follow_host(bgq_node *n, int h)

@@ -1,5 +1,5 @@
 #!/bin/bash
-# counterlab-netsim's command line: the options of issue 14 (--ranks,
+# counterlab-netsim's command line: its options (--ranks,
 # --set, --list-params, --heatmap-range, the incast pattern) and their
 # errors, each a distinct message and exit status 2.
 # usage: test_netsim.sh BINDIR

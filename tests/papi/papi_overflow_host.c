@@ -1,4 +1,4 @@
-/* PAPI_overflow on the host clock (issue 12): a busy loop of about 0.07 s
+/* PAPI_overflow on the host clock: a busy loop of about 0.07 s
  * of CPU time with PAPI_TOT_CYC armed at periods 1,000, 10,000 and 100,000
  * must finish (a watchdog fails the test on a livelock) and the handler
  * must run once per period of the cycles counted: within 1% of

@@ -441,7 +441,7 @@ static void armed_table_full(void **state)
 		clab_machine_close(ms[k]);
 }
 
-/* Host clock (issue 12): a busy loop of some 0.07 s of CPU time with the
+/* Host clock: a busy loop of some 0.07 s of CPU time with the
  * cycles armed finishes (an alarm kills a livelock) and gets one handler
  * call per period of the cycles counted, within 1%, at periods down to
  * 1,000 (where one delivery costs more CPU time than a period). */
