@@ -338,10 +338,15 @@ int clab_papi_shutdown_thread(hwd_context_t *ctx)
 	return PAPI_OK;
 }
 
-int clab_papi_init_control_state(hwd_control_state_t *ctl)
+/* A new set counts the component's default domain, which the program may
+ * have changed from the unit's (PAPI_set_cmp_domain). */
+int clab_papi_init_control_state(clab_papi_comp *pc, hwd_control_state_t *ctl)
 {
 	memset(ctl, 0, sizeof(clab_papi_control));
-	return PAPI_OK;
+	const PAPI_component_info_t *ci = &pc->vector->cmp_info;
+	if (ci->available_domains == PAPI_DOM_ALL)
+		return PAPI_OK;
+	return clab_papi_set_domain(ctl, ci->default_domain);
 }
 
 /* PAPI 7.0 reads event values from vals[EventInfoArray[].pos[]], copied from

@@ -44,7 +44,7 @@ typedef struct clab_papi_control {
 int clab_papi_init_component(clab_papi_comp *pc, int cidx);
 int clab_papi_init_thread(clab_papi_comp *pc, hwd_context_t *ctx);
 int clab_papi_shutdown_thread(hwd_context_t *ctx);
-int clab_papi_init_control_state(hwd_control_state_t *ctl);
+int clab_papi_init_control_state(clab_papi_comp *pc, hwd_control_state_t *ctl);
 int clab_papi_update_control_state(clab_papi_comp *pc, hwd_control_state_t *ctl,
 				   NativeInfo_t *native, int count,
 				   hwd_context_t *ctx);
@@ -81,6 +81,8 @@ clab_machine *clab_papi_described_machine(void);
 	{ return clab_papi_init_component(&pc_, cidx); }                         \
 	static int init_thread_(hwd_context_t *c)                                \
 	{ return clab_papi_init_thread(&pc_, c); }                               \
+	static int init_control_(hwd_control_state_t *s)                         \
+	{ return clab_papi_init_control_state(&pc_, s); }                        \
 	static int update_(hwd_control_state_t *s, NativeInfo_t *n, int k,       \
 			   hwd_context_t *c)                                     \
 	{ return clab_papi_update_control_state(&pc_, s, n, k, c); }             \
@@ -117,7 +119,7 @@ clab_machine *clab_papi_described_machine(void);
 		.init_thread = init_thread_,                                     \
 		.shutdown_thread = clab_papi_shutdown_thread,                    \
 		.shutdown_component = clab_papi_shutdown_component,              \
-		.init_control_state = clab_papi_init_control_state,              \
+		.init_control_state = init_control_,                              \
 		.update_control_state = update_,                                 \
 		.cleanup_eventset = clab_papi_cleanup_eventset,                  \
 		.start = clab_papi_start,                                        \

@@ -68,6 +68,19 @@ static inline void papi_threads_on(const char *spec)
 	CHECK_PAPI(PAPI_thread_init(pthread_self));
 }
 
+/* 1 where component cname's note says the kernel refuses the domain its
+ * profile asked for (perf_event_paranoid >= 2 without root): its sets are
+ * then made to count the user domain, which an unprivileged thread may. */
+static inline int user_domain_if_refused(const char *cname)
+{
+	int cidx = PAPI_get_component_index(cname);
+	const PAPI_component_info_t *ci = cidx >= 0 ? PAPI_get_component_info(cidx) : NULL;
+	if (!ci || !strstr(ci->description, "domain is refused"))
+		return 0;
+	CHECK_PAPI(PAPI_set_cmp_domain(PAPI_DOM_USER, cidx));
+	return 1;
+}
+
 /* The names before the first NULL of names[0..max). */
 static inline int count_names(const char *const *names, int max)
 {

@@ -162,6 +162,8 @@ static void block_samples(int how)
 	pthread_sigmask(how, &ss, NULL);
 }
 
+static int user_only; /* the kernel domain is refused: the sets count the user's */
+
 /* The accumulated set, as PAPI's and as a counterlab reference set. */
 static void accum_sets(tstate *t)
 {
@@ -172,6 +174,8 @@ static void accum_sets(tstate *t)
 	CHECK(clab_machine_default(&m) == 0 && clab_thread_attach(m, &t->th) == 0, "attach");
 	clab_component *c = clab_machine_component(m, p->acomp);
 	CHECK(c && clab_evset_create(c, t->th, &t->ref) == 0, "reference set");
+	if (user_only)
+		CHECK(clab_evset_set_context(t->ref, CLAB_CTX_USER) == 0, "reference context");
 	for (int i = 0; i < t->na; i++) {
 		uint32_t code;
 		CHECK(clab_event_lookup(c, p->a[i], &code) == 0 && clab_evset_add(t->ref, code) == 0,
@@ -284,6 +288,7 @@ static int sample(const profile *p)
 	on_signal(SIGPROF, on_sample);
 	on_signal(SIGALRM, on_sample);
 	papi_threads_on(p->spec);
+	user_only = user_domain_if_refused(p->acomp);
 	pthread_barrier_init(&started, NULL, NTHREADS + 1);
 	static tstate ts[NTHREADS];
 	pthread_t th[NTHREADS];

@@ -324,6 +324,7 @@ static int stress(const profile *p, int pidx)
 {
 	on_signal(SIGPROF, on_sample);
 	papi_threads_on(p->spec);
+	user_domain_if_refused("kernel");
 	static tstate ts[NTHREADS];
 	pthread_t th[NTHREADS];
 	struct itimerval it = {{0, 1000}, {0, 1000}};
