@@ -102,23 +102,43 @@ static void publish_zero(clab_evset *s)
 		publish(s, NULL, NULL);
 }
 
-/* Room for cap events' values; the old ones come along. The buffer is
- * swapped whole: a handler that interrupted this sees the old or the new. */
-static int snap_room(clab_evset *s, int cap)
+/* Room for n events' values; the old ones come along. The buffer is
+ * swapped whole: a handler that interrupted this sees the old or the new,
+ * and a reader in another thread that took the old one reads it to the
+ * end, then tries again (the sequence moved). So the old buffer stays
+ * until the set goes; capacities double, so all of them add up to less
+ * than twice the last. */
+static int snap_room(clab_evset *s, int n)
 {
 	clab_snap *old = s->snap;
-	if (old && old->cap >= cap)
+	if (old && old->cap >= n)
 		return CLAB_OK;
+	int cap = old ? old->cap : 4;
+	while (cap < n)
+		cap *= 2;
 	clab_snap *b = calloc(1, sizeof *b + (size_t)6 * (size_t)cap * sizeof *b->v);
 	if (!b)
 		return CLAB_E_NOMEM;
 	b->cap = cap;
+	b->retired = old;
 	for (int k = 0; old && k < 6; k++)
 		memcpy(b->v + (size_t)k * (size_t)cap, old->v + (size_t)k * (size_t)old->cap,
 		       (size_t)old->cap * sizeof *b->v);
+	unsigned q = s->snap_seq;
+	__atomic_store_n(&s->snap_seq, q + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
 	__atomic_store_n(&s->snap, b, __ATOMIC_RELEASE);
-	free(old);
+	__atomic_store_n(&s->snap_seq, q + 2, __ATOMIC_RELEASE);
 	return CLAB_OK;
+}
+
+static void snap_free(clab_snap *b)
+{
+	while (b) {
+		clab_snap *next = b->retired;
+		free(b);
+		b = next;
+	}
 }
 
 static void snap_read(const clab_evset *s, int64_t *scaled, int64_t *raw)
@@ -235,7 +255,7 @@ void clab_evset_destroy(clab_evset *s)
 		threads->unref(s->t, s);
 	free(s->ev);
 	free(s->req);
-	free(s->snap);
+	snap_free(s->snap);
 	free(s);
 	clab_leave(CLAB_OK);
 }

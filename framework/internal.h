@@ -155,6 +155,7 @@ void clab_evset_threads_use(const clab_evset_threads *th);
 enum { CLAB_SNAP_SCALED, CLAB_SNAP_RAW }; /* kinds; raw apart only when driven */
 typedef struct clab_snap {
 	int cap;
+	struct clab_snap *retired; /* the smaller one before it, freed with the set */
 	int64_t v[]; /* [2 copies][2 kinds][cap], then taken off: [2 kinds][cap] */
 } clab_snap;
 
