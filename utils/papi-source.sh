@@ -106,12 +106,18 @@ ensure_deb_src() {
 		echo "Components: main"
 		if [ -r "$KEYRING" ]; then echo "Signed-By: $KEYRING"; fi
 	} > "$ENTRY" || die "cannot write $ENTRY" "check that $(dirname "$ENTRY") is writable"
-	if ! apt-get update -qq > "${TMPDIR:-/tmp}/counterlab-apt-update.log" 2>&1; then
-		tail -5 "${TMPDIR:-/tmp}/counterlab-apt-update.log" >&2
+	# apt's output is shown only when it fails (a log of this run's own:
+	# a fixed name in /tmp may belong to another user)
+	local log
+	log=$(mktemp) || die "cannot create a temporary file" "check that ${TMPDIR:-/tmp} is writable"
+	if ! apt-get update -qq > "$log" 2>&1; then
+		tail -5 "$log" >&2
+		rm -f "$log"
 		die "apt-get update failed after adding the deb-src entry (log above)" \
 			"check the network and the mirror $uri, then run 'make deps' again;" \
 			"to undo the entry: rm $ENTRY"
 	fi
+	rm -f "$log"
 }
 
 fetch_source() { # dir
