@@ -118,7 +118,7 @@ $(BUILD)/gen/bgpm_table.h: compat/bgpm/gen_events.awk sim_backends/bgq/data/bgq_
 	@mkdir -p $(@D)
 	awk -F, -v out=table -f $^ > $@.tmp && mv $@.tmp $@
 
-$(LIBBGPM): compat/bgpm/bgpm.c compat/bgpm/spi.c $(BGPM_HEADERS) $(BGPM_GEN) $(LIBCLAB)
+$(LIBBGPM): compat/bgpm/bgpm.c compat/bgpm/spi.c compat/bgpm/spi.h $(BGPM_HEADERS) $(BGPM_GEN) $(LIBCLAB)
 	$(CC) $(CFLAGS) $(CLAB_CFLAGS) -Icompat/bgpm/include -shared -Wl,-soname,libbgpm.so \
 		compat/bgpm/bgpm.c compat/bgpm/spi.c -o $@ -L$(STAGE)/lib -lcounterlab -Wl,-rpath,$(STAGE)/lib
 	cp -r compat/bgpm/include/. $(STAGE)/include/

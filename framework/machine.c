@@ -1068,6 +1068,20 @@ int clab_thread_attach(clab_machine *m, clab_thread **out)
 			   m->name);
 }
 
+int clab_thread_current(clab_machine *m, clab_thread **out)
+{
+	pthread_t self = pthread_self();
+	int n = clab_machine_nhwthreads(m);
+	*out = NULL;
+	pthread_mutex_lock(&m->lock);
+	for (int i = 0; i < n && !*out; i++)
+		if (m->slot[i] && pthread_equal(m->slot[i]->owner, self))
+			*out = m->slot[i];
+	pthread_mutex_unlock(&m->lock);
+	return *out ? CLAB_OK
+		    : clab_seterr(CLAB_E_NOTHREAD, "this thread is attached to no hardware thread of %s", m->name);
+}
+
 int clab_thread_attach_at(clab_machine *m, int hw, clab_thread **out)
 {
 	if (hw < 0 || hw >= clab_machine_nhwthreads(m))

@@ -46,6 +46,7 @@ struct clab_mpx {
 	int on;               /* counting */
 	uint64_t deadline;    /* thread clock of the next switch */
 	uint64_t switches, failed;
+	int gmax;             /* user events a group takes at most, 0: no cap */
 	int virt;             /* virtual clock: reads let the thread run tick */
 	uint64_t tick;
 	clab_evset *next;     /* the thread's next running multiplexed set */
@@ -111,7 +112,7 @@ static int pack(clab_evset *s, const clab_evreq *reqs, const uint64_t *need,
 	struct clab_mpx *m = s->mpx;
 	clab_component *c = s->c;
 	uint64_t gmask[CLAB_EVSET_MAX];
-	int gof[CLAB_EVSET_MAX], ng = 0, rc = CLAB_OK;
+	int gof[CLAB_EVSET_MAX], gn[CLAB_EVSET_MAX], ng = 0, rc = CLAB_OK;
 	void *scratch = NULL;
 	char why[512] = "";
 
@@ -121,6 +122,8 @@ static int pack(clab_evset *s, const clab_evreq *reqs, const uint64_t *need,
 		int g;
 		for (g = 0; g < ng; g++) {
 			uint64_t want = gmask[g] | need[i];
+			if (m->gmax && gn[g] >= m->gmax)
+				continue;
 			if (want == gmask[g] ||
 			    plan_group(s, m, reqs, want, &scratch) == CLAB_OK) {
 				gmask[g] = want;
@@ -135,8 +138,10 @@ static int pack(clab_evset *s, const clab_evreq *reqs, const uint64_t *need,
 					 i, clab_errmsg());
 				break;
 			}
+			gn[ng] = 0;
 			gmask[ng++] = need[i];
 		}
+		gn[g]++;
 		gof[i] = g;
 	}
 	if (scratch)
@@ -510,6 +515,18 @@ static int set_multiplex(clab_evset *s, uint64_t period)
 		free(m); /* a failed pack leaves no groups */
 	}
 	return rc;
+}
+
+int clab_evset_set_mpx_group_max(clab_evset *s, int max)
+{
+	if (!s || max < 0)
+		return clab_seterr(CLAB_E_INVAL, "set_mpx_group_max: NULL set or negative cap");
+	if (!s->mpx)
+		return clab_seterr(CLAB_E_STATE, "set_mpx_group_max: the set is not multiplexed (set the period first)");
+	if (s->running)
+		return clab_seterr(CLAB_E_STATE, "set_mpx_group_max: the set is running");
+	s->mpx->gmax = max;
+	return CLAB_OK;
 }
 
 int clab_evset_get_multiplex(const clab_evset *s, uint64_t *period)

@@ -131,9 +131,21 @@ int clab_thread_work(clab_thread *t, uint64_t cycles, const char *const *events,
 	GUARDED("simulated work", work(t, cycles, events, counts, n));
 }
 
+/* Asked by the thread that owns t, the clock first catches up with what
+ * the thread did (on the host clock, its CPU time): a time base read
+ * twice around some work sees the work. Not from inside a counterlab call
+ * of the thread (a handler), where the node's locks may be held. */
 uint64_t clab_thread_now(clab_thread *t)
 {
-	return has_sim(t) ? 0 : t->machine->sim_ops->now(t->machine->sim, t->hwthread);
+	if (has_sim(t))
+		return 0;
+	const clab_sim_ops *ops = t->machine->sim_ops;
+	if (ops->sync && pthread_equal(t->owner, pthread_self())) {
+		if (!CLAB_ENTER())
+			ops->sync(t->machine->sim, t->hwthread);
+		clab_leave(CLAB_OK);
+	}
+	return ops->now(t->machine->sim, t->hwthread);
 }
 
 int clab_thread_set_activity(clab_thread *t, const char *profile)

@@ -14,6 +14,7 @@
 #include "counterlab/counterlab.h"
 #include "counterlab/sim.h"
 #include "bgpm/include/bgpm.h"
+#include "spi.h"
 
 struct bgpm_idfact {
 	const char *label;
@@ -25,6 +26,7 @@ struct bgpm_idfact {
 #include "bgpm_table.h"
 
 #define MAX_SETS 1024
+#define APP_HW 64              /* application hardware threads */
 #define MAX_EVENTS 64          /* BGPM events in one set */
 #define NW_LINKS UPC_NW_NUM_LINKS
 #define L2_SLICES UPC_L2_NUM_SLICES
@@ -38,6 +40,8 @@ typedef struct bgpm_event {
 	uint64_t mask;       /* XU or QFPU opcode-group mask (mask events) */
 	unsigned vc;         /* network VC mask of a generic event, 0: all */
 	uint64_t period;     /* overflow period, 0: none */
+	int invert;          /* counts where the signal is low (A2 unit events) */
+	int count_fp;        /* QFPU events: floating-point operations, not instructions */
 	int first, nreq;     /* its counterlab events: first, how many */
 	int64_t offset[L2_SLICES]; /* Bgpm_WriteEvent / L2_WriteEvent, per counterlab event */
 } bgpm_event;
@@ -58,21 +62,41 @@ typedef struct bgpm_set {
 	int mux, normalize;
 	uint64_t mux_period;
 	unsigned mux_max;
+	uint64_t lone_switches; /* Bgpm_SwitchMux on a one-group set */
+	int hwmode;          /* hardware-distributed Punit set: counts its targets */
+	uint64_t targets;    /* of a hwmode set: hardware threads, bit 63-h */
+	clab_evset *hwcs[APP_HW]; /* of a hwmode set: one per target, once placed */
+	int cyc_req;         /* hidden cycles of inverted events, -1: none */
+	int l2_ref;          /* holds a reference on the node's L2 mode */
+	unsigned link_ctl;   /* network: attached links this set controls */
+	uint16_t xu_match, xu_mask, qfpu_match, qfpu_mask;
+	ushort qfpu_scale, sqrt_scale, div_scale;
+	unsigned rsv;        /* RSV_* the set reserves on its core */
+	char *feedback;      /* Bgpm_SetThreadFeedbackBuffer */
+	int feedback_size;
 	Bgpm_OverflowHandler_t handler;
 	clab_evset *cs;
 	int nreq;
+	uint32_t codes[CLAB_EVSET_MAX_EVENTS]; /* its counterlab events, as planned */
 } bgpm_set;
 
 typedef struct bgpm_tls {
 	int inited, mode;
 	clab_thread *thread;
-	int print, exitflag, flags_set;
+	int print, exitflag, flags_set, dump;
+	int last_err;
+	char last_msg[512];
 } bgpm_tls;
 
 static __thread bgpm_tls me;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static bgpm_set *sets[MAX_SETS];
 static clab_machine *machine;
+static int proc_mode, proc_inits;     /* the process's mode, threads in it */
+static int l2_refs, l2_combined;      /* L2 sets, and the mode the first fixed */
+static bgpm_set *link_ctl[UPC_NW_NUM_LINKS]; /* the set that controls each link */
+static int link_refs[UPC_NW_NUM_LINKS];
+static clab_thread *placed_at[APP_HW]; /* threads libbgpm placed, by hardware thread */
 
 /* ---- errors ------------------------------------------------------------- */
 
@@ -85,39 +109,73 @@ const char *Bgpm_ErrorString(int rc)
 	case BGPM_EINV_EVENT: return "invalid event";
 	case BGPM_EINV_PARM: return "invalid parameter";
 	case BGPM_ENOT_INIT: return "thread has not called Bgpm_Init";
+	case BGPM_ERESERVED: return "resource reserved by another user";
+	case BGPM_ESIGRESERVED: return "the event's core signal is taken";
 	case BGPM_ECTRRESERVED: return "counters needed by the event are taken";
+	case BGPM_EL1PMODERESERVED: return "the core's L1p mode is set otherwise";
+	case BGPM_ETHRDCORE_MISMATCH: return "thread and core do not agree";
+	case BGPM_ESYSCALL_DATASIZE: return "system call data size mismatch";
+	case BGPM_ESYSCALL_NOTIMPL: return "system call not implemented";
+	case BGPM_ESYSCALL_INVALID: return "invalid system call";
+	case BGPM_ESYSCALL_RETRY: return "system call must be retried";
+	case BGPM_EMODE_MISMATCH: return "counting mode does not match the node's";
+	case BGPM_EMODE_MISMATCH_UNIT: return "counting mode does not match the unit's";
 	case BGPM_EINV_EVT_IDX: return "no event at this index of the set";
 	case BGPM_EINV_OVF: return "overflow period must be below 2^63";
+	case BGPM_ERESERVED1: return "reserved code";
+	case BGPM_EINV_OPCTRMODE: return "invalid opcode counting mode";
+	case BGPM_EINV_UKVER_MISMATCH: return "library and kernel versions differ";
+	case BGPM_ETHD_CTRS_RSV: return "the thread's counters are taken";
+	case BGPM_ECSEVT_REQALLTHDS: return "core-shared event needs all four thread counter groups";
 	case BGPM_EINITED: return "thread already initialized";
+	case BGPM_EHWINITED: return "hardware-distributed mode already initialized";
+	case BGPM_ECONF_MODE: return "mode differs from the one the process uses";
 	case BGPM_ENOMEM: return "out of memory";
 	case BGPM_EINV_SET_HANDLE: return "invalid event set handle";
 	case BGPM_EEVT_SET_UNASSIGNED: return "event set has no unit yet (no events)";
 	case BGPM_ECONF_UNIT: return "event belongs to another unit than the set's";
 	case BGPM_EXHAUSTED: return "no resources left to add the event";
+	case BGPM_EINV_ATTRIB: return "invalid attribute";
 	case BGPM_EINV_ATTRIB_VAL: return "invalid attribute value";
 	case BGPM_EUNSUP_ATTRIB: return "attribute not supported by this event";
 	case BGPM_EUNSUP_OVERFLOW: return "overflow not supported for this event";
 	case BGPM_ENO_OVERFLOW: return "no overflow set";
 	case BGPM_EARRAY_TOO_SMALL: return "array too small";
 	case BGPM_ENOT_MUXED: return "event set is not multiplexed";
-	case BGPM_ECONF_L2_COMBINE: return "L2 combined and per-slice events cannot be mixed";
+	case BGPM_ECONF_L2_COMBINE: return "L2 combined and per-slice events cannot be mixed on the node";
 	case BGPM_ENO_CONFIG: return "no events configured";
 	case BGPM_ENOT_MASK_EVENT: return "event is not an opcode group mask event";
+	case BGPM_ENOT_QFPU_INST_EVENT: return "event is not a QFPU instruction event";
 	case BGPM_ENOT_EMPTY: return "event set not empty";
 	case BGPM_EUNREC_EVTID: return "unrecognized event id";
 	case BGPM_EINV_OP: return "operation invalid for this event set";
+	case BGPM_ESHM_OPEN_ERR: return "shared memory could not be opened";
+	case BGPM_ESWTHD_MOVED: return "software thread moved to another hardware thread";
 	case BGPM_ENOT_APPLIED: return "event set is not applied or attached";
 	case BGPM_EINV_L2_SLICE: return "invalid L2 slice";
+	case BGPM_ETHD_COUNTS_RSV: return "the thread's counts are reserved";
+	case BGPM_EINV_SUBNODE: return "invalid sub-node job configuration";
+	case BGPM_EPRERSV_EXISTS: return "a pre-reservation exists already";
+	case BGPM_ECTX_MISMATCH: return "context differs from the core's";
+	case BGPM_EEVT_CTX_MISMATCH: return "event context differs from the set's";
 	case BGPM_EES_FROZEN: return "event set frozen by apply or attach";
+	case BGPM_EQFPU_RSV_MISMATCH: return "QFPU match differs from the core's";
+	case BGPM_EXU_RSV_MISMATCH: return "XU match differs from the core's";
+	case BGPM_ESQRT_SCALE_MISMATCH: return "square-root scale differs from the core's";
+	case BGPM_EDIV_SCALE_MISMATCH: return "divide scale differs from the core's";
+	case BGPM_ETHRES_MISMATCH: return "overflow threshold differs from the node's for this counter";
 	case BGPM_ENOT_CONTROL_THREAD: return "only the thread that created the set controls it";
 	case BGPM_EUPDATE_DISALLOWED: return "update not allowed while the set runs";
 	case BGPM_EMAX_EVTSETS: return "too many event sets";
 	case BGPM_ECTRS_IN_USE: return "counters held by another event set";
+	case BGPM_ELINK_CTRS_INCOMPAT: return "link attached by another event set counting other events";
+	case BGPM_ELONGDESC_CORRUPT: return "event description corrupt";
 	case BGPM_EINV_WRT2OVF: return "cannot write an event armed for overflow";
 	case BGPM_WALREADY_ATTACHED: return "warning: already attached";
 	case BGPM_WNOT_ATTACHED: return "warning: not attached";
 	case BGPM_WALREADY_STARTED: return "warning: already started";
 	case BGPM_WALREADY_STOPPED: return "warning: already stopped";
+	case BGPM_WEVTSET_STILL_USED: return "warning: event set still used";
 	case BGPM_WNOT_LINK_CTL: return "warning: set controls no links";
 	}
 	return "unknown BGPM code";
@@ -154,14 +212,17 @@ ushort Bgpm_ExitOnError(ushort val)
 static int fail(int rc, const char *fn, const char *fmt, ...)
 {
 	flags_init();
-	if (me.print) {
-		char why[512];
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(why, sizeof why, fmt, ap);
-		va_end(ap);
+	char why[sizeof me.last_msg];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof why, fmt, ap);
+	va_end(ap);
+	me.last_err = rc;
+	snprintf(me.last_msg, sizeof me.last_msg, "%s", why);
+	if (me.print)
 		fprintf(stderr, "BGPM error %d (%s) in %s: %s\n", rc, Bgpm_ErrorString(rc), fn, why);
-	}
+	if (me.dump)
+		Bgpm_DumpEvtSetList(1);
 	if (me.exitflag) {
 		if (me.print)
 			fprintf(stderr, "BGPM: exiting on error (Bgpm_ExitOnError, $BGPM_NO_EXIT_ON_ERR)\n");
@@ -169,6 +230,11 @@ static int fail(int rc, const char *fn, const char *fmt, ...)
 	}
 	return rc;
 }
+
+/* The thread's last error, kept until the next one (successes leave it). */
+int Bgpm_LastErr(void) { return me.last_err; }
+
+const char *Bgpm_LastErrStrg(void) { return me.last_err ? me.last_msg : Bgpm_ErrorString(BGPM_EOK); }
 
 /* A counterlab error as the BGPM code that means the same. */
 static int from_clab(int rc, int unit, const char *fn)
@@ -220,14 +286,28 @@ int Bgpm_Init(Bgpm_Modes mode)
 		return fail(BGPM_EINV_PARM, __func__, "$BGPM_MODE=%s is none of SWDISTRIB, LLDISTRIB, HWDISTRIB", getenv("BGPM_MODE"));
 	if (m < 0 || m >= BGPM_MAX_MODES)
 		return fail(BGPM_EINV_PARM, __func__, "mode %d is not a Bgpm_Modes value", (int)mode);
-	if (m == BGPM_MODE_HWDISTRIB)
-		return fail(BGPM_ENOTIMPL, __func__,
-			    "hardware-distributed mode (one thread controlling every hardware thread's counters) is not implemented by libbgpm; use BGPM_MODE_SWDISTRIB");
 	int rc = open_machine();
-	if (!rc)
-		rc = clab_thread_attach(machine, &me.thread);
+	if (!rc && !bgpm_self()) /* the thread's place, kept from its first call */
+		rc = CLAB_E_NOTHREAD;
 	if (rc)
 		return from_clab(rc, 0, __func__);
+	/* one mode per process: the first thread's */
+	pthread_mutex_lock(&lock);
+	int other = proc_inits && proc_mode != m;
+	if (!other) {
+		proc_mode = m;
+		proc_inits++;
+	}
+	pthread_mutex_unlock(&lock);
+	if (other)
+		return fail(BGPM_ECONF_MODE, __func__, "mode %d differs from mode %d, which the process's other threads use",
+			    m, proc_mode);
+	if ((rc = clab_thread_attach(machine, &me.thread))) {
+		pthread_mutex_lock(&lock);
+		proc_inits--;
+		pthread_mutex_unlock(&lock);
+		return from_clab(rc, 0, __func__);
+	}
 	me.inited = 1;
 	me.mode = m;
 	return BGPM_EOK;
@@ -387,6 +467,8 @@ int Bgpm_CreateEventSet(void)
 	s->owner = pthread_self();
 	s->thread = me.thread;
 	s->l2_slice = -1;
+	s->cyc_req = -1;
+	s->hwmode = me.mode == BGPM_MODE_HWDISTRIB;
 	s->ctx = context_from_env();
 	pthread_mutex_lock(&lock);
 	unsigned h = 0;
@@ -404,14 +486,24 @@ int Bgpm_CreateEventSet(void)
 	return (int)h;
 }
 
+static void unlink_links(bgpm_set *s);
+static pthread_mutex_t hw_lock = PTHREAD_MUTEX_INITIALIZER; /* hwcs and placed_at */
+
 int Bgpm_DeleteEventSet(unsigned h)
 {
 	FIND_SET(OWNER);
 	if (s->cs)
 		clab_evset_destroy(s->cs);
+	unlink_links(s);
 	pthread_mutex_lock(&lock);
 	sets[h] = NULL;
+	l2_refs -= s->l2_ref;
 	pthread_mutex_unlock(&lock);
+	pthread_mutex_lock(&hw_lock);
+	for (int t = 0; t < APP_HW; t++)
+		if (s->hwcs[t])
+			clab_evset_destroy(s->hwcs[t]);
+	pthread_mutex_unlock(&hw_lock);
 	free(s);
 	return BGPM_EOK;
 }
@@ -431,6 +523,9 @@ int Bgpm_Disable(void)
 	clab_thread_detach(me.thread);
 	me.inited = 0;
 	me.thread = NULL;
+	pthread_mutex_lock(&lock);
+	proc_inits--;
+	pthread_mutex_unlock(&lock);
 	return BGPM_EOK;
 }
 
@@ -448,16 +543,26 @@ int Bgpm_AddEvent(unsigned h, unsigned eventId)
 	if (me.mode == BGPM_MODE_LLDISTRIB && unit != BGPMUnitType_PUNIT)
 		return fail(BGPM_EINV_OP, __func__, "low-latency mode counts Punit events only");
 	if (unit == BGPMUnitType_L2) {
-		int sl = is_slice_event(eventId);
-		if (s->l2_slice >= 0 && sl != s->l2_slice)
-			return fail(BGPM_ECONF_L2_COMBINE, __func__, "%s is a %s event but the set counts %s",
-				    bgpm_ids[eventId].label, sl ? "per-slice" : "combined",
-				    s->l2_slice ? "per slice" : "combined");
 		/* a _SLICE event is counted on all 16 slices */
+		int sl = is_slice_event(eventId);
 		if (sl && s->n >= CLAB_EVSET_MAX_EVENTS / L2_SLICES)
 			return fail(BGPM_EXHAUSTED, __func__,
 				    "libbgpm counts each _SLICE event on all 16 slices: at most %d per set",
 				    CLAB_EVSET_MAX_EVENTS / L2_SLICES);
+		/* the L2 counts combined or per slice for the whole node: the
+		 * first L2 set fixes the mode until no L2 set is left */
+		pthread_mutex_lock(&lock);
+		int node_sl = l2_refs ? !l2_combined : sl;
+		if (sl == node_sl && !s->l2_ref) {
+			if (!l2_refs++)
+				l2_combined = !sl;
+			s->l2_ref = 1;
+		}
+		pthread_mutex_unlock(&lock);
+		if (sl != node_sl)
+			return fail(BGPM_ECONF_L2_COMBINE, __func__, "%s is a %s event but the node's L2 counts %s (another L2 event set fixed it)",
+				    bgpm_ids[eventId].label, sl ? "per-slice" : "combined",
+				    node_sl ? "per slice" : "combined");
 		s->l2_slice = sl;
 	}
 	if (s->n >= MAX_EVENTS)
@@ -692,8 +797,9 @@ int Bgpm_SetOverflow(unsigned h, unsigned idx, uint64_t period)
 	FIND_EVENT(UNFROZEN);
 	if (period >> 63)
 		return fail(BGPM_EINV_OVF, __func__, "period 0x%llx needs 64 bits", (unsigned long long)period);
-	if (me.mode == BGPM_MODE_LLDISTRIB)
-		return fail(BGPM_EUNSUP_OVERFLOW, __func__, "low-latency mode has no overflow interrupts");
+	if (me.mode == BGPM_MODE_LLDISTRIB || s->hwmode)
+		return fail(BGPM_EUNSUP_OVERFLOW, __func__, "%s mode has no overflow interrupts",
+			    s->hwmode ? "hardware-distributed" : "low-latency");
 	int u = bgpm_ids[e->id].unit;
 	if (u == BGPMUnitType_NW || u == BGPMUnitType_CNK || (u == BGPMUnitType_L2 && is_slice_event(e->id)))
 		return fail(BGPM_EUNSUP_OVERFLOW, __func__, "%s cannot interrupt on overflow (only Punit, combined L2 and I/O events can)",
@@ -738,12 +844,16 @@ int Bgpm_GetOverflowEventIndices(unsigned h, uint64_t ovfVector, unsigned *pIdx,
 	if (!pIdx || !pLen)
 		return null_arg(__func__);
 	unsigned n = 0;
-	for (int i = 0; i < s->n; i++) {
-		if (!s->ev[i].period || !(vector_of(s, i) & ovfVector))
-			continue;
-		if (n == *pLen)
-			return fail(BGPM_EARRAY_TOO_SMALL, __func__, "more than %u events overflowed", *pLen);
-		pIdx[n++] = (unsigned)i;
+	for (int i = 0; i < s->n; i++)
+		if (s->ev[i].period && (vector_of(s, i) & ovfVector)) {
+			if (n < *pLen)
+				pIdx[n] = (unsigned)i;
+			n++;
+		}
+	if (n > *pLen) { /* the length it needs comes back */
+		unsigned had = *pLen;
+		*pLen = n;
+		return fail(BGPM_EARRAY_TOO_SMALL, __func__, "%u events overflowed, the array holds %u", n, had);
 	}
 	*pLen = n;
 	return BGPM_EOK;
@@ -776,8 +886,9 @@ int Bgpm_SetMultiplex2(unsigned h, uint64_t period, int normalize, RsvMuxCtrs ma
 		return fail(BGPM_EINV_PARM, __func__, "maxEventsPerGroup %d is none of 5, 11, 23", (int)max);
 	if (s->n)
 		return fail(BGPM_ENOT_EMPTY, __func__, "multiplexing is chosen before events are added");
-	if (me.mode == BGPM_MODE_LLDISTRIB)
-		return fail(BGPM_EINV_OP, __func__, "low-latency mode does not multiplex");
+	if (me.mode == BGPM_MODE_LLDISTRIB || s->hwmode)
+		return fail(BGPM_EINV_OP, __func__, "%s mode does not multiplex",
+			    s->hwmode ? "hardware-distributed" : "low-latency");
 	if (period && period < CLAB_MPX_MIN_PERIOD)
 		return fail(BGPM_EINV_PARM, __func__, "period %llu is below %d cycles", (unsigned long long)period, CLAB_MPX_MIN_PERIOD);
 	s->mux = 1;
@@ -797,43 +908,74 @@ static clab_mpx_stats mux_stats(const bgpm_set *s)
 	return st;
 }
 
+/* The multiplexing calls on a set that does not multiplex: a Punit set
+ * is one group that never switches; other units have no groups. */
+static int not_muxed(const bgpm_set *s, const char *fn)
+{
+	if (!s->unit)
+		return fail(BGPM_EEVT_SET_UNASSIGNED, fn, "event set %u has no events", s->handle);
+	return fail(BGPM_EINV_OP, fn, "%s event sets do not multiplex", unit_name[s->unit]);
+}
+
+/* Groups as IBM forms them: events in the order added, at most mux_max
+ * to a group (the counterlab set, once applied, may need more when
+ * events conflict). */
+static unsigned mux_groups(const bgpm_set *s)
+{
+	if (s->cs)
+		return (unsigned)mux_stats(s).ngroups;
+	return s->n ? ((unsigned)s->n + s->mux_max - 1) / s->mux_max : 1;
+}
+
 int Bgpm_GetMultiplex(unsigned h, Bgpm_MuxStats_t *p)
 {
-	FIND_SET(MUXED);
+	FIND_SET(ANY_THREAD);
 	if (!p)
 		return null_arg(__func__);
+	if (!s->mux) {
+		if (s->unit != BGPMUnitType_PUNIT)
+			return not_muxed(s, __func__);
+		*p = (Bgpm_MuxStats_t){.numGrps = 1};
+		return BGPM_EOK;
+	}
 	clab_mpx_stats st = mux_stats(s);
 	*p = (Bgpm_MuxStats_t){
 		.active = 1, .period = s->mux_period, .normalize = s->normalize,
-		.numGrps = s->cs ? (unsigned)st.ngroups : 0, .maxEvtsPerGrp = s->mux_max,
-		.numSwitches = (unsigned)st.switches, .elapsedCycles = st.elapsed,
+		.numGrps = mux_groups(s), .maxEvtsPerGrp = s->mux_max,
+		.numSwitches = (unsigned)(st.switches + s->lone_switches), .elapsedCycles = st.elapsed,
 	};
 	return BGPM_EOK;
 }
 
 int Bgpm_SwitchMux(unsigned h)
 {
-	FIND_SET(MUXED);
+	FIND_SET(OWNER);
+	if (!s->mux)
+		return not_muxed(s, __func__);
 	if (!s->cs)
 		return fail(BGPM_ENOT_APPLIED, __func__, "apply event set %u first", h);
+	if (mux_stats(s).ngroups < 2 && s->running) { /* one group: a switch to itself */
+		s->lone_switches++;
+		return BGPM_EOK;
+	}
 	rc = clab_evset_switch(s->cs);
 	return rc ? from_clab(rc, s->unit, __func__) : BGPM_EOK;
 }
 
 int Bgpm_GetMuxGroups(unsigned h)
 {
-	FIND_SET(MUXED);
-	if (!s->cs)
-		return fail(BGPM_ENOT_APPLIED, __func__, "groups are formed when event set %u is applied", h);
-	return mux_stats(s).ngroups;
+	FIND_SET(ANY_THREAD);
+	if (!s->mux)
+		return s->unit == BGPMUnitType_PUNIT ? 1 : 0;
+	return (int)mux_groups(s);
 }
 
 /* These two return cycles, 0 on any error (printed). */
 uint64_t Bgpm_GetMuxElapsedCycles(unsigned h, unsigned grp)
 {
 	int rc;
-	bgpm_set *s = find(h, 0, NULL, MUXED, __func__, &rc);
-	clab_mpx_stats st = s ? mux_stats(s) : (clab_mpx_stats){0};
+	bgpm_set *s = find(h, 0, NULL, ANY_THREAD, __func__, &rc);
+	clab_mpx_stats st = s && s->mux ? mux_stats(s) : (clab_mpx_stats){0};
 	return grp < (unsigned)st.ngroups ? st.cycles[grp] : 0;
 }
 
@@ -841,8 +983,8 @@ uint64_t Bgpm_GetMuxEventElapsedCycles(unsigned h, unsigned idx)
 {
 	int rc;
 	bgpm_event *e;
-	bgpm_set *s = find(h, idx, &e, MUXED, __func__, &rc);
-	if (!s || !s->cs)
+	bgpm_set *s = find(h, idx, &e, ANY_THREAD, __func__, &rc);
+	if (!s || !s->cs || !s->mux)
 		return 0;
 	clab_mpx_stats st = mux_stats(s);
 	return st.cycles[st.group_of[e->first]];
@@ -867,17 +1009,31 @@ static void zero(bgpm_set *s)
 		memset(s->ev[i].offset, 0, sizeof s->ev[i].offset);
 }
 
-/* Builds the counterlab set: the events, their qualifiers, the context,
- * multiplexing and overflow arming. */
-static int build(bgpm_set *s, const char *fn)
+/* Applied (or attached): its counterlab sets exist. */
+static int applied(const bgpm_set *s) { return s->hwmode ? s->frozen : s->cs != NULL; }
+
+/* A2 core unit events (the ones whose signal can be inverted). */
+static int is_a2_event(unsigned id)
 {
-	if (!s->n)
-		return fail(BGPM_ENO_CONFIG, fn, "event set %u has no events", s->handle);
-	clab_component *c = clab_machine_component(machine, unit_comp[s->unit]);
-	if (!c)
-		return from_clab(CLAB_E_NOCOMP, s->unit, fn);
-	uint32_t codes[CLAB_EVSET_MAX_EVENTS];
-	int nreq = 0;
+	static const char *const pre[] = {"PEVT_AXU_", "PEVT_IU_", "PEVT_XU_", "PEVT_LSU_", "PEVT_MMU_"};
+	if (bgpm_ids[id].unit != BGPMUnitType_PUNIT)
+		return 0;
+	for (size_t i = 0; i < sizeof pre / sizeof *pre; i++)
+		if (!strncmp(bgpm_ids[id].label, pre[i], strlen(pre[i])))
+			return 1;
+	return 0;
+}
+
+/* An inverted signal counted by cycles is high when the signal is low:
+ * the set's cycles less the event's. (Counted by edges, the inverted
+ * signal rises as often as the signal falls: the same count.) */
+static int inverted_cycles(const bgpm_event *e) { return e->invert && !bgpm_ids[e->id].edge; }
+
+/* The counterlab events of s, in s->codes: each BGPM event's first and
+ * how many, and the hidden cycles that inverted events need. */
+static int plan(bgpm_set *s, clab_component *c, const char *fn)
+{
+	int nreq = 0, need_cycles = 0;
 	for (int i = 0; i < s->n; i++) {
 		bgpm_event *e = &s->ev[i];
 		const char *label = bgpm_ids[e->id].label;
@@ -899,19 +1055,35 @@ static int build(bgpm_set *s, const char *fn)
 				}
 		} else
 			snprintf(names[k++], sizeof names[0], "%s", label);
-		if (nreq + k > CLAB_EVSET_MAX_EVENTS)
+		need_cycles |= inverted_cycles(e);
+		if (nreq + k + need_cycles > CLAB_EVSET_MAX_EVENTS)
 			return fail(BGPM_EXHAUSTED, fn, "the set needs more than %d simulator events (network events count once per attached link)",
 				    CLAB_EVSET_MAX_EVENTS);
 		e->first = nreq;
 		e->nreq = k;
 		for (int j = 0; j < k; j++) {
-			int rc = clab_event_lookup(c, names[j], &codes[nreq++]);
+			int rc = clab_event_lookup(c, names[j], &s->codes[nreq++]);
 			if (rc)
 				return from_clab(rc, s->unit, fn);
 		}
 	}
+	s->cyc_req = -1;
+	if (need_cycles) {
+		int rc = clab_event_lookup(c, bgpm_ids[PEVT_CYCLES].label, &s->codes[nreq]);
+		if (rc)
+			return from_clab(rc, s->unit, fn);
+		s->cyc_req = nreq++;
+	}
+	s->nreq = nreq;
+	return BGPM_EOK;
+}
+
+/* A counterlab set of s's planned events on thread t: context,
+ * multiplexing (IBM's groups: at most mux_max events each) and overflow. */
+static int make_cs(bgpm_set *s, clab_component *c, clab_thread *t, clab_evset **out, const char *fn)
+{
 	clab_evset *cs;
-	int rc = clab_evset_create(c, s->thread, &cs);
+	int rc = clab_evset_create(c, t, &cs);
 	if (rc)
 		return from_clab(rc, s->unit, fn);
 	if (s->unit == BGPMUnitType_PUNIT) {
@@ -919,10 +1091,13 @@ static int build(bgpm_set *s, const char *fn)
 			: s->ctx == BGPM_CTX_USER ? CLAB_CTX_USER : CLAB_CTX_ALL;
 		rc = clab_evset_set_context(cs, ctx);
 	}
-	if (!rc && s->mux) /* period 0: switches only on Bgpm_SwitchMux */
+	if (!rc && s->mux) { /* period 0: switches only on Bgpm_SwitchMux */
 		rc = clab_evset_set_multiplex(cs, s->mux_period ? s->mux_period : UINT64_MAX / 4);
+		if (!rc)
+			rc = clab_evset_set_mpx_group_max(cs, (int)s->mux_max);
+	}
 	if (!rc)
-		rc = clab_evset_program(cs, codes, nreq);
+		rc = clab_evset_program(cs, s->codes, s->nreq);
 	for (int i = 0; !rc && i < s->n; i++)
 		if (s->ev[i].period)
 			rc = clab_evset_overflow(cs, s->ev[i].first, s->ev[i].period, on_overflow, s);
@@ -931,8 +1106,62 @@ static int build(bgpm_set *s, const char *fn)
 		clab_evset_destroy(cs);
 		return b;
 	}
+	*out = cs;
+	return BGPM_EOK;
+}
+
+/* A hardware-distributed set counts target hw once a thread is placed
+ * there (now, or when one comes: bgpm_on_placed); hw_lock held. */
+static void hw_target(bgpm_set *s, int hw, clab_component *c)
+{
+	if (s->hwcs[hw] || !placed_at[hw] || !(s->targets & UPC_APP_HWTID_MASK(hw)))
+		return;
+	if (make_cs(s, c, placed_at[hw], &s->hwcs[hw], "Bgpm_Attach") == BGPM_EOK && s->running)
+		clab_evset_start(s->hwcs[hw]);
+}
+
+void bgpm_on_placed(clab_thread *t)
+{
+	int hw = clab_thread_hwthread(t);
+	if (hw < 0 || hw >= APP_HW)
+		return;
+	pthread_mutex_lock(&hw_lock);
+	placed_at[hw] = t;
+	for (unsigned h = 0; h < MAX_SETS; h++) {
+		pthread_mutex_lock(&lock);
+		bgpm_set *s = sets[h];
+		pthread_mutex_unlock(&lock);
+		if (s && s->hwmode && s->frozen)
+			hw_target(s, hw, clab_machine_component(machine, unit_comp[s->unit]));
+	}
+	pthread_mutex_unlock(&hw_lock);
+}
+
+/* Builds the counterlab set(s): on the set's thread, or on each target of
+ * a hardware-distributed Punit set. */
+static int build(bgpm_set *s, const char *fn)
+{
+	if (!s->n)
+		return fail(BGPM_ENO_CONFIG, fn, "event set %u has no events", s->handle);
+	clab_component *c = clab_machine_component(machine, unit_comp[s->unit]);
+	if (!c)
+		return from_clab(CLAB_E_NOCOMP, s->unit, fn);
+	int rc = plan(s, c, fn);
+	if (rc)
+		return rc;
+	if (s->hwmode) {
+		pthread_mutex_lock(&hw_lock);
+		s->frozen = 1;
+		for (int hw = 0; hw < APP_HW; hw++)
+			hw_target(s, hw, c);
+		pthread_mutex_unlock(&hw_lock);
+		zero(s);
+		return BGPM_EOK;
+	}
+	clab_evset *cs;
+	if ((rc = make_cs(s, c, s->thread, &cs, fn)))
+		return rc;
 	s->cs = cs;
-	s->nreq = nreq;
 	zero(s);
 	s->frozen = 1;
 	return BGPM_EOK;
@@ -947,24 +1176,83 @@ int Bgpm_Apply(unsigned h)
 		return fail(BGPM_EINV_OP, __func__, "network event sets attach to links: use Bgpm_Attach");
 	if (s->running)
 		return fail(BGPM_EUPDATE_DISALLOWED, __func__, "event set %u is running", h);
-	if (s->cs) { /* applied again: counts restart from zero */
-		rc = clab_evset_reset(s->cs);
+	if (s->hwmode && !s->frozen) /* applied here: the calling thread's hardware thread */
+		s->targets = UPC_APP_HWTID_MASK(clab_thread_hwthread(s->thread));
+	if (applied(s)) { /* applied again: counts restart from zero */
+		rc = s->hwmode ? BGPM_EOK : clab_evset_reset(s->cs);
 		zero(s);
 		return rc ? from_clab(rc, s->unit, __func__) : BGPM_EOK;
 	}
 	return build(s, __func__);
 }
 
-/* Network sets attach to links (targMask, UPC_NW_LinkMasks bits); other
- * units only in hardware-distributed mode, which libbgpm lacks. */
+/* Two network sets may share a link when they count the same events. */
+static int same_link_config(const bgpm_set *a, const bgpm_set *b)
+{
+	if (a->n != b->n)
+		return 0;
+	for (int i = 0; i < a->n; i++)
+		if (a->ev[i].id != b->ev[i].id || a->ev[i].vc != b->ev[i].vc)
+			return 0;
+	return 1;
+}
+
+/* The first set to attach a link controls it; later ones with the same
+ * events share it, others are refused. 0 or the (printed) error. */
+static int link_links(bgpm_set *s, unsigned mask, const char *fn)
+{
+	pthread_mutex_lock(&lock);
+	for (int l = 0; l < NW_LINKS; l++)
+		if ((mask & UPC_NW_LINK_bit(l)) && link_refs[l] && link_ctl[l] && !same_link_config(s, link_ctl[l])) {
+			pthread_mutex_unlock(&lock);
+			return fail(BGPM_ELINK_CTRS_INCOMPAT, fn, "link %d is attached by event set %u, which counts other events",
+				    l, link_ctl[l]->handle);
+		}
+	for (int l = 0; l < NW_LINKS; l++)
+		if (mask & UPC_NW_LINK_bit(l)) {
+			if (!link_refs[l]++) {
+				link_ctl[l] = s;
+				s->link_ctl |= UPC_NW_LINK_bit(l);
+			}
+		}
+	pthread_mutex_unlock(&lock);
+	return BGPM_EOK;
+}
+
+static void unlink_links(bgpm_set *s)
+{
+	pthread_mutex_lock(&lock);
+	for (int l = 0; l < NW_LINKS; l++)
+		if (s->links & UPC_NW_LINK_bit(l)) {
+			link_refs[l]--;
+			if (link_ctl[l] == s)
+				link_ctl[l] = NULL;
+		}
+	s->link_ctl = 0;
+	pthread_mutex_unlock(&lock);
+}
+
+/* Network sets attach to links (targMask, UPC_NW_LinkMasks bits);
+ * hardware-distributed Punit sets to hardware threads (targMask, bit 63-h;
+ * agent threads are the kernel's, counted as none here). */
 int Bgpm_Attach(unsigned h, uint64_t targMask, uint64_t agentMask)
 {
 	(void)agentMask;
 	FIND_SET(OWNER);
 	if (!s->unit)
 		return fail(BGPM_EEVT_SET_UNASSIGNED, __func__, "event set %u has no events", h);
+	if (s->hwmode && s->unit == BGPMUnitType_PUNIT) {
+		if (s->frozen)
+			return targMask == s->targets ? BGPM_WALREADY_ATTACHED
+				: fail(BGPM_EES_FROZEN, __func__, "event set %u is attached to threads 0x%llx already", h,
+				       (unsigned long long)s->targets);
+		if (!(targMask & ~0ull))
+			return fail(BGPM_EINV_PARM, __func__, "empty thread mask");
+		s->targets = targMask;
+		return build(s, __func__);
+	}
 	if (s->unit != BGPMUnitType_NW)
-		return fail(BGPM_EINV_OP, __func__, "in software-distributed mode only network sets attach; apply %s sets with Bgpm_Apply",
+		return fail(BGPM_EINV_OP, __func__, "only network sets, and Punit sets in hardware-distributed mode, attach; apply %s sets with Bgpm_Apply",
 			    unit_name[s->unit]);
 	if (s->cs)
 		return targMask == s->links ? BGPM_WALREADY_ATTACHED
@@ -972,10 +1260,14 @@ int Bgpm_Attach(unsigned h, uint64_t targMask, uint64_t agentMask)
 	if (!targMask || (targMask & ~(uint64_t)UPC_NW_ALL_LINKS))
 		return fail(BGPM_EINV_PARM, __func__, "link mask 0x%llx is not a non-empty subset of UPC_NW_ALL_LINKS (0xffe0)",
 			    (unsigned long long)targMask);
+	if ((rc = link_links(s, (unsigned)targMask, __func__)))
+		return rc;
 	s->links = (unsigned)targMask;
 	rc = build(s, __func__);
-	if (rc)
+	if (rc) {
+		unlink_links(s);
 		s->links = 0;
+	}
 	return rc;
 }
 
@@ -985,6 +1277,7 @@ int Bgpm_Detach(unsigned h)
 	if (s->unit != BGPMUnitType_NW || !s->cs)
 		return BGPM_WNOT_ATTACHED;
 	clab_evset_destroy(s->cs);
+	unlink_links(s);
 	s->cs = NULL;
 	s->running = 0;
 	s->frozen = 0;
@@ -992,10 +1285,14 @@ int Bgpm_Detach(unsigned h)
 	return BGPM_EOK;
 }
 
+/* The set's creator controls it once applied; a network set controls
+ * only the links it attached first. */
 int Bgpm_IsController(unsigned h)
 {
 	FIND_SET(ANY_THREAD);
-	return pthread_equal(s->owner, pthread_self()) && s->cs ? BGPM_TRUE : BGPM_FALSE;
+	if (s->unit == BGPMUnitType_NW)
+		return pthread_equal(s->owner, pthread_self()) && s->link_ctl ? BGPM_TRUE : BGPM_FALSE;
+	return pthread_equal(s->owner, pthread_self()) && applied(s) ? BGPM_TRUE : BGPM_FALSE;
 }
 
 static int read_all(bgpm_set *s, int64_t *vals, const char *fn);
@@ -1005,7 +1302,7 @@ static int read_all(bgpm_set *s, int64_t *vals, const char *fn);
 static bgpm_set *startable(unsigned h, const char *fn, int *rc)
 {
 	bgpm_set *s = find(h, 0, NULL, OWNER, fn, rc);
-	if (s && !s->cs) {
+	if (s && !applied(s)) {
 		if (s->unit == BGPMUnitType_PUNIT || s->unit == BGPMUnitType_NW || !s->unit) {
 			*rc = fail(BGPM_ENOT_APPLIED, fn, "event set %u: %s first", h,
 				   s->unit == BGPMUnitType_NW ? "attach it to links" : "apply it");
@@ -1016,6 +1313,24 @@ static bgpm_set *startable(unsigned h, const char *fn, int *rc)
 	}
 	return s;
 }
+
+/* op on every counterlab set of s (one, or a hardware-distributed set's
+ * targets); the first error. */
+static int each_cs(bgpm_set *s, int (*op)(clab_evset *))
+{
+	if (!s->hwmode)
+		return op(s->cs);
+	int rc = CLAB_OK;
+	pthread_mutex_lock(&hw_lock);
+	for (int hw = 0; hw < APP_HW; hw++) {
+		int r = s->hwcs[hw] ? op(s->hwcs[hw]) : CLAB_OK;
+		rc = rc ? rc : r;
+	}
+	pthread_mutex_unlock(&hw_lock);
+	return rc;
+}
+
+static int cs_stop(clab_evset *cs) { return clab_evset_stop(cs, NULL); }
 
 /* Bgpm_Start and (reset) Bgpm_ResetStart. */
 static int start(unsigned h, int reset, const char *fn)
@@ -1033,17 +1348,21 @@ static int start(unsigned h, int reset, const char *fn)
 	rc = BGPM_EOK;
 	if (reset) {
 		zero(s);
-		rc = clab_evset_reset(s->cs);
+		rc = each_cs(s, clab_evset_reset);
 	} else if (s->started && (rc = read_all(s, vals, fn)) < 0)
 		return rc;
 	for (int i = 0; !reset && s->started && i < s->n; i++)
 		for (int j = 0; j < s->ev[i].nreq; j++)
 			s->ev[i].offset[j] = vals[s->ev[i].first + j];
-	if (!rc)
-		rc = clab_evset_start(s->cs);
-	if (rc)
+	if (!rc) {
+		s->running = 1; /* targets placed from now on start too */
+		rc = each_cs(s, clab_evset_start);
+	}
+	if (rc) {
+		s->running = 0;
 		return from_clab(rc, s->unit, fn);
-	s->running = s->started = 1;
+	}
+	s->started = 1;
 	return BGPM_EOK;
 }
 
@@ -1055,43 +1374,61 @@ int Bgpm_Stop(unsigned h)
 	FIND_SET(OWNER);
 	if (!s->running)
 		return BGPM_WALREADY_STOPPED;
-	rc = clab_evset_stop(s->cs, NULL);
 	s->running = 0;
+	rc = each_cs(s, cs_stop);
 	return rc ? from_clab(rc, s->unit, __func__) : BGPM_EOK;
 }
 
 int Bgpm_Reset(unsigned h)
 {
 	FIND_SET(OWNER);
-	if (!s->cs)
+	if (!applied(s))
 		return fail(BGPM_ENOT_APPLIED, __func__, "event set %u is not applied", h);
 	if (s->running)
 		return fail(BGPM_EUPDATE_DISALLOWED, __func__, "stop event set %u before resetting it (or use Bgpm_ResetStart)", h);
-	rc = clab_evset_reset(s->cs);
+	rc = each_cs(s, clab_evset_reset);
 	zero(s);
 	return rc ? from_clab(rc, s->unit, __func__) : BGPM_EOK;
 }
 
 /* ---- reading and writing ------------------------------------------------------ */
 
-/* The counterlab set's counts (none before its first start). */
-static int raw_read(bgpm_set *s, int64_t *vals)
+/* The counterlab counts of s (none before its first start): of a
+ * hardware-distributed set, summed over its targets in thd (bit 63-h);
+ * inverted events as counted. */
+static int raw_read(bgpm_set *s, int64_t *vals, uint64_t thd)
 {
-	if (!s->started) {
-		memset(vals, 0, sizeof *vals * (size_t)s->nreq);
+	memset(vals, 0, sizeof *vals * (size_t)s->nreq);
+	if (!s->started)
 		return CLAB_OK;
-	}
-	return s->mux && !s->normalize ? clab_evset_read_raw(s->cs, vals) : clab_evset_read(s->cs, vals);
+	int rc = CLAB_OK;
+	if (s->hwmode) {
+		pthread_mutex_lock(&hw_lock);
+		for (int hw = 0; hw < APP_HW && !rc; hw++) {
+			int64_t v[CLAB_EVSET_MAX_EVENTS];
+			if (!s->hwcs[hw] || !(thd & UPC_APP_HWTID_MASK(hw)))
+				continue;
+			rc = clab_evset_read(s->hwcs[hw], v);
+			for (int k = 0; !rc && k < s->nreq; k++)
+				vals[k] += v[k];
+		}
+		pthread_mutex_unlock(&hw_lock);
+	} else
+		rc = s->mux && !s->normalize ? clab_evset_read_raw(s->cs, vals) : clab_evset_read(s->cs, vals);
+	for (int i = 0; !rc && s->cyc_req >= 0 && i < s->n; i++)
+		if (inverted_cycles(&s->ev[i]))
+			vals[s->ev[i].first] = vals[s->cyc_req] - vals[s->ev[i].first];
+	return rc;
 }
 
 /* vals gets the set's counterlab counts (scaled for a normalized
  * multiplexed set), each with its written offset. */
 static int read_all(bgpm_set *s, int64_t *vals, const char *fn)
 {
-	if (!s->cs)
+	if (!applied(s))
 		return fail(BGPM_ENOT_APPLIED, fn, "event set %u is not %s", s->handle,
-			    s->unit == BGPMUnitType_NW ? "attached" : "applied");
-	int rc = raw_read(s, vals);
+			    s->unit == BGPMUnitType_NW || s->hwmode ? "attached" : "applied");
+	int rc = raw_read(s, vals, ~0ull);
 	if (rc)
 		return from_clab(rc, s->unit, fn);
 	for (int i = 0; i < s->n; i++)
@@ -1154,8 +1491,10 @@ int Bgpm_ReadEventList(unsigned h, uint64_t *pValues, unsigned *pLen)
 /* The next read of counterlab event j of e says value. */
 static int write_one(bgpm_set *s, bgpm_event *e, int j, uint64_t value, const char *fn)
 {
-	if (!s->cs)
+	if (!applied(s))
 		return fail(BGPM_ENOT_APPLIED, fn, "event set %u is not applied", s->handle);
+	if (s->hwmode)
+		return fail(BGPM_EINV_OP, fn, "a hardware-distributed set's counts cannot be written");
 	if (e->period)
 		return fail(BGPM_EINV_WRT2OVF, fn, "%s is armed for overflow", bgpm_ids[e->id].label);
 	if (s->running)
@@ -1163,7 +1502,7 @@ static int write_one(bgpm_set *s, bgpm_event *e, int j, uint64_t value, const ch
 	if (s->mux)
 		return fail(BGPM_EINV_OP, fn, "multiplexed counts cannot be written");
 	int64_t vals[CLAB_EVSET_MAX_EVENTS];
-	int rc = raw_read(s, vals);
+	int rc = raw_read(s, vals, ~0ull);
 	if (rc)
 		return from_clab(rc, s->unit, fn);
 	e->offset[j] = (int64_t)value - vals[e->first + j];
@@ -1253,6 +1592,8 @@ static int get_handles(unsigned h, uint64_t *all, unsigned *num, uint64_t *hctr,
 		return rc;
 	if (s->unit != BGPMUnitType_PUNIT)
 		return fail(BGPM_EINV_OP, fn, "handles are for Punit sets");
+	if (s->hwmode)
+		return fail(BGPM_EINV_OP, fn, "hardware-distributed sets have no handles; use Bgpm_ReadThreadEvent");
 	if (ll != (me.mode == BGPM_MODE_LLDISTRIB))
 		return fail(BGPM_EINV_OP, fn, "%s handles need %s mode", ll ? "low-latency" : "fast",
 			    ll ? "BGPM_MODE_LLDISTRIB" : "BGPM_MODE_SWDISTRIB");
@@ -1332,11 +1673,12 @@ void Bgpm_Punit_LLResetStart(uint64_t mask)
 }
 
 /* A low-latency counter is the Punit's own 14-bit counter: the low 14
- * bits of the count, and bit 14 once it has wrapped. */
+ * bits of the count, and the big-overflow bit (BGPM_LLCOUNT_OVERFLOW)
+ * once it has wrapped. */
 uint64_t Bgpm_Punit_LLRead(uint64_t hCtr)
 {
 	uint64_t v = Bgpm_Punit_Read(hCtr);
-	return (v & 0x3fff) | (v > 0x3fff ? 0x4000 : 0);
+	return (v & 0x3fff) | (v > 0x3fff ? BGPM_LL_BIG_OVF : 0);
 }
 
 void Bgpm_Punit_LLWrite(uint64_t hCtr, uint64_t val)
@@ -1351,3 +1693,333 @@ void Bgpm_Punit_LLWrite(uint64_t hCtr, uint64_t val)
 	if (run)
 		Bgpm_Start(s->handle);
 }
+
+/* ---- hardware-distributed reads --------------------------------------------------- */
+
+/* Event idx of a hardware-distributed set summed over the threads in
+ * thdMask (bit 63-h); agent threads (the kernel's) count nothing here.
+ * BGPM_WNOT_ATTACHED when a thread asked for is not counted. */
+int Bgpm_ReadThreadEvent(unsigned h, unsigned idx, uint64_t thdMask, uint64_t agentMask, uint64_t *pValue)
+{
+	(void)agentMask;
+	FIND_EVENT(ANY_THREAD);
+	if (!pValue)
+		return null_arg(__func__);
+	if (!s->hwmode || s->unit != BGPMUnitType_PUNIT)
+		return fail(BGPM_EINV_OP, __func__, "event set %u is not a hardware-distributed Punit set", h);
+	if (!s->frozen)
+		return fail(BGPM_ENOT_APPLIED, __func__, "attach event set %u to threads first", h);
+	int64_t vals[CLAB_EVSET_MAX_EVENTS];
+	if ((rc = raw_read(s, vals, thdMask)))
+		return from_clab(rc, s->unit, __func__);
+	*pValue = (uint64_t)vals[e->first];
+	rc = BGPM_EOK;
+	pthread_mutex_lock(&hw_lock);
+	for (int hw = 0; hw < APP_HW; hw++)
+		if ((thdMask & UPC_APP_HWTID_MASK(hw)) && !s->hwcs[hw])
+			rc = BGPM_WNOT_ATTACHED;
+	pthread_mutex_unlock(&hw_lock);
+	return rc;
+}
+
+/* ---- more event attributes --------------------------------------------------------- */
+
+/* A2 unit events can count the cycles (or edges) of their inverted signal. */
+int Bgpm_SetEventInvert(unsigned h, unsigned idx, ushort invert)
+{
+	FIND_EVENT(UNFROZEN);
+	if (!is_a2_event(e->id))
+		return fail(BGPM_EUNSUP_ATTRIB, __func__, "%s is not an A2 core unit event: its signal cannot be inverted",
+			    bgpm_ids[e->id].label);
+	e->invert = invert != 0;
+	return BGPM_EOK;
+}
+
+int Bgpm_GetEventInvert(unsigned h, unsigned idx, ushort *pInvert)
+{
+	FIND_EVENT(ANY_THREAD);
+	if (!pInvert)
+		return null_arg(__func__);
+	*pInvert = (ushort)e->invert;
+	return BGPM_EOK;
+}
+
+/* QFPU events count instructions or, with countFp, floating-point
+ * operations; only opcode-group and FP events take it. */
+static int is_fp_event(unsigned id)
+{
+	const char *l = bgpm_ids[id].label;
+	return bgpm_ids[id].unit == BGPMUnitType_PUNIT &&
+	       (!strncmp(l, "PEVT_INST_QFPU_", 15) || !strncmp(l, "PEVT_AXU_", 9));
+}
+
+int Bgpm_SetQfpuFp(unsigned h, unsigned idx, ushort countFp)
+{
+	FIND_EVENT(UNFROZEN);
+	if (!is_fp_event(e->id))
+		return fail(BGPM_EUNSUP_ATTRIB, __func__, "%s is not a QFPU instruction event", bgpm_ids[e->id].label);
+	e->count_fp = countFp != 0;
+	return BGPM_EOK;
+}
+
+int Bgpm_GetQfpuFp(unsigned h, unsigned idx, ushort *pCountFp)
+{
+	FIND_EVENT(ANY_THREAD);
+	if (!pCountFp)
+		return null_arg(__func__);
+	*pCountFp = (ushort)(is_fp_event(e->id) && e->count_fp);
+	return BGPM_EOK;
+}
+
+/* Instruction matching and FP scales are the core's: the sets applied
+ * on one core must agree on each. */
+enum { RSV_XU = 1, RSV_QFPU = 2, RSV_SQRT = 4, RSV_DIV = 8 };
+
+/* 0, or the error naming the applied set on s's core that holds what
+ * differs (what: one RSV_* bit). */
+static int core_conflict(const bgpm_set *s, unsigned what)
+{
+	int core = clab_thread_hwthread(s->thread) / 4;
+	pthread_mutex_lock(&lock);
+	const bgpm_set *o = NULL;
+	for (unsigned h = 0; h < MAX_SETS && !o; h++) {
+		const bgpm_set *x = sets[h];
+		if (!x || x == s || !x->frozen || !(x->rsv & what) || clab_thread_hwthread(x->thread) / 4 != core)
+			continue;
+		int same = what == RSV_XU ? x->xu_match == s->xu_match && x->xu_mask == s->xu_mask
+			: what == RSV_QFPU ? x->qfpu_match == s->qfpu_match && x->qfpu_mask == s->qfpu_mask &&
+				x->qfpu_scale == s->qfpu_scale
+			: what == RSV_SQRT ? x->sqrt_scale == s->sqrt_scale : x->div_scale == s->div_scale;
+		if (!same)
+			o = x;
+	}
+	pthread_mutex_unlock(&lock);
+	if (!o)
+		return 0;
+	int rc = what == RSV_XU ? BGPM_EXU_RSV_MISMATCH : what == RSV_QFPU ? BGPM_EQFPU_RSV_MISMATCH
+		: what == RSV_SQRT ? BGPM_ESQRT_SCALE_MISMATCH : BGPM_EDIV_SCALE_MISMATCH;
+	return fail(rc, "Bgpm_Set*", "event set %u on core %d uses another value", o->handle, core);
+}
+
+int Bgpm_SetXuMatch(unsigned h, unsigned idx, uint16_t match, uint16_t mask)
+{
+	FIND_EVENT(UNFROZEN);
+	if (e->id != PEVT_INST_XU_MATCH)
+		return fail(BGPM_EUNSUP_ATTRIB, __func__, "%s is not PEVT_INST_XU_MATCH", bgpm_ids[e->id].label);
+	uint16_t om = s->xu_match, ok = s->xu_mask;
+	s->xu_match = match;
+	s->xu_mask = mask;
+	if ((rc = core_conflict(s, RSV_XU))) {
+		s->xu_match = om;
+		s->xu_mask = ok;
+		return rc;
+	}
+	s->rsv |= RSV_XU;
+	return BGPM_EOK;
+}
+
+int Bgpm_GetXuMatch(unsigned h, unsigned idx, uint16_t *pMatch, uint16_t *pMask)
+{
+	FIND_EVENT(ANY_THREAD);
+	if (e->id != PEVT_INST_XU_MATCH)
+		return fail(BGPM_EUNSUP_ATTRIB, __func__, "%s is not PEVT_INST_XU_MATCH", bgpm_ids[e->id].label);
+	if (!pMatch || !pMask)
+		return null_arg(__func__);
+	*pMatch = s->xu_match;
+	*pMask = s->xu_mask;
+	return BGPM_EOK;
+}
+
+int Bgpm_SetQfpuMatch(unsigned h, unsigned idx, uint16_t match, uint16_t mask, ushort fpScale)
+{
+	FIND_EVENT(UNFROZEN);
+	if (e->id != PEVT_INST_QFPU_MATCH)
+		return fail(BGPM_EUNSUP_ATTRIB, __func__, "%s is not PEVT_INST_QFPU_MATCH", bgpm_ids[e->id].label);
+	if (fpScale > 3)
+		return fail(BGPM_EINV_PARM, __func__, "FP scale %u is not 0..3", fpScale);
+	bgpm_set old = *s;
+	s->qfpu_match = match;
+	s->qfpu_mask = mask;
+	s->qfpu_scale = fpScale;
+	if ((rc = core_conflict(s, RSV_QFPU))) {
+		s->qfpu_match = old.qfpu_match;
+		s->qfpu_mask = old.qfpu_mask;
+		s->qfpu_scale = old.qfpu_scale;
+		return rc;
+	}
+	s->rsv |= RSV_QFPU;
+	return BGPM_EOK;
+}
+
+int Bgpm_GetQfpuMatch(unsigned h, unsigned idx, uint16_t *pMatch, uint16_t *pMask, ushort *pFpScale)
+{
+	FIND_EVENT(ANY_THREAD);
+	if (e->id != PEVT_INST_QFPU_MATCH)
+		return fail(BGPM_EUNSUP_ATTRIB, __func__, "%s is not PEVT_INST_QFPU_MATCH", bgpm_ids[e->id].label);
+	if (!pMatch || !pMask || !pFpScale)
+		return null_arg(__func__);
+	*pMatch = s->qfpu_match;
+	*pMask = s->qfpu_mask;
+	*pFpScale = s->qfpu_scale;
+	return BGPM_EOK;
+}
+
+/* Square-root (what) or divide scale of set h. */
+static int set_scale(unsigned h, ushort scale, unsigned what, const char *fn)
+{
+	int rc;
+	bgpm_set *s = find(h, 0, NULL, UNFROZEN, fn, &rc);
+	if (!s)
+		return rc;
+	if (scale > 3)
+		return fail(BGPM_EINV_PARM, fn, "FP scale %u is not 0..3", scale);
+	if (s->unit && s->unit != BGPMUnitType_PUNIT)
+		return fail(BGPM_EINV_OP, fn, "only Punit sets have FP scales");
+	ushort *f = what == RSV_SQRT ? &s->sqrt_scale : &s->div_scale, old = *f;
+	*f = scale;
+	if ((rc = core_conflict(s, what))) {
+		*f = old;
+		return rc;
+	}
+	s->rsv |= what;
+	return BGPM_EOK;
+}
+
+static int get_scale(unsigned h, ushort *p, unsigned what, const char *fn)
+{
+	int rc;
+	bgpm_set *s = find(h, 0, NULL, ANY_THREAD, fn, &rc);
+	if (!s)
+		return rc;
+	if (!p)
+		return null_arg(fn);
+	*p = what == RSV_SQRT ? s->sqrt_scale : s->div_scale;
+	return BGPM_EOK;
+}
+
+int Bgpm_SetFpSqrScale(unsigned h, ushort fpScale) { return set_scale(h, fpScale, RSV_SQRT, __func__); }
+int Bgpm_GetFpSqrScale(unsigned h, ushort *pFpScale) { return get_scale(h, pFpScale, RSV_SQRT, __func__); }
+int Bgpm_SetFpDivScale(unsigned h, ushort fpScale) { return set_scale(h, fpScale, RSV_DIV, __func__); }
+int Bgpm_GetFpDivScale(unsigned h, ushort *pFpScale) { return get_scale(h, pFpScale, RSV_DIV, __func__); }
+
+/* Kernel and user events in one set: the simulated Punit filters by the
+ * set's context alone, so this only records the permission. */
+int Bgpm_AllowMixedContext(unsigned h)
+{
+	FIND_SET(UNFROZEN);
+	if (s->unit && s->unit != BGPMUnitType_PUNIT)
+		return fail(BGPM_EUNSUP_ATTRIB, __func__, "only Punit sets have a context");
+	return BGPM_EOK;
+}
+
+/* The L1p mode the set's L1p events select (none: undefined). */
+int Bgpm_GetL1pMode(unsigned h, Bgpml1pModes *pMode)
+{
+	FIND_SET(ANY_THREAD);
+	if (!pMode)
+		return null_arg(__func__);
+	if (s->unit != BGPMUnitType_PUNIT)
+		return fail(BGPM_EUNSUP_ATTRIB, __func__, "only Punit sets have an L1p mode");
+	*pMode = BGPMl1pMode_UNDEF;
+	for (int i = 0; i < s->n; i++) {
+		const char *l = bgpm_ids[s->ev[i].id].label;
+		if (!strncmp(l, "PEVT_L1P_SW_", 12))
+			*pMode = BGPMl1pMode_SWITCH;
+		else if (!strncmp(l, "PEVT_L1P_STRM_", 14))
+			*pMode = BGPMl1pMode_STREAM;
+		else if (!strncmp(l, "PEVT_L1P_LIST_", 14))
+			*pMode = BGPMl1pMode_LIST;
+	}
+	return BGPM_EOK;
+}
+
+/* Labels until a NULL entry; the number added, or the first error. */
+int Bgpm_AddEventStringList(unsigned h, char *evtString[])
+{
+	if (!evtString)
+		return fail(BGPM_EINV_PARM, __func__, "NULL list");
+	int n = 0;
+	for (; evtString[n]; n++) {
+		int rc = Bgpm_AddEventString(h, evtString[n]);
+		if (rc < 0)
+			return rc;
+	}
+	return n;
+}
+
+/* ---- feedback and printing (our own format) -------------------------------------------- */
+
+int Bgpm_SetThreadFeedbackBuffer(unsigned h, char *buffer, int bufSize)
+{
+	FIND_SET(ANY_THREAD);
+	if (buffer && bufSize <= 0)
+		return fail(BGPM_EINV_PARM, __func__, "buffer size %d", bufSize);
+	s->feedback = buffer;
+	s->feedback_size = buffer ? bufSize : 0;
+	if (buffer)
+		buffer[0] = '\0';
+	return BGPM_EOK;
+}
+
+int Bgpm_PrintFeedbackBuffer(const char *buffer, int bufSize)
+{
+	if (!buffer || bufSize <= 0)
+		return fail(BGPM_EINV_PARM, __func__, "need a buffer and its size");
+	fprintf(stderr, "%.*s", bufSize, buffer);
+	return BGPM_EOK;
+}
+
+/* One line per event: its index, label and the counters it holds. */
+int Bgpm_PrintCurrentPunitReservations(unsigned h)
+{
+	FIND_SET(ANY_THREAD);
+	if (s->unit != BGPMUnitType_PUNIT)
+		return fail(BGPM_EINV_OP, __func__, "event set %u is not a Punit set", h);
+	fprintf(stderr, "libbgpm: Punit set %u on hardware thread %d:\n", h, clab_thread_hwthread(s->thread));
+	for (int i = 0; i < s->n; i++) {
+		uint64_t c = s->cs ? clab_evset_counters(s->cs, s->ev[i].first) : 0;
+		fprintf(stderr, "  [%d] %-32s counters 0x%06llx\n", i, bgpm_ids[s->ev[i].id].label, (unsigned long long)c);
+	}
+	return BGPM_EOK;
+}
+
+static void dump_set(const bgpm_set *s, unsigned h, unsigned indentLvl)
+{
+	int in = (int)indentLvl * 2;
+	fprintf(stderr, "%*sevent set %u: %s unit, %d events, %s%s%s\n", in, "", h, unit_name[s->unit], s->n,
+		applied(s) ? "applied" : "not applied", s->running ? ", running" : "", s->mux ? ", multiplexed" : "");
+	for (int i = 0; i < s->n; i++)
+		fprintf(stderr, "%*s  [%d] %s%s\n", in, "", i, bgpm_ids[s->ev[i].id].label,
+			s->ev[i].period ? " (overflow)" : "");
+}
+
+int Bgpm_DumpEvtSet(unsigned h, unsigned indentLvl)
+{
+	FIND_SET(ANY_THREAD);
+	dump_set(s, h, indentLvl);
+	return BGPM_EOK;
+}
+
+/* Sets are deleted by their own thread only: the caller's stay put. */
+int Bgpm_DumpEvtSetList(unsigned indentLvl)
+{
+	for (unsigned h = 0; h < MAX_SETS; h++) {
+		pthread_mutex_lock(&lock);
+		const bgpm_set *s = sets[h];
+		pthread_mutex_unlock(&lock);
+		if (s)
+			dump_set(s, h, indentLvl);
+	}
+	return BGPM_EOK;
+}
+
+ushort Bgpm_DumpOnError(ushort val)
+{
+	ushort old = (ushort)me.dump;
+	me.dump = val != 0;
+	return old;
+}
+
+/* libbgpm keeps no trace: these are accepted and do nothing. */
+void Bgpm_EnableTracePrint(void) {}
+void Bgpm_DisableTracePrint(void) {}

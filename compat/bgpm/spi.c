@@ -10,30 +10,96 @@
 #include "spi/include/kernel/location.h"
 #include "spi/include/kernel/process.h"
 #include "hwi/include/bqc/A2_inlines.h"
+#include "spi/include/upci/upci.h"
+#include "spi.h"
 
 enum { APP_HWTHREADS = 64 }; /* 16 cores x 4 threads; core 17 is the kernel's */
-
-static int hwthread(void)
-{
-	clab_machine *m;
-	clab_thread *t;
-	if (clab_machine_default(&m) || clab_thread_attach(m, &t))
-		return 0;
-	int hw = clab_thread_hwthread(t);
-	clab_thread_detach(t); /* the attach above only looked */
-	return hw;
-}
-
-uint32_t Kernel_ProcessorID(void) { return (uint32_t)hwthread(); }
-uint32_t Kernel_ProcessorCoreID(void) { return (uint32_t)hwthread() / 4; }
-uint32_t Kernel_ProcessorThreadID(void) { return (uint32_t)hwthread() % 4; }
 
 static unsigned ppn(clab_machine *m)
 {
 	const char *v = clab_machine_setting(m, "ppn");
 	unsigned n = v ? (unsigned)strtoul(v, NULL, 10) : 1;
-	return n ? n : 1;
+	return n < 1 ? 1 : n > APP_HWTHREADS ? APP_HWTHREADS : n;
 }
+
+static unsigned long rank_of(clab_machine *m);
+
+/* The process's T coordinate: how many ranks of its node come before it
+ * in the machine's rank map (rank % ppn when there is no torus). */
+static unsigned tcoord(clab_machine *m)
+{
+	unsigned long r = rank_of(m);
+	unsigned p = ppn(m), t = (unsigned)(r % p);
+	clab_torus tor;
+	clab_map map;
+	const clab_netspec *spec = clab_netspec_find("bgq");
+	if (spec && !clab_torus_init(&tor, spec, clab_machine_setting(m, "torus"), (int)p, NULL) &&
+	    !clab_map_init(&map, &tor, clab_machine_setting(m, "map"))) {
+		if (r < map.nranks) {
+			t = 0;
+			for (unsigned long q = 0; q < r; q++)
+				t += map.node[q] == map.node[r];
+		}
+		clab_map_free(&map);
+	}
+	return t < p ? t : t % p;
+}
+
+void bgpm_process_hw(int *first, int *count)
+{
+	clab_machine *m;
+	unsigned p = 1, t = 0;
+	if (!clab_machine_default(&m)) {
+		p = ppn(m);
+		t = tcoord(m);
+	}
+	*count = (int)(APP_HWTHREADS / p);
+	*first = (int)t * *count;
+}
+
+static __thread clab_thread *placed;
+
+/* CNK spreads a process's threads over its cores before doubling up:
+ * the k-th thread of a process on c cores goes to core k % c. */
+clab_thread *bgpm_self(void)
+{
+	clab_machine *m;
+	if (placed)
+		return placed;
+	if (clab_machine_default(&m))
+		return NULL;
+	clab_thread *t;
+	if (!clab_thread_current(m, &t)) { /* placed already (PAPI, the sim API) */
+		if (!clab_thread_attach(m, &placed))
+			bgpm_on_placed(placed);
+		return placed;
+	}
+	int first, count;
+	bgpm_process_hw(&first, &count);
+	int cores = count >= 4 ? count / 4 : 1, per = count >= 4 ? 4 : count;
+	for (int k = 0; k < count && !placed; k++) {
+		int hw = first + (k % cores) * 4 + k / cores;
+		if (per < 4)
+			hw = first + k;
+		if (clab_thread_attach_at(m, hw, &placed))
+			placed = NULL;
+	}
+	if (!placed && clab_thread_attach(m, &placed)) /* more threads than the process has */
+		placed = NULL;
+	if (placed)
+		bgpm_on_placed(placed);
+	return placed;
+}
+
+static int hwthread(void)
+{
+	clab_thread *t = bgpm_self();
+	return t ? clab_thread_hwthread(t) : 0;
+}
+
+uint32_t Kernel_ProcessorID(void) { return (uint32_t)hwthread(); }
+uint32_t Kernel_ProcessorCoreID(void) { return (uint32_t)hwthread() / 4; }
+uint32_t Kernel_ProcessorThreadID(void) { return (uint32_t)hwthread() % 4; }
 
 uint32_t Kernel_ProcessCount(void)
 {
@@ -43,8 +109,26 @@ uint32_t Kernel_ProcessCount(void)
 
 uint32_t Kernel_ProcessorCount(void)
 {
-	uint32_t p = Kernel_ProcessCount();
-	return p > APP_HWTHREADS ? 1 : APP_HWTHREADS / p;
+	int first, count;
+	bgpm_process_hw(&first, &count);
+	return (uint32_t)count;
+}
+
+uint32_t Kernel_MyTcoord(void)
+{
+	clab_machine *m;
+	return clab_machine_default(&m) ? 0 : tcoord(m);
+}
+
+uint64_t Kernel_ThreadMask(uint32_t t)
+{
+	if (t >= Kernel_ProcessCount())
+		return 0;
+	uint32_t n = Kernel_ProcessorCount();
+	uint64_t mask = 0;
+	for (uint32_t h = t * n; h < (t + 1) * n; h++)
+		mask |= 0x8000000000000000ull >> h;
+	return mask;
 }
 
 /* This process's rank as the network unit takes it. */
@@ -93,6 +177,18 @@ int Kernel_GetPersonality(Personality_t *p, size_t size)
 	return 0;
 }
 
-uint64_t GetTimeBase(void) { return clab_sim_now(); }
+/* The calling thread's own simulated cycles. */
+uint64_t GetTimeBase(void)
+{
+	clab_thread *t = bgpm_self();
+	return t ? clab_thread_now(t) : 0;
+}
 
-void Delay(uint64_t pclks) { clab_sim_advance(pclks); }
+void Delay(uint64_t pclks)
+{
+	clab_thread *t = bgpm_self();
+	if (t)
+		clab_thread_advance(t, pclks);
+}
+
+void Upci_Delay(uint64_t clks) { Delay(clks); }

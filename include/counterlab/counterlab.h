@@ -193,6 +193,9 @@ int clab_thread_attach(clab_machine *m, clab_thread **out);
  * may act for several: drivers and tests that play a whole core). Fails with
  * CLAB_E_NOTHREAD when hw is taken. */
 int clab_thread_attach_at(clab_machine *m, int hw, clab_thread **out);
+/* The calling OS thread's hardware thread (its first, if it acts for
+ * several) without attaching: CLAB_E_NOTHREAD when it has none. */
+int clab_thread_current(clab_machine *m, clab_thread **out);
 /* At the last detach of its attaches: lets go of t's hardware thread (its
  * running sets stop and release their counters; its sets cannot start
  * again) and of the handle, which stays valid for the sets that still name
@@ -292,6 +295,9 @@ void clab_callsite_library(const void *addr);
 int clab_evset_set_multiplex(clab_evset *s, uint64_t period);
 int clab_evset_get_multiplex(const clab_evset *s, uint64_t *period); /* 0: off */
 int clab_evset_switch(clab_evset *s);                  /* next group now */
+/* At most max user events per group (0: as many as the unit counts at
+ * once), for APIs that form groups by count; before the events are set. */
+int clab_evset_set_mpx_group_max(clab_evset *s, int max);
 int clab_evset_read_raw(clab_evset *s, int64_t *vals); /* unscaled counts */
 
 typedef struct clab_mpx_stats {

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <ucontext.h>
 #include "bgpm/include/events.h" /* PEVT_* event ids, generated from the event table */
+#include "spi/include/upci/upci.h" /* _AT_, Upci_Delay, the Kernel_* location calls */
 
 #ifdef __cplusplus
 extern "C" {
@@ -102,13 +103,17 @@ typedef int UpciBool_t;
 
 /* Short text of a return code (ours, not IBM's wording). */
 const char *Bgpm_ErrorString(int rc);
+/* The calling thread's last error code and what was wrong (kept until the
+ * next error: successes do not clear them). */
+int Bgpm_LastErr(void);
+const char *Bgpm_LastErrStrg(void);
 
 /* ---- types and constants ------------------------------------------------ */
 typedef enum eBgpm_Modes {
 	BGPM_MODE_DEFAULT = 0,   /* $BGPM_MODE, else software-distributed */
 	BGPM_MODE_LLDISTRIB = 1, /* low latency: Punit LL handles only */
 	BGPM_MODE_SWDISTRIB = 2, /* software-thread perspective */
-	BGPM_MODE_HWDISTRIB = 3, /* hardware-thread perspective (not implemented here) */
+	BGPM_MODE_HWDISTRIB = 3, /* hardware-thread perspective: Punit sets attach to threads */
 	BGPM_MAX_MODES = 4
 } Bgpm_Modes;
 
@@ -314,11 +319,49 @@ void Bgpm_Punit_LLStop(uint64_t mask);
 uint64_t Bgpm_Punit_LLRead(uint64_t hCtr);
 void Bgpm_Punit_LLWrite(uint64_t hCtr, uint64_t val);
 /* A low-latency counter is 14 bits wide: this bit says it wrapped. */
-#define BGPM_LLCOUNT_OVERFLOW(_val_) (((_val_) & 0x4000) != 0)
+#define BGPM_LL_BIG_OVF 0x8000
+#define BGPM_LLCOUNT_OVERFLOW(_val_) (((_val_) & BGPM_LL_BIG_OVF) != 0)
 
 /* Error reporting switches; each returns the previous setting. */
 ushort Bgpm_PrintOnError(ushort val);
 ushort Bgpm_ExitOnError(ushort val);
+ushort Bgpm_DumpOnError(ushort val); /* errors also print every event set */
+
+/* Hardware-distributed sets: an event summed over the threads in thdMask
+ * (bit 63-h; agentMask: the kernel's threads, none here). */
+int Bgpm_ReadThreadEvent(unsigned hEvtSet, unsigned evtIdx, uint64_t thdMask, uint64_t agentMask,
+			 uint64_t *pValue);
+
+/* More Punit attributes: inverted signal (A2 unit events), FP operations
+ * instead of instructions (QFPU events), instruction matching on
+ * PEVT_INST_XU_MATCH / PEVT_INST_QFPU_MATCH and the FP scales (per core:
+ * the core's applied sets must agree), mixed context, the L1p mode. */
+int Bgpm_SetEventInvert(unsigned hEvtSet, unsigned evtIdx, ushort invert);
+int Bgpm_GetEventInvert(unsigned hEvtSet, unsigned evtIdx, ushort *pInvert);
+int Bgpm_SetQfpuFp(unsigned hEvtSet, unsigned evtIdx, ushort countFp);
+int Bgpm_GetQfpuFp(unsigned hEvtSet, unsigned evtIdx, ushort *pCountFp);
+int Bgpm_SetXuMatch(unsigned hEvtSet, unsigned evtIdx, uint16_t match, uint16_t mask);
+int Bgpm_GetXuMatch(unsigned hEvtSet, unsigned evtIdx, uint16_t *pMatch, uint16_t *pMask);
+int Bgpm_SetQfpuMatch(unsigned hEvtSet, unsigned evtIdx, uint16_t match, uint16_t mask, ushort fpScale);
+int Bgpm_GetQfpuMatch(unsigned hEvtSet, unsigned evtIdx, uint16_t *pMatch, uint16_t *pMask, ushort *pFpScale);
+int Bgpm_SetFpSqrScale(unsigned hEvtSet, ushort fpScale);
+int Bgpm_GetFpSqrScale(unsigned hEvtSet, ushort *pFpScale);
+int Bgpm_SetFpDivScale(unsigned hEvtSet, ushort fpScale);
+int Bgpm_GetFpDivScale(unsigned hEvtSet, ushort *pFpScale);
+int Bgpm_AllowMixedContext(unsigned hEvtSet);
+int Bgpm_GetL1pMode(unsigned hEvtSet, Bgpml1pModes *pMode);
+/* Labels up to a NULL entry: the number added, or the first error. */
+int Bgpm_AddEventStringList(unsigned hEvtSet, char *evtString[]);
+
+/* Feedback and printing, to stderr in libbgpm's own format. */
+#define BGPM_FEEDBACK_BUFSIZE 4100
+int Bgpm_SetThreadFeedbackBuffer(unsigned hEvtSet, char *buffer, int bufSize);
+int Bgpm_PrintFeedbackBuffer(const char *buffer, int bufSize);
+int Bgpm_PrintCurrentPunitReservations(unsigned hEvtSet);
+int Bgpm_DumpEvtSet(unsigned hEvtSet, unsigned indentLvl);
+int Bgpm_DumpEvtSetList(unsigned indentLvl);
+void Bgpm_EnableTracePrint(void);
+void Bgpm_DisableTracePrint(void);
 
 #ifdef __cplusplus
 }
