@@ -66,6 +66,10 @@ typedef struct bgpm_set {
 	int hwmode;          /* hardware-distributed Punit set: counts its targets */
 	uint64_t targets;    /* of a hwmode set: hardware threads, bit 63-h */
 	clab_evset *hwcs[APP_HW]; /* of a hwmode set: one per target, once placed */
+	clab_thread *hwthr[APP_HW]; /* the thread each of hwcs counts */
+	int64_t (*banked)[CLAB_EVSET_MAX_EVENTS]; /* [APP_HW]: of threads that left a target */
+	uint64_t idle[APP_HW];    /* cycles counted for a target no thread ran on */
+	uint64_t run_since;       /* the controller's clock at the start */
 	int cyc_req;         /* hidden cycles of inverted events, -1: none */
 	int l2_ref;          /* holds a reference on the node's L2 mode */
 	unsigned link_ctl;   /* network: attached links this set controls */
@@ -504,6 +508,7 @@ int Bgpm_DeleteEventSet(unsigned h)
 		if (s->hwcs[t])
 			clab_evset_destroy(s->hwcs[t]);
 	pthread_mutex_unlock(&hw_lock);
+	free(s->banked);
 	free(s);
 	return BGPM_EOK;
 }
@@ -1111,12 +1116,29 @@ static int make_cs(bgpm_set *s, clab_component *c, clab_thread *t, clab_evset **
 }
 
 /* A hardware-distributed set counts target hw once a thread is placed
- * there (now, or when one comes: bgpm_on_placed); hw_lock held. */
+ * there (now, or when one comes: bgpm_on_placed); hw_lock held. Until
+ * then the hardware thread is idle: its cycles pass (PEVT_CYCLES counts
+ * the controller's), nothing else happens on it. */
 static void hw_target(bgpm_set *s, int hw, clab_component *c)
 {
-	if (s->hwcs[hw] || !placed_at[hw] || !(s->targets & UPC_APP_HWTID_MASK(hw)))
+	if (!placed_at[hw] || !(s->targets & UPC_APP_HWTID_MASK(hw)) || s->hwthr[hw] == placed_at[hw])
 		return;
-	if (make_cs(s, c, placed_at[hw], &s->hwcs[hw], "Bgpm_Attach") == BGPM_EOK && s->running)
+	if (s->hwcs[hw]) { /* the thread counted there left: its counts stay */
+		int64_t v[CLAB_EVSET_MAX_EVENTS];
+		if (!s->banked && !(s->banked = calloc(APP_HW, sizeof *s->banked)))
+			return;
+		if (!clab_evset_read(s->hwcs[hw], v))
+			for (int k = 0; k < s->nreq; k++)
+				s->banked[hw][k] += v[k];
+		clab_evset_destroy(s->hwcs[hw]);
+		s->hwcs[hw] = NULL;
+	}	else if (s->running) /* idle until now (a target a thread left: not counted) */
+		s->idle[hw] += clab_thread_now(s->thread) - s->run_since;
+	s->hwthr[hw] = placed_at[hw];
+
+	if (make_cs(s, c, placed_at[hw], &s->hwcs[hw], "Bgpm_Attach") != BGPM_EOK)
+		s->hwthr[hw] = NULL;
+	else if (s->running)
 		clab_evset_start(s->hwcs[hw]);
 }
 
@@ -1332,6 +1354,16 @@ static int each_cs(bgpm_set *s, int (*op)(clab_evset *))
 
 static int cs_stop(clab_evset *cs) { return clab_evset_stop(cs, NULL); }
 
+/* A hardware-distributed set's counts beside its counterlab sets': reset. */
+static void forget_hw(bgpm_set *s)
+{
+	pthread_mutex_lock(&hw_lock);
+	memset(s->idle, 0, sizeof s->idle);
+	if (s->banked)
+		memset(s->banked, 0, APP_HW * sizeof *s->banked);
+	pthread_mutex_unlock(&hw_lock);
+}
+
 /* Bgpm_Start and (reset) Bgpm_ResetStart. */
 static int start(unsigned h, int reset, const char *fn)
 {
@@ -1348,6 +1380,7 @@ static int start(unsigned h, int reset, const char *fn)
 	rc = BGPM_EOK;
 	if (reset) {
 		zero(s);
+		forget_hw(s);
 		rc = each_cs(s, clab_evset_reset);
 	} else if (s->started && (rc = read_all(s, vals, fn)) < 0)
 		return rc;
@@ -1355,8 +1388,17 @@ static int start(unsigned h, int reset, const char *fn)
 		for (int j = 0; j < s->ev[i].nreq; j++)
 			s->ev[i].offset[j] = vals[s->ev[i].first + j];
 	if (!rc) {
+		/* the idle targets' cycles from the same moment as the others' */
+		pthread_mutex_lock(&hw_lock);
 		s->running = 1; /* targets placed from now on start too */
+		s->run_since = clab_thread_now(s->thread);
+		pthread_mutex_unlock(&hw_lock);
 		rc = each_cs(s, clab_evset_start);
+		if (s->hwmode) { /* not the time starting took */
+			pthread_mutex_lock(&hw_lock);
+			s->run_since = clab_thread_now(s->thread);
+			pthread_mutex_unlock(&hw_lock);
+		}
 	}
 	if (rc) {
 		s->running = 0;
@@ -1374,6 +1416,15 @@ int Bgpm_Stop(unsigned h)
 	FIND_SET(OWNER);
 	if (!s->running)
 		return BGPM_WALREADY_STOPPED;
+	if (s->hwmode) {
+		pthread_mutex_lock(&hw_lock);
+		uint64_t now = clab_thread_now(s->thread);
+		for (int hw = 0; hw < APP_HW; hw++)
+			if ((s->targets & UPC_APP_HWTID_MASK(hw)) && !s->hwcs[hw])
+				s->idle[hw] += now - s->run_since;
+		s->running = 0;
+		pthread_mutex_unlock(&hw_lock);
+	}
 	s->running = 0;
 	rc = each_cs(s, cs_stop);
 	return rc ? from_clab(rc, s->unit, __func__) : BGPM_EOK;
@@ -1388,6 +1439,7 @@ int Bgpm_Reset(unsigned h)
 		return fail(BGPM_EUPDATE_DISALLOWED, __func__, "stop event set %u before resetting it (or use Bgpm_ResetStart)", h);
 	rc = each_cs(s, clab_evset_reset);
 	zero(s);
+	forget_hw(s);
 	return rc ? from_clab(rc, s->unit, __func__) : BGPM_EOK;
 }
 
@@ -1410,8 +1462,15 @@ static int raw_read(bgpm_set *s, int64_t *vals, uint64_t thd)
 				continue;
 			rc = clab_evset_read(s->hwcs[hw], v);
 			for (int k = 0; !rc && k < s->nreq; k++)
-				vals[k] += v[k];
+				vals[k] += v[k] + (s->banked ? s->banked[hw][k] : 0);
 		}
+		uint64_t now = s->running ? clab_thread_now(s->thread) : 0, idle = 0;
+		for (int hw = 0; hw < APP_HW; hw++)
+			if ((thd & s->targets & UPC_APP_HWTID_MASK(hw)))
+				idle += s->idle[hw] + (s->running && !s->hwcs[hw] ? now - s->run_since : 0);
+		for (int i = 0; i < s->n; i++)
+			if (s->ev[i].id == PEVT_CYCLES)
+				vals[s->ev[i].first] += (int64_t)idle;
 		pthread_mutex_unlock(&hw_lock);
 	} else
 		rc = s->mux && !s->normalize ? clab_evset_read_raw(s->cs, vals) : clab_evset_read(s->cs, vals);
@@ -1713,13 +1772,7 @@ int Bgpm_ReadThreadEvent(unsigned h, unsigned idx, uint64_t thdMask, uint64_t ag
 	if ((rc = raw_read(s, vals, thdMask)))
 		return from_clab(rc, s->unit, __func__);
 	*pValue = (uint64_t)vals[e->first];
-	rc = BGPM_EOK;
-	pthread_mutex_lock(&hw_lock);
-	for (int hw = 0; hw < APP_HW; hw++)
-		if ((thdMask & UPC_APP_HWTID_MASK(hw)) && !s->hwcs[hw])
-			rc = BGPM_WNOT_ATTACHED;
-	pthread_mutex_unlock(&hw_lock);
-	return rc;
+	return thdMask & ~s->targets ? BGPM_WNOT_ATTACHED : BGPM_EOK;
 }
 
 /* ---- more event attributes --------------------------------------------------------- */
