@@ -177,7 +177,7 @@ typedef enum {
 } UPC_NW_Vchannels;
 #define UPC_NW_ALL_LINKCTRS 0xFFFFFFFFFFFFFE00ULL
 
-/* Hardware-thread masks of Bgpm_Attach (accepted, see README). */
+/* Hardware thread t in the thread masks of Bgpm_Attach and Bgpm_ReadThreadEvent. */
 #define UPC_APP_HWTID_MASK(t) (0x8000000000000000ULL >> (t))
 #define UPC_AGENT_HWTID_MASK(t) (0x8000000000000000ULL >> (t))
 
