@@ -1189,6 +1189,15 @@ static int build(bgpm_set *s, const char *fn)
 	return BGPM_EOK;
 }
 
+/* build, and what went wrong into the set's feedback buffer. */
+static int build_fb(bgpm_set *s, const char *fn)
+{
+	int rc = build(s, fn);
+	if (rc < 0 && s->feedback)
+		snprintf(s->feedback, (size_t)s->feedback_size, "event set %u: %s\n", s->handle, me.last_msg);
+	return rc;
+}
+
 int Bgpm_Apply(unsigned h)
 {
 	FIND_SET(OWNER);
@@ -1205,7 +1214,7 @@ int Bgpm_Apply(unsigned h)
 		zero(s);
 		return rc ? from_clab(rc, s->unit, __func__) : BGPM_EOK;
 	}
-	return build(s, __func__);
+	return build_fb(s, __func__);
 }
 
 /* Two network sets may share a link when they count the same events. */
@@ -1271,7 +1280,7 @@ int Bgpm_Attach(unsigned h, uint64_t targMask, uint64_t agentMask)
 		if (!(targMask & ~0ull))
 			return fail(BGPM_EINV_PARM, __func__, "empty thread mask");
 		s->targets = targMask;
-		return build(s, __func__);
+		return build_fb(s, __func__);
 	}
 	if (s->unit != BGPMUnitType_NW)
 		return fail(BGPM_EINV_OP, __func__, "only network sets, and Punit sets in hardware-distributed mode, attach; apply %s sets with Bgpm_Apply",
@@ -1285,7 +1294,7 @@ int Bgpm_Attach(unsigned h, uint64_t targMask, uint64_t agentMask)
 	if ((rc = link_links(s, (unsigned)targMask, __func__)))
 		return rc;
 	s->links = (unsigned)targMask;
-	rc = build(s, __func__);
+	rc = build_fb(s, __func__);
 	if (rc) {
 		unlink_links(s);
 		s->links = 0;
@@ -1330,7 +1339,7 @@ static bgpm_set *startable(unsigned h, const char *fn, int *rc)
 				   s->unit == BGPMUnitType_NW ? "attach it to links" : "apply it");
 			return NULL;
 		}
-		if ((*rc = build(s, fn)) < 0)
+		if ((*rc = build_fb(s, fn)) < 0)
 			return NULL;
 	}
 	return s;
@@ -2071,6 +2080,32 @@ ushort Bgpm_DumpOnError(ushort val)
 	ushort old = (ushort)me.dump;
 	me.dump = val != 0;
 	return old;
+}
+
+/* The node as libbgpm shares it between threads: mode, L2 mode, links. */
+void Bgpm_DebugDumpShrMem(void)
+{
+	pthread_mutex_lock(&lock);
+	fprintf(stderr, "libbgpm: mode %d (%d threads), L2 %s (%d sets)\n", proc_mode, proc_inits,
+		l2_refs ? (l2_combined ? "combined" : "per slice") : "unset", l2_refs);
+	for (int l = 0; l < NW_LINKS; l++)
+		if (link_refs[l])
+			fprintf(stderr, "libbgpm: link %d: %d sets, controlled by set %d\n", l, link_refs[l],
+				link_ctl[l] ? (int)link_ctl[l]->handle : -1);
+	pthread_mutex_unlock(&lock);
+}
+
+/* The calling thread's Punit sets and the counters they hold. */
+void Bgpm_DumpUPCPState(void)
+{
+	for (unsigned h = 0; h < MAX_SETS; h++) {
+		pthread_mutex_lock(&lock);
+		bgpm_set *s = sets[h];
+		int mine = s && s->unit == BGPMUnitType_PUNIT && pthread_equal(s->owner, pthread_self());
+		pthread_mutex_unlock(&lock);
+		if (mine)
+			Bgpm_PrintCurrentPunitReservations(h);
+	}
 }
 
 /* libbgpm keeps no trace: these are accepted and do nothing. */

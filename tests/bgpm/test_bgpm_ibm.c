@@ -344,6 +344,41 @@ static void test_more_attributes(void **state)
 	});
 }
 
+/* Feedback, dumps and dump-on-error print what the sets hold (our format). */
+static void test_printing(void **state)
+{
+	(void)state;
+	IN_CHILD({
+		int fds[2];
+		CHECK(pipe(fds) == 0);
+		int err = dup(2);
+		dup2(fds[1], 2);
+		CHECK(Bgpm_Init(BGPM_MODE_SWDISTRIB) == 0);
+		int h = Bgpm_CreateEventSet();
+		char fb[BGPM_FEEDBACK_BUFSIZE];
+		CHECK(Bgpm_SetThreadFeedbackBuffer(h, fb, sizeof fb) == 0 && fb[0] == '\0');
+		CHECK(Bgpm_AddEventString(h, "PEVT_L1P_BAS_HIT PEVT_L1P_BAS_ST_32BYTE") == 0);
+		CHECK(Bgpm_Apply(h) == BGPM_ECTRRESERVED); /* one counter for both */
+		CHECK(strstr(fb, "event set") != NULL);
+		CHECK(Bgpm_PrintFeedbackBuffer(fb, (int)strlen(fb)) == 0);
+		CHECK(Bgpm_DumpEvtSet(h, 1) == 0);
+		CHECK(Bgpm_DumpOnError(1) == 0);
+		CHECK(Bgpm_AddEvent(h, 0) == BGPM_EINV_EVENT); /* dumps every set */
+		Bgpm_DebugDumpShrMem();
+		fflush(stderr);
+		dup2(err, 2);
+		close(fds[1]);
+		char out[8192];
+		ssize_t n = read(fds[0], out, sizeof out - 1);
+		CHECK(n > 0);
+		out[n] = '\0';
+		CHECK(strstr(out, fb) != NULL);
+		const char *a = strstr(out, "PEVT_L1P_BAS_ST_32BYTE");
+		CHECK(a && strstr(a + 1, "PEVT_L1P_BAS_ST_32BYTE")); /* the dump, then dump-on-error */
+		CHECK(strstr(out, "libbgpm: mode 2") != NULL);
+	});
+}
+
 /* Every code has its own text. */
 static void test_error_strings(void **state)
 {
@@ -376,6 +411,7 @@ int main(void)
 		cmocka_unit_test(test_link_control),
 		cmocka_unit_test(test_overflow_indices),
 		cmocka_unit_test(test_more_attributes),
+		cmocka_unit_test(test_printing),
 		cmocka_unit_test(test_error_strings),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -360,6 +360,8 @@ int Bgpm_PrintFeedbackBuffer(const char *buffer, int bufSize);
 int Bgpm_PrintCurrentPunitReservations(unsigned hEvtSet);
 int Bgpm_DumpEvtSet(unsigned hEvtSet, unsigned indentLvl);
 int Bgpm_DumpEvtSetList(unsigned indentLvl);
+void Bgpm_DebugDumpShrMem(void);  /* the process's mode, L2 mode and link control */
+void Bgpm_DumpUPCPState(void);    /* the calling thread's Punit sets and counters */
 void Bgpm_EnableTracePrint(void);
 void Bgpm_DisableTracePrint(void);
 
