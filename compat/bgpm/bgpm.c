@@ -1084,13 +1084,14 @@ static int plan(bgpm_set *s, clab_component *c, const char *fn)
 }
 
 /* A counterlab set of s's planned events on thread t: context,
- * multiplexing (IBM's groups: at most mux_max events each) and overflow. */
-static int make_cs(bgpm_set *s, clab_component *c, clab_thread *t, clab_evset **out, const char *fn)
+ * multiplexing (IBM's groups: at most mux_max events each) and overflow.
+ * 0 or counterlab's error (not printed). */
+static int make_cs(bgpm_set *s, clab_component *c, clab_thread *t, clab_evset **out)
 {
 	clab_evset *cs;
 	int rc = clab_evset_create(c, t, &cs);
 	if (rc)
-		return from_clab(rc, s->unit, fn);
+		return rc;
 	if (s->unit == BGPMUnitType_PUNIT) {
 		int ctx = s->ctx == BGPM_CTX_KERNEL ? CLAB_CTX_KERNEL
 			: s->ctx == BGPM_CTX_USER ? CLAB_CTX_USER : CLAB_CTX_ALL;
@@ -1107,26 +1108,25 @@ static int make_cs(bgpm_set *s, clab_component *c, clab_thread *t, clab_evset **
 		if (s->ev[i].period)
 			rc = clab_evset_overflow(cs, s->ev[i].first, s->ev[i].period, on_overflow, s);
 	if (rc) {
-		int b = from_clab(rc, s->unit, fn);
-		clab_evset_destroy(cs);
-		return b;
+		clab_evset_destroy(cs); /* counterlab's message stays the failure's */
+		return rc;
 	}
 	*out = cs;
-	return BGPM_EOK;
+	return CLAB_OK;
 }
 
 /* A hardware-distributed set counts target hw once a thread is placed
  * there (now, or when one comes: bgpm_on_placed); hw_lock held. Until
  * then the hardware thread is idle: its cycles pass (PEVT_CYCLES counts
  * the controller's), nothing else happens on it. */
-static void hw_target(bgpm_set *s, int hw, clab_component *c)
+static int hw_target(bgpm_set *s, int hw, clab_component *c)
 {
 	if (!placed_at[hw] || !(s->targets & UPC_APP_HWTID_MASK(hw)) || s->hwthr[hw] == placed_at[hw])
-		return;
+		return CLAB_OK;
 	if (s->hwcs[hw]) { /* the thread counted there left: its counts stay */
 		int64_t v[CLAB_EVSET_MAX_EVENTS];
 		if (!s->banked && !(s->banked = calloc(APP_HW, sizeof *s->banked)))
-			return;
+			return CLAB_E_NOMEM;
 		if (!clab_evset_read(s->hwcs[hw], v))
 			for (int k = 0; k < s->nreq; k++)
 				s->banked[hw][k] += v[k];
@@ -1136,10 +1136,21 @@ static void hw_target(bgpm_set *s, int hw, clab_component *c)
 		s->idle[hw] += clab_thread_now(s->thread) - s->run_since;
 	s->hwthr[hw] = placed_at[hw];
 
-	if (make_cs(s, c, placed_at[hw], &s->hwcs[hw], "Bgpm_Attach") != BGPM_EOK)
-		s->hwthr[hw] = NULL;
+	int rc = make_cs(s, c, placed_at[hw], &s->hwcs[hw]);
+	if (rc)
+		s->hwthr[hw] = NULL; /* counted as idle */
 	else if (s->running)
 		clab_evset_start(s->hwcs[hw]);
+	return rc;
+}
+
+void bgpm_on_left(clab_thread *t)
+{
+	int hw = clab_thread_hwthread(t);
+	pthread_mutex_lock(&hw_lock);
+	if (hw >= 0 && hw < APP_HW && placed_at[hw] == t)
+		placed_at[hw] = NULL;
+	pthread_mutex_unlock(&hw_lock);
 }
 
 void bgpm_on_placed(clab_thread *t)
@@ -1172,17 +1183,29 @@ static int build(bgpm_set *s, const char *fn)
 	if (rc)
 		return rc;
 	if (s->hwmode) {
+		/* a target whose thread has left is idle; other refusals are the caller's */
 		pthread_mutex_lock(&hw_lock);
-		s->frozen = 1;
-		for (int hw = 0; hw < APP_HW; hw++)
-			hw_target(s, hw, c);
+		for (int hw = 0; hw < APP_HW && (!rc || rc == CLAB_E_NOTHREAD); hw++)
+			rc = hw_target(s, hw, c);
+		if (rc && rc != CLAB_E_NOTHREAD) {
+			for (int hw = 0; hw < APP_HW; hw++)
+				if (s->hwcs[hw]) {
+					clab_evset_destroy(s->hwcs[hw]);
+					s->hwcs[hw] = NULL;
+					s->hwthr[hw] = NULL;
+				}
+		} else {
+			s->frozen = 1;
+		}
 		pthread_mutex_unlock(&hw_lock);
+		if (!s->frozen)
+			return from_clab(rc, s->unit, fn);
 		zero(s);
 		return BGPM_EOK;
 	}
 	clab_evset *cs;
-	if ((rc = make_cs(s, c, s->thread, &cs, fn)))
-		return rc;
+	if ((rc = make_cs(s, c, s->thread, &cs)))
+		return from_clab(rc, s->unit, fn);
 	s->cs = cs;
 	zero(s);
 	s->frozen = 1;

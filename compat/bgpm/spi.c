@@ -2,6 +2,7 @@
  * simulated node: processor ids from the thread's simulated hardware
  * thread, the personality from the machine profile, time from the
  * thread's simulated clock. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include "counterlab/counterlab.h"
@@ -58,6 +59,21 @@ void bgpm_process_hw(int *first, int *count)
 }
 
 static __thread clab_thread *placed;
+static pthread_key_t left_key;
+static pthread_once_t left_once = PTHREAD_ONCE_INIT;
+
+static void left(void *t) { bgpm_on_left(t); }
+static void left_key_create(void) { pthread_key_create(&left_key, left); }
+
+/* t is the thread's place from now on. */
+static clab_thread *settle(clab_thread *t)
+{
+	placed = t;
+	pthread_once(&left_once, left_key_create);
+	pthread_setspecific(left_key, t);
+	bgpm_on_placed(t);
+	return t;
+}
 
 /* CNK spreads a process's threads over its cores before doubling up:
  * the k-th thread of a process on c cores goes to core k % c. */
@@ -69,26 +85,18 @@ clab_thread *bgpm_self(void)
 	if (clab_machine_default(&m))
 		return NULL;
 	clab_thread *t;
-	if (!clab_thread_current(m, &t)) { /* placed already (PAPI, the sim API) */
-		if (!clab_thread_attach(m, &placed))
-			bgpm_on_placed(placed);
-		return placed;
-	}
+	if (!clab_thread_current(m, &t)) /* placed already (PAPI, the sim API) */
+		return clab_thread_attach(m, &t) ? NULL : settle(t);
 	int first, count;
 	bgpm_process_hw(&first, &count);
 	int cores = count >= 4 ? count / 4 : 1, per = count >= 4 ? 4 : count;
-	for (int k = 0; k < count && !placed; k++) {
-		int hw = first + (k % cores) * 4 + k / cores;
-		if (per < 4)
-			hw = first + k;
-		if (clab_thread_attach_at(m, hw, &placed))
-			placed = NULL;
+	for (int k = 0; k < count; k++) {
+		int hw = per < 4 ? first + k : first + (k % cores) * 4 + k / cores;
+		if (!clab_thread_attach_at(m, hw, &t))
+			return settle(t);
 	}
-	if (!placed && clab_thread_attach(m, &placed)) /* more threads than the process has */
-		placed = NULL;
-	if (placed)
-		bgpm_on_placed(placed);
-	return placed;
+	/* more threads than the process has */
+	return clab_thread_attach(m, &t) ? NULL : settle(t);
 }
 
 static int hwthread(void)

@@ -12,4 +12,6 @@ void bgpm_process_hw(int *first, int *count);
 /* Called (by bgpm_self) once a thread has its place; bgpm.c counts it for
  * the hardware-distributed sets that target it. */
 void bgpm_on_placed(clab_thread *t);
+/* Called as a placed thread exits: no thread runs at its place now. */
+void bgpm_on_left(clab_thread *t);
 #endif

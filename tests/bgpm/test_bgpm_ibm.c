@@ -175,6 +175,16 @@ static void test_hwdistrib(void **state)
 		CHECK(Bgpm_ReadThreadEvent(h, 1, other, 0, &v) == 0 && v == 0);
 		CHECK(Bgpm_ReadEvent(h, 0, &v) == 0 && v == 2000 + 3 * 6000 + 5000 + 4 * 2000);
 		CHECK(Bgpm_ReadThreadEvent(h, 0, ~(mine | other), 0, &v) == BGPM_WNOT_ATTACHED);
+		/* the workers have left: a set attached now finds their places idle */
+		int h2 = Bgpm_CreateEventSet();
+		Bgpm_ExitOnError(1); /* no error on the way, as IBM's examples expect */
+		CHECK(Bgpm_AddEventList(h2, ids, 2) == 0 && Bgpm_Attach(h2, mine, 0) == 0);
+		Bgpm_ExitOnError(0);
+		CHECK(Bgpm_Start(h2) == 0);
+		Delay(500);
+		CHECK(Bgpm_Stop(h2) == 0);
+		CHECK(Bgpm_ReadThreadEvent(h2, 0, next, 0, &v) == 0 && v == 500);
+		CHECK(Bgpm_ReadThreadEvent(h2, 1, next, 0, &v) == 0 && v == 0);
 		/* a software-distributed set has no per-thread reads */
 		CHECK(Bgpm_Disable() == 0);
 		CHECK(Bgpm_Init(BGPM_MODE_SWDISTRIB) == 0);
