@@ -1809,10 +1809,22 @@ int Bgpm_ReadThreadEvent(unsigned h, unsigned idx, uint64_t thdMask, uint64_t ag
 
 /* ---- more event attributes --------------------------------------------------------- */
 
+/* As IBM's: Punit attributes on a set with no events yet, or of another unit. */
+static int punit_only(const bgpm_set *s, const char *fn)
+{
+	if (!s->unit)
+		return fail(BGPM_EEVT_SET_UNASSIGNED, fn, "event set %u has no events", s->handle);
+	if (s->unit != BGPMUnitType_PUNIT)
+		return fail(BGPM_EINV_OP, fn, "event set %u counts %s events, not Punit ones", s->handle, unit_name[s->unit]);
+	return 0;
+}
+
 /* A2 unit events can count the cycles (or edges) of their inverted signal. */
 int Bgpm_SetEventInvert(unsigned h, unsigned idx, ushort invert)
 {
 	FIND_EVENT(UNFROZEN);
+	if ((rc = punit_only(s, __func__)))
+		return rc;
 	if (!is_a2_event(e->id))
 		return fail(BGPM_EUNSUP_ATTRIB, __func__, "%s is not an A2 core unit event: its signal cannot be inverted",
 			    bgpm_ids[e->id].label);
@@ -1823,6 +1835,8 @@ int Bgpm_SetEventInvert(unsigned h, unsigned idx, ushort invert)
 int Bgpm_GetEventInvert(unsigned h, unsigned idx, ushort *pInvert)
 {
 	FIND_EVENT(ANY_THREAD);
+	if ((rc = punit_only(s, __func__)))
+		return rc;
 	if (!pInvert)
 		return null_arg(__func__);
 	*pInvert = (ushort)e->invert;
@@ -1841,6 +1855,8 @@ static int is_fp_event(unsigned id)
 int Bgpm_SetQfpuFp(unsigned h, unsigned idx, ushort countFp)
 {
 	FIND_EVENT(UNFROZEN);
+	if ((rc = punit_only(s, __func__)))
+		return rc;
 	if (!is_fp_event(e->id))
 		return fail(BGPM_EUNSUP_ATTRIB, __func__, "%s is not a QFPU instruction event", bgpm_ids[e->id].label);
 	e->count_fp = countFp != 0;
@@ -1850,6 +1866,8 @@ int Bgpm_SetQfpuFp(unsigned h, unsigned idx, ushort countFp)
 int Bgpm_GetQfpuFp(unsigned h, unsigned idx, ushort *pCountFp)
 {
 	FIND_EVENT(ANY_THREAD);
+	if ((rc = punit_only(s, __func__)))
+		return rc;
 	if (!pCountFp)
 		return null_arg(__func__);
 	*pCountFp = (ushort)(is_fp_event(e->id) && e->count_fp);
@@ -1889,6 +1907,8 @@ static int core_conflict(const bgpm_set *s, unsigned what)
 int Bgpm_SetXuMatch(unsigned h, unsigned idx, uint16_t match, uint16_t mask)
 {
 	FIND_EVENT(UNFROZEN);
+	if ((rc = punit_only(s, __func__)))
+		return rc;
 	if (e->id != PEVT_INST_XU_MATCH)
 		return fail(BGPM_EUNSUP_ATTRIB, __func__, "%s is not PEVT_INST_XU_MATCH", bgpm_ids[e->id].label);
 	uint16_t om = s->xu_match, ok = s->xu_mask;
@@ -1906,6 +1926,8 @@ int Bgpm_SetXuMatch(unsigned h, unsigned idx, uint16_t match, uint16_t mask)
 int Bgpm_GetXuMatch(unsigned h, unsigned idx, uint16_t *pMatch, uint16_t *pMask)
 {
 	FIND_EVENT(ANY_THREAD);
+	if ((rc = punit_only(s, __func__)))
+		return rc;
 	if (e->id != PEVT_INST_XU_MATCH)
 		return fail(BGPM_EUNSUP_ATTRIB, __func__, "%s is not PEVT_INST_XU_MATCH", bgpm_ids[e->id].label);
 	if (!pMatch || !pMask)
@@ -1918,6 +1940,8 @@ int Bgpm_GetXuMatch(unsigned h, unsigned idx, uint16_t *pMatch, uint16_t *pMask)
 int Bgpm_SetQfpuMatch(unsigned h, unsigned idx, uint16_t match, uint16_t mask, ushort fpScale)
 {
 	FIND_EVENT(UNFROZEN);
+	if ((rc = punit_only(s, __func__)))
+		return rc;
 	if (e->id != PEVT_INST_QFPU_MATCH)
 		return fail(BGPM_EUNSUP_ATTRIB, __func__, "%s is not PEVT_INST_QFPU_MATCH", bgpm_ids[e->id].label);
 	if (fpScale > 3)
@@ -1939,6 +1963,8 @@ int Bgpm_SetQfpuMatch(unsigned h, unsigned idx, uint16_t match, uint16_t mask, u
 int Bgpm_GetQfpuMatch(unsigned h, unsigned idx, uint16_t *pMatch, uint16_t *pMask, ushort *pFpScale)
 {
 	FIND_EVENT(ANY_THREAD);
+	if ((rc = punit_only(s, __func__)))
+		return rc;
 	if (e->id != PEVT_INST_QFPU_MATCH)
 		return fail(BGPM_EUNSUP_ATTRIB, __func__, "%s is not PEVT_INST_QFPU_MATCH", bgpm_ids[e->id].label);
 	if (!pMatch || !pMask || !pFpScale)
@@ -1956,10 +1982,10 @@ static int set_scale(unsigned h, ushort scale, unsigned what, const char *fn)
 	bgpm_set *s = find(h, 0, NULL, UNFROZEN, fn, &rc);
 	if (!s)
 		return rc;
+	if ((rc = punit_only(s, fn)))
+		return rc;
 	if (scale > 3)
 		return fail(BGPM_EINV_PARM, fn, "FP scale %u is not 0..3", scale);
-	if (s->unit && s->unit != BGPMUnitType_PUNIT)
-		return fail(BGPM_EINV_OP, fn, "only Punit sets have FP scales");
 	ushort *f = what == RSV_SQRT ? &s->sqrt_scale : &s->div_scale, old = *f;
 	*f = scale;
 	if ((rc = core_conflict(s, what))) {
@@ -1975,6 +2001,8 @@ static int get_scale(unsigned h, ushort *p, unsigned what, const char *fn)
 	int rc;
 	bgpm_set *s = find(h, 0, NULL, ANY_THREAD, fn, &rc);
 	if (!s)
+		return rc;
+	if ((rc = punit_only(s, fn)))
 		return rc;
 	if (!p)
 		return null_arg(fn);
@@ -1992,9 +2020,7 @@ int Bgpm_GetFpDivScale(unsigned h, ushort *pFpScale) { return get_scale(h, pFpSc
 int Bgpm_AllowMixedContext(unsigned h)
 {
 	FIND_SET(UNFROZEN);
-	if (s->unit && s->unit != BGPMUnitType_PUNIT)
-		return fail(BGPM_EUNSUP_ATTRIB, __func__, "only Punit sets have a context");
-	return BGPM_EOK;
+	return punit_only(s, __func__);
 }
 
 /* The L1p mode the set's L1p events select (none: undefined). */

@@ -351,6 +351,15 @@ static void test_more_attributes(void **state)
 		CHECK(Bgpm_AddEvent(a, PEVT_L1P_STRM_WRT_INVAL) == 0);
 		CHECK(Bgpm_GetL1pMode(a, &mode) == 0 && mode == BGPMl1pMode_STREAM);
 		CHECK(Bgpm_SetQfpuFp(a, 0, 1) == BGPM_EUNSUP_ATTRIB);
+		/* as IBM's: on a set with no events, or of another unit */
+		b = Bgpm_CreateEventSet();
+		CHECK(Bgpm_AllowMixedContext(b) == BGPM_EEVT_SET_UNASSIGNED);
+		CHECK(Bgpm_SetFpSqrScale(b, 1) == BGPM_EEVT_SET_UNASSIGNED);
+		CHECK(Bgpm_AddEvent(b, PEVT_L2_HITS) == 0);
+		CHECK(Bgpm_AllowMixedContext(b) == BGPM_EINV_OP);
+		CHECK(Bgpm_SetFpDivScale(b, 1) == BGPM_EINV_OP);
+		CHECK(Bgpm_SetXuMatch(b, 0, 1, 1) == BGPM_EINV_OP);
+		CHECK(Bgpm_SetEventInvert(b, 0, 1) == BGPM_EINV_OP);
 	});
 }
 
