@@ -534,6 +534,51 @@ int Bgpm_Disable(void)
 	return BGPM_EOK;
 }
 
+/* The L1p mode an event needs (BGPMl1pMode_UNDEF: none). */
+static int l1p_mode_of(unsigned id)
+{
+	const char *l = bgpm_ids[id].label;
+	return !strncmp(l, "PEVT_L1P_SW_", 12) ? BGPMl1pMode_SWITCH
+		: !strncmp(l, "PEVT_L1P_STRM_", 14) ? BGPMl1pMode_STREAM
+		: !strncmp(l, "PEVT_L1P_LIST_", 14) ? BGPMl1pMode_LIST : BGPMl1pMode_UNDEF;
+}
+
+static int set_l1p_mode(const bgpm_set *s)
+{
+	for (int i = 0; i < s->n; i++)
+		if (l1p_mode_of(s->ev[i].id))
+			return l1p_mode_of(s->ev[i].id);
+	return BGPMl1pMode_UNDEF;
+}
+
+/* The core's L1p counts in one mode: 0, or the handle of a set of the
+ * core (this one or an applied one) that uses another than mode. */
+static int l1p_conflict(const bgpm_set *s, int mode, unsigned *other)
+{
+	if (!mode)
+		return 0;
+	int mine = set_l1p_mode(s);
+	if (mine && mine != mode) {
+		*other = s->handle;
+		return 1;
+	}
+	int core = clab_thread_hwthread(s->thread) / 4, found = 0;
+	pthread_mutex_lock(&lock);
+	for (unsigned h = 0; h < MAX_SETS && !found; h++) {
+		const bgpm_set *x = sets[h];
+		if (x && x != s && x->frozen && x->unit == BGPMUnitType_PUNIT &&
+		    clab_thread_hwthread(x->thread) / 4 == core) {
+			int m = set_l1p_mode(x);
+			if (m && m != mode) {
+				*other = x->handle;
+				found = 1;
+			}
+		}
+	}
+	pthread_mutex_unlock(&lock);
+	return found;
+}
+
 int Bgpm_AddEvent(unsigned h, unsigned eventId)
 {
 	FIND_SET(UNFROZEN);
@@ -572,6 +617,10 @@ int Bgpm_AddEvent(unsigned h, unsigned eventId)
 	}
 	if (s->n >= MAX_EVENTS)
 		return fail(BGPM_EXHAUSTED, __func__, "event set %u holds %d events already", h, MAX_EVENTS);
+	unsigned other;
+	if (unit == BGPMUnitType_PUNIT && l1p_conflict(s, l1p_mode_of(eventId), &other))
+		return fail(BGPM_EL1PMODERESERVED, __func__, "%s needs another L1p mode than event set %u uses on this core",
+			    bgpm_ids[eventId].label, other);
 	s->unit = unit;
 	s->ev[s->n++] = (bgpm_event){.id = eventId};
 	return BGPM_EOK;
@@ -811,6 +860,22 @@ int Bgpm_SetOverflow(unsigned h, unsigned idx, uint64_t period)
 			    bgpm_ids[e->id].label);
 	if (s->mux && period)
 		return fail(BGPM_EUNSUP_OVERFLOW, __func__, "libbgpm's multiplexed sets do not interrupt on overflow");
+	/* L2 and I/O counters are the node's: one threshold each */
+	unsigned other = 0;
+	int clash = 0;
+	pthread_mutex_lock(&lock);
+	for (unsigned k = 0; k < MAX_SETS && period && u != BGPMUnitType_PUNIT && !clash; k++) {
+		const bgpm_set *x = sets[k];
+		for (int i = 0; x && x != s && i < x->n && !clash; i++)
+			if (x->ev[i].id == e->id && x->ev[i].period && x->ev[i].period != period) {
+				clash = 1;
+				other = x->handle;
+			}
+	}
+	pthread_mutex_unlock(&lock);
+	if (clash)
+		return fail(BGPM_ETHRES_MISMATCH, __func__, "event set %u has %s overflow at another period: the node's counter has one threshold",
+			    other, bgpm_ids[e->id].label);
 	e->period = period;
 	return BGPM_EOK;
 }
@@ -1170,6 +1235,17 @@ void bgpm_on_placed(clab_thread *t)
 	pthread_mutex_unlock(&hw_lock);
 }
 
+/* A counterlab error of set s as BGPM's code: a Punit set with a
+ * core-shared event that cannot have its counters needs the whole core. */
+static int set_error(const bgpm_set *s, int rc, const char *fn)
+{
+	for (int i = 0; rc == CLAB_E_CONFLICT && s->unit == BGPMUnitType_PUNIT && i < s->n; i++)
+		if (bgpm_ids[s->ev[i].id].scope == UPC_SCOPE_CORESHARED)
+			return fail(BGPM_ECSEVT_REQALLTHDS, fn, "%s counts the whole core and needs all four threads' counters: %s",
+				    bgpm_ids[s->ev[i].id].label, clab_errmsg());
+	return from_clab(rc, s->unit, fn);
+}
+
 /* Builds the counterlab set(s): on the set's thread, or on each target of
  * a hardware-distributed Punit set. */
 static int build(bgpm_set *s, const char *fn)
@@ -1205,7 +1281,7 @@ static int build(bgpm_set *s, const char *fn)
 	}
 	clab_evset *cs;
 	if ((rc = make_cs(s, c, s->thread, &cs)))
-		return from_clab(rc, s->unit, fn);
+		return set_error(s, rc, fn);
 	s->cs = cs;
 	zero(s);
 	s->frozen = 1;
@@ -1434,7 +1510,7 @@ static int start(unsigned h, int reset, const char *fn)
 	}
 	if (rc) {
 		s->running = 0;
-		return from_clab(rc, s->unit, fn);
+		return set_error(s, rc, fn);
 	}
 	s->started = 1;
 	return BGPM_EOK;
@@ -1848,8 +1924,7 @@ int Bgpm_GetEventInvert(unsigned h, unsigned idx, ushort *pInvert)
 static int is_fp_event(unsigned id)
 {
 	const char *l = bgpm_ids[id].label;
-	return bgpm_ids[id].unit == BGPMUnitType_PUNIT &&
-	       (!strncmp(l, "PEVT_INST_QFPU_", 15) || !strncmp(l, "PEVT_AXU_", 9));
+	return bgpm_ids[id].unit == BGPMUnitType_PUNIT && !strncmp(l, "PEVT_INST_QFPU_", 15);
 }
 
 int Bgpm_SetQfpuFp(unsigned h, unsigned idx, ushort countFp)
@@ -2031,16 +2106,7 @@ int Bgpm_GetL1pMode(unsigned h, Bgpml1pModes *pMode)
 		return null_arg(__func__);
 	if (s->unit != BGPMUnitType_PUNIT)
 		return fail(BGPM_EUNSUP_ATTRIB, __func__, "only Punit sets have an L1p mode");
-	*pMode = BGPMl1pMode_UNDEF;
-	for (int i = 0; i < s->n; i++) {
-		const char *l = bgpm_ids[s->ev[i].id].label;
-		if (!strncmp(l, "PEVT_L1P_SW_", 12))
-			*pMode = BGPMl1pMode_SWITCH;
-		else if (!strncmp(l, "PEVT_L1P_STRM_", 14))
-			*pMode = BGPMl1pMode_STREAM;
-		else if (!strncmp(l, "PEVT_L1P_LIST_", 14))
-			*pMode = BGPMl1pMode_LIST;
-	}
+	*pMode = (Bgpml1pModes)set_l1p_mode(s);
 	return BGPM_EOK;
 }
 

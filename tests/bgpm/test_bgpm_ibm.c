@@ -351,6 +351,12 @@ static void test_more_attributes(void **state)
 		CHECK(Bgpm_AddEvent(a, PEVT_L1P_STRM_WRT_INVAL) == 0);
 		CHECK(Bgpm_GetL1pMode(a, &mode) == 0 && mode == BGPMl1pMode_STREAM);
 		CHECK(Bgpm_SetQfpuFp(a, 0, 1) == BGPM_EUNSUP_ATTRIB);
+		/* FP operations: the QFPU opcode events only, not the A2 AXU unit's */
+		CHECK(Bgpm_AddEvent(a, PEVT_AXU_IDLE) == 0 && Bgpm_AddEvent(a, PEVT_INST_QFPU_FMUL) == 0);
+		CHECK(Bgpm_SetQfpuFp(a, 1, 1) == BGPM_EUNSUP_ATTRIB);
+		CHECK(Bgpm_SetQfpuFp(a, 2, 1) == 0);
+		CHECK(Bgpm_GetQfpuFp(a, 2, &sc) == 0 && sc == 1);
+		CHECK(Bgpm_GetQfpuFp(a, 1, &sc) == 0 && sc == 0);
 		/* as IBM's: on a set with no events, or of another unit */
 		b = Bgpm_CreateEventSet();
 		CHECK(Bgpm_AllowMixedContext(b) == BGPM_EEVT_SET_UNASSIGNED);
@@ -398,6 +404,71 @@ static void test_printing(void **state)
 	});
 }
 
+/* What a core has once: the L1p mode (the set's events and the core's
+ * applied sets agree), the whole core for a core-shared event. */
+static void *core_shared(void *arg)
+{
+	Bgpm_PrintOnError(0);
+	Bgpm_ExitOnError(0);
+	int *rc = arg;
+	Bgpm_Init(BGPM_MODE_SWDISTRIB);
+	int h = Bgpm_CreateEventSet();
+	Bgpm_AddEvent(h, PEVT_XU_PROC_BUSY);
+	if (!(*rc = Bgpm_Apply(h)))
+		*rc = Bgpm_Start(h);
+	Bgpm_Disable();
+	return NULL;
+}
+
+static void test_l1p_mode(void **state)
+{
+	(void)state;
+	IN_CHILD({
+		CHECK(Bgpm_Init(BGPM_MODE_SWDISTRIB) == 0);
+		int a = Bgpm_CreateEventSet(), b = Bgpm_CreateEventSet();
+		CHECK(Bgpm_AddEvent(a, PEVT_L1P_STRM_WRT_INVAL) == 0);
+		CHECK(Bgpm_AddEvent(a, PEVT_L1P_LIST_SKIP) == BGPM_EL1PMODERESERVED);
+		CHECK(Bgpm_AddEvent(a, PEVT_L1P_BAS_LD) == 0); /* no mode */
+		CHECK(Bgpm_AddEvent(b, PEVT_L1P_LIST_SKIP) == 0); /* a is not applied */
+		CHECK(Bgpm_Apply(a) == 0 && Bgpm_Start(a) == 0);
+		CHECK(Bgpm_AddEvent(b, PEVT_L1P_SW_TLB_FILL) == BGPM_EL1PMODERESERVED);
+	});
+}
+
+static void test_core_shared(void **state)
+{
+	(void)state;
+	IN_CHILD({
+		CHECK(Bgpm_Init(BGPM_MODE_SWDISTRIB) == 0);
+		int a = Bgpm_CreateEventSet();
+		CHECK(Bgpm_AddEvent(a, PEVT_CYCLES) == 0 && Bgpm_Apply(a) == 0 && Bgpm_Start(a) == 0);
+		/* another thread of the core cannot have all its counters while a counts */
+		int rc = 0;
+		pthread_t t;
+		pthread_create(&t, NULL, core_shared, &rc);
+		pthread_join(t, NULL);
+		CHECK(rc == BGPM_ECSEVT_REQALLTHDS);
+		CHECK(Bgpm_DeleteEventSet(a) == 0);
+		pthread_create(&t, NULL, core_shared, &rc);
+		pthread_join(t, NULL);
+		CHECK(rc == 0);
+	});
+}
+
+/* One threshold per node-wide counter. */
+static void test_threshold(void **state)
+{
+	(void)state;
+	IN_CHILD({
+		CHECK(Bgpm_Init(BGPM_MODE_SWDISTRIB) == 0);
+		int a = Bgpm_CreateEventSet(), b = Bgpm_CreateEventSet();
+		CHECK(Bgpm_AddEvent(a, PEVT_L2_HITS) == 0 && Bgpm_SetOverflow(a, 0, 5000) == 0);
+		CHECK(Bgpm_AddEvent(b, PEVT_L2_HITS) == 0);
+		CHECK(Bgpm_SetOverflow(b, 0, 1000) == BGPM_ETHRES_MISMATCH);
+		CHECK(Bgpm_SetOverflow(b, 0, 5000) == 0);
+	});
+}
+
 /* Every code has its own text. */
 static void test_error_strings(void **state)
 {
@@ -431,6 +502,9 @@ int main(void)
 		cmocka_unit_test(test_overflow_indices),
 		cmocka_unit_test(test_more_attributes),
 		cmocka_unit_test(test_printing),
+		cmocka_unit_test(test_l1p_mode),
+		cmocka_unit_test(test_core_shared),
+		cmocka_unit_test(test_threshold),
 		cmocka_unit_test(test_error_strings),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
