@@ -185,6 +185,9 @@ const char *Bgpm_ErrorString(int rc)
 	return "unknown BGPM code";
 }
 
+/* IBM's name for it. */
+const char *Bgpm_ErrStrg(int errnum) { return Bgpm_ErrorString(errnum); }
+
 static void flags_init(void)
 {
 	if (me.flags_set)

@@ -482,6 +482,7 @@ static void test_error_strings(void **state)
 	for (int c = BGPM_MIN_WARNING_NO; c <= BGPM_MAX_WARNING_NO; c++)
 		codes[n++] = c;
 	for (int i = 0; i < n; i++) {
+		assert_string_equal(Bgpm_ErrStrg(codes[i]), Bgpm_ErrorString(codes[i]));
 		assert_string_not_equal(Bgpm_ErrorString(codes[i]), unknown);
 		for (int j = 0; j < i; j++)
 			assert_string_not_equal(Bgpm_ErrorString(codes[i]), Bgpm_ErrorString(codes[j]));

@@ -101,8 +101,9 @@ typedef int UpciBool_t;
 #define BGPM_WNOT_LINK_CTL        3005
 #define BGPM_MAX_WARNING_NO       3005
 
-/* Short text of a return code (ours, not IBM's wording). */
+/* Short text of a return code (our wording); Bgpm_ErrStrg is IBM's name. */
 const char *Bgpm_ErrorString(int rc);
+const char *Bgpm_ErrStrg(int errnum);
 /* The calling thread's last error code and what was wrong (kept until the
  * next error: successes do not clear them). */
 int Bgpm_LastErr(void);
