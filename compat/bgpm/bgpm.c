@@ -1498,18 +1498,21 @@ static int start(unsigned h, int reset, const char *fn)
 	for (int i = 0; !reset && s->started && i < s->n; i++)
 		for (int j = 0; j < s->ev[i].nreq; j++)
 			s->ev[i].offset[j] = vals[s->ev[i].first + j];
-	if (!rc) {
-		/* the idle targets' cycles from the same moment as the others' */
+	if (!rc && s->hwmode) {
+		/* no thread takes a place while the targets start (hw_target
+		 * starts what is placed later); the idle targets' cycles from
+		 * the moment the others' start, not the time starting took */
 		pthread_mutex_lock(&hw_lock);
-		s->running = 1; /* targets placed from now on start too */
+		s->running = 1;
+		for (int hw = 0; hw < APP_HW; hw++) {
+			int r = s->hwcs[hw] ? clab_evset_start(s->hwcs[hw]) : CLAB_OK;
+			rc = rc ? rc : r;
+		}
 		s->run_since = clab_thread_now(s->thread);
 		pthread_mutex_unlock(&hw_lock);
-		rc = each_cs(s, clab_evset_start);
-		if (s->hwmode) { /* not the time starting took */
-			pthread_mutex_lock(&hw_lock);
-			s->run_since = clab_thread_now(s->thread);
-			pthread_mutex_unlock(&hw_lock);
-		}
+	} else if (!rc) {
+		s->running = 1;
+		rc = clab_evset_start(s->cs);
 	}
 	if (rc) {
 		s->running = 0;
