@@ -955,10 +955,10 @@ int Bgpm_SetMultiplex(unsigned h, uint64_t period, int normalize)
 int Bgpm_SetMultiplex2(unsigned h, uint64_t period, int normalize, RsvMuxCtrs max)
 {
 	FIND_SET(OWNER);
-	if (max != BGPMMuxMinEvts && max != BGPMMuxMedEvts && max != BGPMMuxMaxEvts)
-		return fail(BGPM_EINV_PARM, __func__, "maxEventsPerGroup %d is none of 5, 11, 23", (int)max);
-	if (s->n)
-		return fail(BGPM_ENOT_EMPTY, __func__, "multiplexing is chosen before events are added");
+	if (normalize != BGPM_NORMAL && normalize != BGPM_NOTNORMAL)
+		return fail(BGPM_EINV_PARM, __func__, "normalize %d is neither BGPM_NORMAL nor BGPM_NOTNORMAL", normalize);
+	if (s->n || s->mux)
+		return fail(BGPM_ENOT_EMPTY, __func__, "multiplexing is chosen once, before events are added");
 	if (me.mode == BGPM_MODE_LLDISTRIB || s->hwmode)
 		return fail(BGPM_EINV_OP, __func__, "%s mode does not multiplex",
 			    s->hwmode ? "hardware-distributed" : "low-latency");
@@ -966,8 +966,9 @@ int Bgpm_SetMultiplex2(unsigned h, uint64_t period, int normalize, RsvMuxCtrs ma
 		return fail(BGPM_EINV_PARM, __func__, "period %llu is below %d cycles", (unsigned long long)period, CLAB_MPX_MIN_PERIOD);
 	s->mux = 1;
 	s->mux_period = period;
-	s->normalize = normalize != 0;
-	s->mux_max = (unsigned)max;
+	s->normalize = normalize;
+	/* as IBM's: up to 6 asked for is 5 a group, up to 12 is 11, more is 23 */
+	s->mux_max = (int)max < 7 ? BGPMMuxMinEvts : (int)max < 13 ? BGPMMuxMedEvts : BGPMMuxMaxEvts;
 	s->unit = BGPMUnitType_PUNIT; /* only the Punit multiplexes */
 	return BGPM_EOK;
 }
