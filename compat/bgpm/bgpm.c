@@ -323,7 +323,7 @@ int Bgpm_Init(Bgpm_Modes mode)
 int Bgpm_LibLinked(void) { return BGPM_TRUE; }
 
 /* What a call needs of the set it names. */
-enum { ANY_THREAD = 0, OWNER = 1, UNFROZEN = 3 /* the owner, before apply */, MUXED = 4 };
+enum { ANY_THREAD = 0, OWNER = 1, UNFROZEN = 3 /* the owner, before apply */ };
 
 /* Set h and, when e is given, its event idx, if this thread may have them
  * as need says; otherwise NULL with *rc the (printed) error. */
@@ -344,8 +344,6 @@ static bgpm_set *find(unsigned h, unsigned idx, bgpm_event **e, int need, const 
 		*rc = fail(BGPM_ENOT_CONTROL_THREAD, fn, "event set %u belongs to another thread", h);
 	else if ((need & UNFROZEN) == UNFROZEN && s->frozen)
 		*rc = fail(BGPM_EES_FROZEN, fn, "event set %u is applied: its events and attributes are fixed", h);
-	else if ((need & MUXED) && !s->mux)
-		*rc = fail(BGPM_ENOT_MUXED, fn, "event set %u is not multiplexed", h);
 	else {
 		if (e)
 			*e = &s->ev[idx];
