@@ -147,6 +147,13 @@ static void test_hwdistrib(void **state)
 		CHECK(Bgpm_SetOverflow(h, 0, 1000) == BGPM_EUNSUP_OVERFLOW);
 		uint64_t mine = Kernel_ThreadMask(Kernel_MyTcoord()), other = Kernel_ThreadMask(Kernel_MyTcoord() ^ 1);
 		CHECK(Bgpm_Attach(h, mine | other, 0) == 0);
+		CHECK(Bgpm_Attach(h, mine | other, 0) == BGPM_WALREADY_ATTACHED);
+		CHECK(Bgpm_Attach(h, mine, 0) == BGPM_EES_FROZEN);
+		uint64_t v;
+		CHECK(Bgpm_ReadThreadEvent(h, 0, mine, 0, NULL) == BGPM_EINV_PARM);
+		CHECK(Bgpm_WriteEvent(h, 0, 1) == BGPM_EINV_OP);
+		Bgpm_Punit_Handles_t hd;
+		CHECK(Bgpm_Punit_GetHandles(h, &hd) == BGPM_EINV_OP);
 		CHECK(Bgpm_Start(h) == 0);
 		Delay(1000);
 		pthread_t t[3];
@@ -161,7 +168,7 @@ static void test_hwdistrib(void **state)
 		CHECK(pthread_create(&t[0], NULL, hw_worker, NULL) == 0);
 		pthread_join(t[0], NULL);
 		CHECK(Bgpm_Stop(h) == 0);
-		uint64_t me = UPC_APP_HWTID_MASK(Kernel_ProcessorID()), v;
+		uint64_t me = UPC_APP_HWTID_MASK(Kernel_ProcessorID());
 		CHECK(Bgpm_ReadThreadEvent(h, 0, me, 0, &v) == 0 && v == 2000);
 		for (int hw = 0; hw < 64; hw++) {
 			uint64_t m = UPC_APP_HWTID_MASK(hw);
@@ -185,6 +192,16 @@ static void test_hwdistrib(void **state)
 		CHECK(Bgpm_Stop(h2) == 0);
 		CHECK(Bgpm_ReadThreadEvent(h2, 0, next, 0, &v) == 0 && v == 500);
 		CHECK(Bgpm_ReadThreadEvent(h2, 1, next, 0, &v) == 0 && v == 0);
+		/* applied instead of attached: the calling thread's own hardware thread */
+		int h3 = Bgpm_CreateEventSet();
+		CHECK(Bgpm_ReadThreadEvent(h3, 0, me, 0, &v) == BGPM_EINV_EVT_IDX);
+		CHECK(Bgpm_AddEvent(h3, PEVT_CYCLES) == 0);
+		CHECK(Bgpm_ReadThreadEvent(h3, 0, me, 0, &v) == BGPM_ENOT_APPLIED);
+		CHECK(Bgpm_Apply(h3) == 0 && Bgpm_Start(h3) == 0);
+		Delay(300);
+		CHECK(Bgpm_Stop(h3) == 0);
+		CHECK(Bgpm_ReadThreadEvent(h3, 0, me, 0, &v) == 0 && v == 300);
+		CHECK(Bgpm_ReadThreadEvent(h3, 0, next, 0, &v) == BGPM_WNOT_ATTACHED);
 		/* a software-distributed set has no per-thread reads */
 		CHECK(Bgpm_Disable() == 0);
 		CHECK(Bgpm_Init(BGPM_MODE_SWDISTRIB) == 0);
@@ -389,7 +406,18 @@ static void test_printing(void **state)
 		CHECK(Bgpm_DumpEvtSet(h, 1) == 0);
 		CHECK(Bgpm_DumpOnError(1) == 0);
 		CHECK(Bgpm_AddEvent(h, 0) == BGPM_EINV_EVENT); /* dumps every set */
+		int nw = Bgpm_CreateEventSet();
+		CHECK(Bgpm_AddEvent(nw, PEVT_NW_USER_PP_SENT) == 0 && Bgpm_Attach(nw, UPC_NW_LINK_C_PLUS, 0) == 0);
 		Bgpm_DebugDumpShrMem();
+		CHECK(Bgpm_PrintCurrentPunitReservations(nw) == BGPM_EINV_OP);
+		Bgpm_DumpUPCPState();
+		Bgpm_EnableTracePrint();
+		Bgpm_DisableTracePrint();
+		CHECK(Bgpm_SetThreadFeedbackBuffer(h, fb, 0) == BGPM_EINV_PARM);
+		CHECK(Bgpm_PrintFeedbackBuffer(NULL, 1) == BGPM_EINV_PARM);
+		CHECK(Bgpm_AddEventStringList(h, NULL) == BGPM_EINV_PARM);
+		Bgpml1pModes mode;
+		CHECK(Bgpm_GetL1pMode(nw, &mode) == BGPM_EUNSUP_ATTRIB);
 		fflush(stderr);
 		dup2(err, 2);
 		close(fds[1]);
@@ -401,6 +429,8 @@ static void test_printing(void **state)
 		const char *a = strstr(out, "PEVT_L1P_BAS_ST_32BYTE");
 		CHECK(a && strstr(a + 1, "PEVT_L1P_BAS_ST_32BYTE")); /* the dump, then dump-on-error */
 		CHECK(strstr(out, "libbgpm: mode 2") != NULL);
+		CHECK(strstr(out, "libbgpm: link 5: 1 sets, controlled by set") != NULL);
+		CHECK(strstr(out, "libbgpm: Punit set") != NULL); /* DumpUPCPState */
 	});
 }
 
