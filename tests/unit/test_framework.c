@@ -406,12 +406,19 @@ static void threads_layout(void **state)
 {
 	(void)state;
 	clab_machine *m = open_machine("bgq");
-	clab_thread *a, *b;
+	clab_thread *a, *b, *c;
+	/* asking where the thread runs attaches nothing */
+	assert_int_equal(clab_thread_current(m, &c), CLAB_E_NOTHREAD);
+	assert_null(c);
 	assert_int_equal(clab_thread_attach(m, &a), CLAB_OK);
 	assert_int_equal(clab_thread_attach(m, &b), CLAB_OK);
 	assert_ptr_equal(a, b); /* one hardware thread per OS thread */
 	assert_int_equal(clab_thread_hwthread(a), 0);
+	assert_int_equal(clab_thread_current(m, &c), CLAB_OK);
+	assert_ptr_equal(c, a);
 	clab_thread_detach(a);
+	clab_thread_detach(b);
+	assert_int_equal(clab_thread_current(m, &c), CLAB_E_NOTHREAD); /* the last detach let go */
 	clab_machine_close(m);
 }
 

@@ -76,6 +76,31 @@ static void packs_23_and_7(void **state)
 	clab_evset_destroy(s);
 }
 
+/* A cap on a group's events (as BGPM's events-per-group): 30 events in
+ * groups of at most 5 where the counters would take 23; only on a
+ * multiplexed, stopped set. */
+static void packs_by_cap(void **state)
+{
+	(void)state;
+	clab_thread *t = hw(3, 0);
+	clab_evset *s = NULL;
+	assert_int_equal(clab_evset_create(core, t, &s), CLAB_OK);
+	assert_int_equal(clab_evset_set_mpx_group_max(s, 5), CLAB_E_STATE); /* not multiplexed */
+	assert_int_equal(clab_evset_set_multiplex(s, P), CLAB_OK);
+	assert_int_equal(clab_evset_set_mpx_group_max(s, -1), CLAB_E_INVAL);
+	assert_int_equal(clab_evset_set_mpx_group_max(s, 5), CLAB_OK);
+	assert_int_equal(program(core, t, &s, clab_opcode_events, 30), CLAB_OK);
+	clab_mpx_stats st;
+	stats(s, &st);
+	assert_int_equal(st.ngroups, 6);
+	for (int i = 0; i < 30; i++)
+		assert_int_equal(st.group_of[i], i / 5);
+	assert_int_equal(clab_evset_start(s), CLAB_OK);
+	assert_int_equal(clab_evset_set_mpx_group_max(s, 11), CLAB_E_STATE); /* running */
+	assert_int_equal(clab_evset_stop(s, NULL), CLAB_OK);
+	clab_evset_destroy(s);
+}
+
 /* Sibling threads holding counter groups shrink what a group may borrow:
  * own group only -> 5 events a group, own + sibling -> 11. */
 static void packs_by_free_groups(void **state)
@@ -416,6 +441,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(packs_23_and_7, setup_each, teardown_each),
+		cmocka_unit_test_setup_teardown(packs_by_cap, setup_each, teardown_each),
 		cmocka_unit_test_setup_teardown(packs_by_free_groups, setup_each, teardown_each),
 		cmocka_unit_test_setup_teardown(packs_around_conflicts, setup_each, teardown_each),
 		cmocka_unit_test_setup_teardown(estimates_exact, setup_each, teardown_each),
