@@ -1,0 +1,60 @@
+#!/bin/bash
+# Two hosts on one machine, for running MPI programs across hosts: two
+# network namespaces joined by a veth pair (10.77.0.1 and 10.77.0.2), each
+# with its own hostname (h1, h2; a UTS namespace per daemon), and Open MPI
+# launched from h1's network (hostname "launch") through an agent that
+# starts each host's daemon in its namespaces. Needs root. Sourced by the
+# multi-host test and bench/run.sh; run as
+#   twohosts.sh agent NAME HOST COMMAND...
+# it is that agent (Open MPI's --mca plm_rsh_agent).
+#
+#   twohosts_up NAME        makes the namespaces NAME-h1 and NAME-h2
+#   twohosts_mpirun NAME MPIRUN-ARGS...   mpirun across them (hostfile: 8 slots each)
+#   twohosts_down NAME      ends their processes and removes them
+TWOHOSTS_SH=$(readlink -f "${BASH_SOURCE[0]}")
+
+if [ "${1:-}" = agent ]; then
+	# Open MPI hands the daemon's command line as words for a remote shell
+	name=$2 host=$3
+	shift 3
+	case $host in
+	h1 | h2) ;;
+	*) echo "twohosts agent: no host $host (h1 or h2)" >&2; exit 1 ;;
+	esac
+	exec ip netns exec "$name-$host" unshare --uts sh -c 'hostname "$0" && exec sh -c "$1"' "$host" "$*"
+fi
+
+twohosts_up() {
+	local n=$1 veth=${1: -10}
+	ip netns add "$n-h1" && ip netns add "$n-h2" &&
+		ip link add "${veth}a" type veth peer name "${veth}b" &&
+		ip link set "${veth}a" netns "$n-h1" && ip link set "${veth}b" netns "$n-h2" &&
+		ip -n "$n-h1" addr add 10.77.0.1/24 dev "${veth}a" &&
+		ip -n "$n-h2" addr add 10.77.0.2/24 dev "${veth}b" &&
+		ip -n "$n-h1" link set lo up && ip -n "$n-h2" link set lo up &&
+		ip -n "$n-h1" link set "${veth}a" up && ip -n "$n-h2" link set "${veth}b" up &&
+		printf 'h1 slots=8\nh2 slots=8\n' > "${TMPDIR:-/tmp}/$n.hosts"
+}
+
+twohosts_mpirun() {
+	local n=$1
+	shift
+	ip netns exec "$n-h1" unshare --uts sh -c 'hostname launch && exec "$@"' sh \
+		timeout -k 10 "${TWOHOSTS_TIMEOUT:-300}" \
+		mpirun --allow-run-as-root --hostfile "${TMPDIR:-/tmp}/$n.hosts" \
+		--mca plm_rsh_agent "bash $TWOHOSTS_SH agent $n" \
+		--mca btl tcp,self,vader --mca btl_tcp_if_include 10.77.0.0/24 \
+		--mca oob_tcp_if_include 10.77.0.0/24 "$@"
+}
+
+twohosts_down() {
+	local n=$1 h p
+	for h in h1 h2; do
+		ip netns list 2>/dev/null | grep -q "^$n-$h\b" || continue
+		for p in $(ip netns pids "$n-$h" 2>/dev/null); do
+			kill -KILL "$p" 2>/dev/null
+		done
+		ip netns del "$n-$h"
+	done
+	rm -f "${TMPDIR:-/tmp}/$n.hosts"
+}
