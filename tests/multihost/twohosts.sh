@@ -25,7 +25,11 @@ if [ "${1:-}" = agent ]; then
 fi
 
 twohosts_up() {
-	local n=$1 veth=${1: -10}
+	local n=$1 veth
+	veth=$(printf %s "$1" | tail -c 13) # interface names: 15 characters at most
+	# ip netns mounts /run/netns on itself the first time: undone at the
+	# end when it was not so before (a chroot's root must unmount cleanly)
+	mountpoint -q /run/netns 2>/dev/null || touch "${TMPDIR:-/tmp}/$n.mounted"
 	ip netns add "$n-h1" && ip netns add "$n-h2" &&
 		ip link add "${veth}a" type veth peer name "${veth}b" &&
 		ip link set "${veth}a" netns "$n-h1" && ip link set "${veth}b" netns "$n-h2" &&
@@ -56,5 +60,8 @@ twohosts_down() {
 		done
 		ip netns del "$n-$h"
 	done
-	rm -f "${TMPDIR:-/tmp}/$n.hosts"
+	if [ -e "${TMPDIR:-/tmp}/$n.mounted" ] && [ -z "$(ls -A /run/netns 2>/dev/null)" ]; then
+		umount /run/netns 2>/dev/null
+	fi
+	rm -f "${TMPDIR:-/tmp}/$n.hosts" "${TMPDIR:-/tmp}/$n.mounted"
 }
