@@ -132,6 +132,28 @@ both() {
 	[ "$EXACT" = 0 ] || model "$name" "$what"
 }
 
+# What a read sees of counts made on the other host, and when: rank 1
+# reads the receive side of rank 0's message (counted by rank 0) once it
+# has arrived, after PMPI_Barrier and after the world MPI_Barrier
+prefix=$(dirname "$bindir")
+if mpicc -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wno-unused-function -I"$prefix/include" \
+	"$here/visibility.c" -o "$tmp/visibility" -L"$prefix/lib" -lcounterlab-mpi -lpapi -lcounterlab \
+	-Wl,-rpath,"$prefix/lib" 2>"$tmp/vis.err"; then
+	m="bgq:clock=virtual,activity=none,torus=1x2x1x1x2,ppn=1"
+	COUNTERLAB_MACHINE=$m twohosts_mpirun "$hosts" --map-by node -n 2 -x COUNTERLAB_MACHINE \
+		-x COUNTERLAB_MACHINES "$tmp/visibility" 2>>"$tmp/vis.err" | sort | paste -sd' ' > "$tmp/vis.2"
+	COUNTERLAB_MACHINE=$m timeout -k 10 300 mpirun --allow-run-as-root --oversubscribe -n 2 \
+		-x COUNTERLAB_MACHINE -x COUNTERLAB_MACHINES "$tmp/visibility" 2>>"$tmp/vis.err" |
+		sort | paste -sd' ' > "$tmp/vis.1"
+	if [ "$(cat "$tmp/vis.1")" = "recv,1,1,1 sent,2" ] && [ "$(cat "$tmp/vis.2")" = "recv,0,0,1 sent,2" ]; then
+		ok "a count made on the other host shows at the next world MPI_Barrier, one made on the reader's host at once (one host: $(cat "$tmp/vis.1"); two: $(cat "$tmp/vis.2"))"
+	else
+		bad "visibility: one host '$(cat "$tmp/vis.1")' (want recv,1,1,1 sent,2), two hosts '$(cat "$tmp/vis.2")' (want recv,0,0,1 sent,2) ($(tail -3 "$tmp/vis.err"))"
+	fi
+else
+	bad "visibility.c does not build: $(cat "$tmp/vis.err")"
+fi
+
 # BG/Q: point-to-point chunks and packets (netsim's), the collective VCs
 # (the programs' own barriers and reductions) and the receive-FIFO
 # occupancy the hosts' leads write from the model's timing
