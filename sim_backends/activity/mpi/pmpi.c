@@ -20,8 +20,9 @@
  * ranks of the other hosts added crosses at the world barriers that end
  * the phases (below): each host's lowest rank (its lead) hands out what
  * its host added since the last barrier, takes in the others', and a read
- * sums the two. No one-sided call crosses hosts (Open MPI offers none over
- * TCP, and one would cost a round trip per message); no window spans them.
+ * sums the two. No one-sided call crosses hosts (Debian's Open MPI makes
+ * no window over TCP unless told to emulate one, and an accumulate would
+ * cost a round trip per message); no window spans them.
  * COUNTERLAB_MPI_DOMAINS=K splits each host's ranks into K domains (by
  * rank) to run the several-hosts path on one host.
  *
