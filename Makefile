@@ -28,7 +28,7 @@ LIBS := -liniparser -lhwloc -lpfm -lpthread -lm
 
 DEB_PACKAGES := build-essential dpkg-dev pkg-config libpfm4-dev libhwloc-dev \
 	libcmocka-dev libiniparser-dev libpng-dev openmpi-bin libopenmpi-dev patchelf \
-	gfortran papi-tools libfftw3-dev
+	gfortran papi-tools libfftw3-dev iproute2
 
 LIB_SRCS := $(wildcard framework/*.c sim_backends/activity/*.c sim_backends/bgq/*.c backends/linux/*.c \
 	sim_backends/bgl/*.c sim_backends/torus/*.c sim_backends/gemini/*.c)

@@ -350,6 +350,12 @@ typedef struct clab_live_node {
 	((size_t)((ctr) >> 1) * CLAB_LIVE_SIDE + \
 	 ((size_t)(link) * CLAB_NVC + (size_t)(vc)) * 2 + (size_t)((ctr) & 1))
 #define CLAB_LIVE_MU_WORD(k) ((size_t)2 * CLAB_LIVE_SIDE + (size_t)(k))
+/* The block's first CLAB_LIVE_ADDED words are sums of adds (the waiting
+ * after them are totals the model writes): what ranks on several hosts
+ * added to a node sums word by word. */
+#define CLAB_LIVE_ADDED ((size_t)2 * CLAB_LIVE_SIDE + CLAB_LIVE_NMU)
+_Static_assert(CLAB_LIVE_ADDED * sizeof(uint64_t) == offsetof(clab_live_node, no_token),
+	       "the added words come first in a live block");
 
 /* Adds v to word k of node x's block. */
 typedef void (*clab_live_add)(void *arg, uint32_t x, size_t k, uint64_t v);

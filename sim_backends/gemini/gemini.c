@@ -56,8 +56,8 @@ typedef struct stream {
 	double bytes;
 } stream;
 
-_Static_assert(CLAB_GEM_LIVE_NIC_WORD(2, 0) <= sizeof(clab_live_node) / sizeof(uint64_t),
-	       "a Gemini router's live counters fit a live block");
+_Static_assert(CLAB_GEM_LIVE_NIC_WORD(2, 0) <= CLAB_LIVE_ADDED,
+	       "a Gemini router's live counters fit a live block's added words");
 
 struct clab_gemini {
 	const clab_torus *t;

@@ -4,8 +4,8 @@
 # their counters through PAPI, and every node's point-to-point chunks sent
 # and packets received must equal what counterlab-netsim's offline engine
 # counts for the same traffic (deterministic routing: eager messages, or
-# routes along one line). Also: the multi-domain RMA path gives the same
-# counts, and a map that puts each fft3d column group on one node leaves
+# routes along one line). Also: two memory domains (the several-hosts
+# path, its counts exchanged at world barriers) give the same counts, and a map that puts each fft3d column group on one node leaves
 # that phase with no network traffic.
 # usage: test_live_mpi.sh BINDIR
 set -u
@@ -104,10 +104,11 @@ live halo 8 1x2x1x1x2 2 -- stencil --n 8 --grid 2x2x2 --stencil 27 --steps 2
 offline halo 1x2x1x1x2 2 halo3d:n=8,grid=2x2x2,stencil=27,steps=2
 agree halo "halo exchange 27-point 2x2x2, 2 steps, BG/Q 1x2x1x1x2 ppn 2"
 
-# two memory domains: blocks of the other domain's nodes by MPI_Accumulate
+# two memory domains: each keeps every node's blocks, the other domain's
+# counts come at the world barriers (as across hosts)
 COUNTERLAB_MPI_DOMAINS=2 live fft2 16 1x2x1x1x2 4 -- fft3d --n 16 --grid 4x4
 cp "$tmp/fft.offline" "$tmp/fft2.offline"
-agree fft2 "fft3d over 2 shared-memory domains (RMA accumulate path)"
+agree fft2 "fft3d over 2 shared-memory domains (counts exchanged at world barriers)"
 
 # 16-rank fft3d: the default map spreads each column group (ranks c, c+4,
 # ...) over the 4 nodes; a map placing column c on node c keeps that

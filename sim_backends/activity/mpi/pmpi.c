@@ -10,21 +10,21 @@
  * in the counter blocks of the nodes it touches. Only the sender counts a
  * message, so each is counted once.
  *
- * Shared counter state. The block of a simulated node lives in memory of
- * the world rank that hosts it (the lowest rank the map places there; a
- * node without ranks goes to rank node % size). Ranks of one shared-memory
- * domain allocate theirs in one MPI_Win_allocate_shared window; with
- * several domains a second window over the same memory spans
- * MPI_COMM_WORLD for the ranks of other domains. With one domain every
- * rank adds with atomic instructions straight into the shared memory (the
- * block's layout keeps what senders and receivers add in different cache
- * lines, torus.h); with several, every add is an
- * MPI_Accumulate (MPI_SUM, so concurrent adds are atomic by MPI's rules),
- * flushed before the message itself is sent. Either way a count is in its
- * block before the message that caused it leaves, so a PAPI read after
- * the message's completion (or anything ordered after it) sees it.
- * COUNTERLAB_MPI_DOMAINS=K splits each real shared-memory domain into K
- * (by rank) to run the multi-host path on one host.
+ * Shared counter state. Every host (shared-memory domain: the ranks with
+ * one processor name) keeps the blocks of all the machine's simulated
+ * nodes in one MPI_Win_allocate_shared window of its ranks, wherever the
+ * map places them: a rank adds with atomic instructions straight into its
+ * host's blocks (the block's layout keeps what senders and receivers add
+ * in different cache lines, torus.h), so a count is in its host's block
+ * before the message that caused it leaves. With several hosts, what the
+ * ranks of the other hosts added crosses at the world barriers that end
+ * the phases (below): each host's lowest rank (its lead) hands out what
+ * its host added since the last barrier, takes in the others', and a read
+ * sums the two. No one-sided call crosses hosts (Debian's Open MPI makes
+ * no window over TCP unless told to emulate one, and an accumulate would
+ * cost a round trip per message); no window spans them.
+ * COUNTERLAB_MPI_DOMAINS=K splits each host's ranks into K domains (by
+ * rank) to run the several-hosts path on one host.
  *
  * Collectives are modelled as these messages (each rank its own share):
  * all-to-all(v) and allgather: one message to every other member;
@@ -45,30 +45,33 @@
 #include "counterlab/live_mpi.h"
 
 #define WORDS (sizeof(clab_live_node) / sizeof(uint64_t))
-#define PENDING 256
 #define PLANS 256     /* message plans kept (send_world) */
 
 static struct {
 	int on;
 	const clab_torus_net *tn;
 	int me, size;
-	int *owner;          /* [node] world rank holding its block */
-	MPI_Aint *disp;      /* [node] its offset in the owner's memory, in words */
-	uint64_t **local;    /* [node] the block, when in this domain's memory */
-	int direct;          /* one domain: add with atomics */
+	int *owner;          /* [node] the lowest world rank on it (clab_mpi_node) */
+	uint64_t **block;    /* [node] its block in this host's window */
+	int lead;            /* this rank is its host's lowest: it times the
+			      * phases and, with several hosts, exchanges */
+	int hosts;           /* shared-memory domains of the world */
+	uint64_t *rest;      /* several hosts: [node][CLAB_LIVE_ADDED] what the
+			      * other hosts added up to the last world barrier
+			      * (this host's window) */
+	uint64_t *handed;    /* the lead's: [node][CLAB_LIVE_ADDED] this host's
+			      * adds as handed out at the last world barrier */
 	int content;         /* a message's bytes change its counts (Gemini) */
-	MPI_Win shwin, win;
+	MPI_Win shwin;
 	unsigned *rot;       /* [dst node] next minimal path of a dynamic message */
 	int keyval;          /* communicator attribute: its ranks in world ranks */
-	uint64_t pend[PENDING];
-	int npend;
-	clab_live_node copy; /* a block held in another domain, as last fetched */
 	/* this rank's messages since the last world barrier, by (destination,
 	 * bytes, VC): an open-addressing table of cap (a power of 2) flows */
 	struct flow { uint64_t dst, bytes, vc, count; } *flows;
 	size_t nflows, cap;
-	int *counts;         /* [2 * size]: the flows' words per rank, offsets */
-	clab_net *timing;    /* the model that times each barrier's phase */
+	int *counts;         /* [3 * size]: the words of each rank's flows, their
+			      * offsets, the words it hands out (several hosts) */
+	clab_net *timing;    /* the lead's model that times each barrier's phase */
 	struct plan {
 		int dst, vc, n;  /* n: adds recorded (0: empty) */
 		unsigned rot;
@@ -81,25 +84,9 @@ static struct {
 
 /* ---- counting ------------------------------------------------------------ */
 
-static void flush(void)
-{
-	if (L.npend) {
-		MPI_Win_flush_all(L.win);
-		L.npend = 0;
-	}
-}
-
 static void add(uint32_t x, size_t k, uint64_t v)
 {
-	if (L.direct) {
-		__atomic_fetch_add(L.local[x] + k, v, __ATOMIC_RELAXED);
-		return;
-	}
-	if (L.npend == PENDING)
-		flush();
-	L.pend[L.npend] = v; /* kept until the flush: MPI reads it until then */
-	MPI_Accumulate(&L.pend[L.npend++], 1, MPI_UINT64_T, L.owner[x],
-		       L.disp[x] + (MPI_Aint)k, 1, MPI_UINT64_T, MPI_SUM, L.win);
+	__atomic_fetch_add(L.block[x] + k, v, __ATOMIC_RELAXED);
 }
 
 /* ---- waiting: the model's timing of the observed traffic ----------------
@@ -108,10 +95,12 @@ static void add(uint32_t x, size_t k, uint64_t v)
  * single message has. The live layer takes the messages sent between two
  * barriers on the world (or a congruent communicator) as one phase of the
  * torus model (sim_backends/torus/net.c): at the barrier every rank
- * shares its flows, every rank times the same phase, and each node's
- * owner writes the model's totals into the node's block before the
- * barrier completes. So a PAPI read after a world barrier sees the
- * waiting of all traffic before it; between barriers they hold still. */
+ * hands out its flows, each host's lead times the phase and writes the
+ * model's totals into its host's blocks before the barrier completes. So
+ * a PAPI read after a world barrier sees the waiting of all traffic
+ * before it; between barriers they hold still. With several hosts the
+ * leads hand out their hosts' adds at the same barrier (README "Several
+ * hosts"). */
 
 static size_t flow_slot(uint64_t dst, uint64_t bytes, uint64_t vc)
 {
@@ -145,41 +134,79 @@ static void note_flow(uint64_t dst, uint64_t bytes, uint64_t vc)
 	}
 }
 
-/* The world barrier ends a phase (every rank calls this at it). */
+static void *or_abort(void *p, const char *what)
+{
+	if (!p) {
+		fprintf(stderr, "libcounterlab-mpi (rank %d): no memory for %s at a world barrier\n",
+			L.me, what);
+		PMPI_Abort(MPI_COMM_WORLD, 1);
+	}
+	return p;
+}
+
+/* The lead's words after its flows: its host's adds since the last
+ * barrier, as (word, amount) pairs; their number of words. */
+static size_t hand_out(uint64_t *out)
+{
+	size_t n = 0, words = (size_t)L.tn->torus.nodes * CLAB_LIVE_ADDED;
+	for (size_t i = 0; i < words; i++) {
+		uint64_t v = __atomic_load_n(L.block[i / CLAB_LIVE_ADDED] + i % CLAB_LIVE_ADDED,
+					     __ATOMIC_RELAXED);
+		if (v != L.handed[i]) {
+			out[n++] = i;
+			out[n++] = v - L.handed[i];
+			L.handed[i] = v;
+		}
+	}
+	return n;
+}
+
+/* The world barrier ends a phase (every rank calls this at it). Each rank
+ * hands out its flows; a host's lead, with several hosts, its host's adds.
+ * Every rank of the host has added its last counts when the first
+ * collective returns: only then does the lead look at its host's blocks. */
 static void end_phase(void)
 {
-	int n = (int)L.nflows * 4, *counts = L.counts, *displs = L.counts + L.size, total = 0;
-	uint64_t *mine = malloc(((size_t)L.nflows + 1) * sizeof(struct flow)), *all;
-	if (!mine)
-		n = 0; /* this rank's flows go untimed; the collectives still match */
-	PMPI_Allgather(&n, 1, MPI_INT, counts, 1, MPI_INT, MPI_COMM_WORLD);
+	const clab_torus *t = &L.tn->torus;
+	int *fl = L.counts, *counts = fl, *displs = L.counts + L.size, total = 0, n[2];
+	n[0] = (int)L.nflows * 4;
+	PMPI_Allgather(&n[0], 1, MPI_INT, fl, 1, MPI_INT, MPI_COMM_WORLD);
+	size_t most = (size_t)n[0] + (L.handed ? 2 * (size_t)t->nodes * CLAB_LIVE_ADDED : 0);
+	uint64_t *mine = or_abort(malloc((most + 1) * sizeof *mine), "the phase's flows"), *all;
+	for (size_t i = 0, k = 0; n[0] && i < L.cap; i++)
+		if (L.flows[i].count) {
+			memcpy(mine + k, &L.flows[i], sizeof(struct flow));
+			k += 4;
+		}
+	if (L.hosts > 1) {
+		n[1] = n[0] + (L.handed ? (int)hand_out(mine + n[0]) : 0);
+		counts = L.counts + 2 * L.size;
+		PMPI_Allgather(&n[1], 1, MPI_INT, counts, 1, MPI_INT, MPI_COMM_WORLD);
+	} else {
+		n[1] = n[0];
+	}
 	for (int r = 0; r < L.size; r++) {
 		displs[r] = total;
 		total += counts[r];
 	}
 	if (!total)
 		goto out;
-	if (!(all = malloc((size_t)total * sizeof *all))) {
-		fprintf(stderr, "libcounterlab-mpi (rank %d): no memory to time a phase of %d flows\n",
-			L.me, total / 4);
-		PMPI_Abort(MPI_COMM_WORLD, 1);
-	}
-	for (size_t i = 0, k = 0; n && i < L.cap; i++)
-		if (L.flows[i].count) {
-			memcpy(mine + k, &L.flows[i], sizeof(struct flow));
-			k += 4;
-		}
-	PMPI_Allgatherv(mine, n, MPI_UINT64_T, all, counts, displs, MPI_UINT64_T, MPI_COMM_WORLD);
-	for (int r = 0; r < L.size; r++)
-		for (int i = displs[r]; i < displs[r] + counts[r]; i += 4)
+	all = or_abort(malloc((size_t)total * sizeof *all), "the phase's flows");
+	PMPI_Allgatherv(mine, n[1], MPI_UINT64_T, all, counts, displs, MPI_UINT64_T, MPI_COMM_WORLD);
+	if (!L.lead)
+		goto done;
+	for (int r = 0; r < L.size; r++) {
+		/* each rank's flows, then a lead's pairs (the other hosts' adds) */
+		int i = displs[r];
+		for (; i < displs[r] + fl[r]; i += 4)
 			clab_net_send(L.timing, (uint32_t)r, (uint32_t)all[i], all[i + 1], all[i + 3],
 				      (int)(int64_t)all[i + 2]);
+		for (; r != L.me && i < displs[r] + counts[r]; i += 2)
+			__atomic_fetch_add(L.rest + all[i], all[i + 1], __ATOMIC_RELAXED);
+	}
 	clab_net_phase_end(L.timing, 1, NULL);
-	const clab_torus *t = &L.tn->torus;
 	for (uint32_t x = 0; x < t->nodes; x++) {
-		if (L.owner[x] != L.me)
-			continue;
-		clab_live_node *b = (clab_live_node *)L.local[x];
+		clab_live_node *b = (clab_live_node *)L.block[x];
 		for (int l = 0; l < 2 * t->ndims; l++) {
 			__atomic_store_n(&b->no_token[l], clab_net_count(L.timing, x, l, CLAB_NET_NO_TOKEN, 0),
 					 __ATOMIC_RELAXED);
@@ -189,8 +216,7 @@ static void end_phase(void)
 								CLAB_VC_BIT(vc)), __ATOMIC_RELAXED);
 		}
 	}
-	if (!L.direct)
-		MPI_Win_sync(L.win); /* for the other domains' gets */
+done:
 	free(all);
 out:
 	memset(L.flows, 0, L.cap * sizeof *L.flows);
@@ -256,7 +282,6 @@ static void send_world(int to, uint64_t bytes, int vc, const void *buf)
 	}
 	if (bytes > tn->spec.eager_max)
 		L.rot[dst_node]++; /* dynamic messages take the minimal paths in turn */
-	flush();
 	note_flow((uint64_t)to, bytes, (uint64_t)(int64_t)vc);
 }
 
@@ -386,21 +411,23 @@ static void to_all(MPI_Comm comm, const int *counts, int count, MPI_Datatype t)
 
 /* ---- setting up ---------------------------------------------------------- */
 
+/* Node x's block as this host has it; with several hosts, a copy of it
+ * (in the calling thread's memory, until its next call) with the other
+ * hosts' adds as of the last world barrier. */
 static const clab_live_node *get_block(void *arg, uint32_t x)
 {
+	static __thread clab_live_node sum;
 	(void)arg;
 	if (!L.on || x >= L.tn->torus.nodes)
 		return NULL;
-	if (L.direct)
-		return (const clab_live_node *)L.local[x];
-	if (L.local[x]) {
-		MPI_Win_sync(L.win); /* others' accumulates into this memory */
-		return (const clab_live_node *)L.local[x];
-	}
-	MPI_Get(&L.copy, (int)WORDS, MPI_UINT64_T, L.owner[x], L.disp[x], (int)WORDS,
-		MPI_UINT64_T, L.win);
-	MPI_Win_flush(L.owner[x], L.win);
-	return &L.copy;
+	if (!L.rest)
+		return (const clab_live_node *)L.block[x];
+	const uint64_t *own = L.block[x], *rest = L.rest + (size_t)x * CLAB_LIVE_ADDED;
+	uint64_t *w = (uint64_t *)&sum;
+	for (size_t k = 0; k < WORDS; k++)
+		w[k] = __atomic_load_n(own + k, __ATOMIC_RELAXED) +
+		       (k < CLAB_LIVE_ADDED ? __atomic_load_n(rest + k, __ATOMIC_RELAXED) : 0);
+	return &sum;
 }
 
 static int fail(const char *why)
@@ -431,9 +458,9 @@ static int setup(void)
 	L.content = !strcmp(tn->spec.name, "gemini");
 	L.cap = 64;
 	L.flows = calloc(L.cap, sizeof *L.flows);
-	L.counts = malloc(2 * (size_t)L.size * sizeof *L.counts);
-	if (!L.flows || !L.counts || !(L.timing = clab_net_new(&tn->torus, &tn->map, &err)))
-		return fail(clab_errmsg());
+	L.counts = malloc(3 * (size_t)L.size * sizeof *L.counts);
+	if (!L.flows || !L.counts)
+		return fail("no memory");
 	int hops = 0;
 	for (int d = 0; d < tn->torus.ndims; d++)
 		hops += tn->torus.wrap[d] ? tn->torus.size[d] / 2 : tn->torus.size[d] - 1;
@@ -443,29 +470,14 @@ static int setup(void)
 	for (int i = 0; i < PLANS; i++)
 		L.plan[i].step = L.steps + (size_t)i * L.plan_cap;
 	L.owner = malloc(nodes * sizeof *L.owner);
-	L.disp = calloc(nodes, sizeof *L.disp);
-	L.local = calloc(nodes, sizeof *L.local);
+	L.block = calloc(nodes, sizeof *L.block);
 	L.rot = calloc(nodes, sizeof *L.rot);
-	if (!L.owner || !L.disp || !L.local || !L.rot)
+	if (!L.owner || !L.block || !L.rot)
 		return fail("no memory");
 	for (uint32_t x = 0; x < nodes; x++)
-		L.owner[x] = -1;
+		L.owner[x] = (int)(x % (uint32_t)L.size);
 	for (int r = L.size - 1; r >= 0; r--)
 		L.owner[tn->map.node[r]] = r;
-	int mine = 0;
-	for (uint32_t x = 0; x < nodes; x++) {
-		if (L.owner[x] < 0)
-			L.owner[x] = (int)(x % (uint32_t)L.size);
-		if (L.owner[x] == L.me)
-			L.disp[x] = (MPI_Aint)(mine++ * WORDS);
-	}
-	/* every rank learns where each node's block sits in its owner's memory */
-	MPI_Aint *all = calloc(nodes, sizeof *all);
-	if (!all)
-		return fail("no memory");
-	PMPI_Allreduce(L.disp, all, (int)nodes, MPI_AINT, MPI_SUM, MPI_COMM_WORLD);
-	memcpy(L.disp, all, nodes * sizeof *all);
-	free(all);
 
 	/* The shared-memory domains (ranks on one host, by processor name),
 	 * split further on request. The domain's communicator is made with
@@ -498,44 +510,44 @@ static int setup(void)
 		    i++ * domains / hsize == hrank * domains / hsize)
 			members[dsize++] = r;
 	free(names);
+	L.lead = members[0] == L.me;
+	PMPI_Allreduce(&L.lead, &L.hosts, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
 	MPI_Group dg, wg;
 	MPI_Comm domain;
 	PMPI_Comm_group(MPI_COMM_WORLD, &wg);
 	PMPI_Group_incl(wg, dsize, members, &dg);
 	free(members);
+	PMPI_Group_free(&wg);
 	if (PMPI_Comm_create_group(MPI_COMM_WORLD, dg, 0x636c, &domain) != MPI_SUCCESS)
 		return fail("MPI_Comm_create_group failed");
-	uint64_t *base;
-	MPI_Aint bytes = (MPI_Aint)(mine * sizeof(clab_live_node));
-	if (PMPI_Win_allocate_shared(bytes, sizeof(uint64_t), MPI_INFO_NULL, domain, &base,
-				     &L.shwin) != MPI_SUCCESS)
-		return fail("MPI_Win_allocate_shared failed");
-	PMPI_Comm_free(&domain);
-	memset(base, 0, (size_t)bytes);
-	/* the blocks of this domain, addressed directly */
-	for (uint32_t x = 0; x < nodes; x++) {
-		int d;
-		PMPI_Group_translate_ranks(wg, 1, &L.owner[x], dg, &d);
-		if (d == MPI_UNDEFINED)
-			continue;
-		MPI_Aint sz;
-		int unit;
-		uint64_t *p;
-		PMPI_Win_shared_query(L.shwin, d, &sz, &unit, &p);
-		L.local[x] = p + L.disp[x];
-	}
 	PMPI_Group_free(&dg);
-	PMPI_Group_free(&wg);
-	/* one domain: atomics on the shared memory; several: a window over
-	 * the same memory for the world's accumulates and gets (only then:
-	 * one-sided communication can slow every later MPI call's progress) */
-	L.direct = dsize == L.size;
-	if (!L.direct) {
-		if (PMPI_Win_create(base, bytes, sizeof(uint64_t), MPI_INFO_NULL, MPI_COMM_WORLD,
-				    &L.win) != MPI_SUCCESS)
-			return fail("MPI_Win_create failed");
-		PMPI_Win_lock_all(MPI_MODE_NOCHECK, L.win);
+	/* the lead's memory holds the host's blocks of every node, then (with
+	 * several hosts) what the other hosts added */
+	size_t words = (size_t)nodes * (WORDS + (L.hosts > 1 ? CLAB_LIVE_ADDED : 0));
+	uint64_t *base;
+	PMPI_Comm_set_errhandler(domain, MPI_ERRORS_RETURN);
+	if (PMPI_Win_allocate_shared(L.lead ? (MPI_Aint)(words * sizeof *base) : 0, sizeof *base,
+				     MPI_INFO_NULL, domain, &base, &L.shwin) != MPI_SUCCESS) {
+		char why[MPI_MAX_PROCESSOR_NAME + 200];
+		snprintf(why, sizeof why, "MPI_Win_allocate_shared failed among the %d ranks named %s "
+			 "(ranks on different hosts need different processor names)", dsize, name);
+		return fail(why);
 	}
+	PMPI_Comm_free(&domain);
+	MPI_Aint sz;
+	int unit;
+	PMPI_Win_shared_query(L.shwin, 0, &sz, &unit, &base);
+	if (L.lead)
+		memset(base, 0, words * sizeof *base);
+	for (uint32_t x = 0; x < nodes; x++)
+		L.block[x] = base + (size_t)x * WORDS;
+	if (L.hosts > 1)
+		L.rest = base + (size_t)nodes * WORDS;
+	if (L.lead && L.hosts > 1 &&
+	    !(L.handed = calloc((size_t)nodes * CLAB_LIVE_ADDED, sizeof *L.handed)))
+		return fail("no memory");
+	if (L.lead && !(L.timing = clab_net_new(&tn->torus, &tn->map, &err)))
+		return fail(clab_errmsg());
 	PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, del_ranks, &L.keyval, NULL);
 	PMPI_Barrier(MPI_COMM_WORLD); /* every block zeroed before anyone counts */
 	L.on = 1;
@@ -549,15 +561,11 @@ static void teardown(void)
 		return;
 	clab_live_attach(NULL, NULL);
 	L.on = 0;
-	if (!L.direct) {
-		PMPI_Win_unlock_all(L.win);
-		PMPI_Win_free(&L.win);
-	}
 	PMPI_Win_free(&L.shwin);
 	PMPI_Comm_free_keyval(&L.keyval);
 	free(L.owner);
-	free(L.disp);
-	free(L.local);
+	free(L.block);
+	free(L.handed);
 	free(L.rot);
 	free(L.flows);
 	free(L.counts);
