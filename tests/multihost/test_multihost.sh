@@ -12,7 +12,8 @@
 # exits 77, which tests/run.sh reports as not run.
 # usage: test_multihost.sh BINDIR
 set -u
-bindir=$(readlink -f "${1:?usage: test_multihost.sh BINDIR}")
+[ $# = 1 ] || { echo "usage: test_multihost.sh BINDIR (where counterlab-fft3d and the other programs are)" >&2; exit 2; }
+bindir=$(readlink -f "$1")
 if [ "$(id -u)" != 0 ]; then
 	echo "NOT RUN: test_multihost makes network namespaces, which needs root (it runs as root in CI)"
 	exit 77
