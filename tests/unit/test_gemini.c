@@ -425,8 +425,8 @@ static void sonar(void **state)
  * Cielo map's (Y+ mezzanine, Y- cable at the wrap, Z+ backplane, Z- cable
  * at the wrap); at y = 1 Y+ is a cable to the next blade and Y- the
  * mezzanine; Z crosses chassis between z = 7 and 8. A message from y = 1
- * to y = 2 is held to the cable's 4 tiles (4.68 GB/s), one from y = 0 to
- * y = 1 only by its NIC (5.32 GB/s). */
+ * to y = 2 is held to the cable's 4 tiles (4.68 GB/s), and its NIC's host
+ * tiles wait; one from y = 0 to y = 1 only by its NIC (5.32 GB/s). */
 static void link_types(void **state)
 {
 	(void)state;
@@ -458,6 +458,9 @@ static void link_types(void **state)
 		clab_gemini_phase_end(f->g, 1, &s);
 		double bytes = 16384 * 96.0, want = bytes / (y ? 4 * 1.17e9 : 4 * 1.33e9);
 		assert_float_equal(s, want, 1e-9);
+		/* the NIC's stream narrows into the cable: its host tiles wait */
+		uint64_t inq = clab_gemini_link(f->g, router(f, 0, y, 0), CLAB_GEM_HOST, CLAB_GEM_INQ_STALLS);
+		assert_true(y ? inq > 0 : inq == 0);
 	}
 	fx_free(f);
 }
