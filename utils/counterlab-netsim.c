@@ -393,7 +393,8 @@ static void print_tiles(const clab_gemini *g, uint32_t r, enum format f)
 	if (f != JSON)
 		printf("\n");
 	for (int t = 0; t < CLAB_GEMINI_TILES; t++) {
-		const char *d = clab_gemini_dir_name(tm->dir[t]), *ty = clab_gemini_link_name(tm->type[t]);
+		const char *d = clab_gemini_dir_name(tm->dir[t]),
+			   *ty = clab_gemini_link_name(clab_gemini_tile_type(g, r, t));
 		if (f == TABLE)
 			printf("%-5d %-4d %-4d %-5s %-10s", t, t / 8, t % 8, d, ty);
 		else if (f == CSV)

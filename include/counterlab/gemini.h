@@ -60,6 +60,9 @@ double clab_gemini_tile_bytes_s(int type);
 typedef struct clab_gemini_tilemap {
 	uint8_t dir[CLAB_GEMINI_TILES];
 	uint8_t type[CLAB_GEMINI_TILES];
+	/* the link types of Y and Z follow each router's position (the
+	 * built-in map; a dump's types are its router's, applied to all) */
+	uint8_t by_position;
 	char source[64];           /* "Cielo (HARDWARE.md)" or the file and gemini */
 } clab_gemini_tilemap;
 
@@ -91,8 +94,17 @@ void clab_gemini_free(clab_gemini *g);
 
 /* PUT: the sender pushes 64-byte packets (32 phits on VC0, a 3-phit ACK
  * back on VC1); GET: the receiver pulls them (8-phit requests, 27-phit
- * replies); MPI: PUT up to the netspec's eager_max bytes, GET above. */
+ * replies). MPI: as Cray MPICH sends a message, every message and control
+ * message with a CLAB_GEM_MPI_HEADER-byte header: up to the netspec's
+ * eager_max bytes eager (header and data pushed by PUT); up to
+ * CLAB_GEM_MPI_PUT_MIN rendezvous by GET (the header pushed, the data
+ * pulled, a header back when done); above, rendezvous by PUT (the header,
+ * then the data pushed in chunks of CLAB_GEM_MPI_CHUNK bytes, each
+ * followed by a header). README "The Cray Gemini network". */
 enum clab_gemini_proto { CLAB_GEM_MPI, CLAB_GEM_PUT, CLAB_GEM_GET };
+#define CLAB_GEM_MPI_HEADER 64
+#define CLAB_GEM_MPI_PUT_MIN (512u << 10)
+#define CLAB_GEM_MPI_CHUNK (512u << 10)
 /* count messages of `bytes` from rank src to rank dst. buf: the payload
  * (NULL: unknown, counted as incompressible), whose runs of zero or one
  * bits are compressed on the wire. Ranks of one node exchange through
@@ -140,6 +152,11 @@ uint64_t clab_gemini_link(const clab_gemini *g, uint32_t router, int dir, int me
 const char *clab_gemini_event(int i, const char **descr);
 uint64_t clab_gemini_event_count(const clab_gemini *g, uint32_t router, int node, int i);
 const clab_gemini_tilemap *clab_gemini_map(const clab_gemini *g);
+/* The link type of router r's tile t: the map's, or for a map by position
+ * (X cable; Y mezzanine between the two routers of a blade, y = 2k and
+ * 2k + 1, cable otherwise; Z backplane within a chassis of 8, cable
+ * between chassis and at the wrap). */
+int clab_gemini_tile_type(const clab_gemini *g, uint32_t r, int t);
 const clab_torus *clab_gemini_torus(const clab_gemini *g);
 /* Router and node (0, 1) of rank r. */
 void clab_gemini_place(const clab_gemini *g, uint32_t r, uint32_t *router, int *node);
@@ -148,7 +165,7 @@ uint64_t clab_gemini_delta(uint64_t now, uint64_t before);
 
 /* Live MPI programs (libcounterlab-mpi): clab_live_message hands a
  * Gemini torus's messages to clab_gemini_live_message, which counts them
- * as the model would (PUT up to eager_max, GET above; payload unknown:
+ * as the model would (CLAB_GEM_MPI's protocols; payload unknown:
  * uncompressed) into per-router blocks: word CLAB_GEM_LIVE_TILE_WORD(t, c)
  * for tile t's VC0 phits, VC1 phits, VC0 packets, VC1 packets (c 0-3),
  * CLAB_GEM_LIVE_NIC_WORD(node, k) for the NIC counters. A model whose

@@ -65,7 +65,7 @@ struct clab_gemini {
 	clab_gemini_tilemap tm;
 	uint8_t tiles[SLOTS][CLAB_GEMINI_TILES]; /* the tiles of each port */
 	int ntiles[SLOTS];
-	double bw[SLOTS];          /* bytes/s of each port, one direction */
+	double *bw;                /* [router][port] bytes/s, one direction */
 	uint32_t routers;
 	uint64_t *tile;            /* [router][tile][ctr] totals */
 	uint64_t *ptile;           /* [router][tile][PHASE_CTRS] this phase */
@@ -81,6 +81,7 @@ struct clab_gemini {
 #define TILE(g, r, t, c) ((g)->tile[((size_t)(r) * CLAB_GEMINI_TILES + (t)) * CLAB_GEM_TILE_CTRS + (c)])
 #define PTILE(g, r, t, c) ((g)->ptile[((size_t)(r) * CLAB_GEMINI_TILES + (t)) * PHASE_CTRS + (c)])
 #define FLOW(g, r, i, o) ((g)->flow[((size_t)(r) * SLOTS + (i)) * SLOTS + (o)])
+#define BW(g, r, p) ((g)->bw[(size_t)(r) * SLOTS + (p)])
 #define NIC(g, a, r, n, k) ((g)->a[((size_t)(r) * 2 + (n)) * CLAB_GEM_NIC_CTRS + (k)])
 
 /* torus link 2d (minus) / 2d+1 (plus) <-> direction */
@@ -103,8 +104,9 @@ clab_gemini *clab_gemini_new(const clab_torus *t, const clab_map *map,
 		g->nic = calloc(r * 2 * CLAB_GEM_NIC_CTRS, sizeof *g->nic);
 		g->pnic = calloc(r * 2 * CLAB_GEM_NIC_CTRS, sizeof *g->pnic);
 		g->pace = calloc(r * SLOTS, sizeof *g->pace);
+		g->bw = calloc(r * SLOTS, sizeof *g->bw);
 	}
-	if (!g || !g->tile || !g->ptile || !g->flow || !g->nic || !g->pnic || !g->pace) {
+	if (!g || !g->tile || !g->ptile || !g->flow || !g->nic || !g->pnic || !g->pace || !g->bw) {
 		clab_gemini_free(g);
 		*err = clab_seterr(CLAB_E_NOMEM, "no memory for the counters of %zu Gemini routers", r);
 		return NULL;
@@ -113,18 +115,21 @@ clab_gemini *clab_gemini_new(const clab_torus *t, const clab_map *map,
 	g->map = map;
 	g->tm = *tm;
 	g->routers = t->nodes;
-	for (int d = 0; d < CLAB_GEM_HOST; d++) {
+	for (int d = 0; d < CLAB_GEM_HOST; d++)
 		g->ntiles[d] = clab_gemini_tiles_of(tm, d, g->tiles[d]);
-		g->bw[d] = clab_gemini_dir_bytes_s(tm, d);
-	}
 	/* the host tiles: the first four serve NIC 0, the others NIC 1 */
 	uint8_t host[CLAB_GEMINI_TILES];
 	int nh = clab_gemini_tiles_of(tm, CLAB_GEM_HOST, host);
 	for (int i = 0; i < nh; i++) {
 		int k = i < nh / 2 ? 0 : 1;
 		g->tiles[NIC_SLOT(k)][g->ntiles[NIC_SLOT(k)]++] = host[i];
-		g->bw[NIC_SLOT(k)] += clab_gemini_tile_bytes_s(CLAB_GEM_NIC);
 	}
+	/* every router's ports at its own tiles' link types */
+	for (uint32_t k = 0; k < g->routers; k++)
+		for (int p = 0; p < SLOTS; p++)
+			for (int j = 0; j < g->ntiles[p]; j++)
+				g->bw[(size_t)k * SLOTS + p] +=
+					clab_gemini_tile_bytes_s(clab_gemini_tile_type(g, k, g->tiles[p][j]));
 	*err = CLAB_OK;
 	return g;
 }
@@ -139,8 +144,33 @@ void clab_gemini_free(clab_gemini *g)
 	free(g->nic);
 	free(g->pnic);
 	free(g->pace);
+	free(g->bw);
 	free(g->streams);
 	free(g);
+}
+
+/* The link from position a to a + 1 of dimension d of n routers: X is
+ * cable between cabinets; Y joins the two routers of a blade (2k, 2k + 1)
+ * by the mezzanine and blades by cable; Z joins the 8 slots of a chassis
+ * by the backplane and chassis by cable. The wrap is a cable. */
+static int link_type(int d, int a, int n)
+{
+	if (a + 1 >= n || d == 0)
+		return CLAB_GEM_CABLE;
+	if (d == 1)
+		return a % 2 ? CLAB_GEM_CABLE : CLAB_GEM_MEZZANINE;
+	return a / 8 == (a + 1) / 8 ? CLAB_GEM_BACKPLANE : CLAB_GEM_CABLE;
+}
+
+int clab_gemini_tile_type(const clab_gemini *g, uint32_t r, int t)
+{
+	int dir = g->tm.dir[t];
+	if (!g->tm.by_position || dir >= CLAB_GEM_HOST)
+		return g->tm.type[t];
+	int c[CLAB_TORUS_MAXD], d = dir / 2, n = g->t->size[d];
+	clab_torus_coords(g->t, r, c);
+	/* plus: the link to c + 1; minus: the one from c - 1 (the wrap at 0) */
+	return link_type(d, dir % 2 ? (c[d] + n - 1) % n : c[d], n);
 }
 
 void clab_gemini_place(const clab_gemini *g, uint32_t r, uint32_t *router, int *node)
@@ -273,39 +303,41 @@ static void nic_add(sink to, uint32_t r, int n, int k, uint64_t v)
 	to.add(to.arg, r, CLAB_GEM_LIVE_NIC_WORD(n, k), v);
 }
 
-/* A message's packets and NIC work into `to`; the model's own phase also
- * keeps its streams (g is then not const). */
-static int count_message(const clab_gemini *g, sink to, uint32_t src, uint32_t dst,
-			 uint64_t bytes, const void *buf, int proto, uint64_t count)
+/* Payload phits of packet i of a transfer: `hdr` bytes of MPI header
+ * (incompressible), then `bytes` of data from buf (NULL: incompressible). */
+static uint32_t packet_payload(uint64_t i, uint32_t hdr, uint64_t bytes, const uint8_t *buf)
 {
-	if (src >= g->map->nranks || dst >= g->map->nranks)
-		return clab_seterr(CLAB_E_INVAL, "rank %u does not exist: the map places %u ranks",
-				   src >= g->map->nranks ? src : dst, g->map->nranks);
-	if (proto < CLAB_GEM_MPI || proto > CLAB_GEM_GET)
-		return clab_seterr(CLAB_E_INVAL, "protocol %d: want CLAB_GEM_MPI, _PUT or _GET", proto);
-	uint32_t rs, rd;
-	int ns, nd;
-	clab_gemini_place(g, src, &rs, &ns);
-	clab_gemini_place(g, dst, &rd, &nd);
-	if ((rs == rd && ns == nd) || !count)
-		return CLAB_OK; /* one node: shared memory, no NIC */
-	if (proto == CLAB_GEM_MPI)
-		proto = bytes > g->t->spec->eager_max ? CLAB_GEM_GET : CLAB_GEM_PUT;
+	uint64_t total = hdr + bytes, off = i * MAX_PAYLOAD;
+	uint32_t n = (uint32_t)(total - off < MAX_PAYLOAD ? total - off : MAX_PAYLOAD);
+	if (!buf || off + n <= hdr)
+		return clab_gemini_payload_phits(NULL, n);
+	if (off >= hdr)
+		return clab_gemini_payload_phits(buf + off - hdr, n);
+	uint8_t p[MAX_PAYLOAD]; /* header and data in one packet */
+	memset(p, 0xa5, hdr - off);
+	memcpy(p + (hdr - off), buf, n - (hdr - off));
+	return clab_gemini_payload_phits(p, n);
+}
+
+/* One RDMA transfer of `hdr` header bytes and `bytes` of data from
+ * (rs, ns) to (rd, nd), `count` times: its packets (PUT: pushed by the
+ * source, GET: pulled by the destination) and the NICs' work into `to`;
+ * the model's own phase also keeps its streams (g is then not const). */
+static int transfer(const clab_gemini *g, sink to, uint32_t rs, int ns, uint32_t rd, int nd,
+		    int put, uint32_t hdr, uint64_t bytes, const void *buf, uint64_t count)
+{
+	uint64_t total = hdr + bytes;
 	/* payload phits of the packets, binned (a packet carries <= 64 bytes) */
-	uint64_t npk = bytes ? (bytes + MAX_PAYLOAD - 1) / MAX_PAYLOAD : 1;
-	uint64_t bin[32] = {0}, data_flits = (bytes + FLIT - 1) / FLIT;
+	uint64_t npk = total ? (total + MAX_PAYLOAD - 1) / MAX_PAYLOAD : 1;
+	uint64_t bin[32] = {0}, data_flits = (total + FLIT - 1) / FLIT;
 	if (buf) {
-		for (uint64_t i = 0; i < npk; i++) {
-			uint64_t off = i * MAX_PAYLOAD;
-			uint32_t n = (uint32_t)(bytes - off < MAX_PAYLOAD ? bytes - off : MAX_PAYLOAD);
-			bin[clab_gemini_payload_phits((const uint8_t *)buf + off, n)]++;
-		}
+		for (uint64_t i = 0; i < npk; i++)
+			bin[packet_payload(i, hdr, bytes, buf)]++;
 	} else {
-		uint32_t last = (uint32_t)(bytes - (npk - 1) * MAX_PAYLOAD);
+		uint32_t last = (uint32_t)(total - (npk - 1) * MAX_PAYLOAD);
 		bin[clab_gemini_payload_phits(NULL, MAX_PAYLOAD)] += npk - 1;
 		bin[clab_gemini_payload_phits(NULL, last)]++;
 	}
-	int put = proto == CLAB_GEM_PUT;
 	int data_kind = put ? CLAB_GEM_PUT_REQ : CLAB_GEM_GET_REPLY;
 	uint64_t data_phits = 0;
 	for (uint32_t b = 0; b < 32; b++)
@@ -342,6 +374,46 @@ static int count_message(const clab_gemini *g, sink to, uint32_t src, uint32_t d
 	nic_add(to, rt, nt, CLAB_GEM_NPT_FLITS, rsp_flits * count);
 	nic_add(to, rt, nt, CLAB_GEM_NPT_PKTS, npk * count);
 	return CLAB_OK;
+}
+
+/* A message's packets and NIC work into `to`: a bare PUT or GET, or
+ * (CLAB_GEM_MPI) the transfers Cray MPICH makes of it (gemini.h). */
+static int count_message(const clab_gemini *g, sink to, uint32_t src, uint32_t dst,
+			 uint64_t bytes, const void *buf, int proto, uint64_t count)
+{
+	if (src >= g->map->nranks || dst >= g->map->nranks)
+		return clab_seterr(CLAB_E_INVAL, "rank %u does not exist: the map places %u ranks",
+				   src >= g->map->nranks ? src : dst, g->map->nranks);
+	if (proto < CLAB_GEM_MPI || proto > CLAB_GEM_GET)
+		return clab_seterr(CLAB_E_INVAL, "protocol %d: want CLAB_GEM_MPI, _PUT or _GET", proto);
+	uint32_t rs, rd;
+	int ns, nd;
+	clab_gemini_place(g, src, &rs, &ns);
+	clab_gemini_place(g, dst, &rd, &nd);
+	if ((rs == rd && ns == nd) || !count)
+		return CLAB_OK; /* one node: shared memory, no NIC */
+	if (proto != CLAB_GEM_MPI)
+		return transfer(g, to, rs, ns, rd, nd, proto == CLAB_GEM_PUT, 0, bytes, buf, count);
+	const uint32_t h = CLAB_GEM_MPI_HEADER;
+	if (bytes <= g->t->spec->eager_max) /* eager: the header and the data */
+		return transfer(g, to, rs, ns, rd, nd, 1, h, bytes, buf, count);
+	/* rendezvous: the sender's header (request to send) */
+	int rc = transfer(g, to, rs, ns, rd, nd, 1, h, 0, NULL, count);
+	if (rc)
+		return rc;
+	if (bytes <= CLAB_GEM_MPI_PUT_MIN) { /* pulled, then the receiver's header */
+		rc = transfer(g, to, rs, ns, rd, nd, 0, 0, bytes, buf, count);
+		return rc ? rc : transfer(g, to, rd, nd, rs, ns, 1, h, 0, NULL, count);
+	}
+	/* pushed in chunks, each followed by the sender's header */
+	const uint8_t *p = buf;
+	for (uint64_t off = 0; off < bytes && !rc; off += CLAB_GEM_MPI_CHUNK) {
+		uint64_t n = bytes - off < CLAB_GEM_MPI_CHUNK ? bytes - off : CLAB_GEM_MPI_CHUNK;
+		rc = transfer(g, to, rs, ns, rd, nd, 1, 0, n, p ? p + off : NULL, count);
+		if (!rc)
+			rc = transfer(g, to, rs, ns, rd, nd, 1, h, 0, NULL, count);
+	}
+	return rc;
 }
 
 int clab_gemini_message(clab_gemini *g, uint32_t src, uint32_t dst, uint64_t bytes,
@@ -430,7 +502,7 @@ static void route_streams(clab_gemini *g)
 	for (size_t i = 0; i < g->nstreams; i++) {
 		const stream *s = &g->streams[i];
 		flow_walk w = {g, NIC_SLOT(s->ns), s->bytes,
-			       inj ? inj[s->rs * 2 + s->ns] / g->bw[NIC_SLOT(s->ns)] : 0};
+			       inj ? inj[s->rs * 2 + s->ns] / BW(g, s->rs, NIC_SLOT(s->ns)) : 0};
 		clab_torus_route(g->t, s->rs, s->rd, 0, flow_hop, &w);
 		flow_port(&w, s->rd, NIC_SLOT(s->nd));
 	}
@@ -455,10 +527,10 @@ int clab_gemini_phase_end(clab_gemini *g, uint64_t times, double *seconds)
 		if (any)
 			for (int i = 0; i < SLOTS; i++) {
 				/* the input's traffic arrives over this long */
-				double busy_in = fmax(in[i] / g->bw[i], g->pace[(size_t)r * SLOTS + i]);
-				longest = fmax(longest, fmax(in[i] / g->bw[i], out[i] / g->bw[i]));
+				double busy_in = fmax(in[i] / BW(g, r, i), g->pace[(size_t)r * SLOTS + i]);
+				longest = fmax(longest, fmax(in[i] / BW(g, r, i), out[i] / BW(g, r, i)));
 				for (int o = 0; o < SLOTS; o++) {
-					double f = FLOW(g, r, i, o), busy_out = out[o] / g->bw[o];
+					double f = FLOW(g, r, i, o), busy_out = out[o] / BW(g, r, o);
 					if (f <= 0 || busy_out <= busy_in)
 						continue;
 					/* this input's share of the output's backlog */

@@ -62,6 +62,7 @@ void clab_gemini_tilemap_cielo(clab_gemini_tilemap *m)
 			m->type[t] = runs[r].type;
 		}
 	set_hosts(m);
+	m->by_position = 1;
 	snprintf(m->source, sizeof m->source, "Cielo (HARDWARE.md)");
 }
 

@@ -128,8 +128,8 @@ static const clab_netspec specs[] = {
 		.link_bytes_s = 9.36e9, .net_hz = 800e6,
 		.cpu_hz = 2.4e9,         /* Cielo's Opteron 6136 (AMD) */
 		.hop_s = 100e-9,         /* modeller's choice (order of published router latencies) */
-		/* Cray MPICH's default MPICH_GNI_MAX_EAGER_MSG_SIZE (recalled):
-		 * eager messages are pushed (PUT), larger ones pulled (GET) */
+		/* Cray MPICH's default MPICH_GNI_MAX_EAGER_MSG_SIZE: eager
+		 * messages are pushed (PUT), larger ones go rendezvous (gemini.h) */
 		.eager_max = 8192,
 		.fifo_packets = 4, .inj_fifos = 8,   /* modeller's choice */
 		/* a router's 8 host tiles x 1.33 GB/s each way, over a 9.36 GB/s link */

@@ -115,7 +115,8 @@ static int alltoall_groups(clab_net *n, const char *who, uint32_t size,
 
 /* ---- the patterns -------------------------------------------------------- */
 
-static int run_pingpong(clab_net *n, pattern_args *a)
+/* rank a sends to rank b, and b answers when `answer` */
+static int run_pair(clab_net *n, pattern_args *a, int answer)
 {
 	uint64_t x, y, bytes, iters;
 	uint32_t P = clab_net_nranks(n);
@@ -125,10 +126,15 @@ static int run_pingpong(clab_net *n, pattern_args *a)
 	if (!rc) rc = pattern_u64(a, "iters", 1, 1, 1ull << 40, &iters);
 	if (!rc) rc = clab_net_send(n, (uint32_t)x, (uint32_t)y, bytes, 1, CLAB_VC_MPI);
 	if (!rc) rc = clab_net_phase_end(n, iters, NULL);
-	if (!rc) rc = clab_net_send(n, (uint32_t)y, (uint32_t)x, bytes, 1, CLAB_VC_MPI);
-	if (!rc) rc = clab_net_phase_end(n, iters, NULL);
+	if (!rc && answer) rc = clab_net_send(n, (uint32_t)y, (uint32_t)x, bytes, 1, CLAB_VC_MPI);
+	if (!rc && answer) rc = clab_net_phase_end(n, iters, NULL);
 	return rc;
 }
+
+static int run_pingpong(clab_net *n, pattern_args *a) { return run_pair(n, a, 1); }
+
+/* One way only, as the published sonar test sends its message. */
+static int run_oneway(clab_net *n, pattern_args *a) { return run_pair(n, a, 0); }
 
 static int run_alltoall(clab_net *n, pattern_args *a)
 {
@@ -542,6 +548,9 @@ static const pattern patterns[] = {
 	{"pingpong", "a b bytes iters",
 	 "rank a sends `bytes` to rank b and b answers, iters times (a=0,b=1,bytes=8)",
 	 run_pingpong, NULL},
+	{"oneway", "a b bytes iters",
+	 "rank a sends `bytes` to rank b, iters times, with no answer (a=0,b=1,bytes=8)",
+	 run_oneway, NULL},
 	{"alltoall", "bytes group stride iters",
 	 "all-to-all of `bytes` per pair in groups of `group` ranks `stride` apart (default: all ranks, stride 1)",
 	 run_alltoall, NULL},

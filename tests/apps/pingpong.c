@@ -1,5 +1,6 @@
 /* counterlab-pingpong: ranks 0 and 1 exchange a message of --bytes N,
- * --iters K times (rank 0 sends, rank 1 answers); the map decides their
+ * --iters K times (rank 0 sends, rank 1 answers; with --one-way rank 1
+ * does not answer, as in the published sonar test); the map decides their
  * nodes (with one rank per node they are neighbours along the last
  * dimension). Rank 0 prints one CSV line with the counters of its node's
  * links: BG/Q's point-to-point chunks sent and packets received.
@@ -15,7 +16,7 @@
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: counterlab-pingpong [--bytes N] [--fill zero|random] [--iters K]\n"
+	fprintf(stderr, "usage: counterlab-pingpong [--bytes N] [--fill zero|random] [--iters K] [--one-way]\n"
 		"                          [--events LIST] [--per-node FILE]\n");
 }
 
@@ -24,6 +25,7 @@ int main(int argc, char **argv)
 	app a;
 	app_init(&a, "counterlab-pingpong", &argc, &argv);
 	uint64_t bytes = 8, iters = 1;
+	int oneway = 0;
 	const char *fill = "zero", *events = APP_EVENTS;
 	for (int i = 1; i < argc; i++) {
 		if (app_common_opt(&a, argc, argv, &i, &events))
@@ -32,6 +34,8 @@ int main(int argc, char **argv)
 			bytes = app_u64(&a, "--bytes", argv[++i], 0, 1u << 30);
 		else if (!strcmp(argv[i], "--iters") && i + 1 < argc)
 			iters = app_u64(&a, "--iters", argv[++i], 1, 1u << 30);
+		else if (!strcmp(argv[i], "--one-way"))
+			oneway = 1;
 		else if (!strcmp(argv[i], "--fill") && i + 1 < argc &&
 			 (!strcmp(argv[i + 1], "zero") || !strcmp(argv[i + 1], "random")))
 			fill = argv[++i];
@@ -60,10 +64,12 @@ int main(int argc, char **argv)
 	for (uint64_t it = 0; it < iters && a.me < 2; it++) {
 		if (a.me == 0) {
 			MPI_Send(buf, (int)bytes, MPI_BYTE, 1, 0, MPI_COMM_WORLD);
-			MPI_Recv(buf, (int)bytes, MPI_BYTE, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+			if (!oneway)
+				MPI_Recv(buf, (int)bytes, MPI_BYTE, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 		} else {
 			MPI_Recv(buf, (int)bytes, MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-			MPI_Send(buf, (int)bytes, MPI_BYTE, 0, 0, MPI_COMM_WORLD);
+			if (!oneway)
+				MPI_Send(buf, (int)bytes, MPI_BYTE, 0, 0, MPI_COMM_WORLD);
 		}
 	}
 	uint64_t sum[APP_MAXEV];

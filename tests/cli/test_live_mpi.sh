@@ -240,36 +240,52 @@ else
 fi
 
 # Gemini: the pingpong's sender reads its router's tiles. Ranks 0 and 1
-# on routers (0,0,0) and (1,0,0); 1 MB messages go by GET: per message
-# 16384 requests of 8 phits from the receiver and 16384 replies from the
-# sender, 27 phits each with random data (5 of header, 22 of payload), 11
-# with zeros (the interposer hands the send buffer to the model, which
-# compresses each zero 8-byte word to a 2-byte code: 17 bytes, 6 phits).
-# Two more iterations add, at the sender's router, 2 x 32768 packets
-# entering from its NIC (its replies and its requests) with 2 x 16384 x
-# (27 or 11 + 8) phits, and as many from the network. The program's own
-# barriers count too, and whether another rank's barrier message lands
-# before or after rank 0's first read varies from run to run (a 0-byte
-# PUT: 1 packet of 10 phits, its ACK 3): a few packets of slack.
-gem() { # ITERS FILL: rank 0's CSV row
+# on routers (0,0,0) and (1,0,0); 1 MB messages go by rendezvous PUT: per
+# message the sender's 64-byte MPI header (32 phits) before the data and
+# after each of its two 512 KB chunks, and 16384 data PUTs of 32 phits with
+# random data (10 of header, 22 of payload), 16 with zeros (the
+# interposer hands the send buffer to the model, which compresses each
+# zero 8-byte word to a 2-byte code: 17 bytes, 6 phits); every PUT is
+# ACKed by 3 phits. Two more iterations add, at the sender's router, 2 x
+# 2 x 16387 packets entering from its NIC (its PUTs and its ACKs of the
+# answer) with 2 x (16384 x (32 or 16) + 96 + 16387 x 3) phits, and as
+# many from the network. The program's own barriers count too, and
+# whether another rank's barrier message lands before or after rank 0's
+# first read varies from run to run (a 0-byte message: its 64-byte header
+# in 1 packet of 32 phits, its ACK 3): a few packets of slack.
+gem() { # ITERS FILL [--one-way]: rank 0's CSV row
 	COUNTERLAB_MACHINE="gemini:clock=virtual,torus=4x1x1,ppn=1" \
 		timeout 120 mpirun --allow-run-as-root --oversubscribe -n 2 -x COUNTERLAB_MACHINE \
 		-x COUNTERLAB_MACHINES "$bindir/counterlab-pingpong" --bytes 1048576 --iters "$1" \
-		--fill "$2" 2>"$tmp/gem.err" | tail -1
+		--fill "$2" ${3:-} 2>"$tmp/gem.err" | tail -1
 }
 near() { # VALUE WANT SLACK
 	[ "$1" -ge $(($2 - $3)) ] && [ "$1" -le $(($2 + $3)) ] 2>/dev/null
 }
-for fill in random:1146880 zero:622592; do
+for fill in random:1147090 zero:622802; do
 	want=${fill#*:} fill=${fill%:*}
 	one=$(gem 1 "$fill")
 	three=$(gem 3 "$fill")
 	d=$(awk -F, -v a="$one" 'BEGIN { split(a, x, ",") } { printf "%d %d %d %d", $4 - x[4], $5 - x[5], $6 - x[6], $7 - x[7] }' <<< "$three")
 	read -r dtp dtf drp drf <<< "$d"
-	if near "$dtp" 65536 4 && near "$dtf" "$want" 40 && near "$drp" 65536 4 && near "$drf" "$want" 40; then
-		ok "gemini pingpong, $fill data: 2 iterations add TX/RX packets and phits $d (65536 and $want each, give or take a barrier message)"
+	if near "$dtp" 65548 4 && near "$dtf" "$want" 80 && near "$drp" 65548 4 && near "$drf" "$want" 80; then
+		ok "gemini pingpong, $fill data: 2 iterations add TX/RX packets and phits $d (65548 and $want each, give or take a barrier message)"
 	else
-		bad "gemini pingpong, $fill data: iters 1: $one, iters 3: $three, difference $d, want 65536 and $want ($(tail -2 "$tmp/gem.err"))"
+		bad "gemini pingpong, $fill data: iters 1: $one, iters 3: $three, difference $d, want 65548 and $want ($(tail -2 "$tmp/gem.err"))"
+	fi
+done
+# The published sonar test ("Using the Cray Gemini Performance Counters",
+# CUG 2013): 1 MB one way, read at the sender's router: TX 16407 packets,
+# 524709 phits (random) or 262565 (zeros), RX 16407 packets, 49221 phits.
+# One message, barriers included, within 1% of each (awk: |v/p - 1| < 0.01).
+for fill in random:524709 zero:262565; do
+	want=${fill#*:} fill=${fill%:*}
+	row=$(gem 1 "$fill" --one-way)
+	if awk -F, -v w="$want" 'function off(v, p) { return v / p > 1.01 || v / p < 0.99 }
+		{ exit off($4, 16407) || off($5, w) || off($6, 16407) || off($7, 49221) }' <<< "$row"; then
+		ok "gemini one-way 1 MB, $fill data: TX/RX $row within 1% of the published 16407, $want, 16407, 49221"
+	else
+		bad "gemini one-way 1 MB, $fill data: $row, want within 1% of 16407, $want, 16407, 49221 ($(tail -2 "$tmp/gem.err"))"
 	fi
 done
 
@@ -277,9 +293,10 @@ done
 # nodes (2 routers), each node a 2x2x4 block (the XYZT map) or a 1x1x16
 # column (a map file). Offline, hand-worked for 2x2x4: only the 3 z
 # boundaries cross nodes; per boundary and direction 4 ranks send a face
-# (512 B: 8 PUTs of 32 phits), 2 edges (64 B: 32 phits) and a corner (8 B:
-# 13 phits), each packet with a 3-phit ACK: 366 phits, x 4 x 6 = 8784
-# phits entering routers from NICs = 26352 bytes of host-link traffic.
+# (512 B and MPI's 64-byte header: 9 PUTs of 32 phits), 2 edges (64 B and
+# the header: 2 x 32 phits) and a corner (8 B and the header: 32 + 13
+# phits), each of the 15 packets with a 3-phit ACK: 506 phits, x 4 x 6 =
+# 12144 phits entering routers from NICs = 36432 bytes of host-link traffic.
 # Live through PAPI, the same plus the app's own collectives; the column
 # layout moves about 5 times as much over the host links.
 for r in $(seq 0 63); do
@@ -296,7 +313,7 @@ host() { # MAP: offline LINK_HOST_TRAFFIC total, then live
 }
 read -r -d '' off_blk live_blk < <(host XYZT)
 read -r -d '' off_col live_col < <(host "$tmp/col16.map")
-if [ "$off_blk" = 26352 ] && [ "$off_col" -gt $((4 * off_blk)) ] 2>/dev/null &&
+if [ "$off_blk" = 36432 ] && [ "$off_col" -gt $((4 * off_blk)) ] 2>/dev/null &&
 	[ "$live_blk" -ge "$off_blk" ] && [ "$live_col" -ge "$off_col" ] &&
 	[ "$live_col" -gt $((4 * live_blk)) ]; then
 	ok "gemini stencil host-link bytes: 2x2x4 $live_blk (offline $off_blk), 1x1x16 $live_col (offline $off_col)"

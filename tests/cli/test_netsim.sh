@@ -125,14 +125,14 @@ refuse --machine gemini --tiles 64 --pattern pingpong -- "--tiles 64: routers ar
 refuse --machine gemini --tilemap /nonexistent --pattern pingpong -- "tile map /nonexistent"
 printf 'c0-0c0s0g0l00 Z+ -> c0-0c0s1g0l00 LinkType: backplane\n' > "$tmp/short.txt"
 refuse --machine gemini --tilemap "$tmp/short.txt" --pattern pingpong -- "has 1 network tiles, a Gemini has 40"
-# ranks 0 and 32 sit on routers (0,0,0) and (0,0,1): 1 KB = 16 PUTs of 32
-# phits each way, entering (0,0,1) by its Z- tiles and (0,0,0) by its Z+
-# ones, with 16 ACKs of 3 phits each way
+# ranks 0 and 32 sit on routers (0,0,0) and (0,0,1): 1 KB and MPI's
+# 64-byte header = 17 PUTs of 32 phits each way, entering (0,0,1) by its Z-
+# tiles and (0,0,0) by its Z+ ones, with 17 ACKs of 3 phits each way
 out=$("$bin" --quiet --machine gemini --pattern pingpong:a=0,b=32,bytes=1024 --format csv --tiles 1)
-if echo "$out" | grep -qx 'LINK_ZM_TRAFFIC,0,26.250000,1680,1680' &&
-	echo "$out" | grep -qx 'LINK_ZM_PACKETS,0,0.500000,32,32' &&
+if echo "$out" | grep -qx 'LINK_ZM_TRAFFIC,0,27.890625,1785,1785' &&
+	echo "$out" | grep -qx 'LINK_ZM_PACKETS,0,0.531250,34,34' &&
 	echo "$out" | grep -qx 'LINK_XP_TRAFFIC,0,0.000000,0,0'; then
-	ok "gemini: Z- of router 1 takes 16 x 32 + 16 x 3 phits (1680 bytes), nothing else moves in X"
+	ok "gemini: Z- of router 1 takes 17 x 32 + 17 x 3 phits (1785 bytes), nothing else moves in X"
 else
 	bad "gemini: link metrics of a pingpong: $(echo "$out" | grep LINK_Z)"
 fi
@@ -140,6 +140,23 @@ if [ "$(echo "$out" | grep -c '^[0-9]*,[0-5],[0-7],')" = 48 ]; then
 	ok "gemini: --tiles lists 48 tiles"
 else
 	bad "gemini: --tiles: $(echo "$out" | tail -3)"
+fi
+# link types by position: router 2 of 2x2x2 is (0,1,0), the second router
+# of its blade: Y- (tile 34) the mezzanine, Y+ (tile 37) a cable
+out=$("$bin" --quiet --machine gemini --torus 2x2x2 --ppn 2 --pattern pingpong --format csv --tiles 2)
+if echo "$out" | grep -q '^34,4,2,Y-,mezzanine,' && echo "$out" | grep -q '^37,4,5,Y+,cable,'; then
+	ok "gemini: --tiles shows the link types of the router's position"
+else
+	bad "gemini: --tiles of router (0,1,0): $(echo "$out" | grep -E '^3[47],')"
+fi
+# the sonar test: 1 MB one way, by PUT (16384 data packets and 3 MPI
+# headers of 32 phits each, random payload), ACKs of 3 phits back
+out=$("$bin" --quiet --machine gemini --torus 4x1x1 --ppn 1 --pattern oneway:bytes=1048576 --format csv)
+if echo "$out" | grep -q '^LINK_HOST_PACKETS,0,[0-9.]*,16387,32774$' &&
+	echo "$out" | grep -q '^LINK_HOST_TRAFFIC,0,[0-9.]*,1573152,1720635$'; then
+	ok "gemini: oneway 1 MB: the sender's router takes 16387 packets, 524384 phits from its NIC"
+else
+	bad "gemini: oneway 1 MB: $(echo "$out" | grep LINK_HOST)"
 fi
 if "$bin" --quiet --machine gemini --heatmap "$tmp/g.png" --heatmap-event LINK_ZM_TRAFFIC \
 	--pattern halo3d:grid=8x8x32,n=8 >/dev/null && [ -s "$tmp/g.png" ]; then

@@ -3,6 +3,7 @@
  * paths, PUT and GET phits, compression, 48-bit wrap, stalls, and the
  * gemini-nw unit read through the framework. Expected values are worked
  * out by hand from HARDWARE.md section 3 in the comments. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -285,8 +286,14 @@ static void put_get_phits(void **state)
 	static const struct { int proto; uint64_t bytes, vc0_there, vc1_there, vc0_back, vc1_back; } c[] = {
 		{CLAB_GEM_PUT, 65536, 1024 * 32, 0, 0, 1024 * 3},
 		{CLAB_GEM_GET, 65536, 0, 1024 * 27, 1024 * 8, 0},
-		{CLAB_GEM_MPI, 65536, 0, 1024 * 27, 1024 * 8, 0},
-		{CLAB_GEM_MPI, 8192, 128 * 32, 0, 0, 128 * 3},
+		/* MPI rendezvous by GET: the sender's 64-byte header (32 phits,
+		 * ACKed), the GET, the receiver's header back (ACKed) */
+		{CLAB_GEM_MPI, 65536, 32, 1024 * 27 + 3, 1024 * 8 + 32, 3},
+		/* MPI eager: the 64-byte header and the data pushed, 129 packets */
+		{CLAB_GEM_MPI, 8192, 129 * 32, 0, 0, 129 * 3},
+		/* 8 bytes: a header packet and one of 8 bytes (3 payload phits) */
+		{CLAB_GEM_MPI, 8, 32 + 13, 0, 0, 6},
+		{CLAB_GEM_MPI, 0, 32, 0, 0, 3},
 		/* 100 bytes: a full packet and one of 36 bytes (13 payload phits) */
 		{CLAB_GEM_PUT, 100, 32 + 10 + 13, 0, 0, 6},
 		{CLAB_GEM_GET, 0, 0, 5, 8, 0},
@@ -303,6 +310,10 @@ static void put_get_phits(void **state)
 		assert_int_equal(dir_sum(f, a, CLAB_GEM_XP, CLAB_GEM_VC1_PHITS), c[i].vc1_back);
 		/* the NICs: PUT's initiator is the sender, GET's the receiver */
 		int put = c[i].vc0_there > 0;
+		if (c[i].proto == CLAB_GEM_MPI) {
+			fx_free(f);
+			continue;
+		}
 		uint64_t pk = c[i].bytes ? (c[i].bytes + 63) / 64 : 1, df = (c[i].bytes + 15) / 16;
 		assert_int_equal(clab_gemini_nic(f->g, put ? a : b, 0, CLAB_GEM_ORB_VC0_PKTS), pk);
 		assert_int_equal(clab_gemini_nic(f->g, put ? b : a, 0, CLAB_GEM_ORB_VC0_PKTS), 0);
@@ -365,6 +376,118 @@ static void compression(void **state)
 	}
 	free(zero);
 	free(random);
+}
+
+/* The sonar test published in "Using the Cray Gemini Performance
+ * Counters" (Pedretti et al., CUG 2013): one 1 MB MPI message from a node
+ * to its neighbour, read at the sender's router: TX (packets and phits
+ * entering from its NICs) 16407 packets, 524709 phits of random data and
+ * 262565 of zeros; RX (from the network) 16407 packets, 49221 phits. The
+ * model: rendezvous by PUT, the sender's 64-byte header (32 phits) before
+ * the data and after each 512 KB chunk: 16384 + 3 PUTs, each ACKed by 3
+ * phits; data packets of 32 phits (random) or 16 (zeros). Within 1% of
+ * every published figure, and like the published counts nothing but ACKs
+ * comes back (RX phits = 3 x RX packets). */
+static void sonar(void **state)
+{
+	(void)state;
+	size_t mb = 1 << 20;
+	uint8_t *zero = calloc(1, mb), *random = malloc(mb);
+	srand(11);
+	for (size_t i = 0; i < mb; i++)
+		random[i] = (uint8_t)(rand() | 1); /* no word all 0 or all 1 */
+	static const double pub_tx_phits[2] = {262565, 524709};
+	for (int k = 0; k < 2; k++) {
+		fixture *f = fx_new("4x4x4");
+		uint32_t a = router(f, 0, 0, 0);
+		assert_int_equal(clab_gemini_message(f->g, rank_at(f, 0, 0, 0, 0), rank_at(f, 1, 0, 0, 0), mb,
+						     k ? random : zero, CLAB_GEM_MPI, 1), CLAB_OK);
+		clab_gemini_phase_end(f->g, 1, NULL);
+		uint64_t txp = clab_gemini_link(f->g, a, CLAB_GEM_HOST, CLAB_GEM_PACKETS);
+		uint64_t txf = clab_gemini_link(f->g, a, CLAB_GEM_HOST, CLAB_GEM_TRAFFIC) / 3;
+		uint64_t rxp = clab_gemini_link(f->g, a, CLAB_GEM_NET, CLAB_GEM_PACKETS);
+		uint64_t rxf = clab_gemini_link(f->g, a, CLAB_GEM_NET, CLAB_GEM_TRAFFIC) / 3;
+		assert_int_equal(txp, 16387);
+		assert_int_equal(txf, 16384 * (k ? 32 : 16) + 3 * 32);
+		assert_int_equal(rxp, 16387);
+		assert_int_equal(rxf, 3 * rxp);
+		assert_true(fabs(txp / 16407.0 - 1) < 0.01);
+		assert_true(fabs(txf / pub_tx_phits[k] - 1) < 0.01);
+		assert_true(fabs(rxp / 16407.0 - 1) < 0.01);
+		assert_true(fabs(rxf / 49221.0 - 1) < 0.01);
+		fx_free(f);
+	}
+	free(zero);
+	free(random);
+}
+
+/* Link types by the router's position: the router at (0,0,0) has the
+ * Cielo map's (Y+ mezzanine, Y- cable at the wrap, Z+ backplane, Z- cable
+ * at the wrap); at y = 1 Y+ is a cable to the next blade and Y- the
+ * mezzanine; Z crosses chassis between z = 7 and 8. A message from y = 1
+ * to y = 2 is held to the cable's 4 tiles (4.68 GB/s), and its NIC's host
+ * tiles wait; one from y = 0 to y = 1 only by its NIC (5.32 GB/s). */
+static void link_types(void **state)
+{
+	(void)state;
+	fixture *f = fx_new("4x4x16");
+	uint8_t tiles[CLAB_GEMINI_TILES];
+	static const struct { int x, y, z, dir, type; } c[] = {
+		{0, 0, 0, CLAB_GEM_YP, CLAB_GEM_MEZZANINE}, {0, 0, 0, CLAB_GEM_YM, CLAB_GEM_CABLE},
+		{0, 0, 0, CLAB_GEM_ZP, CLAB_GEM_BACKPLANE}, {0, 0, 0, CLAB_GEM_ZM, CLAB_GEM_CABLE},
+		{0, 1, 0, CLAB_GEM_YP, CLAB_GEM_CABLE}, {0, 1, 0, CLAB_GEM_YM, CLAB_GEM_MEZZANINE},
+		{0, 2, 0, CLAB_GEM_YM, CLAB_GEM_CABLE}, {0, 3, 0, CLAB_GEM_YP, CLAB_GEM_CABLE},
+		{0, 0, 3, CLAB_GEM_ZM, CLAB_GEM_BACKPLANE}, {0, 0, 7, CLAB_GEM_ZP, CLAB_GEM_CABLE},
+		{0, 0, 8, CLAB_GEM_ZM, CLAB_GEM_CABLE}, {0, 0, 8, CLAB_GEM_ZP, CLAB_GEM_BACKPLANE},
+		{0, 0, 15, CLAB_GEM_ZP, CLAB_GEM_CABLE}, {2, 1, 5, CLAB_GEM_XP, CLAB_GEM_CABLE},
+		{3, 1, 5, CLAB_GEM_XP, CLAB_GEM_CABLE},
+	};
+	for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+		int n = clab_gemini_tiles_of(&f->tm, c[i].dir, tiles);
+		for (int j = 0; j < n; j++)
+			assert_int_equal(clab_gemini_tile_type(f->g, router(f, c[i].x, c[i].y, c[i].z), tiles[j]),
+					 c[i].type);
+	}
+	/* every tile of (0,0,0) as in the published map */
+	for (int t = 0; t < CLAB_GEMINI_TILES; t++)
+		assert_int_equal(clab_gemini_tile_type(f->g, router(f, 0, 0, 0), t), f->tm.type[t]);
+	for (int y = 0; y < 2; y++) {
+		double s;
+		clab_gemini_message(f->g, rank_at(f, 0, y, 0, 0), rank_at(f, 0, y + 1, 0, 0), 1 << 20, NULL,
+				    CLAB_GEM_PUT, 1);
+		clab_gemini_phase_end(f->g, 1, &s);
+		double bytes = 16384 * 96.0, want = bytes / (y ? 4 * 1.17e9 : 4 * 1.33e9);
+		assert_float_equal(s, want, 1e-9);
+		/* the NIC's stream narrows into the cable: its host tiles wait */
+		uint64_t inq = clab_gemini_link(f->g, router(f, 0, y, 0), CLAB_GEM_HOST, CLAB_GEM_INQ_STALLS);
+		assert_true(y ? inq > 0 : inq == 0);
+	}
+	fx_free(f);
+}
+
+/* Both nodes of every router send 64 KB to node 0 of both Y neighbours:
+ * with the same cables and mezzanines both ways round, Y+ and Y- inputs
+ * wait alike over the machine (one map for all routers would make Y-
+ * always cable, Y+ always mezzanine, and their waits differ). */
+static void y_symmetry(void **state)
+{
+	(void)state;
+	fixture *f = fx_new("4x4x4");
+	for (int x = 0; x < 4; x++)
+		for (int y = 0; y < 4; y++)
+			for (int z = 0; z < 4; z++)
+				for (int k = 0; k < 4; k++) /* node k / 2 to y + 1 and y - 1 */
+					clab_gemini_message(f->g, rank_at(f, x, y, z, k / 2),
+							    rank_at(f, x, (y + 1 + 2 * (k % 2)) % 4, z, 0), 65536,
+							    NULL, CLAB_GEM_PUT, 1);
+	clab_gemini_phase_end(f->g, 1, NULL);
+	uint64_t wait[2] = {0, 0};
+	for (uint32_t r = 0; r < f->t.nodes; r++)
+		for (int k = 0; k < 2; k++)
+			wait[k] += clab_gemini_link(f->g, r, CLAB_GEM_YP + k, CLAB_GEM_INQ_STALLS);
+	assert_true(wait[0] > 0);
+	assert_int_equal(wait[0], wait[1]);
+	fx_free(f);
 }
 
 /* Tile counters are 48 bits wide: they wrap, and deltas survive it. */
@@ -510,14 +633,15 @@ static void sim_traffic(void **state)
 	assert_int_equal(clab_evset_start(s), CLAB_OK);
 	double secs = 0;
 	/* pingpong between ranks 0 and 1 (the two nodes of router 0): 64 KB
-	 * GET each way: rank 0's node initiates 1024 GET requests (receiver of
-	 * the second), router 0's host tiles see 2 x 1024 requests + 2 x 1024
-	 * replies */
+	 * by GET each way: per message the sender's header and its ACK, 1024
+	 * requests and 1024 replies, the receiver's header and its ACK, all on
+	 * router 0's host tiles (2 x 2052); rank 0's node initiates its header
+	 * of the first, the GET and the closing header of the second (1026) */
 	assert_int_equal(clab_thread_traffic(t, "pingpong:bytes=65536", &secs), CLAB_OK);
 	int64_t v[2];
 	assert_int_equal(clab_evset_read(s, v), CLAB_OK);
-	assert_int_equal(v[0], 4096);
-	assert_int_equal(v[1], 1024);
+	assert_int_equal(v[0], 4104);
+	assert_int_equal(v[1], 1026);
 	assert_true(secs > 0);
 	clab_evset_destroy(s);
 	clab_machine_close(m);
@@ -533,6 +657,9 @@ int main(void)
 		cmocka_unit_test(request_response_paths),
 		cmocka_unit_test(put_get_phits),
 		cmocka_unit_test(compression),
+		cmocka_unit_test(sonar),
+		cmocka_unit_test(link_types),
+		cmocka_unit_test(y_symmetry),
 		cmocka_unit_test(wrap48),
 		cmocka_unit_test(stalls),
 		cmocka_unit_test(unit_reads),

@@ -25,6 +25,7 @@
  * %s: the permutation file. */
 static const char *const specs[] = {
 	"pingpong:bytes=64k,iters=3",
+	"oneway:bytes=1M,iters=2",
 	"alltoall:bytes=2k",
 	"alltoall:bytes=4k,group=8,stride=2,iters=2",
 	"fft3d:n=64",
