@@ -134,7 +134,7 @@ for src in tests/bgpm/*.c; do
 done
 
 # 3c. libgpcd (Cray's GPCD API over the simulated Gemini): its behaviour,
-# and HARDWARE.md's tile-sampling loop, a program that includes only
+# and the published tile-sampling loop, a program that includes only
 # gpcd_lib.h, built unchanged against it: 288 registers listed newest first
 mkdir -p "$out/gpcd"
 gpcd_build() { # name libs...: build tests/gpcd/NAME.c or count a failure

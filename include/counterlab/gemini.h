@@ -1,6 +1,6 @@
 /* The Cray Gemini network (XE6/XK7): routers in a 3D torus, two nodes per
  * router, 48 router tiles per router with 6 counters each, and the NIC
- * counters monitoring tools read (HARDWARE.md section 3; README "The Cray
+ * counters monitoring tools read (README "The Cray
  * Gemini network").
  *
  * A clab_gemini sits on a torus of routers (clab_torus of the "gemini"
@@ -63,7 +63,7 @@ typedef struct clab_gemini_tilemap {
 	/* the link types of Y and Z follow each router's position (the
 	 * built-in map; a dump's types are its router's, applied to all) */
 	uint8_t by_position;
-	char source[64];           /* "Cielo (HARDWARE.md)" or the file and gemini */
+	char source[64];           /* "Cielo (published map)" or the file and gemini */
 } clab_gemini_tilemap;
 
 /* The published map of one Cielo router (the default). */

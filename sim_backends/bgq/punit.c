@@ -1,6 +1,6 @@
 /* The BG/Q processor unit (UPC_P): 24 counters per core in four groups of
  * six (group g = counters c with c % 4 == g, owned by hardware thread g),
- * with the A2 signal, L1p and counter-mask rules of HARDWARE.md. */
+ * with the A2 signal, L1p and counter-mask rules of IBM's BG/Q documentation. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -3,8 +3,8 @@
  *
  * A packet enters its first router through a host tile of the sending NIC
  * and every further router through the tile facing the router it came
- * from; each tile counts what enters it (HARDWARE.md 3). Within a
- * direction a message's packets take its tiles in turn. At a phase's end
+ * from; each tile counts what enters it (the published Gemini counter
+ * study). Within a direction a message's packets take its tiles in turn. At a phase's end
  * every router's inputs and outputs are priced at their tiles' bandwidth:
  * traffic that arrives faster than its output drains (an input's traffic
  * arrives no faster than the slowest NIC that injected it) waits in the
@@ -27,7 +27,7 @@
 #define MASK48 ((1ull << CLAB_GEMINI_WIDTH) - 1)
 
 /* Phits besides the payload: with a full 64-byte payload (22 phits) a PUT
- * request is 32 phits and a GET reply 27 (HARDWARE.md 3). */
+ * request is 32 phits and a GET reply 27 (the published Gemini counter study). */
 static const uint32_t head_phits[] = {
 	[CLAB_GEM_PUT_REQ] = 10, [CLAB_GEM_PUT_ACK] = 3,
 	[CLAB_GEM_GET_REQ] = 8, [CLAB_GEM_GET_REPLY] = 5,
@@ -182,7 +182,7 @@ void clab_gemini_place(const clab_gemini *g, uint32_t r, uint32_t *router, int *
 
 /* ---- packets ------------------------------------------------------------------ */
 
-/* Compression (model; HARDWARE.md gives only the effect): the payload
+/* Compression (model; the published counts give only its effect): the payload
  * travels as 8-byte words behind a one-byte word mask; a word whose bits
  * are all 0 or all 1 travels as a 2-byte run code. A random 64-byte
  * payload takes 65 bytes (22 phits), an all-zero one 17 (6 phits): a

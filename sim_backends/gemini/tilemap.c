@@ -1,5 +1,5 @@
 /* Which direction and link type each of a Gemini router's 48 tiles serves:
- * the published Cielo map (HARDWARE.md section 3) and a reader for the
+ * the published Cielo map (Cray's Gemini counter documentation) and a reader for the
  * `rtr --interconnect` dump that Cray's system management workstation
  * prints for a whole machine. */
 #include <ctype.h>
@@ -12,7 +12,7 @@
 
 static const char *const dir_names[CLAB_GEM_NDIRS] = {"X+", "X-", "Y+", "Y-", "Z+", "Z-", "HOST"};
 static const char *const link_names[CLAB_GEM_NLINKTYPES] = {"mezzanine", "backplane", "cable", "host"};
-/* HARDWARE.md section 3: per tile, one direction */
+/* the Cielo map: per tile, one direction */
 static const double tile_bw[CLAB_GEM_NLINKTYPES] = {2.34e9, 1.88e9, 1.17e9, 1.33e9};
 /* The 8 tiles that connect the router to its two NICs, on every router. */
 static const uint8_t host_tiles[8] = {19, 20, 27, 28, 35, 36, 43, 44};
@@ -42,7 +42,7 @@ static void set_hosts(clab_gemini_tilemap *m)
 
 void clab_gemini_tilemap_cielo(clab_gemini_tilemap *m)
 {
-	/* first tile, last tile, direction, type, as HARDWARE.md lists them */
+	/* first tile, last tile, direction, type, as the published map lists them */
 	static const struct { uint8_t a, b, dir, type; } runs[] = {
 		{0, 1, CLAB_GEM_ZP, CLAB_GEM_BACKPLANE}, {2, 3, CLAB_GEM_XP, CLAB_GEM_CABLE},
 		{4, 5, CLAB_GEM_XM, CLAB_GEM_CABLE}, {6, 7, CLAB_GEM_ZM, CLAB_GEM_CABLE},
@@ -63,7 +63,7 @@ void clab_gemini_tilemap_cielo(clab_gemini_tilemap *m)
 		}
 	set_hosts(m);
 	m->by_position = 1;
-	snprintf(m->source, sizeof m->source, "Cielo (HARDWARE.md)");
+	snprintf(m->source, sizeof m->source, "Cielo (published map)");
 }
 
 int clab_gemini_tiles_of(const clab_gemini_tilemap *m, int dir, uint8_t *out)

@@ -1,4 +1,4 @@
-/* The torus machines' network facts (HARDWARE.md sections 1 and 2) and
+/* The torus machines' network facts (IBM's BG/Q and BG/L documentation) and
  * costs, and how a message is cut into packets on each. Every number says
  * where it comes from; "modeller's choice" marks the ones for which no
  * public figure was found (README, "The torus network model", lists them).
@@ -26,14 +26,14 @@ static const clab_netspec specs[] = {
 		/* IBM Redbook SG24-7872 (BG/Q hardware overview), ch. 2:
 		 * "approximately 40 ns" per hop */
 		.hop_s = 40e-9,
-		.eager_max = 2048,       /* HARDWARE.md: eager up to about 2 KB */
+		.eager_max = 2048,       /* BG/Q MPI: eager up to about 2 KB */
 		.fifo_packets = 7,       /* tokens of a bubble VC's receive buffer */
 		.inj_fifos = 16,         /* modeller's choice */
 		/* modeller's choice: the MU's injection and reception sides
 		 * each keep up with all ten links (10 in + 10 out) */
 		.drain_links = 20,
 		.io_link = 1,
-		.leftmost_fastest = 0,   /* HARDWARE.md 1: ABCDET, T fastest */
+		.leftmost_fastest = 0,   /* BG/Q: ABCDET, T fastest */
 		/* A zero-byte nearest-neighbour MPI message: 0.7 + 0.75 + 0.04
 		 * + 0.016 + 0.7 = 2.2 us, the order of BG/Q's published MPI
 		 * latency (Kumar et al., "PAMI", ICS 2012; recalled). The split
@@ -71,7 +71,7 @@ static const clab_netspec specs[] = {
 		/* BG/L's MPI runs broadcast, reductions and barriers on its
 		 * collective (tree) network, which the torus events do not see */
 		.tree_net = 1,
-		.leftmost_fastest = 1,   /* HARDWARE.md 2: XYZT puts rank 1 at (1,0,0) */
+		.leftmost_fastest = 1,   /* BG/L: XYZT puts rank 1 at (1,0,0) */
 		/* A zero-byte nearest-neighbour MPI message: 1.0 + 0.8 + 0.1 +
 		 * 0.18 + 1.0 = 3.1 us, the order of BG/L's published MPI
 		 * latency (Almasi et al., IBM J. R&D 49(2/3), 2005; recalled);
@@ -109,7 +109,7 @@ static const clab_netspec specs[] = {
 		.mem_bytes_s = 42.6e9, .mem_eff = 0.65,
 	},
 	{
-		/* Cray Gemini (HARDWARE.md 3): a torus position is a router
+		/* Cray Gemini: a torus position is a router
 		 * with its two nodes (ppn = ranks per router, half on each
 		 * node); the tiles, PUT/GET packets and compression are
 		 * sim_backends/gemini's. For the flow engine's timing a packet
@@ -122,7 +122,7 @@ static const clab_netspec specs[] = {
 		.fixed_dim = -1, .fixed_size = 0,
 		.header = 30, .chunk = 3, .max_payload = 64, .min_packet = 24,
 		.extra_per_packet = 0,
-		/* 8 cable tiles x 1.17 GB/s (HARDWARE.md 3); Z+ backplane
+		/* 8 cable tiles x 1.17 GB/s (Cray's tile bandwidths); Z+ backplane
 		 * (15 GB/s) and Y (9.4 / 4.7 GB/s) differ: the tiles' own
 		 * pricing (clab_gemini_phase_end) uses the map */
 		.link_bytes_s = 9.36e9, .net_hz = 800e6,

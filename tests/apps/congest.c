@@ -1,4 +1,4 @@
-/* counterlab-congest: the BG/L receiver-congestion test (HARDWARE.md 4).
+/* counterlab-congest: the BG/L receiver-congestion test of the published BG/L study.
  * A central rank's node receives a message of --bytes N (default 1 MB)
  * from the neighbour across each of its first K torus links at once (X-,
  * X+, Y-, ...), for K = each step of --senders LO..HI; with --send 1 the

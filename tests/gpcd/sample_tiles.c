@@ -1,4 +1,4 @@
-/* The tile-sampling loop of HARDWARE.md section 3 as a program for Cray's
+/* The published tile-sampling loop as a program for Cray's
  * GPCD library: it includes gpcd_lib.h only and knows nothing of
  * counterlab. Create a context, add all 288 tile counters by name, read,
  * print. tests/run.sh builds it unchanged against libgpcd and checks what

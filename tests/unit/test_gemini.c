@@ -2,7 +2,7 @@
  * which tile counts a packet (the one it enters by), request and response
  * paths, PUT and GET phits, compression, 48-bit wrap, stalls, and the
  * gemini-nw unit read through the framework. Expected values are worked
- * out by hand from HARDWARE.md section 3 in the comments. */
+ * out by hand from the published Cielo map in the comments. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,7 +85,7 @@ static void cielo_map(void **state)
 	clab_gemini_tilemap m;
 	uint8_t tiles[CLAB_GEMINI_TILES];
 	clab_gemini_tilemap_cielo(&m);
-	/* HARDWARE.md: X+ 2,3,10,11,24,25,32,33; Y- 34,40,41,42; Y+ 37,45-47 */
+	/* the Cielo map: X+ 2,3,10,11,24,25,32,33; Y- 34,40,41,42; Y+ 37,45-47 */
 	static const int want[CLAB_GEM_NDIRS] = {8, 8, 4, 4, 8, 8, 8};
 	for (int d = 0; d < CLAB_GEM_NDIRS; d++)
 		assert_int_equal(clab_gemini_tiles_of(&m, d, tiles), want[d]);

@@ -530,7 +530,7 @@ static void test_maps(void **state)
 	clab_torus t;
 	clab_map m;
 	init(&t, "bgl", "2x2x2", 2, NULL);
-	/* BG/L permutations: the leftmost letter fastest (HARDWARE.md 2):
+	/* BG/L permutations: the leftmost letter fastest (BG/L's convention):
 	 * XYZT puts rank 1 at (1,0,0), rank 2 at (0,1,0), rank 8 in slot 1 */
 	assert_int_equal(clab_map_init(&m, &t, "XYZT"), CLAB_OK);
 	assert_int_equal(m.nranks, 16);
