@@ -4,8 +4,8 @@
  * A packet enters its first router through a host tile of the sending NIC
  * and every further router through the tile facing the router it came
  * from; each tile counts what enters it (the published Gemini counter
- * study). Within a direction a message's packets take its tiles in turn. At a phase's end
- * every router's inputs and outputs are priced at their tiles' bandwidth:
+ * study). Within a direction a message's packets take its tiles in turn.
+ * At a phase's end every router's inputs and outputs are priced at their tiles' bandwidth:
  * traffic that arrives faster than its output drains (an input's traffic
  * arrives no faster than the slowest NIC that injected it) waits in the
  * input queue (input-queue stalls of the input tiles) and, its buffers
