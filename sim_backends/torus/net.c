@@ -27,9 +27,10 @@
  * Waiting. A link busy a fraction rho of the phase keeps a mean receive
  * queue of rho + rho^2 / (2 (1 - rho)) packets (a queue with random
  * arrivals and fixed service), at most the FIFO's capacity. A node that
- * cannot drain its links as fast as they deliver slows them all by the
- * same factor: their queues fill, and their senders spend the lost time
- * with data but no token (BG/L's "no token" cycles). A link may count
+ * cannot drain its links as fast as they deliver slows the links that
+ * bring it bytes, each by the bytes it brings (traffic passing through
+ * is not held up): their queues fill, and their senders spend the lost
+ * time with data but no token (BG/L's "no token" cycles). A link may count
  * more bytes than its phase lets it carry (rho > 1): dynamic messages are
  * counted whole on their rotations while the phase is timed on their
  * even split over all minimal paths. Such a link is saturated: busy all
@@ -63,6 +64,7 @@ struct clab_net {
 	uint16_t *coord;       /* [node][nd] */
 	cp_t *diff;            /* [node][tl][NVC], this phase */
 	double *ej;            /* [node] wire bytes received, this phase */
+	double *ejl;           /* [node][tl] of them, by the link they came in by */
 	double *inj;           /* [node] wire bytes sent, this phase */
 	double *lbytes;        /* [node] on-node bytes, this phase */
 	double *dyn;           /* [node][tl] wire bytes of dynamic flows split
@@ -121,6 +123,7 @@ clab_net *clab_net_new(const clab_torus *t, const clab_map *map, int *err)
 		n->coord = malloc(nodes * (size_t)n->nd * sizeof *n->coord);
 		n->diff = calloc(nodes * (size_t)n->tl * CLAB_NVC, sizeof *n->diff);
 		n->ej = calloc(nodes, sizeof *n->ej);
+		n->ejl = calloc(nodes * (size_t)n->tl, sizeof *n->ejl);
 		n->inj = calloc(nodes, sizeof *n->inj);
 		n->lbytes = calloc(nodes, sizeof *n->lbytes);
 		n->dyn = calloc(nodes * (size_t)n->tl, sizeof *n->dyn);
@@ -129,7 +132,7 @@ clab_net *clab_net_new(const clab_torus *t, const clab_map *map, int *err)
 		n->tot = calloc(nodes * (size_t)n->nl * CLAB_NVC * T_N, sizeof *n->tot);
 		n->notoken = calloc(nodes * (size_t)n->nl, sizeof *n->notoken);
 	}
-	if (!n || !n->coord || !n->diff || !n->ej || !n->tot || !n->notoken || !n->inj ||
+	if (!n || !n->coord || !n->diff || !n->ej || !n->ejl || !n->tot || !n->notoken || !n->inj ||
 	    !n->lbytes || !n->cpu || !n->mu || !n->dyn) {
 		clab_net_free(n);
 		*err = clab_seterr(CLAB_E_NOMEM, "no memory for the traffic of %u nodes", t->nodes);
@@ -175,6 +178,7 @@ void clab_net_free(clab_net *n)
 	free(n->rec);
 	free(n->tot);
 	free(n->notoken);
+	free(n->ejl);
 	free(n->scratch);
 	free(n->flows);
 	free(n->pfifo);
@@ -392,6 +396,9 @@ static void add_flow(clab_net *n, uint32_t s, uint32_t r, uint64_t nmsg,
 			segment(n, at, d, cs[d], delta[j], vc, c, p);
 			at += (uint32_t)((int)cr[d] - (int)cs[d]) * t->stride[d];
 		}
+		/* the link it arrives by: the last dimension's, from behind */
+		int last = (k - 1 + rot) % k;
+		n->ejl[(size_t)r * n->tl + 2 * dim[last] + (delta[last] < 0)] += (double)(m * pk.wire);
 	}
 }
 
@@ -591,7 +598,7 @@ static int expand_subtorus(clab_net *n, const group *g)
 	/* per parity, link and VC: the loads summed over that parity's nodes */
 	size_t per = (size_t)n->tl * CLAB_NVC;
 	cp_t *A = calloc(2 * per, sizeof *A);
-	double *D = calloc(2 * (size_t)n->tl, sizeof *D);
+	double *D = calloc(4 * (size_t)n->tl, sizeof *D), *E = D + 2 * n->tl;
 	if (!A || !D) {
 		free(A);
 		free(D);
@@ -609,6 +616,8 @@ static int expand_subtorus(clab_net *n, const group *g)
 			}
 			D[q * n->tl + l] += S->dyn[(size_t)y * S->tl + l];
 			S->dyn[(size_t)y * S->tl + l] = 0;
+			E[q * n->tl + l] += S->ejl[(size_t)y * S->tl + l];
+			S->ejl[(size_t)y * S->tl + l] = 0;
 		}
 		S->ej[y] = S->inj[y] = 0;
 		memset(S->mu + (size_t)y * MU_N, 0, MU_N * sizeof *S->mu);
@@ -625,6 +634,7 @@ static int expand_subtorus(clab_net *n, const group *g)
 					segment(n, x, l / 2, cx[l / 2], l & 1 ? 1 : -1, vc, a.c, a.p);
 			}
 			n->dyn[(size_t)x * n->tl + l] += D[q * n->tl + l];
+			n->ejl[(size_t)x * n->tl + l] += E[q * n->tl + l];
 		}
 		n->ej[x] += (double)((m - 1) * nmsg * pk.wire);
 		n->inj[x] += (double)((m - 1) * nmsg * pk.wire);
@@ -891,14 +901,13 @@ int clab_net_phase_end(clab_net *n, uint64_t times, double *time_s)
 	}
 	for (uint32_t x = 0; n->engine == CLAB_NET_FLOW && transfer > 0 && x < t->nodes; x++) {
 		/* node x: how much slower than its links it drains, its
-		 * capacity shared by what it sends and what it receives */
+		 * capacity shared by what it sends and what it receives;
+		 * the slowdown reaches each link by the bytes it brings x */
+		const double *el = n->ejl + (size_t)x * n->tl;
 		double in_busy = 0;
-		for (int l = 0; l < n->tl; l++) {
-			uint32_t y = clab_torus_neighbor(t, x, l);
-			double b = y == x ? 0 : wire_bytes(n, y, l ^ 1) / s->link_bytes_s;
-			if (b > in_busy)
-				in_busy = b;
-		}
+		for (int l = 0; l < n->tl; l++)
+			if (el[l] / s->link_bytes_s > in_busy)
+				in_busy = el[l] / s->link_bytes_s;
 		double drain = (n->ej[x] + n->inj[x]) / drain_bw;
 		double slow = in_busy > 0 && drain > in_busy ? drain / in_busy : 1;
 		for (int l = 0; l < n->tl; l++) {
@@ -908,7 +917,9 @@ int clab_net_phase_end(clab_net *n, uint64_t times, double *time_s)
 			double rho = wire_bytes(n, y, l ^ 1) / s->link_bytes_s / transfer;
 			if (rho > 1) /* saturated (Waiting, at the top) */
 				rho = 1;
-			double eff = rho * slow > 1 ? 1 : rho * slow;
+			double eff = rho + el[l] / s->link_bytes_s / transfer * (slow - 1);
+			if (eff > 1)
+				eff = 1;
 			double q = eff >= 1 ? s->fifo_packets : eff + eff * eff / (2 * (1 - eff));
 			if (q > s->fifo_packets)
 				q = s->fifo_packets;
@@ -940,6 +951,7 @@ int clab_net_phase_end(clab_net *n, uint64_t times, double *time_s)
 			n->mu[(size_t)x * MU_N + k] = 0;
 		}
 		n->ej[x] = n->inj[x] = n->lbytes[x] = 0;
+		memset(n->ejl + (size_t)x * n->tl, 0, (size_t)n->tl * sizeof *n->ejl);
 	}
 	double k = (double)times;
 	n->cycles += (uint64_t)(net_cycles + 0.5) * times;

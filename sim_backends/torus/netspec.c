@@ -63,10 +63,12 @@ static const clab_netspec specs[] = {
 		.eager_max = 1000,
 		.fifo_packets = 4,       /* a 1 KB reception FIFO of 256-byte packets */
 		.inj_fifos = 6,          /* modeller's choice */
-		/* modeller's choice: the CPU drains and fills the FIFOs by
-		 * polling, about one byte per cycle (700 MB/s = 4 links' worth)
-		 * for receiving and sending together */
-		.drain_links = 4,
+		/* from the published receiver-congestion experiment: a node
+		 * receiving 1 MB from 3 neighbours at once keeps up, from 4
+		 * its senders count no-token cycles; so the CPU, polling the
+		 * FIFOs, moves 3 links' worth (525 MB/s, 0.75 bytes per
+		 * cycle), receiving and sending together */
+		.drain_links = 3,
 		.io_link = 0,
 		/* BG/L's MPI runs broadcast, reductions and barriers on its
 		 * collective (tree) network, which the torus events do not see */

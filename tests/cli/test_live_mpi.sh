@@ -156,8 +156,8 @@ agree lhalo "BG/L halo exchange 27-point 2x2x2, 2 steps"
 # 1..6 neighbours at once (and sends back with --send 1). The no-token
 # cycles come from the live layer's timing of each step on the torus
 # model: every step's total equals netsim's incast phase, and they start
-# where the model's drain limit (4 links' worth) is passed: at 5 senders
-# when the centre only receives, at 3 when it also sends.
+# where the model's drain limit (3 links' worth) is passed: at 4 senders
+# when the centre only receives, at 2 when it also sends.
 { echo "1 1 1 0"; echo "0 1 1 0"; echo "2 1 1 0"; echo "1 0 1 0"; echo "1 2 1 0"
   echo "1 1 0 0"; echo "1 1 2 0"; } > "$tmp/centre.map"
 for send in 0 1; do
@@ -170,7 +170,7 @@ for send in 0 1; do
 		--pattern "incast:senders=1..6,send=$send" --format csv 2>&1 |
 		awk -F, '/^"incast/ { n++; print n "," $NF }' > "$tmp/cg$send.offline"
 	onset=$(awk -F, '$2 > 0 { print $1; exit }' "$tmp/cg$send.live")
-	want=$([ $send = 0 ] && echo 5 || echo 3)
+	want=$([ $send = 0 ] && echo 4 || echo 2)
 	if [ ! -s "$tmp/cg$send.live" ] || ! cmp -s "$tmp/cg$send.live" "$tmp/cg$send.offline"; then
 		bad "congest send=$send: live no-token per step differs from netsim's incast"
 		paste -d'|' "$tmp/cg$send.live" "$tmp/cg$send.offline" | sed 's/^/    live|offline /'

@@ -98,7 +98,7 @@ if awk -v a="$a" -v b="$b" 'BEGIN { d = a - b; exit !(d > 3.999e-7 && d < 4.001e
 else
 	bad "--set hop_s=0: $a -> $b s, want 4e-7 less"
 fi
-if "$bin" --machine bgl --list-params | grep -q "^  drain_links    4 "; then
+if "$bin" --machine bgl --list-params | grep -q "^  drain_links    3 "; then
 	ok "--list-params"
 else
 	bad "--list-params: $("$bin" --machine bgl --list-params | head -3)"
