@@ -151,6 +151,83 @@ static int cmp_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* log2 of x when x is a power of two, else -1. */
+static int log2_of(uint64_t x)
+{
+	int b = 0;
+	while (x > 1 && !(x & 1))
+		x >>= 1, b++;
+	return x == 1 ? b : -1;
+}
+
+/* The binary-reflected Gray-code embedding over address bits: every item
+ * (dimension or slot) of size 2^k is a k-bit Gray-code word, its
+ * coordinate that word's rank in the reflected code. The row's Gray code
+ * fills the rows' bits, the column's the others, both most significant
+ * first in letter order, an item's high bits first. rowbits= names the
+ * rows' bits, a letter per bit, each item giving its lowest bits; by
+ * default the shortest items give theirs first (on a ring of 4 or less
+ * every one-bit change is a neighbour: splitting it costs nothing). With
+ * whole items for the rows this is gen_gray's snake. */
+static int gray_bits(clab_map *m, const clab_torus *t, const kvlist *kv,
+		     uint64_t rows, uint64_t cols, const char *rb)
+{
+	uint32_t p = total_ranks(t);
+	int n = t->ndims + 1, k[NITEMS], nrow[NITEMS] = {0}, need = log2_of(rows), all = 0;
+	for (int i = 0; i < n; i++) {
+		if ((k[i] = log2_of((uint64_t)item_size(t, i))) < 0)
+			return clab_seterr(CLAB_E_INVAL, "%s: a Gray code over address bits needs sizes that are powers of two; %c has %d",
+					   kv->spec, t->letters[i], item_size(t, i));
+		all += k[i];
+	}
+	if (need < 0 || rows * cols != p)
+		return clab_seterr(CLAB_E_INVAL, "%s: rows and cols must be powers of two with R*C = %u ranks (%d address bits)",
+				   kv->spec, p, all);
+	if (rb) {
+		int got = 0;
+		for (const char *c = rb; *c; c++, got++) {
+			const char *at = strchr(t->letters, toupper((unsigned char)*c));
+			int i = at && *at ? (int)(at - t->letters) : -1;
+			if (i < 0 || i >= n || ++nrow[i] > k[i]) {
+				char has[8 * NITEMS] = "";
+				for (int j = 0, len = 0; j < n; j++)
+					len += snprintf(has + len, sizeof has - (size_t)len, "%s%c %d",
+							j ? ", " : "", t->letters[j], k[j]);
+				return clab_seterr(CLAB_E_INVAL, "%s: rowbits=%s: want letters of %.*s, each at most as often as its item has bits (%s)",
+						   kv->spec, rb, n, t->letters, has);
+			}
+		}
+		if (got != need)
+			return clab_seterr(CLAB_E_INVAL, "%s: rowbits=%s names %d bits; %llu rows take %d",
+					   kv->spec, rb, got, (unsigned long long)rows, need);
+	} else {
+		for (int left = need; left > 0;) {
+			int best = -1;
+			for (int i = 0; i < n; i++)
+				if (nrow[i] < k[i] && (best < 0 || k[i] < k[best]))
+					best = i;
+			nrow[best]++, left--;
+		}
+	}
+	int rc = clab_map_alloc(m, p);
+	if (rc)
+		return rc;
+	for (uint32_t r = 0; r < p; r++) {
+		uint64_t row = r / cols, col = r % cols, gr = row ^ row >> 1, gc = col ^ col >> 1;
+		int rbit = need, cbit = all - need, c[NITEMS];
+		for (int i = 0; i < n; i++) {
+			uint32_t w = 0;
+			for (int b = k[i] - 1; b >= 0; b--) /* its bits below nrow[i] are the row's */
+				w |= (uint32_t)(b < nrow[i] ? gr >> --rbit & 1 : gc >> --cbit & 1) << b;
+			for (uint32_t s = w >> 1; s; s >>= 1) /* the word's rank in the code */
+				w ^= s;
+			c[i] = (int)w;
+		}
+		map_put(m, t, r, c);
+	}
+	return CLAB_OK;
+}
+
 static int gen_gray(clab_map *m, const clab_torus *t, const kvlist *kv)
 {
 	uint32_t p = total_ranks(t);
@@ -160,8 +237,20 @@ static int gen_gray(clab_map *m, const clab_torus *t, const kvlist *kv)
 		rc = kv_uint(kv, "cols", 1, p, 0, &cols);
 	if (rc)
 		return rc;
-	const char *rd = kv_get(kv, "rowdims");
+	const char *rd = kv_get(kv, "rowdims"), *rb = kv_get(kv, "rowbits");
 	int forced = -1;
+	if (rd && rb)
+		return clab_seterr(CLAB_E_INVAL, "%s: rowdims= (whole items) and rowbits= (address bits) both choose the rows; give one",
+				   kv->spec);
+	if (rb) {
+		if (!rows && !cols)
+			rows = (uint64_t)1 << strlen(rb);
+		if (!rows)
+			rows = p % cols ? 0 : p / cols;
+		if (!cols)
+			cols = p % rows ? 0 : p / rows;
+		return gray_bits(m, t, kv, rows, cols, rb);
+	}
 	if (rd) {
 		/* the rows are these items: their sizes multiply to the rows */
 		int item[NITEMS], k = letters_items(t, kv, "rowdims", rd, 1, item);
@@ -199,6 +288,11 @@ static int gen_gray(clab_map *m, const clab_torus *t, const kvlist *kv)
 		    (forced < 0 || mask == forced))
 			pick = mask;
 	}
+	int pow2 = 1;
+	for (int i = 0; i < n; i++)
+		pow2 &= log2_of((uint64_t)item_size(t, i)) >= 0;
+	if (pick < 0 && forced < 0 && pow2 && rows * cols == p && log2_of(rows) >= 0)
+		return gray_bits(m, t, kv, rows, cols, NULL); /* split by address bits */
 	if (pick < 0) {
 		char works[320] = "";
 		size_t len = 0;
@@ -208,9 +302,10 @@ static int gen_gray(clab_map *m, const clab_torus *t, const kvlist *kv)
 				len += (size_t)snprintf(works + len, sizeof works - len, "%s%llux%llu",
 							k ? ", " : "", (unsigned long long)prod[k],
 							(unsigned long long)(p / prod[k]));
-		return clab_seterr(CLAB_E_INVAL, "%s: %s; R x C that work on this torus: %s",
+		return clab_seterr(CLAB_E_INVAL, "%s: %s; R x C that work on this torus: %s%s",
 				   kv->spec, rows * cols != p ? "rows x cols must be all the ranks"
-				   : "no group of the dimensions (and the slot) has that many rows", works);
+				   : "no group of the dimensions (and the slot) has that many rows", works,
+				   pow2 && forced < 0 ? "; by address bits any power of two R" : "");
 	}
 	walk wr = {0}, wc = {0};
 	for (int i = 0; i < n; i++)
@@ -414,12 +509,17 @@ static const kind kinds[] = {
 	 "ranks in the order of a permutation of the letters (bgq: rightmost letter\n"
 	 "    fastest; bgl: leftmost, XYZT puts rank 1 at (1,0,0)), exactly as\n"
 	 "    clab_map_init(ORDER); default the machine's ABCDET / XYZT", gen_perm},
-	{"gray", "rows,cols,rowdims", "gray:rows=R,cols=C[,rowdims=LETTERS]",
+	{"gray", "rows,cols,rowdims,rowbits", "gray:rows=R,cols=C[,rowdims=LETTERS|rowbits=LETTERS]",
 	 "an R x C mesh of ranks (rank = row*C + col) embedded by a reflected Gray\n"
 	 "    code: the dimensions and the slot are split into two groups of sizes R\n"
 	 "    and C, each walked as a snake, so mesh neighbours are torus neighbours;\n"
 	 "    rowdims= names the items of the rows (e.g. XY; T is the slot), the\n"
-	 "    other items make the columns (default: the first group that fits)", gen_gray},
+	 "    other items make the columns (default: the first group that fits);\n"
+	 "    when no group fits (2 x 64 on 8x4x4), or with rowbits=, the split is\n"
+	 "    by address bits (power-of-two sizes): each item's coordinate is a\n"
+	 "    Gray-code word, the rows' bits filled by the row's Gray code, the\n"
+	 "    others by the column's; rowbits= names the rows' bits, a letter per\n"
+	 "    bit, each item giving its lowest (default: the shortest items' first)", gen_gray},
 	{"unfold", "order,axis", "unfold:order=core-first|core-last|core-planes[,axis=L]",
 	 "ranks snake through the torus (A slowest; each dimension, the slot too,\n"
 	 "    runs back on alternate passes), so consecutive ranks are on the same or\n"

@@ -132,6 +132,11 @@ int pattern_nas_bt(clab_net *n, pattern_args *a)
 	if (q == 1)
 		return CLAB_OK;
 	uint64_t N = side[cls];
+	if ((uint64_t)q > N) /* a cell would hold no points */
+		return clab_seterr(CLAB_E_PATTERN,
+				   "%s: the map places %u ranks, so BT cuts its %llu^3 grid into %ld^3 cells, more cells a side than points; class %c takes at most %llu ranks%s",
+				   a->pattern, P, (unsigned long long)N, q, 'A' + cls,
+				   (unsigned long long)(N * N), cls < 2 ? ", a larger class more" : "");
 	double nn = (double)N;
 	job j = {n, P, 0, CLAB_OK,
 		 (3478.8 * nn * nn * nn - 17655.7 * nn * nn + 28023.7 * nn) / P};

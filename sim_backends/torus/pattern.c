@@ -297,13 +297,14 @@ static int run_bcast(clab_net *n, pattern_args *a)
 
 /* The BG/L receiver-congestion microbenchmark: the neighbours of the
  * centre's node across its links 0, 1, ... (X-, X+, Y-, ...) each send it
- * `bytes` at once; with send=1 the centre sends as much back to each. A
- * range lo..hi of senders runs one phase per count. */
+ * `bytes` at once; with send=1 the centre sends as much back to each, with
+ * dests=J to the neighbours across its first J links whatever the
+ * senders. A range lo..hi of senders runs one phase per count. */
 static int run_incast(clab_net *n, pattern_args *a)
 {
 	const clab_torus *t = clab_net_torus(n);
 	uint32_t P = clab_net_nranks(n), most = 2 * (uint32_t)t->ndims;
-	uint64_t center, bytes, send, iters, lo = 1, hi = 1;
+	uint64_t center, bytes, send, dests, iters, lo = 1, hi = 1;
 	const char *v = pattern_find(a, "senders");
 	if (v) {
 		char *end;
@@ -323,12 +324,18 @@ static int run_incast(clab_net *n, pattern_args *a)
 	int rc = pattern_u64(a, "center", 0, 0, P - 1, &center);
 	if (!rc) rc = pattern_u64(a, "bytes", 1u << 20, 0, 1ull << 40, &bytes);
 	if (!rc) rc = pattern_u64(a, "send", 0, 0, 1, &send);
+	if (!rc) rc = pattern_u64(a, "dests", 0, 0, most, &dests);
 	if (!rc) rc = pattern_u64(a, "iters", 1, 1, 1ull << 40, &iters);
 	if (rc)
 		return rc;
+	if (send && pattern_find(a, "dests"))
+		return clab_seterr(CLAB_E_PATTERN,
+				   "%s: send=1 (back to every sender) and dests= (to the first J links) both say where the centre sends; give one",
+				   a->pattern);
 	/* the neighbours, each a distinct node holding a rank */
 	uint32_t home = clab_net_node_of(n, (uint32_t)center), nb[2 * CLAB_TORUS_MAXD];
-	for (uint32_t i = 0; i < hi; i++) {
+	uint32_t far = hi > dests ? (uint32_t)hi : (uint32_t)dests;
+	for (uint32_t i = 0; i < far; i++) {
 		uint32_t y = clab_torus_neighbor(t, home, (int)i);
 		int64_t r = clab_net_rank_at(n, y);
 		for (uint32_t j = 0; j < i && r >= 0; j++)
@@ -339,19 +346,24 @@ static int run_incast(clab_net *n, pattern_args *a)
 					   "%s: the node across link %u of rank %llu's node is %s; %llu senders need that many distinct neighbour nodes holding ranks",
 					   a->pattern, i, (unsigned long long)center,
 					   y == home ? "itself (a mesh edge)" : "taken or empty",
-					   (unsigned long long)hi);
+					   (unsigned long long)far);
 		nb[i] = (uint32_t)r;
 	}
 	for (uint64_t k = lo; k <= hi && !rc; k++) {
 		char label[64];
+		char to[32] = "";
+		if (dests)
+			snprintf(to, sizeof to, ", centre sending to %u", (unsigned)dests);
 		snprintf(label, sizeof label, "incast: %llu sender%s%s", (unsigned long long)k,
-			 k > 1 ? "s" : "", send ? ", centre sending" : "");
+			 k > 1 ? "s" : "", send ? ", centre sending" : to);
 		clab_net_label(n, label);
 		for (uint32_t i = 0; i < k && !rc; i++) {
 			rc = clab_net_send(n, nb[i], (uint32_t)center, bytes, 1, CLAB_VC_MPI);
 			if (!rc && send)
 				rc = clab_net_send(n, (uint32_t)center, nb[i], bytes, 1, CLAB_VC_MPI);
 		}
+		for (uint32_t i = 0; i < dests && !rc; i++)
+			rc = clab_net_send(n, (uint32_t)center, nb[i], bytes, 1, CLAB_VC_MPI);
 		if (!rc) rc = clab_net_phase_end(n, iters, NULL);
 	}
 	return rc;
@@ -563,8 +575,8 @@ static const pattern patterns[] = {
 	{"bcast", "root bytes iters",
 	 "broadcast of `bytes` from root along a binomial tree of point-to-point messages, one phase per round",
 	 run_bcast, NULL},
-	{"incast", "senders bytes send center iters",
-	 "receiver congestion: the neighbours of rank center's node (across links 0, 1, ...: X-, X+, Y-, ...) each send it `bytes` at once, and with send=1 it sends as much back; senders=K or LO..HI (one phase per count; default 1, bytes 1M, send 0, center 0)",
+	{"incast", "senders bytes send dests center iters",
+	 "receiver congestion: the neighbours of rank center's node (across links 0, 1, ...: X-, X+, Y-, ...) each send it `bytes` at once, and with send=1 it sends as much back, with dests=J as much to the neighbours across its first J links; senders=K or LO..HI (one phase per count; default 1, bytes 1M, send 0, dests 0, center 0)",
 	 run_incast, NULL},
 	{"perm", "of k seed file bytes iters",
 	 "every rank r sends `bytes` to perm(r) at once: perm:bitcomp (~r), transpose (swap the halves of r's bits), shuffle (rotate r's bits left), tornado (each torus coordinate + ceil(k/2)-1), neighbor (each coordinate + 1), shift (r + k), random (seed=), or file=PATH (line i: rank i's destination); the bit patterns need a power of two of ranks",

@@ -206,6 +206,32 @@ static void gray_keeps_mesh_neighbours(void **state)
 	assert_int_equal(mesh_max_hops(&m, &t, 64, 128, &ones), 1);
 	assert_true(ones > 0);
 	clab_map_free(&m);
+	/* 2 x 64 on 8x4x4: no whole dimension has 2 nodes; by address bits
+	 * the rows take Y's low bit (a ring of 4: every one-bit step is a
+	 * neighbour), and every edge is still one hop */
+	torus_of(&t, "bgl", "8x4x4", 1);
+	gen(&m, &t, "gray:rows=2,cols=64");
+	assert_bijection(&m, &t, "gray:rows=2,cols=64");
+	assert_int_equal(mesh_max_hops(&m, &t, 2, 64, &ones), 1);
+	clab_torus_coords(&t, m.node[64], c);   /* row 1, column 0 */
+	assert_true(c[0] == 0 && c[1] == 1 && c[2] == 0);
+	clab_map_free(&m);
+	/* the rows on X's low bit: rows stay neighbours, columns cross the
+	 * fold of X's high bits (dilation 3 on a ring of 8) */
+	gen(&m, &t, "gray:rows=2,rowbits=X");
+	assert_bijection(&m, &t, "gray:rows=2,rowbits=X");
+	assert_int_equal(mesh_max_hops(&m, &t, 2, 64, &ones), 3);
+	for (uint32_t r = 0; r < 64; r++)
+		assert_int_equal(clab_torus_hops(&t, m.node[r], m.node[r + 64]), 1);
+	clab_map_free(&m);
+	/* whole items by bits are the snake of rowdims= */
+	clab_map w;
+	gen(&m, &t, "gray:rowbits=XXX");
+	gen(&w, &t, "gray:rowdims=X");
+	for (uint32_t r = 0; r < 128; r++)
+		assert_int_equal(m.node[r], w.node[r]);
+	clab_map_free(&m);
+	clab_map_free(&w);
 	/* on a mesh torus (no wrap-around) too */
 	torus_of(&t, "bgq", "4mx4mx4mx4mx2", 4);
 	gen(&m, &t, "gray:rows=32,cols=64");
@@ -346,7 +372,11 @@ static void bad_input(void **state)
 		{"bgq", "gray:rows=8,rows=8", "given twice"},
 		{"bgq", "gray", "needs rows=R and/or cols=C"},
 		{"bgq", "gray:rows=3,cols=5", "R x C that work on this torus: 1x8192, 2x4096"},
-		{"bgl", "gray:rows=2,cols=64", "R x C that work on this torus: 1x128, 4x32, 8x16"},
+		{"bgl", "gray:rows=3", "R x C that work on this torus: 1x128, 4x32, 8x16"},
+		{"bgl", "gray:rows=2,rowdims=X", "rowdims=X make 8 rows of 16; rows/cols disagree"},
+		{"bgl", "gray:rowbits=XXXX", "each at most as often as its item has bits (X 3, Y 2, Z 2, T 0)"},
+		{"bgl", "gray:rows=4,rowbits=X", "rowbits=X names 1 bits; 4 rows take 2"},
+		{"bgl", "gray:rowbits=X,rowdims=Y", "give one"},
 		{"bgq", "unfold:order=core-middle", "want core-first, core-last or core-planes"},
 		{"bgq", "block:shape=3x4x4x4x2", "A size 3 does not divide the torus size 4"},
 		{"bgq", "block:shape=2x2x2", "want 5 sizes joined by x (ABCDE)"},

@@ -445,6 +445,11 @@ static void bad_input(void **state)
 	w = make("3x1x1");
 	expect_error(w, pattern_nas_mg, "mg:class=B", "(2 or 4 would do)");
 	drop(w);
+	/* 65^2 ranks: 65 cells a side of class A's 64 points */
+	w = make("65x65x1");
+	expect_error(w, pattern_nas_bt, "bt", "into 65^3 cells, more cells a side than points; class A takes at most 4096 ranks");
+	assert_int_equal(run(w, pattern_nas_bt, "bt:class=B,iters=1"), CLAB_OK);
+	drop(w);
 }
 
 int main(void)

@@ -470,20 +470,23 @@ static void test_drain_sharing(void **state)
 	const clab_netspec *s = t.spec;
 	assert_int_equal(clab_net_pattern(n, "incast:senders=3..4,center=100"), CLAB_OK);
 	assert_int_equal(clab_net_pattern(n, "incast:senders=1..2,send=1,center=100"), CLAB_OK);
+	/* the centre sending to others than its senders: 2 in + 1 out, 3 in + 1 out */
+	assert_int_equal(clab_net_pattern(n, "incast:senders=2..3,dests=1,center=100"), CLAB_OK);
 	uint64_t mb = 1 << 20;
 	double w = wire_s(s, mb), hop1 = s->latency_s + s->hop_s;
 	double tail = s->o_send_s + s->o_recv_s + hop1 + 2 * (s->o_send_s + hop1 + wire_s(s, 0) + s->o_recv_s);
-	static const struct { const char *label; double links; } c[] = {
-		{"incast: 3 senders", 3}, {"incast: 4 senders", 4},
-		{"incast: 1 sender, centre sending", 2}, {"incast: 2 senders, centre sending", 4},
+	static const struct { const char *label; double links, senders; } c[] = {
+		{"incast: 3 senders", 3, 3}, {"incast: 4 senders", 4, 4},
+		{"incast: 1 sender, centre sending", 2, 1}, {"incast: 2 senders, centre sending", 4, 2},
+		{"incast: 2 senders, centre sending to 1", 3, 2}, {"incast: 3 senders, centre sending to 1", 4, 3},
 	};
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < 6; i++) {
 		const clab_net_record *r = step(n, c[i].label);
 		double busy = c[i].links > s->drain_links ? c[i].links / s->drain_links * w : w;
 		if (!close_to(r->t.network, busy + tail))
 			fail_msg("%s: %g s, want %g", c[i].label, r->t.network, busy + tail);
 		/* each sender's link idles (1 - w / busy) of the phase, tokenless */
-		double nt = (double)r->no_token, senders = i < 2 ? c[i].links : c[i].links / 2;
+		double nt = (double)r->no_token, senders = c[i].senders;
 		double want = senders * (busy - w) * s->net_hz;
 		if (!(nt >= want - senders && nt <= want + senders))
 			fail_msg("%s: %g no-token cycles, want %g", c[i].label, nt, want);
@@ -495,6 +498,8 @@ static void test_drain_sharing(void **state)
 		{"incast:senders=4..2", "want a count or a range"},
 		{"incast:senders=1..", "want a count or a range"},
 		{"incast:send=2", "want a whole number 0..1"},
+		{"incast:dests=7", "want a whole number 0..6"},
+		{"incast:send=1,dests=2", "give one"},
 		{"incast:center=512", "want a whole number 0..511"},
 		{"incast:bytes=1T", "want a whole number"},
 		{"incast:from=1", "unknown key \"from\""},
