@@ -29,7 +29,19 @@ typedef struct bgq_attr {
 	uint8_t edge;     /* counts edges rather than cycles */
 } bgq_attr;
 
-#include "bgq_events.h" /* generated: bgq_<unit>_natives[], bgq_<unit>_attr[] */
+/* A row of data/bgq_relations.csv: lhs = rhs (sum), lhs <= rhs (le), or
+ * lhs never counts on a compute node (zero), and why. Sides are sums of
+ * events with optional integer weights ("4*PEVT_X+PEVT_Y"). */
+enum bgq_rel { BGQ_REL_SUM, BGQ_REL_LE, BGQ_REL_ZERO };
+typedef struct bgq_relation {
+	const char *lhs;
+	uint8_t kind;     /* enum bgq_rel */
+	const char *rhs;
+	const char *why;
+} bgq_relation;
+
+#include "bgq_events.h" /* generated: bgq_<unit>_natives[], bgq_<unit>_attr[],
+			 * bgq_relations[] */
 
 #define BGQ_CORES 17
 #define BGQ_TPC 4
@@ -194,8 +206,21 @@ void bgq_node_set_kernel(bgq_node *n, uint64_t sys_cycles, uint64_t irq_cycles,
 			 uint64_t fit_period, uint64_t dec_period);
 /* Weighted truth of counter c's terms over its contributors. */
 uint64_t bgq_ctr_truth(const bgq_node *n, int core, const bgq_ctr *c);
-/* PUnit event ev (with its mask qualifier) as weighted primary terms. */
+
+/* relations.c: how PUnit events follow from one another. */
+/* PUnit event ev (with its mask qualifier) as weighted primary terms (node
+ * events: PUnit primaries, or the CNK's performance-monitor interrupts). */
 int bgq_terms_for(int ev, uint64_t mask, uint16_t *term, uint8_t *weight);
+int bgq_event_class(int e);   /* a single opcode class */
+int bgq_event_primary(int e); /* counts on its own (a rate or work) */
+/* The relation row defining PUnit event e: its right side (sum), or why it
+ * never counts (zero, *is_zero set); NULL for primaries and opcode groups. */
+const char *bgq_event_relation(int e, int *is_zero);
+/* The terms of a relation side appended to the n so far (-1: a name that
+ * is no PUnit or CNK event). */
+int bgq_expr_terms(const char *expr, uint16_t *term, uint8_t *weight, int n);
+/* The `le` rows hold on rates or counts v[] (indexed by node event). */
+int bgq_relations_check(const uint64_t *v, const char *what);
 
 /* Node event of native event ev of a unit, and its feed. */
 enum bgq_unit { BGQ_UNIT_PUNIT, BGQ_UNIT_L2, BGQ_UNIT_IO, BGQ_UNIT_CNK };

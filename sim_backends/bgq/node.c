@@ -16,78 +16,6 @@
 #include "bgq.h"
 
 #define HW_MASK ((1u << BGQ_HW_BITS) - 1)
-#define XU_CLASSES 0x0ffffff8u
-#define AXU_CLASSES 0x003ffffeu
-
-static int is_class(int e)
-{
-	const bgq_attr *a = &bgq_punit_attr[e];
-	uint32_t m = a->src == BGQ_SRC_OP_XU ? XU_CLASSES
-		   : a->src == BGQ_SRC_OP_AXU ? AXU_CLASSES : 0;
-	return m && (a->sel & m) && !(a->sel & (a->sel - 1));
-}
-
-/* Primary events carry their own rate; the rest are sums of classes. */
-static int is_primary(int e)
-{
-	const bgq_attr *a = &bgq_punit_attr[e];
-	if (e == BGQ_EV_CYCLES)
-		return 1;
-	switch (a->src) {
-	case BGQ_SRC_OP_FP_OPS: case BGQ_SRC_OP_FP_INSTR: case BGQ_SRC_OP_ALL:
-		return 0;
-	case BGQ_SRC_OP_XU: case BGQ_SRC_OP_AXU:
-		/* the MATCH events are primaries; masks of several classes not */
-		return is_class(e) || (a->sel && !(a->sel & (a->sel - 1)));
-	default:
-		return 1;
-	}
-}
-
-/* Floating-point operations per instruction of an AXU class: fused
- * multiply-add does two, quad (4-wide) instructions four times as many. */
-static uint8_t flops(int e)
-{
-	const char *n = bgq_punit_natives[e].name + strlen("PEVT_INST_QFPU_");
-	int quad = n[0] == 'Q';
-	int fma = strcmp(n + 1, "MA") == 0;
-	return (uint8_t)((quad ? 4 : 1) * (fma ? 2 : 1));
-}
-
-static int add_classes(uint8_t src, uint32_t mask, int weighted, uint16_t *term,
-		       uint8_t *weight, int n)
-{
-	for (int e = 0; e < BGQ_N_PUNIT; e++)
-		if (is_class(e) && bgq_punit_attr[e].src == src &&
-		    (bgq_punit_attr[e].sel & mask)) {
-			term[n] = (uint16_t)e;
-			weight[n++] = weighted ? flops(e) : 1;
-		}
-	return n;
-}
-
-int bgq_terms_for(int ev, uint64_t mask, uint16_t *term, uint8_t *weight)
-{
-	const bgq_attr *a = &bgq_punit_attr[ev];
-	uint32_t sel = a->sel;
-	if (is_primary(ev)) {
-		term[0] = (uint16_t)ev;
-		weight[0] = 1;
-		return 1;
-	}
-	if (bgq_punit_natives[ev].quals & (1u << BGQ_Q_MASK))
-		sel = (uint32_t)mask; /* the *_GRP_MASK events */
-	switch (a->src) {
-	case BGQ_SRC_OP_XU: return add_classes(BGQ_SRC_OP_XU, sel, 0, term, weight, 0);
-	case BGQ_SRC_OP_AXU: return add_classes(BGQ_SRC_OP_AXU, sel, 0, term, weight, 0);
-	case BGQ_SRC_OP_FP_OPS: return add_classes(BGQ_SRC_OP_AXU, sel, 1, term, weight, 0);
-	case BGQ_SRC_OP_FP_INSTR: return add_classes(BGQ_SRC_OP_AXU, sel, 0, term, weight, 0);
-	default: { /* OP_ALL: every completed instruction */
-		int n = add_classes(BGQ_SRC_OP_XU, XU_CLASSES, 0, term, weight, 0);
-		return add_classes(BGQ_SRC_OP_AXU, AXU_CLASSES, 0, term, weight, n);
-	}
-	}
-}
 
 /* ---- activity profiles ------------------------------------------------- */
 
@@ -153,7 +81,7 @@ enum bgq_feed bgq_nev_feed(int nev)
 {
 	const bgq_attr *a = nev_attr(nev);
 	if (nev < BGQ_NEV_L2)
-		return is_primary(nev) ? BGQ_FEED_RATE : BGQ_FEED_DERIVED;
+		return bgq_event_primary(nev) ? BGQ_FEED_RATE : BGQ_FEED_DERIVED;
 	switch (a->src) {
 	case BGQ_SRC_L2:
 		switch (a->sel) {
@@ -186,10 +114,15 @@ static const char *feed_reason(int nev)
 	switch (bgq_nev_feed(nev)) {
 	case BGQ_FEED_RATE:
 		return NULL;
-	case BGQ_FEED_DERIVED:
+	case BGQ_FEED_DERIVED: {
+		int zero = 0;
+		if (nev < BGQ_NEV_L2 && bgq_event_relation(nev, &zero))
+			return zero ? "never counts on a compute node (counterlab-native-avail says why)"
+				    : "follows from other events (data/bgq_relations.csv: give those)";
 		return nev < BGQ_NEV_L2
 		       ? "follows from other events (give the single opcode classes)"
 		       : "follows from the L1p misses and L2 misses and prefetches";
+	}
 	case BGQ_FEED_MESSAGE:
 		return "follows from message traffic (clab_sim_message)";
 	case BGQ_FEED_CLOCK:
@@ -224,9 +157,9 @@ static int check_rates(const uint64_t *ppm_or_count, uint64_t per,
 			return clab_seterr(CLAB_E_RATE,
 					   "%s: %s happens more than once per cycle",
 					   what, bgq_nev_name(e));
-		if (e < BGQ_NEV_L2 && is_class(e) && bgq_punit_attr[e].src == BGQ_SRC_OP_XU)
+		if (e < BGQ_NEV_L2 && bgq_event_class(e) && bgq_punit_attr[e].src == BGQ_SRC_OP_XU)
 			xu += ppm_or_count[e];
-		if (e < BGQ_NEV_L2 && is_class(e) && bgq_punit_attr[e].src == BGQ_SRC_OP_AXU)
+		if (e < BGQ_NEV_L2 && bgq_event_class(e) && bgq_punit_attr[e].src == BGQ_SRC_OP_AXU)
 			axu += ppm_or_count[e];
 	}
 	if (xu > per || axu > per)
@@ -290,6 +223,8 @@ static int profile_resolve(const clab_activity *a, const char *name,
 			char what[256];
 			snprintf(what, sizeof what, "%s: phase %s", name, a->phase[ph].name);
 			rc = check_rates(ppm, CLAB_PPM, what);
+			if (!rc)
+				rc = bgq_relations_check(ppm, what);
 		}
 		uint64_t *pre = p->prefix + (size_t)ph * BGQ_N_NEV;
 		for (int e = 0; e < BGQ_N_NEV; e++)
@@ -559,11 +494,12 @@ static uint64_t ctr_truth_at(const bgq_node *n, int core, const bgq_ctr *c,
 			uint64_t now = g == h ? at : t->now;
 			prof_pos pos = g == h ? pos_at(t, at, in_work)
 					      : profile_pos(t->prof, t->act);
-			for (int k = 0; k < c->nterm; k++)
-				v += c->weight[k] *
-				     in_context(t, c->term[k],
-						prim_truth_at(t, &pos, c->term[k], now),
-						c->exclude);
+			for (int k = 0; k < c->nterm; k++) {
+				int e = c->term[k]; /* a primary, or a CNK count */
+				uint64_t x = e < BGQ_NEV_L2 ? prim_truth_at(t, &pos, e, now)
+					     : nev_truth_at(t, &pos, e, now);
+				v += c->weight[k] * in_context(t, e, x, c->exclude);
+			}
 		}
 	return v;
 }
