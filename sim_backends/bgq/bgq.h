@@ -96,6 +96,7 @@ typedef struct bgq_hwt {
 	uint64_t act;       /* of which spent running the activity profile */
 	const bgq_profile *prof;
 	uint64_t work[BGQ_N_NEV];   /* counts of explicit work done so far */
+	uint64_t wver;      /* bumped when work[] or perfmon change (atomic) */
 	/* a work segment in progress: counts spread over [w0, w0+wlen) */
 	uint64_t w0, wlen;
 	const uint64_t *wcount;
@@ -140,6 +141,17 @@ typedef struct bgq_ctr {
 	int frozen;         /* stopped by an overflow until the handler returns */
 	int owner;          /* hardware thread of the owning set */
 	int exclude;        /* CLAB_PLAN_EXCLUDE_* contexts it does not count */
+	/* Per contributor: what the counter had counted when its thread's
+	 * profile entered the current phase lap (with the work so far), and
+	 * the sum of its terms' rates there. A read that only moves time
+	 * within the phase adds rate x cycles without summing the profile's
+	 * history again (node.c, rated_truth). Not part of the value: kept
+	 * by reads under the core lock. */
+	struct bgq_ctr_rates {
+		const bgq_profile *prof;
+		uint64_t wver, laps, base, sum_ppm;
+		int ph, valid;
+	} rates[BGQ_TPC];
 } bgq_ctr;
 
 /* A node-wide counter (L2, I/O) armed for slow overflow: the interrupt comes

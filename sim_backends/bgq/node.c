@@ -482,6 +482,58 @@ void bgq_node_sum(bgq_node *n, bgq_sum *s)
 	}
 }
 
+/* Counter c's count of contributor t at pos, term by term. */
+static uint64_t summed_truth(const bgq_ctr *c, const bgq_hwt *t,
+			     const prof_pos *pos, uint64_t now)
+{
+	uint64_t v = 0;
+	for (int k = 0; k < c->nterm; k++) {
+		int e = c->term[k]; /* a primary, or a CNK count */
+		uint64_t x = e < BGQ_NEV_L2 ? prim_truth_at(t, pos, e, now)
+			     : nev_truth_at(t, pos, e, now);
+		v += c->weight[k] * in_context(t, e, x, c->exclude);
+	}
+	return v;
+}
+
+/* The same from the counter's rates in pos's phase lap: the count at the
+ * lap's phase start (refreshed when the lap, the profile or the work
+ * change) plus each term's whole rate x whole millions of cycles and its
+ * rounded part of the rest, as clab_rate_count splits them, so the sum
+ * equals the term-by-term one exactly. Contexts and work segments in
+ * progress take the term-by-term way. */
+static uint64_t rated_truth(bgq_ctr *c, int s, const bgq_hwt *t,
+			    const prof_pos *pos, uint64_t now)
+{
+	const bgq_profile *p = pos->p;
+	if (c->exclude || t->wcount || !p)
+		return summed_truth(c, t, pos, now);
+	struct bgq_ctr_rates *q = &c->rates[s];
+	const uint64_t *row = p->ppm + (size_t)pos->ph * BGQ_N_NEV;
+	uint64_t wver = __atomic_load_n(&t->wver, __ATOMIC_ACQUIRE);
+	if (!q->valid || q->prof != p || q->ph != pos->ph || q->laps != pos->laps ||
+	    q->wver != wver) {
+		prof_pos start = *pos;
+		start.r = 0;
+		q->base = summed_truth(c, t, &start, now);
+		q->sum_ppm = 0;
+		for (int k = 0; k < c->nterm; k++)
+			if (c->term[k] < BGQ_NEV_L2)
+				q->sum_ppm += c->weight[k] * row[c->term[k]];
+		q->prof = p;
+		q->ph = pos->ph;
+		q->laps = pos->laps;
+		q->wver = wver;
+		q->valid = 1;
+	}
+	uint64_t r = pos->r, part = r % CLAB_PPM;
+	uint64_t v = q->base + q->sum_ppm * (r / CLAB_PPM);
+	for (int k = 0; k < c->nterm; k++)
+		if (c->term[k] < BGQ_NEV_L2)
+			v += c->weight[k] * (row[c->term[k]] * part / CLAB_PPM);
+	return v;
+}
+
 /* Counter c's truth with thread h's clock at `at` (h < 0: as things are). */
 static uint64_t ctr_truth_at(const bgq_node *n, int core, const bgq_ctr *c,
 			     int h, uint64_t at, int in_work)
@@ -494,12 +546,8 @@ static uint64_t ctr_truth_at(const bgq_node *n, int core, const bgq_ctr *c,
 			uint64_t now = g == h ? at : t->now;
 			prof_pos pos = g == h ? pos_at(t, at, in_work)
 					      : profile_pos(t->prof, t->act);
-			for (int k = 0; k < c->nterm; k++) {
-				int e = c->term[k]; /* a primary, or a CNK count */
-				uint64_t x = e < BGQ_NEV_L2 ? prim_truth_at(t, &pos, e, now)
-					     : nev_truth_at(t, &pos, e, now);
-				v += c->weight[k] * in_context(t, e, x, c->exclude);
-			}
+			/* the rates are a cache of the counter, not its value */
+			v += rated_truth((bgq_ctr *)c, s, t, &pos, now);
 		}
 	return v;
 }
@@ -674,6 +722,7 @@ static uint64_t next_interrupt(bgq_node *n, int h, uint64_t to, int in_work)
 static void perfmon(bgq_node *n, int hw)
 {
 	__atomic_fetch_add(&n->hwt[hw].perfmon, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&n->hwt[hw].wver, 1, __ATOMIC_RELEASE);
 	changed(n, hw);
 }
 
@@ -961,6 +1010,7 @@ static void work_locked(bgq_node *n, int h, uint64_t *c)
 			t->work[e] += d[e];
 			c[e] -= d[e];
 		}
+		__atomic_fetch_add(&t->wver, 1, __ATOMIC_RELEASE);
 		t->wlen -= el;
 		t->wcount = NULL;
 		changed(n, h);
@@ -971,6 +1021,7 @@ static void work_locked(bgq_node *n, int h, uint64_t *c)
 	t->wcount = NULL;
 	for (int e = 0; e < BGQ_N_NEV; e++)
 		t->work[e] += c[e];
+	__atomic_fetch_add(&t->wver, 1, __ATOMIC_RELEASE);
 	changed(n, h); /* the tally moved from the segment to work[] */
 }
 
@@ -1036,6 +1087,7 @@ static int node_set_activity(void *sim, int h, const char *name)
 		t->work[e] += e == NEV_MISS ? miss_count_at(&at) : profile_count_at(&at, e);
 	t->act = 0;
 	t->prof = p;
+	__atomic_fetch_add(&t->wver, 1, __ATOMIC_RELEASE);
 	changed(n, h);
 	pthread_mutex_unlock(&k->lock);
 	free(bank); /* not under the lock, as no allocation is (punit_program) */
@@ -1057,6 +1109,7 @@ static int node_message(void *sim, int h, int kind, uint64_t bytes)
 	pthread_mutex_lock(&k->lock);
 	for (int i = 0; i < BGQ_N_IOUNIT; i++)
 		n->hwt[h].work[BGQ_NEV_IO + i] += c[i];
+	__atomic_fetch_add(&n->hwt[h].wver, 1, __ATOMIC_RELEASE);
 	changed(n, h);
 	slow_note(n, h);
 	pthread_mutex_unlock(&k->lock);

@@ -225,12 +225,44 @@ static void commit_counts_follow_the_classes(void **state)
 	assert_false(bgq_event_primary(e));
 }
 
+/* A counter's cached rates give what summing its terms gives, across
+ * phase changes, laps, explicit work and overflow interrupts. */
+static void cached_rates_equal_the_sum(void **state)
+{
+	(void)state;
+	clab_machine *m = open_machine("bgq:clock=virtual,activity=phases");
+	int err = 0;
+	bgq_node *n = bgq_node_get(m, &err);
+	clab_thread *t = attach_hw(m, 0);
+	bgq_ctr kept;
+	memset(&kept, 0, sizeof kept);
+	int all = -1;
+	for (int e = 0; e < BGQ_N_PUNIT; e++)
+		if (strcmp(bgq_punit_natives[e].name, "PEVT_INST_ALL") == 0)
+			all = e;
+	kept.nterm = bgq_terms_for(all, 0, kept.term, kept.weight);
+	kept.contrib = 1;
+	static const char *const ev[] = {"PEVT_INST_XU_IADD"};
+	static const uint64_t cnt[] = {777};
+	for (int step = 0; step < 60; step++) {
+		/* 7M-cycle steps cross the 10M-cycle phases and 20M-cycle laps */
+		assert_int_equal(clab_thread_advance(t, 7000000 + (uint64_t)step), CLAB_OK);
+		if (step % 7 == 3)
+			assert_int_equal(clab_thread_work(t, 1000, ev, cnt, 1), CLAB_OK);
+		bgq_ctr fresh = kept;
+		memset(fresh.rates, 0, sizeof fresh.rates);
+		assert_int_equal(bgq_ctr_truth(n, 0, &kept), bgq_ctr_truth(n, 0, &fresh));
+	}
+	clab_machine_close(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(every_event_has_a_cause),
 		cmocka_unit_test(profile_breaking_a_bound_is_refused),
 		cmocka_unit_test(commit_counts_follow_the_classes),
+		cmocka_unit_test(cached_rates_equal_the_sum),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }
