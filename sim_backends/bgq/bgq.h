@@ -280,8 +280,11 @@ enum {
 	MU_PEND0 = 19, /* PEND_WRT, PEND_RD per port */
 	MU_EVENTS = 25,
 };
+/* a master port's counters, in that order */
+enum { MU_WRT16, MU_RD32, MU_RD64, MU_RD128 };
+#define MU_PORT(p, what) (MU_PORT0 + 4 * (p) + (what))
 
-/* io.c: message-unit counts of one message, indexed like the I/O unit's
+/* mu.c: message-unit counts of one message, indexed like the I/O unit's
  * table; seq spreads messages over the MU's master ports. */
 int bgq_mu_message(uint64_t seq, int kind, uint64_t bytes, uint64_t *count);
 
