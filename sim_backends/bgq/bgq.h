@@ -145,7 +145,7 @@ typedef struct bgq_ctr {
 	 * profile entered the current phase lap (with the work so far), and
 	 * the sum of its terms' rates there. A read that only moves time
 	 * within the phase adds rate x cycles without summing the profile's
-	 * history again (node.c, rated_truth). Not part of the value: kept
+	 * history again (truth.c, rated_truth). Not part of the value: kept
 	 * by reads under the core lock. */
 	struct bgq_ctr_rates {
 		const bgq_profile *prof;
@@ -206,7 +206,7 @@ typedef struct bgq_node {
 	uint64_t sys_cycles, irq_cycles, fit_period, dec_period;
 } bgq_node;
 
-/* node.c */
+/* node.c and its rooms (node.h) */
 bgq_node *bgq_node_get(clab_machine *m, int *err);
 /* Brings hw thread h's clock up to date for an operation of its owner:
  * host clock: CPU time; virtual clock with is_read: `tick` cycles. Core
@@ -259,7 +259,7 @@ void bgq_node_sum(bgq_node *n, bgq_sum *s);
 /* bgq_node_sync for node-wide units: takes and drops h's core lock. */
 void bgq_node_sync_thread(bgq_node *n, int h, int is_read);
 
-/* Overflow (node.c). PUnit counters carry their own arming (bgq_ctr); a
+/* Overflow (overflow.c). PUnit counters carry their own arming (bgq_ctr); a
  * frozen set's counters stop as on bgq_punit stop. */
 void bgq_ctr_freeze(bgq_node *n, int core, bgq_ctr *c);
 void bgq_ctr_thaw(bgq_node *n, int core, bgq_ctr *c);

@@ -586,7 +586,7 @@ static int punit_stop(void *unit, void *set)
 
 /* Fast overflow: the counter interrupts BGQ_OVF_LATENCY cycles after it
  * crosses its threshold, and the set's counters freeze until the handler
- * returns (node.c finds the crossings as time moves). The arming is the
+ * returns (overflow.c finds the crossings as time moves). The arming is the
  * set's; its counters get it when acquired. */
 static int punit_overflow(void *unit, void *set, int i, uint64_t period,
 			  void *cookie)
