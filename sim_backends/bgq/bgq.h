@@ -152,6 +152,11 @@ typedef struct bgq_ctr {
 		uint64_t wver, laps, base, sum_ppm;
 		int ph, valid;
 	} rates[BGQ_TPC];
+	/* A counter of one thread: its terms' distinct non-zero rates there,
+	 * each with the summed weight of the terms at that rate. */
+	int nrate;
+	uint32_t rate_ppm[BGQ_MAX_TERMS];
+	uint16_t rate_w[BGQ_MAX_TERMS];
 } bgq_ctr;
 
 /* A node-wide counter (L2, I/O) armed for slow overflow: the interrupt comes
@@ -176,6 +181,7 @@ typedef struct bgq_core {
 	pthread_mutex_t lock;
 	void *group[BGQ_TPC];  /* set holding counter group g (counters c%4==g) */
 	bgq_ctr ctr[BGQ_CTRS];
+	uint32_t armed;        /* bit i: ctr[i] has an overflow period (punit.c) */
 	int l1p_mode;          /* src of the L1p mode in use, -1 none */
 	int l1p_users;
 	int nsets[BGQ_TPC];    /* planned sets of each hardware thread */

@@ -72,11 +72,11 @@ uint64_t bgq_next_interrupt(bgq_node *n, int h, uint64_t to, int in_work)
 	bgq_core *k = &n->core[h / BGQ_TPC];
 	unsigned smt = (unsigned)(h % BGQ_TPC);
 	uint64_t when = NONE, tc[BGQ_CTRS], stc[BGQ_SLOW_MAX];
-	for (int i = 0; i < BGQ_CTRS; i++) {
+	for (uint32_t b = k->armed; b; b &= b - 1) {
+		int i = __builtin_ctz(b);
 		bgq_ctr *c = &k->ctr[i];
 		tc[i] = NONE;
-		if (!c->ovf_period || c->ovf_hit || !c->running ||
-		    !(c->contrib & (1u << smt)))
+		if (c->ovf_hit || !c->running || !(c->contrib & (1u << smt)))
 			continue;
 		if (c->ovf_fire) {
 			when = c->ovf_fire < when ? c->ovf_fire : when;
@@ -107,9 +107,9 @@ uint64_t bgq_next_interrupt(bgq_node *n, int h, uint64_t to, int in_work)
 			when = scan_after(stc[j]);
 	}
 	uint64_t end = when < to ? when : to;
-	for (int i = 0; i < BGQ_CTRS; i++)
-		if (tc[i] <= end)
-			k->ctr[i].ovf_fire = tc[i] + BGQ_OVF_LATENCY;
+	for (uint32_t b = k->armed; b; b &= b - 1)
+		if (tc[__builtin_ctz(b)] <= end)
+			k->ctr[__builtin_ctz(b)].ovf_fire = tc[__builtin_ctz(b)] + BGQ_OVF_LATENCY;
 	for (int j = 0; nslow && j < BGQ_SLOW_MAX; j++)
 		if (n->slow[j].set && stc[j] <= end)
 			n->slow[j].detect = scan_after(stc[j]);
@@ -151,8 +151,8 @@ int bgq_fire(bgq_node *n, int h, uint64_t at)
 {
 	int core = h / BGQ_TPC, fired = 0;
 	bgq_core *k = &n->core[core];
-	for (int i = 0; i < BGQ_CTRS; i++) {
-		bgq_ctr *c = &k->ctr[i];
+	for (uint32_t b = k->armed; b; b &= b - 1) {
+		bgq_ctr *c = &k->ctr[__builtin_ctz(b)];
 		if (!c->ovf_fire || c->ovf_fire > at || c->ovf_hit || !c->running)
 			continue;
 		void *set = c->set;

@@ -192,9 +192,21 @@ static uint64_t rated_truth(bgq_ctr *c, int s, const bgq_hwt *t,
 		start.r = 0;
 		q->base = summed_truth(c, t, &start, now);
 		q->sum_ppm = 0;
-		for (int k = 0; k < c->nterm; k++)
-			if (c->term[k] < BGQ_NEV_L2)
-				q->sum_ppm += c->weight[k] * row[c->term[k]];
+		/* the row covers every node event; a CNK term's rate is 0 */
+		c->nrate = 0;
+		for (int k = 0; k < c->nterm; k++) {
+			uint64_t ppm = row[c->term[k]];
+			q->sum_ppm += c->weight[k] * ppm;
+			int j = 0;
+			while (j < c->nrate && c->rate_ppm[j] != ppm)
+				j++;
+			if (ppm && j == c->nrate) {
+				c->rate_ppm[c->nrate] = (uint32_t)ppm;
+				c->rate_w[c->nrate++] = 0;
+			}
+			if (ppm)
+				c->rate_w[j] = (uint16_t)(c->rate_w[j] + c->weight[k]);
+		}
 		q->prof = p;
 		q->ph = pos->ph;
 		q->laps = pos->laps;
@@ -203,9 +215,13 @@ static uint64_t rated_truth(bgq_ctr *c, int s, const bgq_hwt *t,
 	}
 	uint64_t r = pos->r, part = r % CLAB_PPM;
 	uint64_t v = q->base + q->sum_ppm * (r / CLAB_PPM);
+	if (c->contrib == 1u << s) { /* terms of one rate round alike */
+		for (int j = 0; j < c->nrate; j++)
+			v += c->rate_w[j] * ((uint64_t)c->rate_ppm[j] * part / CLAB_PPM);
+		return v;
+	}
 	for (int k = 0; k < c->nterm; k++)
-		if (c->term[k] < BGQ_NEV_L2)
-			v += c->weight[k] * (row[c->term[k]] * part / CLAB_PPM);
+		v += c->weight[k] * (row[c->term[k]] * part / CLAB_PPM);
 	return v;
 }
 
