@@ -27,7 +27,7 @@ $19 ~ /reserved/ { next } # an id held for a counter class, not an event
 		cmask = ($18 ~ /^0-3/) ? "0xfull" : ($18 ~ /^4/) ? "0x10ull" : \
 			($18 ~ /^5/) ? "0x20ull" : "0x40ull"
 	if (!(name in descr)) { print "no description for " name > "/dev/stderr"; exit 1 }
-	if (name in zero) descr[name] = descr[name] " Reads 0 here: " zero[name] "."
+	if (name in zero) descr[name] = descr[name] " (reads 0 on a compute node: " zero[name] ")"
 	cscope = (scope == "thread" || $19 ~ /^hwthread/) ? "CLAB_SCOPE_THREAD" : \
 		 (scope ~ /^core/) ? "CLAB_SCOPE_CORE" : "CLAB_SCOPE_NODE"
 	quals = (name ~ /_GRP_MASK$/) ? "1u << BGQ_Q_MASK" : \
