@@ -203,6 +203,7 @@ typedef struct bgq_node {
 	/* bumped on every change of thread h, under its core lock; kept
 	 * together so that node-wide reads check all threads in a few lines */
 	uint64_t version[BGQ_HWTHREADS];
+	uint64_t changes;      /* bumped with any thread's version */
 	uint64_t msg_seq;      /* messages so far: spreads them over MU ports */
 	pthread_mutex_t slow_lock; /* after a core lock; guards slow[] */
 	int nslow;             /* entries in use (read unlocked as a hint) */
@@ -255,6 +256,7 @@ typedef struct bgq_sum {
 	int nev[BGQ_SET_MAX_NEV];
 	uint64_t total[BGQ_SET_MAX_NEV];
 	uint64_t seen[BGQ_HWTHREADS]; /* version of each thread in val */
+	uint64_t changes;             /* the node's changes when last summed */
 	uint64_t *val;                /* [BGQ_HWTHREADS][k] */
 } bgq_sum;
 

@@ -106,6 +106,7 @@ static uint64_t in_context(const bgq_hwt *t, int e, uint64_t v, int exclude)
 void bgq_changed(bgq_node *n, int h)
 {
 	__atomic_fetch_add(&n->version[h], 1, __ATOMIC_RELEASE);
+	__atomic_fetch_add(&n->changes, 1, __ATOMIC_RELEASE);
 	__atomic_fetch_or(&n->live[h / 64], 1ull << (h % 64), __ATOMIC_RELAXED);
 }
 
@@ -119,6 +120,7 @@ int bgq_sum_init(bgq_sum *s, const int *nev, int k, int only)
 	s->only = only;
 	memcpy(s->nev, nev, (size_t)k * sizeof *nev);
 	memset(s->seen, 0xff, sizeof s->seen); /* no version yet */
+	s->changes = UINT64_MAX;
 	return CLAB_OK;
 }
 
@@ -130,6 +132,11 @@ void bgq_sum_free(bgq_sum *s)
 
 void bgq_node_sum(bgq_node *n, bgq_sum *s)
 {
+	/* nothing on the node changed since: the sums stand (a change during
+	 * the walk below shows as a new count next time) */
+	uint64_t changes = __atomic_load_n(&n->changes, __ATOMIC_ACQUIRE);
+	if (__atomic_load_n(&s->changes, __ATOMIC_RELAXED) == changes)
+		return;
 	for (int w = 0; w < 2; w++) {
 		uint64_t bits = __atomic_load_n(&n->live[w], __ATOMIC_RELAXED);
 		if (s->only >= 0)
@@ -155,6 +162,7 @@ void bgq_node_sum(bgq_node *n, bgq_sum *s)
 			pthread_mutex_unlock(&k->lock);
 		}
 	}
+	__atomic_store_n(&s->changes, changes, __ATOMIC_RELAXED);
 }
 
 /* Counter c's count of contributor t at pos, term by term. */
