@@ -47,6 +47,10 @@ prof_pos bgq_pos_at(const bgq_hwt *t, uint64_t at, int in_work)
 uint64_t bgq_nev_truth_at(const bgq_hwt *t, const prof_pos *pos, int nev,
 			  uint64_t now)
 {
+	/* the I/O unit counts messages only: no profile rate or work segment
+	 * gives it a count (bgq_feed_reason), they land in work[] at once */
+	if (nev >= BGQ_NEV_IO && nev < BGQ_NEV_CNK)
+		return t->work[nev];
 	if (nev >= BGQ_NEV_CNK && bgq_nev_feed(nev) == BGQ_FEED_OVERFLOW)
 		return __atomic_load_n(&t->perfmon, __ATOMIC_RELAXED);
 	if (nev == NEV_MISS)
