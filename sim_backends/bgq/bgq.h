@@ -59,6 +59,7 @@ typedef struct bgq_relation {
 #define BGQ_L2_CTRS 16       /* fixed counters per slice */
 #define BGQ_SET_MAX 64       /* events in a node-wide unit's set */
 #define BGQ_SET_MAX_NEV (BGQ_SET_MAX + 1)
+#define BGQ_CHANGE_LOG 256   /* node changes a node-wide sum can catch up on */
 
 /* Node events: everything a hardware thread can cause, indexed as PUnit
  * events, then the 16 L2 counters (combined view), the I/O unit and the
@@ -204,6 +205,8 @@ typedef struct bgq_node {
 	 * together so that node-wide reads check all threads in a few lines */
 	uint64_t version[BGQ_HWTHREADS];
 	uint64_t changes;      /* bumped with any thread's version */
+	/* change q was thread h's: entry q % BGQ_CHANGE_LOG holds q << 8 | h */
+	uint64_t change_log[BGQ_CHANGE_LOG];
 	uint64_t msg_seq;      /* messages so far: spreads them over MU ports */
 	pthread_mutex_t slow_lock; /* after a core lock; guards slow[] */
 	int nslow;             /* entries in use (read unlocked as a hint) */

@@ -110,7 +110,9 @@ static uint64_t in_context(const bgq_hwt *t, int e, uint64_t v, int exclude)
 void bgq_changed(bgq_node *n, int h)
 {
 	__atomic_fetch_add(&n->version[h], 1, __ATOMIC_RELEASE);
-	__atomic_fetch_add(&n->changes, 1, __ATOMIC_RELEASE);
+	uint64_t q = __atomic_fetch_add(&n->changes, 1, __ATOMIC_ACQ_REL);
+	__atomic_store_n(&n->change_log[q % BGQ_CHANGE_LOG],
+			 q << 8 | (uint64_t)h, __ATOMIC_RELEASE);
 	__atomic_fetch_or(&n->live[h / 64], 1ull << (h % 64), __ATOMIC_RELAXED);
 }
 
@@ -134,15 +136,38 @@ void bgq_sum_free(bgq_sum *s)
 	s->val = NULL;
 }
 
+/* The threads that changed from the node's change count `from` to `to`
+ * (bits of w[2]); 0 when the log no longer holds them all. */
+static int changed_since(const bgq_node *n, uint64_t from, uint64_t to,
+			 uint64_t *w)
+{
+	if (from == UINT64_MAX || to - from > BGQ_CHANGE_LOG)
+		return 0;
+	for (uint64_t q = from; q != to; q++) {
+		uint64_t e = __atomic_load_n(&n->change_log[q % BGQ_CHANGE_LOG],
+					     __ATOMIC_ACQUIRE);
+		if (e >> 8 != (q & (UINT64_MAX >> 8)))
+			return 0; /* overwritten, or its writer is not done */
+		w[(e & 0xff) / 64] |= 1ull << (e & 0xff) % 64;
+	}
+	return 1;
+}
+
 void bgq_node_sum(bgq_node *n, bgq_sum *s)
 {
-	/* nothing on the node changed since: the sums stand (a change during
-	 * the walk below shows as a new count next time) */
+	/* only the threads that changed since the last sum are looked at (all
+	 * live ones when the log lost track); a change during the walk below
+	 * shows in the next sum */
 	uint64_t changes = __atomic_load_n(&n->changes, __ATOMIC_ACQUIRE);
-	if (__atomic_load_n(&s->changes, __ATOMIC_RELAXED) == changes)
+	uint64_t last = __atomic_load_n(&s->changes, __ATOMIC_RELAXED);
+	if (last == changes)
 		return;
+	uint64_t look[2] = {0, 0};
+	if (!changed_since(n, last, changes, look))
+		for (int w = 0; w < 2; w++)
+			look[w] = __atomic_load_n(&n->live[w], __ATOMIC_RELAXED);
 	for (int w = 0; w < 2; w++) {
-		uint64_t bits = __atomic_load_n(&n->live[w], __ATOMIC_RELAXED);
+		uint64_t bits = look[w];
 		if (s->only >= 0)
 			bits &= s->only / 64 == w ? 1ull << (s->only % 64) : 0;
 		for (; bits; bits &= bits - 1) {
