@@ -184,6 +184,8 @@ void bgq_node_sum(bgq_node *n, bgq_sum *s)
 				 * take turns per h (the core lock), the totals
 				 * add atomically */
 				uint64_t x = bgq_nev_truth_at(t, &pos, s->nev[i], t->now);
+				if (x == v[i])
+					continue;
 				__atomic_fetch_add(&s->total[i], x - v[i], __ATOMIC_RELAXED);
 				__atomic_store_n(&v[i], x, __ATOMIC_RELAXED);
 			}
