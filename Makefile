@@ -67,9 +67,10 @@ deps-check:
 
 # ---- libcounterlab ----------------------------------------------------------
 $(GEN): sim_backends/bgq/gen_events.awk sim_backends/bgq/data/bgq_events.csv \
-		sim_backends/bgq/data/bgq_event_descr.csv
+		sim_backends/bgq/data/bgq_event_descr.csv sim_backends/bgq/data/bgq_relations.csv
 	@mkdir -p $(@D)
 	awk -F, -f $< sim_backends/bgq/data/bgq_event_descr.csv \
+		sim_backends/bgq/data/bgq_relations.csv \
 		sim_backends/bgq/data/bgq_events.csv > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/obj/%.o: %.c $(GEN) $(wildcard include/counterlab/*.h framework/*.h sim_backends/*/*.h backends/*/*.h) | deps-check

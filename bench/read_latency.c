@@ -195,7 +195,11 @@ int main(int argc, char **argv)
 	const char *mode = argv[1];
 	int reps = argc > 2 ? parse_count(argv[2], "REPS") : 15;
 	int batch = argc > 3 ? parse_count(argv[3], "BATCH") : 20000;
-	double target = strcmp(mode, "host") == 0 ? 1.0 : 0.2;
+	/* a read against one read() of a software counter: the node-wide
+	 * units summing a full node's threads, one thread's host clock, the
+	 * virtual clock, the virtual clock paying a scan on every read */
+	double target = live > 1 ? 0.2 : strcmp(mode, "host") == 0 ? 0.5
+		      : strcmp(mode, "virtual") == 0 ? 0.1 : 0.2;
 
 	char spec[64];
 	snprintf(spec, sizeof spec, "bgq:clock=%s",
@@ -269,7 +273,7 @@ int main(int argc, char **argv)
 	       sw_kind, reps, batch, papi_ns, base_ns, ratio, min_p, min_b);
 	for (int i = 0; i < NEV; i++)
 		printf("%s%lld", i ? "," : "", final_vals[i]);
-	printf("],\"target\":%.1f,\"meets_target\":%s}\n", target,
+	printf("],\"target\":%.2f,\"meets_target\":%s}\n", target,
 	       ratio <= target ? "true" : "false");
 	free(tp);
 	free(tb);

@@ -289,7 +289,29 @@ done
 echo "bench: node_memory"
 mem=$(run node_memory)
 
-write read_latency "{\"benchmark\":\"read_latency\",$(machine_json),\"runs\":[$(IFS=,; echo "${runs[*]}")],\"node_memory\":$mem}"
+# The deterministic figure beside the timings: instructions per PAPI_read
+# under callgrind, the difference of two batch sizes (start-up cancels).
+# Under callgrind the host clock runs ~50x slower than the program, so
+# every host-clock read there crosses a UPC_C scan, like virtual-tick.
+cg=null
+if command -v valgrind >/dev/null 2>&1; then
+	cg_reads() { # component live mode batch: instructions collected
+		valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+			"$out/read_latency" -c "$1" -l "$2" "$3" 1 "$4" 2>&1 >/dev/null |
+			sed -n 's/.*Collected : //p' | tr -d ,
+	}
+	cgs=()
+	for spec in "core 1 host" "core 1 virtual" "core 1 virtual-tick" "l2 68 virtual"; do
+		read -r comp live mode <<<"$spec"
+		echo "bench: callgrind read_latency -c $comp -l $live $mode"
+		a=$(cg_reads "$comp" "$live" "$mode" 1000) b=$(cg_reads "$comp" "$live" "$mode" 2000)
+		# each batch step is 4 PAPI_reads (warm-up and timed, both sides)
+		cgs+=("{\"component\":\"$comp\",\"live_threads\":$live,\"mode\":\"$mode\",\"instructions_per_read\":$(( (b - a) / 4000 ))}")
+	done
+	cg="{\"tool\":\"valgrind --tool=callgrind\",\"target_core_4_events\":500,\"runs\":[$(IFS=,; echo "${cgs[*]}")]}"
+fi
+
+write read_latency "{\"benchmark\":\"read_latency\",$(machine_json),\"runs\":[$(IFS=,; echo "${runs[*]}")],\"node_memory\":$mem,\"callgrind\":$cg}"
 
 echo
 echo "read_latency ($(uname -m), $(nproc) CPUs): median ns per PAPI_read of 4 events"

@@ -29,7 +29,19 @@ typedef struct bgq_attr {
 	uint8_t edge;     /* counts edges rather than cycles */
 } bgq_attr;
 
-#include "bgq_events.h" /* generated: bgq_<unit>_natives[], bgq_<unit>_attr[] */
+/* A row of data/bgq_relations.csv: lhs = rhs (sum), lhs <= rhs (le), or
+ * lhs never counts on a compute node (zero), and why. Sides are sums of
+ * events with optional integer weights ("4*PEVT_X+PEVT_Y"). */
+enum bgq_rel { BGQ_REL_SUM, BGQ_REL_LE, BGQ_REL_ZERO };
+typedef struct bgq_relation {
+	const char *lhs;
+	uint8_t kind;     /* enum bgq_rel */
+	const char *rhs;
+	const char *why;
+} bgq_relation;
+
+#include "bgq_events.h" /* generated: bgq_<unit>_natives[], bgq_<unit>_attr[],
+			 * bgq_relations[] */
 
 #define BGQ_CORES 17
 #define BGQ_TPC 4
@@ -47,6 +59,7 @@ typedef struct bgq_attr {
 #define BGQ_L2_CTRS 16       /* fixed counters per slice */
 #define BGQ_SET_MAX 64       /* events in a node-wide unit's set */
 #define BGQ_SET_MAX_NEV (BGQ_SET_MAX + 1)
+#define BGQ_CHANGE_LOG 256   /* node changes a node-wide sum can catch up on */
 
 /* Node events: everything a hardware thread can cause, indexed as PUnit
  * events, then the 16 L2 counters (combined view), the I/O unit and the
@@ -84,6 +97,7 @@ typedef struct bgq_hwt {
 	uint64_t act;       /* of which spent running the activity profile */
 	const bgq_profile *prof;
 	uint64_t work[BGQ_N_NEV];   /* counts of explicit work done so far */
+	uint64_t wver;      /* bumped when work[] or perfmon change (atomic) */
 	/* a work segment in progress: counts spread over [w0, w0+wlen) */
 	uint64_t w0, wlen;
 	const uint64_t *wcount;
@@ -128,6 +142,22 @@ typedef struct bgq_ctr {
 	int frozen;         /* stopped by an overflow until the handler returns */
 	int owner;          /* hardware thread of the owning set */
 	int exclude;        /* CLAB_PLAN_EXCLUDE_* contexts it does not count */
+	/* Per contributor: what the counter had counted when its thread's
+	 * profile entered the current phase lap (with the work so far), and
+	 * the sum of its terms' rates there. A read that only moves time
+	 * within the phase adds rate x cycles without summing the profile's
+	 * history again (truth.c, rated_truth). Not part of the value: kept
+	 * by reads under the core lock. */
+	struct bgq_ctr_rates {
+		const bgq_profile *prof;
+		uint64_t wver, laps, base, sum_ppm;
+		int ph, valid;
+	} rates[BGQ_TPC];
+	/* A counter of one thread: its terms' distinct non-zero rates there,
+	 * each with the summed weight of the terms at that rate. */
+	int nrate;
+	uint32_t rate_ppm[BGQ_MAX_TERMS];
+	uint16_t rate_w[BGQ_MAX_TERMS];
 } bgq_ctr;
 
 /* A node-wide counter (L2, I/O) armed for slow overflow: the interrupt comes
@@ -152,6 +182,7 @@ typedef struct bgq_core {
 	pthread_mutex_t lock;
 	void *group[BGQ_TPC];  /* set holding counter group g (counters c%4==g) */
 	bgq_ctr ctr[BGQ_CTRS];
+	uint32_t armed;        /* bit i: ctr[i] has an overflow period (punit.c) */
 	int l1p_mode;          /* src of the L1p mode in use, -1 none */
 	int l1p_users;
 	int nsets[BGQ_TPC];    /* planned sets of each hardware thread */
@@ -173,6 +204,9 @@ typedef struct bgq_node {
 	/* bumped on every change of thread h, under its core lock; kept
 	 * together so that node-wide reads check all threads in a few lines */
 	uint64_t version[BGQ_HWTHREADS];
+	uint64_t changes;      /* bumped with any thread's version */
+	/* change q was thread h's: entry q % BGQ_CHANGE_LOG holds q << 8 | h */
+	uint64_t change_log[BGQ_CHANGE_LOG];
 	uint64_t msg_seq;      /* messages so far: spreads them over MU ports */
 	pthread_mutex_t slow_lock; /* after a core lock; guards slow[] */
 	int nslow;             /* entries in use (read unlocked as a hint) */
@@ -182,7 +216,7 @@ typedef struct bgq_node {
 	uint64_t sys_cycles, irq_cycles, fit_period, dec_period;
 } bgq_node;
 
-/* node.c */
+/* node.c and its rooms (node.h) */
 bgq_node *bgq_node_get(clab_machine *m, int *err);
 /* Brings hw thread h's clock up to date for an operation of its owner:
  * host clock: CPU time; virtual clock with is_read: `tick` cycles. Core
@@ -194,8 +228,21 @@ void bgq_node_set_kernel(bgq_node *n, uint64_t sys_cycles, uint64_t irq_cycles,
 			 uint64_t fit_period, uint64_t dec_period);
 /* Weighted truth of counter c's terms over its contributors. */
 uint64_t bgq_ctr_truth(const bgq_node *n, int core, const bgq_ctr *c);
-/* PUnit event ev (with its mask qualifier) as weighted primary terms. */
+
+/* relations.c: how PUnit events follow from one another. */
+/* PUnit event ev (with its mask qualifier) as weighted primary terms (node
+ * events: PUnit primaries, or the CNK's performance-monitor interrupts). */
 int bgq_terms_for(int ev, uint64_t mask, uint16_t *term, uint8_t *weight);
+int bgq_event_class(int e);   /* a single opcode class */
+int bgq_event_primary(int e); /* counts on its own (a rate or work) */
+/* The relation row defining PUnit event e: its right side (sum), or why it
+ * never counts (zero, *is_zero set); NULL for primaries and opcode groups. */
+const char *bgq_event_relation(int e, int *is_zero);
+/* The terms of a relation side appended to the n so far (-1: a name that
+ * is no PUnit or CNK event). */
+int bgq_expr_terms(const char *expr, uint16_t *term, uint8_t *weight, int n);
+/* The `le` rows hold on rates or counts v[] (indexed by node event). */
+int bgq_relations_check(const uint64_t *v, const char *what);
 
 /* Node event of native event ev of a unit, and its feed. */
 enum bgq_unit { BGQ_UNIT_PUNIT, BGQ_UNIT_L2, BGQ_UNIT_IO, BGQ_UNIT_CNK };
@@ -212,6 +259,7 @@ typedef struct bgq_sum {
 	int nev[BGQ_SET_MAX_NEV];
 	uint64_t total[BGQ_SET_MAX_NEV];
 	uint64_t seen[BGQ_HWTHREADS]; /* version of each thread in val */
+	uint64_t changes;             /* the node's changes when last summed */
 	uint64_t *val;                /* [BGQ_HWTHREADS][k] */
 } bgq_sum;
 
@@ -222,7 +270,7 @@ void bgq_node_sum(bgq_node *n, bgq_sum *s);
 /* bgq_node_sync for node-wide units: takes and drops h's core lock. */
 void bgq_node_sync_thread(bgq_node *n, int h, int is_read);
 
-/* Overflow (node.c). PUnit counters carry their own arming (bgq_ctr); a
+/* Overflow (overflow.c). PUnit counters carry their own arming (bgq_ctr); a
  * frozen set's counters stop as on bgq_punit stop. */
 void bgq_ctr_freeze(bgq_node *n, int core, bgq_ctr *c);
 void bgq_ctr_thaw(bgq_node *n, int core, bgq_ctr *c);
@@ -243,8 +291,11 @@ enum {
 	MU_PEND0 = 19, /* PEND_WRT, PEND_RD per port */
 	MU_EVENTS = 25,
 };
+/* a master port's counters, in that order */
+enum { MU_WRT16, MU_RD32, MU_RD64, MU_RD128 };
+#define MU_PORT(p, what) (MU_PORT0 + 4 * (p) + (what))
 
-/* io.c: message-unit counts of one message, indexed like the I/O unit's
+/* mu.c: message-unit counts of one message, indexed like the I/O unit's
  * table; seq spreads messages over the MU's master ports. */
 int bgq_mu_message(uint64_t seq, int kind, uint64_t bytes, uint64_t *count);
 

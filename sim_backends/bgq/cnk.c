@@ -12,7 +12,7 @@
  * threads' activity profiles and explicit work (clab_sim_work).
  * `syscall_cycles` and `irq_cycles` are what the kernel costs per system
  * call and per timer interrupt: its share of the PUnit's counts
- * (node.c, "contexts"). */
+ * (truth.c, the contexts). */
 #include "bgq.h"
 
 enum { CNK_MUINT = 0, CNK_HWT0 = 2 }; /* table positions: node events first */

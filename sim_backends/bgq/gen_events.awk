@@ -1,8 +1,18 @@
 # Generates the BG/Q native event tables (a C header) from the fact table
 # data/bgq_events.csv and our descriptions data/bgq_event_descr.csv.
-# usage: awk -F, -f gen_events.awk data/bgq_event_descr.csv data/bgq_events.csv
+# and the relations between events data/bgq_relations.csv.
+# usage: awk -F, -f gen_events.awk data/bgq_event_descr.csv \
+#	data/bgq_relations.csv data/bgq_events.csv
 FNR == 1 { next }
 FILENAME ~ /descr/ { descr[$1] = $2; next }
+FILENAME ~ /relations/ {
+	why = $4
+	for (i = 5; i <= NF; i++) why = why "," $i
+	if ($2 == "zero") zero[$1] = why
+	rel = rel sprintf("\t{ \"%s\", BGQ_REL_%s, \"%s\", \"%s\" },\n", \
+			  $1, toupper($2), $3, why)
+	next
+}
 $19 ~ /reserved/ { next } # an id held for a counter class, not an event
 {
 	id = $1; name = $2; unit = $3; src = $4; sel = $5; scope = $7
@@ -17,6 +27,7 @@ $19 ~ /reserved/ { next } # an id held for a counter class, not an event
 		cmask = ($18 ~ /^0-3/) ? "0xfull" : ($18 ~ /^4/) ? "0x10ull" : \
 			($18 ~ /^5/) ? "0x20ull" : "0x40ull"
 	if (!(name in descr)) { print "no description for " name > "/dev/stderr"; exit 1 }
+	if (name in zero) descr[name] = descr[name] " (reads 0 on a compute node: " zero[name] ")"
 	cscope = (scope == "thread" || $19 ~ /^hwthread/) ? "CLAB_SCOPE_THREAD" : \
 		 (scope ~ /^core/) ? "CLAB_SCOPE_CORE" : "CLAB_SCOPE_NODE"
 	quals = (name ~ /_GRP_MASK$/) ? "1u << BGQ_Q_MASK" : \
@@ -42,4 +53,5 @@ END {
 		printf "static const clab_native bgq_%s_natives[] = {\n%s};\n", un, rows[un]
 		printf "static const bgq_attr bgq_%s_attr[] = {\n%s};\n", un, attrs[un]
 	}
+	printf "static const bgq_relation bgq_relations[] = {\n%s};\n", rel
 }

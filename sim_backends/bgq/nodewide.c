@@ -212,7 +212,7 @@ int bgq_fixed_reset(void *unit, void *set)
 	return s->running ? now_values(unit, s, 0, s->base) : CLAB_OK;
 }
 
-/* Slow overflow (L2 combined, I/O): node.c detects the crossing on the
+/* Slow overflow (L2 combined, I/O): overflow.c detects the crossing on the
  * next accumulation scan; the set counts on until its handler stops it. */
 int bgq_fixed_overflow(void *unit, void *set, int i, uint64_t period, void *cookie)
 {

@@ -357,6 +357,14 @@ static int explain_held(place *p, const punit_set *s)
 /* ---- the unit ---------------------------------------------------------- */
 
 /* Gives s's counters back to the core, keeping their counts. Core lock held. */
+/* Keeps the core's mask of armed counters (the overflow search's list)
+ * after counter c's arming changed. */
+static void note_armed(bgq_core *k, const bgq_ctr *c)
+{
+	uint32_t bit = 1u << (c - k->ctr);
+	k->armed = c->ovf_period ? k->armed | bit : k->armed & ~bit;
+}
+
 static void release_locked(bgq_node *n, bgq_core *k, punit_set *s)
 {
 	if (!s->acquired)
@@ -367,6 +375,7 @@ static void release_locked(bgq_node *n, bgq_core *k, punit_set *s)
 			c->acc = bgq_ctr_truth(n, s->core, c) - c->start;
 		s->val[i] = c->acc;
 		memset(c, 0, sizeof *c);
+		note_armed(k, c);
 	}
 	for (int g = 0; g < BGQ_TPC; g++)
 		if (k->group[g] == s)
@@ -475,6 +484,7 @@ static int punit_acquire(void *unit, void *set, void *replace)
 		c->ovf_period = c->ovf_next = s->ovf_period[i];
 		c->ovf_cookie = s->ovf_cookie;
 		c->ovf_req = i;
+		note_armed(k, c);
 		int src = bgq_punit_attr[s->ev[i]].src;
 		if (is_l1p_mode(src) && !s->l1p) {
 			s->l1p = 1;
@@ -586,7 +596,7 @@ static int punit_stop(void *unit, void *set)
 
 /* Fast overflow: the counter interrupts BGQ_OVF_LATENCY cycles after it
  * crosses its threshold, and the set's counters freeze until the handler
- * returns (node.c finds the crossings as time moves). The arming is the
+ * returns (overflow.c finds the crossings as time moves). The arming is the
  * set's; its counters get it when acquired. */
 static int punit_overflow(void *unit, void *set, int i, uint64_t period,
 			  void *cookie)
@@ -605,6 +615,7 @@ static int punit_overflow(void *unit, void *set, int i, uint64_t period,
 		c->ovf_req = i;
 		c->ovf_hit = 0;
 		c->ovf_fire = 0;
+		note_armed(k, c);
 	}
 	pthread_mutex_unlock(&k->lock);
 	return CLAB_OK;

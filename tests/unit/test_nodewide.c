@@ -491,6 +491,44 @@ static void test_bad_input(void **state)
 	clab_machine_close(ok);
 }
 
+/* A node-wide sum looks only at the threads that changed since it was
+ * last taken (the node's change log), or at every live thread when more
+ * changed than the log holds: either way it equals a sum taken afresh. */
+static void test_sum_catches_up(void **state)
+{
+	(void)state;
+	clab_machine *mm = open_machine("bgq:clock=virtual,activity=compute");
+	int err = 0;
+	bgq_node *n = bgq_node_get(mm, &err);
+	assert_non_null(n);
+	int nev[2] = {BGQ_NEV_L2 + 0, BGQ_NEV_L2 + 1}; /* hits, misses */
+	bgq_sum kept;
+	assert_int_equal(bgq_sum_init(&kept, nev, 2, -1), CLAB_OK);
+	bgq_node_sum(n, &kept);
+	/* a few threads move (the log holds them); then all 68 once and
+	 * thread 0 so often after that the log holds only thread 0; then
+	 * one again */
+	clab_thread *t[BGQ_HWTHREADS];
+	for (int h = 0; h < BGQ_HWTHREADS; h++)
+		t[h] = attach_hw(mm, h);
+	for (int round = 0; round < 3; round++) {
+		for (int h = 0; h < (round == 1 ? BGQ_HWTHREADS : 3 - 2 * (round == 2)); h++)
+			assert_int_equal(clab_thread_advance(t[h], 5000 + (uint64_t)h), CLAB_OK);
+		for (int r = 0; round == 1 && r < 2 * BGQ_CHANGE_LOG; r++)
+			assert_int_equal(clab_thread_advance(t[0], 100), CLAB_OK);
+		bgq_node_sum(n, &kept);
+		bgq_sum fresh;
+		assert_int_equal(bgq_sum_init(&fresh, nev, 2, -1), CLAB_OK);
+		bgq_node_sum(n, &fresh);
+		assert_true(kept.total[0] > 0);
+		assert_int_equal(kept.total[0], fresh.total[0]);
+		assert_int_equal(kept.total[1], fresh.total[1]);
+		bgq_sum_free(&fresh);
+	}
+	bgq_sum_free(&kept);
+	clab_machine_close(mm);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -505,6 +543,7 @@ int main(void)
 		cmocka_unit_test(test_io_messages),
 		cmocka_unit_test(test_cnk_deltas),
 		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_sum_catches_up),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,0 +1,115 @@
+/* The clocks that move a thread when its owner reads: the host clock (the
+ * thread's CPU time), activity = host (what the OS thread did, as the host
+ * counted it), or the virtual clock's tick. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include "node.h"
+
+static uint64_t now_ns(clockid_t clk)
+{
+	struct timespec ts;
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Host clock: the thread's CPU time. Reading it is a system call, as costly
+ * as the counter read it serves, so it is sampled every BGQ_CPU_SAMPLE_NS of
+ * wall time; in between, a thread that is calling us is running, and its
+ * CPU time moves with the (vDSO) wall clock. The clock never goes back: when
+ * a sample shows the thread was off the CPU, time waits for it.
+ *
+ * Overflow handlers do not move it: while a handler runs (a read inside it
+ * syncs) the thread's simulated time holds still, as on the virtual clock,
+ * and a catch-up that ran handlers restarts the clock from the CPU time at
+ * its end. Else the CPU time of each delivery (a signal, the handler: here
+ * some 10 us, 16,000 cycles) would become program cycles, cross further
+ * thresholds, and at periods below that cost never catch up. */
+/* activity = host: thread h does what its OS thread did since the last
+ * sample, as the host counted it (hostmap.c maps the counts). */
+static void follow_host(bgq_node *n, int h)
+{
+	bgq_hwt *t = &n->hwt[h];
+	pthread_t self = pthread_self();
+	if (t->in_handler)
+		return;
+	if (!t->hs || !__atomic_load_n(&t->bound, __ATOMIC_ACQUIRE) ||
+	    !pthread_equal(t->owner, self)) {
+		/* counting starts in the thread that owns h now */
+		clab_host_sampler_close(t->hs);
+		t->hs = NULL;
+		__atomic_store_n(&t->bound, 1, __ATOMIC_RELAXED);
+		t->owner = self;
+		if (clab_host_sampler_open(n->fp_event, &t->hs) == CLAB_OK &&
+		    clab_host_sampler_read(t->hs, &t->hlast) != CLAB_OK) {
+			clab_host_sampler_close(t->hs);
+			t->hs = NULL;
+		}
+		return;
+	}
+	clab_host_sample now, d = {0};
+	if (clab_host_sampler_read(t->hs, &now))
+		return;
+	d.cpu_ns = now.cpu_ns - t->hlast.cpu_ns;
+	d.have = now.have & t->hlast.have;
+	for (int q = 0; q < CLAB_HQ_N; q++)
+		d.q[q] = now.q[q] - t->hlast.q[q];
+	t->hlast = now;
+	clab_hostmap_out m;
+	clab_hostmap(&d, BGQ_MHZ, &m);
+	uint64_t c[BGQ_N_NEV];
+	if (m.cycles && bgq_work_counts(m.cycles, m.event, m.count, m.n, c, "activity = host") == CLAB_OK)
+		bgq_work_locked(n, h, c);
+}
+
+void bgq_node_sync(bgq_node *n, int h, int is_read)
+{
+	bgq_hwt *t = &n->hwt[h];
+	if (n->follow_host) {
+		follow_host(n, h);
+	} else if (n->host_clock) {
+		if (t->in_handler)
+			return;
+		uint64_t wall = now_ns(CLOCK_MONOTONIC), cpu;
+		pthread_t self = pthread_self();
+		if (!__atomic_load_n(&t->bound, __ATOMIC_ACQUIRE) ||
+		    !pthread_equal(t->owner, self)) {
+			__atomic_store_n(&t->bound, 1, __ATOMIC_RELAXED);
+			t->owner = self;
+			t->origin_ns = t->cpu_ns = now_ns(CLOCK_THREAD_CPUTIME_ID);
+			t->origin_cycles = t->now;
+			t->sample_wall = wall;
+		}
+		if (wall - t->sample_wall >= BGQ_CPU_SAMPLE_NS) {
+			t->cpu_ns = now_ns(CLOCK_THREAD_CPUTIME_ID);
+			t->sample_wall = wall;
+			if (t->cpu_ns < t->origin_ns) { /* another CPU clock (a forked child) */
+				t->origin_ns = t->cpu_ns;
+				t->origin_cycles = t->now;
+			}
+		}
+		cpu = t->cpu_ns + (wall - t->sample_wall);
+		uint64_t target = t->origin_cycles + (cpu - t->origin_ns) * BGQ_MHZ / 1000;
+		if (target <= t->now)
+			return;
+		t->handled = 0;
+		bgq_run_to(n, h, target, 0);
+		if (t->handled && pthread_equal(t->owner, self)) {
+			t->origin_ns = t->cpu_ns = now_ns(CLOCK_THREAD_CPUTIME_ID);
+			t->sample_wall = now_ns(CLOCK_MONOTONIC);
+			t->origin_cycles = t->now;
+		}
+	} else if (is_read && n->tick) {
+		bgq_run_to(n, h, t->now + n->tick, 1);
+	}
+}
+
+void bgq_node_sync_thread(bgq_node *n, int h, int is_read)
+{
+	pthread_mutex_lock(&n->core[h / BGQ_TPC].lock);
+	bgq_node_sync(n, h, is_read);
+	pthread_mutex_unlock(&n->core[h / BGQ_TPC].lock);
+}

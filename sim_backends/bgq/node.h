@@ -1,0 +1,71 @@
+/* Private to the node's rooms (node.c and the files it names): what they
+ * share. The units see only bgq.h. */
+#ifndef CLAB_BGQ_NODE_H
+#define CLAB_BGQ_NODE_H
+
+#include "bgq.h"
+
+#define HW_MASK ((1u << BGQ_HW_BITS) - 1)
+
+/* Hardware counter indices (l2_ctr_idx in data/bgq_events.csv) and CNK
+ * per-thread counter numbers the model gives a meaning to. */
+enum { L2C_HITS = 0, L2C_MISSES = 1, L2C_PREFETCH = 2, L2C_FETCH_LINE = 3,
+       L2C_REQ_MISS_AND_EVICT = 8, L2C_MISS_AND_EVICT = 10 };
+enum { CNKHWT_DECREMENTER = 3, CNKHWT_FIT = 4, CNKHWT_PERFMON = 7 };
+
+/* L2 misses are some of the lookups, the L1p misses: they are counted as
+ * lookups happen, `miss` of every `look` (the rates or counts of the piece
+ * of activity or work they came in), so that hits = lookups - misses only
+ * grows. Counted apart, each rounded down on its own, a miss could land
+ * before its lookup and hits go back by one. */
+#define NEV_MISS (BGQ_NEV_L2 + L2C_MISSES)
+
+/* Where `act` cycles of profile p end: completed laps, phase, offset. */
+typedef struct prof_pos {
+	const bgq_profile *p;
+	uint64_t laps, r;
+	int ph;
+} prof_pos;
+
+/* events.c */
+uint64_t bgq_misses_of(uint64_t lookups, uint64_t miss, uint64_t look);
+const char *bgq_feed_reason(int nev);
+int bgq_find_event(const char *name);
+
+/* profile.c */
+int bgq_check_rates(const uint64_t *ppm_or_count, uint64_t per,
+		    const char *what);
+void bgq_profile_free(bgq_profile *p);
+int bgq_profile_get(bgq_node *n, const char *name, const bgq_profile **out);
+prof_pos bgq_profile_pos(const bgq_profile *p, uint64_t act);
+uint64_t bgq_profile_count_at(const prof_pos *pos, int e);
+uint64_t bgq_miss_count_at(const prof_pos *pos);
+
+/* truth.c */
+uint64_t bgq_work_part(const uint64_t *c, int e, uint64_t el, uint64_t len);
+uint64_t bgq_prim_truth_at(const bgq_hwt *t, const prof_pos *pos, int e,
+			   uint64_t now);
+prof_pos bgq_pos_at(const bgq_hwt *t, uint64_t at, int in_work);
+uint64_t bgq_nev_truth_at(const bgq_hwt *t, const prof_pos *pos, int nev,
+			  uint64_t now);
+uint64_t bgq_kernel_ppb(const bgq_node *n, const bgq_profile *p);
+uint64_t bgq_kernel_part(const bgq_hwt *t, int e, uint64_t v);
+void bgq_changed(bgq_node *n, int h);
+uint64_t bgq_ctr_truth_at(const bgq_node *n, int core, const bgq_ctr *c,
+			  int h, uint64_t at, int in_work);
+
+/* scan.c */
+void bgq_move_to(bgq_node *n, int h, uint64_t to, int in_work);
+
+/* overflow.c */
+uint64_t bgq_next_interrupt(bgq_node *n, int h, uint64_t to, int in_work);
+int bgq_fire(bgq_node *n, int h, uint64_t at);
+void bgq_slow_note(bgq_node *n, int h);
+
+/* run.c */
+void bgq_run_to(bgq_node *n, int h, uint64_t end, int extend);
+int bgq_work_counts(uint64_t cycles, const char *const *events, const uint64_t *counts,
+		    int nev, uint64_t *c, const char *what);
+void bgq_work_locked(bgq_node *n, int h, uint64_t *c);
+
+#endif

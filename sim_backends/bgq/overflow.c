@@ -1,0 +1,314 @@
+/* Overflow: fast PUnit interrupts (a few cycles after the crossing, the
+ * set's counters freeze) and slow node-wide ones (on the next accumulation
+ * scan, counting on), found on the way of a thread's clock and raised. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include "node.h"
+
+#define NONE UINT64_MAX
+
+/* First cycle in (from, to] at which thread h's part of a count reaches
+ * goal (counts only grow with time): `from` when it already has, NONE when
+ * it does not by `to`. */
+typedef struct reach {
+	const bgq_node *n;
+	int h, in_work;
+	const bgq_ctr *c; /* a PUnit counter of h's core, or */
+	int nev;          /* a node event of h */
+} reach;
+
+static uint64_t reach_value(const reach *r, uint64_t at)
+{
+	const bgq_hwt *t = &r->n->hwt[r->h];
+	if (r->c)
+		return bgq_ctr_truth_at(r->n, r->h / BGQ_TPC, r->c, r->h, at, r->in_work);
+	prof_pos pos = bgq_pos_at(t, at, r->in_work);
+	return bgq_nev_truth_at(t, &pos, r->nev, at);
+}
+
+static uint64_t first_reach(const reach *r, uint64_t from, uint64_t to,
+			    uint64_t goal)
+{
+	if (reach_value(r, from) >= goal)
+		return from;
+	if (reach_value(r, to) < goal)
+		return NONE;
+	uint64_t lo = from, hi = to; /* value(lo) < goal <= value(hi) */
+	while (hi - lo > 1) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		if (reach_value(r, mid) >= goal)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	return hi;
+}
+
+/* Slow units see a crossing on their next accumulation scan. */
+static uint64_t scan_after(uint64_t tc)
+{
+	return (tc + BGQ_SCAN - 1) / BGQ_SCAN * BGQ_SCAN;
+}
+
+static uint64_t slow_others(const bgq_slow *e, int h)
+{
+	uint64_t v = 0;
+	for (int g = 0; g < BGQ_HWTHREADS; g++)
+		if (g != h)
+			v += e->part[g];
+	return v;
+}
+
+/* The first overflow interrupt while thread h moves to `to` (NONE: none
+ * by then). The crossings that happen by the move's end are noted, with
+ * their interrupt time. Core lock of h held. */
+uint64_t bgq_next_interrupt(bgq_node *n, int h, uint64_t to, int in_work)
+{
+	bgq_hwt *t = &n->hwt[h];
+	bgq_core *k = &n->core[h / BGQ_TPC];
+	unsigned smt = (unsigned)(h % BGQ_TPC);
+	uint64_t when = NONE, tc[BGQ_CTRS], stc[BGQ_SLOW_MAX];
+	for (uint32_t b = k->armed; b; b &= b - 1) {
+		int i = __builtin_ctz(b);
+		bgq_ctr *c = &k->ctr[i];
+		tc[i] = NONE;
+		if (c->ovf_hit || !c->running || !(c->contrib & (1u << smt)))
+			continue;
+		if (c->ovf_fire) {
+			when = c->ovf_fire < when ? c->ovf_fire : when;
+			continue;
+		}
+		reach r = {n, h, in_work, c, 0};
+		tc[i] = first_reach(&r, t->now, to, c->start + c->ovf_next);
+		if (tc[i] != NONE && tc[i] + BGQ_OVF_LATENCY < when)
+			when = tc[i] + BGQ_OVF_LATENCY;
+	}
+	int nslow = __atomic_load_n(&n->nslow, __ATOMIC_ACQUIRE);
+	if (nslow)
+		pthread_mutex_lock(&n->slow_lock);
+	for (int j = 0; nslow && j < BGQ_SLOW_MAX; j++) {
+		bgq_slow *e = &n->slow[j];
+		stc[j] = NONE;
+		if (!e->set || !e->running || e->hit)
+			continue;
+		if (e->detect) {
+			when = e->detect < when ? e->detect : when;
+			continue;
+		}
+		uint64_t others = slow_others(e, h);
+		reach r = {n, h, in_work, NULL, e->nev};
+		stc[j] = e->next <= others ? t->now
+			 : first_reach(&r, t->now, to, e->next - others);
+		if (stc[j] != NONE && scan_after(stc[j]) < when)
+			when = scan_after(stc[j]);
+	}
+	uint64_t end = when < to ? when : to;
+	for (uint32_t b = k->armed; b; b &= b - 1)
+		if (tc[__builtin_ctz(b)] <= end)
+			k->ctr[__builtin_ctz(b)].ovf_fire = tc[__builtin_ctz(b)] + BGQ_OVF_LATENCY;
+	for (int j = 0; nslow && j < BGQ_SLOW_MAX; j++)
+		if (n->slow[j].set && stc[j] <= end)
+			n->slow[j].detect = scan_after(stc[j]);
+	if (nslow)
+		pthread_mutex_unlock(&n->slow_lock);
+	return when;
+}
+
+static void perfmon(bgq_node *n, int hw)
+{
+	__atomic_fetch_add(&n->hwt[hw].perfmon, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&n->hwt[hw].wver, 1, __ATOMIC_RELEASE);
+	bgq_changed(n, hw);
+}
+
+void bgq_ctr_freeze(bgq_node *n, int core, bgq_ctr *c)
+{
+	if (!c->running)
+		return;
+	c->acc = bgq_ctr_truth(n, core, c) - c->start; /* drained: exact */
+	c->running = 0;
+	c->frozen = 1;
+}
+
+void bgq_ctr_thaw(bgq_node *n, int core, bgq_ctr *c)
+{
+	if (!c->frozen)
+		return;
+	c->start = bgq_ctr_truth(n, core, c) - c->acc;
+	c->last14 = c->acc & HW_MASK;
+	c->running = 1;
+	c->frozen = 0;
+}
+
+/* Interrupts due at thread h's cycle `at`: a PUnit set freezes and reports
+ * every armed counter past its threshold; a slow counter reports alone.
+ * Returns whether any fired. Core lock of h held. */
+int bgq_fire(bgq_node *n, int h, uint64_t at)
+{
+	int core = h / BGQ_TPC, fired = 0;
+	bgq_core *k = &n->core[core];
+	for (uint32_t b = k->armed; b; b &= b - 1) {
+		bgq_ctr *c = &k->ctr[__builtin_ctz(b)];
+		if (!c->ovf_fire || c->ovf_fire > at || c->ovf_hit || !c->running)
+			continue;
+		void *set = c->set;
+		for (int j = 0; j < BGQ_CTRS; j++)
+			if (k->ctr[j].set == set)
+				bgq_ctr_freeze(n, core, &k->ctr[j]);
+		uint64_t reqs = 0;
+		for (int j = 0; j < BGQ_CTRS; j++) {
+			bgq_ctr *d = &k->ctr[j];
+			if (d->set == set && d->ovf_period && !d->ovf_hit &&
+			    d->acc >= d->ovf_next) {
+				d->ovf_hit = 1;
+				d->ovf_fire = 0;
+				reqs |= 1ull << d->ovf_req;
+			}
+		}
+		if (reqs) {
+			clab_overflow_raise(c->ovf_cookie, reqs);
+			perfmon(n, c->owner);
+			fired = 1;
+		}
+	}
+	if (!__atomic_load_n(&n->nslow, __ATOMIC_ACQUIRE))
+		return fired;
+	pthread_mutex_lock(&n->slow_lock);
+	for (int j = 0; j < BGQ_SLOW_MAX; j++) {
+		bgq_slow *e = &n->slow[j];
+		if (e->set && e->running && !e->hit && e->detect && e->detect <= at) {
+			e->hit = 1;
+			e->detect = 0;
+			clab_overflow_raise(e->cookie, 1ull << e->req);
+			perfmon(n, e->owner);
+			fired = 1;
+		}
+	}
+	pthread_mutex_unlock(&n->slow_lock);
+	return fired;
+}
+
+/* Thread h's share of the armed node-wide counters after it moved or
+ * received counts at once (a message: a crossing then is seen on the next
+ * scan). Core lock of h held. */
+void bgq_slow_note(bgq_node *n, int h)
+{
+	if (!__atomic_load_n(&n->nslow, __ATOMIC_ACQUIRE))
+		return;
+	const bgq_hwt *t = &n->hwt[h];
+	prof_pos pos = bgq_profile_pos(t->prof, t->act);
+	pthread_mutex_lock(&n->slow_lock);
+	for (int j = 0; j < BGQ_SLOW_MAX; j++) {
+		bgq_slow *e = &n->slow[j];
+		if (!e->set)
+			continue;
+		e->part[h] = bgq_nev_truth_at(t, &pos, e->nev, t->now);
+		if (e->running && !e->hit && !e->detect &&
+		    slow_others(e, -1) >= e->next)
+			e->detect = scan_after(t->now);
+	}
+	pthread_mutex_unlock(&n->slow_lock);
+}
+
+int bgq_slow_arm(bgq_node *n, void *set, int hw, int req, int nev,
+		 uint64_t period, void *cookie, const char *what)
+{
+	int rc = CLAB_OK, free_ = -1, mine = -1;
+	pthread_mutex_lock(&n->slow_lock);
+	for (int j = 0; j < BGQ_SLOW_MAX; j++) {
+		bgq_slow *e = &n->slow[j];
+		if (!e->set) {
+			free_ = free_ < 0 ? j : free_;
+		} else if (e->set == set && e->req == req) {
+			mine = j;
+		} else if (period && e->nev == nev && e->period != period) {
+			rc = clab_seterr(CLAB_E_CONFLICT,
+					 "%s already overflows every %llu events for another event set; thresholds of node-wide counters are per counter, so %llu cannot be set too",
+					 what, (unsigned long long)e->period,
+					 (unsigned long long)period);
+			break;
+		}
+	}
+	if (!rc && period && mine < 0 && free_ < 0)
+		rc = clab_seterr(CLAB_E_CONFLICT, "more than %d node-wide counters armed for overflow",
+				 BGQ_SLOW_MAX);
+	if (!rc && !period && mine >= 0) {
+		memset(&n->slow[mine], 0, sizeof n->slow[mine]);
+		n->nslow--;
+	} else if (!rc && period) {
+		if (mine < 0) {
+			mine = free_;
+			memset(&n->slow[mine], 0, sizeof n->slow[mine]);
+			__atomic_store_n(&n->nslow, n->nslow + 1, __ATOMIC_RELEASE);
+		}
+		bgq_slow *e = &n->slow[mine];
+		e->set = set;
+		e->cookie = cookie;
+		e->req = req;
+		e->nev = nev;
+		e->owner = hw;
+		e->period = period;
+		e->running = 0; /* counts from the set's next start */
+	}
+	pthread_mutex_unlock(&n->slow_lock);
+	return rc;
+}
+
+/* The set's entries start counting from every thread's share now, stop,
+ * or resume after the handler: those that overflowed re-arm a period from
+ * now, the others wait as many more events as the node counted meanwhile.
+ * Takes each thread's core lock in turn, then the slow lock. */
+void bgq_slow_run(bgq_node *n, void *set, enum bgq_slow_mode mode)
+{
+	if (!__atomic_load_n(&n->nslow, __ATOMIC_ACQUIRE))
+		return;
+	for (int j = 0; j < BGQ_SLOW_MAX; j++) {
+		pthread_mutex_lock(&n->slow_lock);
+		int nev = n->slow[j].set == set ? n->slow[j].nev : -1;
+		pthread_mutex_unlock(&n->slow_lock);
+		if (nev < 0)
+			continue;
+		uint64_t part[BGQ_HWTHREADS], total = 0;
+		for (int g = 0; g < BGQ_HWTHREADS; g++) {
+			bgq_core *k = &n->core[g / BGQ_TPC];
+			pthread_mutex_lock(&k->lock);
+			const bgq_hwt *t = &n->hwt[g];
+			prof_pos pos = bgq_profile_pos(t->prof, t->act);
+			part[g] = bgq_nev_truth_at(t, &pos, nev, t->now);
+			total += part[g];
+			pthread_mutex_unlock(&k->lock);
+		}
+		pthread_mutex_lock(&n->slow_lock);
+		bgq_slow *e = &n->slow[j];
+		if (e->set == set) {
+			memcpy(e->part, part, sizeof part);
+			if (mode == BGQ_SLOW_STOP)
+				e->stopped_at = total;
+			else if (mode == BGQ_SLOW_START || e->hit)
+				e->next = total + e->period;
+			else
+				e->next += total - e->stopped_at;
+			e->running = mode != BGQ_SLOW_STOP;
+			if (mode != BGQ_SLOW_STOP)
+				e->hit = e->detect = 0;
+		}
+		pthread_mutex_unlock(&n->slow_lock);
+	}
+}
+
+void bgq_slow_drop(bgq_node *n, void *set)
+{
+	if (!__atomic_load_n(&n->nslow, __ATOMIC_ACQUIRE))
+		return;
+	pthread_mutex_lock(&n->slow_lock);
+	for (int j = 0; j < BGQ_SLOW_MAX; j++)
+		if (n->slow[j].set == set) {
+			memset(&n->slow[j], 0, sizeof n->slow[j]);
+			n->nslow--;
+		}
+	pthread_mutex_unlock(&n->slow_lock);
+}

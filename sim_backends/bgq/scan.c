@@ -1,0 +1,58 @@
+/* Time: a thread's clock moves, and the UPC_C scan adds the 14-bit UPC_P
+ * counters' movement into 64-bit values every BGQ_SCAN cycles. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include "node.h"
+
+/* The UPC_C scan adds the 14-bit counter's movement since the last scan.
+ * `skipped`: the scans between the previous one and this were not run one by
+ * one; each would have added its interval's movement (less than 2^14, see
+ * check_rates), so together they add the whole movement. */
+static void scan(bgq_node *n, int core, bgq_ctr *c, int skipped)
+{
+	uint64_t v = bgq_ctr_truth(n, core, c) - c->start;
+	if (skipped)
+		c->acc = v; /* acc always equals v at the last scan */
+	else
+		c->acc += ((v & HW_MASK) - c->last14) & HW_MASK;
+	c->last14 = v & HW_MASK;
+}
+
+static void scan_all(bgq_node *n, int core, unsigned smt, int skipped)
+{
+	bgq_core *k = &n->core[core];
+	for (int i = 0; i < BGQ_CTRS; i++)
+		if (k->ctr[i].running && (k->ctr[i].contrib & (1u << smt)))
+			scan(n, core, &k->ctr[i], skipped);
+}
+
+/* Moves thread h's clock to `to`, running the scan at the core's last scan
+ * point on the way. When several scan points passed, the ones before the
+ * last follow in closed form: with the rate limits above each would have
+ * added exactly the counter's movement. */
+void bgq_move_to(bgq_node *n, int h, uint64_t to, int in_work)
+{
+	bgq_hwt *t = &n->hwt[h];
+	int core = h / BGQ_TPC;
+	unsigned smt = (unsigned)(h % BGQ_TPC);
+	uint64_t ph = n->core[core].phase;
+	uint64_t from = t->now;
+	/* first scan point after `from`, last one not after `to` */
+	uint64_t first = from + 1 + (BGQ_SCAN + ph - (from + 1) % BGQ_SCAN) % BGQ_SCAN;
+	uint64_t last = to >= ph ? to - (to - ph) % BGQ_SCAN : 0;
+	if (to >= ph && first <= last) {
+		if (!in_work)
+			t->act += last - t->now;
+		t->now = last;
+		scan_all(n, core, smt, last > first);
+	}
+	if (!in_work)
+		t->act += to - t->now;
+	t->now = to;
+	if (to != from)
+		bgq_changed(n, h);
+}

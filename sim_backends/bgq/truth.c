@@ -1,0 +1,288 @@
+/* What a thread has counted: its profile's counts at its clock plus its
+ * explicit work, the kernel's share of them (contexts), the node-wide sums
+ * over threads and the weighted truth of a PUnit counter. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include "node.h"
+
+/* What el of len cycles of a work segment of counts c[] did of e. */
+uint64_t bgq_work_part(const uint64_t *c, int e, uint64_t el, uint64_t len)
+{
+	uint64_t v = (uint64_t)((unsigned __int128)c[e == NEV_MISS ? BGQ_EV_L1P_MISS : e] * el / len);
+	return e == NEV_MISS ? bgq_misses_of(v, c[e], c[BGQ_EV_L1P_MISS]) : v;
+}
+
+/* Count of primary e of thread t at position pos of its profile, its
+ * clock standing at `now` (not the L2 misses: miss_truth_at). */
+uint64_t bgq_prim_truth_at(const bgq_hwt *t, const prof_pos *pos, int e,
+			   uint64_t now)
+{
+	uint64_t v = bgq_profile_count_at(pos, e) + t->work[e];
+	if (t->wcount)
+		v += (uint64_t)((unsigned __int128)t->wcount[e] * (now - t->w0) / t->wlen);
+	return v;
+}
+
+static uint64_t miss_truth_at(const bgq_hwt *t, const prof_pos *pos, uint64_t now)
+{
+	uint64_t v = bgq_miss_count_at(pos) + t->work[NEV_MISS];
+	if (t->wcount)
+		v += bgq_work_part(t->wcount, NEV_MISS, now - t->w0, t->wlen);
+	return v;
+}
+
+/* Where thread t's profile would stand with its clock at `at` (in_work:
+ * within its work segment, whose cycles do not run the profile). */
+prof_pos bgq_pos_at(const bgq_hwt *t, uint64_t at, int in_work)
+{
+	return bgq_profile_pos(t->prof, in_work ? t->act : t->act + (at - t->now));
+}
+
+/* Thread truth of node event nev at pos (PUnit opcode groups excepted:
+ * the PUnit counts those through bgq_terms_for). */
+uint64_t bgq_nev_truth_at(const bgq_hwt *t, const prof_pos *pos, int nev,
+			  uint64_t now)
+{
+	/* the I/O unit counts messages only: no profile rate or work segment
+	 * gives it a count (bgq_feed_reason), they land in work[] at once */
+	if (nev >= BGQ_NEV_IO && nev < BGQ_NEV_CNK)
+		return t->work[nev];
+	if (nev >= BGQ_NEV_CNK && bgq_nev_feed(nev) == BGQ_FEED_OVERFLOW)
+		return __atomic_load_n(&t->perfmon, __ATOMIC_RELAXED);
+	if (nev == NEV_MISS)
+		return miss_truth_at(t, pos, now);
+	if (nev < BGQ_NEV_L2 || nev >= BGQ_NEV_IO ||
+	    bgq_nev_feed(nev) != BGQ_FEED_DERIVED)
+		return bgq_prim_truth_at(t, pos, nev, now);
+	uint64_t miss = miss_truth_at(t, pos, now);
+	switch (nev - BGQ_NEV_L2) {
+	case L2C_HITS: /* every load the L1p could not serve is looked up */
+		return bgq_prim_truth_at(t, pos, BGQ_EV_L1P_MISS, now) - miss;
+	case L2C_REQ_MISS_AND_EVICT: /* a full cache evicts on every miss */
+		return miss;
+	default: /* FETCH_LINE, MISS_AND_EVICT: demand misses and prefetches */
+		return miss + bgq_prim_truth_at(t, pos, BGQ_NEV_L2 + L2C_PREFETCH, now);
+	}
+}
+
+#define PPB 1000000000u
+
+uint64_t bgq_kernel_ppb(const bgq_node *n, const bgq_profile *p)
+{
+	unsigned __int128 k = 0;
+	if (p)
+		k += (unsigned __int128)p->sys_ppb * n->sys_cycles;
+	if (n->fit_period)
+		k += (unsigned __int128)PPB * n->irq_cycles / n->fit_period;
+	if (n->dec_period)
+		k += (unsigned __int128)PPB * n->irq_cycles / n->dec_period;
+	return k > PPB ? PPB : (uint64_t)k;
+}
+
+/* The kernel's part of count v of primary e of thread t. */
+uint64_t bgq_kernel_part(const bgq_hwt *t, int e, uint64_t v)
+{
+	uint64_t k = 0;
+	if (t->kbank) {
+		k = t->kbank[e];
+		v -= t->kbank[BGQ_N_NEV + e];
+	}
+	return k + (uint64_t)((unsigned __int128)v * t->kppb / PPB);
+}
+
+/* v of primary e of thread t in the contexts a counter counts. */
+static uint64_t in_context(const bgq_hwt *t, int e, uint64_t v, int exclude)
+{
+	if (!exclude)
+		return v;
+	if (exclude == (CLAB_PLAN_EXCLUDE_USER | CLAB_PLAN_EXCLUDE_KERNEL))
+		return 0;
+	uint64_t k = bgq_kernel_part(t, e, v);
+	return exclude & CLAB_PLAN_EXCLUDE_USER ? k : v - k;
+}
+
+/* Every change of a thread's counts happens under its core lock and ends
+ * here. */
+void bgq_changed(bgq_node *n, int h)
+{
+	__atomic_fetch_add(&n->version[h], 1, __ATOMIC_RELEASE);
+	uint64_t q = __atomic_fetch_add(&n->changes, 1, __ATOMIC_ACQ_REL);
+	__atomic_store_n(&n->change_log[q % BGQ_CHANGE_LOG],
+			 q << 8 | (uint64_t)h, __ATOMIC_RELEASE);
+	__atomic_fetch_or(&n->live[h / 64], 1ull << (h % 64), __ATOMIC_RELAXED);
+}
+
+int bgq_sum_init(bgq_sum *s, const int *nev, int k, int only)
+{
+	memset(s, 0, sizeof *s);
+	s->val = calloc((size_t)BGQ_HWTHREADS * (size_t)(k ? k : 1), sizeof *s->val);
+	if (!s->val)
+		return CLAB_E_NOMEM;
+	s->k = k;
+	s->only = only;
+	memcpy(s->nev, nev, (size_t)k * sizeof *nev);
+	memset(s->seen, 0xff, sizeof s->seen); /* no version yet */
+	s->changes = UINT64_MAX;
+	return CLAB_OK;
+}
+
+void bgq_sum_free(bgq_sum *s)
+{
+	free(s->val);
+	s->val = NULL;
+}
+
+/* The threads that changed from the node's change count `from` to `to`
+ * (bits of w[2]); 0 when the log no longer holds them all. */
+static int changed_since(const bgq_node *n, uint64_t from, uint64_t to,
+			 uint64_t *w)
+{
+	if (from == UINT64_MAX || to - from > BGQ_CHANGE_LOG)
+		return 0;
+	for (uint64_t q = from; q != to; q++) {
+		uint64_t e = __atomic_load_n(&n->change_log[q % BGQ_CHANGE_LOG],
+					     __ATOMIC_ACQUIRE);
+		if (e >> 8 != (q & (UINT64_MAX >> 8)))
+			return 0; /* overwritten, or its writer is not done */
+		w[(e & 0xff) / 64] |= 1ull << (e & 0xff) % 64;
+	}
+	return 1;
+}
+
+void bgq_node_sum(bgq_node *n, bgq_sum *s)
+{
+	/* only the threads that changed since the last sum are looked at (all
+	 * live ones when the log lost track); a change during the walk below
+	 * shows in the next sum */
+	uint64_t changes = __atomic_load_n(&n->changes, __ATOMIC_ACQUIRE);
+	uint64_t last = __atomic_load_n(&s->changes, __ATOMIC_RELAXED);
+	if (last == changes)
+		return;
+	uint64_t look[2] = {0, 0};
+	if (!changed_since(n, last, changes, look))
+		for (int w = 0; w < 2; w++)
+			look[w] = __atomic_load_n(&n->live[w], __ATOMIC_RELAXED);
+	for (int w = 0; w < 2; w++) {
+		uint64_t bits = look[w];
+		if (s->only >= 0)
+			bits &= s->only / 64 == w ? 1ull << (s->only % 64) : 0;
+		for (; bits; bits &= bits - 1) {
+			int h = w * 64 + __builtin_ctzll(bits);
+			if (__atomic_load_n(&n->version[h], __ATOMIC_ACQUIRE) == s->seen[h])
+				continue;
+			bgq_core *k = &n->core[h / BGQ_TPC];
+			pthread_mutex_lock(&k->lock);
+			const bgq_hwt *t = &n->hwt[h];
+			prof_pos pos = bgq_profile_pos(t->prof, t->act);
+			uint64_t *v = s->val + (size_t)h * (size_t)s->k;
+			for (int i = 0; i < s->k; i++) {
+				/* another thread may sum the same set: its threads
+				 * take turns per h (the core lock), the totals
+				 * add atomically */
+				uint64_t x = bgq_nev_truth_at(t, &pos, s->nev[i], t->now);
+				if (x == v[i])
+					continue;
+				__atomic_fetch_add(&s->total[i], x - v[i], __ATOMIC_RELAXED);
+				__atomic_store_n(&v[i], x, __ATOMIC_RELAXED);
+			}
+			s->seen[h] = n->version[h];
+			pthread_mutex_unlock(&k->lock);
+		}
+	}
+	__atomic_store_n(&s->changes, changes, __ATOMIC_RELAXED);
+}
+
+/* Counter c's count of contributor t at pos, term by term. */
+static uint64_t summed_truth(const bgq_ctr *c, const bgq_hwt *t,
+			     const prof_pos *pos, uint64_t now)
+{
+	uint64_t v = 0;
+	for (int k = 0; k < c->nterm; k++) {
+		int e = c->term[k]; /* a primary, or a CNK count */
+		uint64_t x = e < BGQ_NEV_L2 ? bgq_prim_truth_at(t, pos, e, now)
+			     : bgq_nev_truth_at(t, pos, e, now);
+		v += c->weight[k] * in_context(t, e, x, c->exclude);
+	}
+	return v;
+}
+
+/* The same from the counter's rates in pos's phase lap: the count at the
+ * lap's phase start (refreshed when the lap, the profile or the work
+ * change) plus each term's whole rate x whole millions of cycles and its
+ * rounded part of the rest, as clab_rate_count splits them, so the sum
+ * equals the term-by-term one exactly. Contexts and work segments in
+ * progress take the term-by-term way. */
+static uint64_t rated_truth(bgq_ctr *c, int s, const bgq_hwt *t,
+			    const prof_pos *pos, uint64_t now)
+{
+	const bgq_profile *p = pos->p;
+	if (c->exclude || t->wcount || !p)
+		return summed_truth(c, t, pos, now);
+	struct bgq_ctr_rates *q = &c->rates[s];
+	const uint64_t *row = p->ppm + (size_t)pos->ph * BGQ_N_NEV;
+	uint64_t wver = __atomic_load_n(&t->wver, __ATOMIC_ACQUIRE);
+	if (!q->valid || q->prof != p || q->ph != pos->ph || q->laps != pos->laps ||
+	    q->wver != wver) {
+		prof_pos start = *pos;
+		start.r = 0;
+		q->base = summed_truth(c, t, &start, now);
+		q->sum_ppm = 0;
+		/* the row covers every node event; a CNK term's rate is 0 */
+		c->nrate = 0;
+		for (int k = 0; k < c->nterm; k++) {
+			uint64_t ppm = row[c->term[k]];
+			q->sum_ppm += c->weight[k] * ppm;
+			int j = 0;
+			while (j < c->nrate && c->rate_ppm[j] != ppm)
+				j++;
+			if (ppm && j == c->nrate) {
+				c->rate_ppm[c->nrate] = (uint32_t)ppm;
+				c->rate_w[c->nrate++] = 0;
+			}
+			if (ppm)
+				c->rate_w[j] = (uint16_t)(c->rate_w[j] + c->weight[k]);
+		}
+		q->prof = p;
+		q->ph = pos->ph;
+		q->laps = pos->laps;
+		q->wver = wver;
+		q->valid = 1;
+	}
+	uint64_t r = pos->r, part = r % CLAB_PPM;
+	uint64_t v = q->base + q->sum_ppm * (r / CLAB_PPM);
+	if (c->contrib == 1u << s) { /* terms of one rate round alike */
+		for (int j = 0; j < c->nrate; j++)
+			v += c->rate_w[j] * ((uint64_t)c->rate_ppm[j] * part / CLAB_PPM);
+		return v;
+	}
+	for (int k = 0; k < c->nterm; k++)
+		v += c->weight[k] * (row[c->term[k]] * part / CLAB_PPM);
+	return v;
+}
+
+/* Counter c's truth with thread h's clock at `at` (h < 0: as things are). */
+uint64_t bgq_ctr_truth_at(const bgq_node *n, int core, const bgq_ctr *c,
+			  int h, uint64_t at, int in_work)
+{
+	uint64_t v = 0;
+	for (int s = 0; s < BGQ_TPC; s++)
+		if (c->contrib & (1u << s)) {
+			int g = core * BGQ_TPC + s;
+			const bgq_hwt *t = &n->hwt[g];
+			uint64_t now = g == h ? at : t->now;
+			prof_pos pos = g == h ? bgq_pos_at(t, at, in_work)
+					      : bgq_profile_pos(t->prof, t->act);
+			/* the rates are a cache of the counter, not its value */
+			v += rated_truth((bgq_ctr *)c, s, t, &pos, now);
+		}
+	return v;
+}
+
+uint64_t bgq_ctr_truth(const bgq_node *n, int core, const bgq_ctr *c)
+{
+	return bgq_ctr_truth_at(n, core, c, -1, 0, 0);
+}
