@@ -376,7 +376,7 @@ static void add_flow(clab_net *n, uint32_t s, uint32_t r, uint64_t nmsg,
 			n->flows = f;
 			n->capflows = cap;
 		}
-		n->flows[n->nflows++] = (pkt_flow){s, r, nmsg, bytes, vc};
+		n->flows[n->nflows++] = (pkt_flow){s, r, nmsg, bytes, vc, 0};
 		return;
 	}
 	if (vc == CLAB_VC_DYNAMIC && !n->dyn_routes &&
@@ -448,6 +448,39 @@ int clab_net_send(clab_net *n, uint32_t src, uint32_t dst, uint64_t bytes,
 	return CLAB_OK;
 }
 
+/* BG/Q's MPI_Alltoall(v): PAMI's many-to-many (BG/Q driver V1R2M2). Each
+ * member s of the k ranks posts one descriptor per destination, its
+ * whole payload, in the order (c + s b + j) mod k for j = 0, 1, ... (at
+ * most 2048 bytes each) or (c + s b + j a) mod k (more), a, b, c fixed
+ * residues mod k: the senders start at spread points, not in lockstep.
+ * The descriptors are dealt round-robin over m2m_fifos injection FIFOs,
+ * 16 per FIFO per turn up to 2 KB, 4 up to 8 KB, 1 above, all posted at
+ * once; the node's MU serves all its ranks' FIFOs in turn. The packet
+ * engine gets each descriptor in its FIFO (slot x m2m_fifos + FIFO). */
+static void m2m_post(clab_net *n, const uint32_t *ranks, uint32_t k, uint64_t bytes, int vc)
+{
+	const uint64_t A = 1346567, B = 17032781;
+	uint64_t a = A % k, b = B % k, c = (A + B) % k;
+	uint64_t per = bytes <= 2048 ? 16 : bytes <= 8192 ? 4 : 1, step = bytes <= 2048 ? 1 : a;
+	uint32_t fifos = n->t->spec->m2m_fifos < k ? n->t->spec->m2m_fifos : k;
+	for (uint64_t s = 0; s < k; s++) {
+		uint32_t x = n->map->node[ranks[s]];
+		uint32_t lane0 = n->map->slot[ranks[s]] * fifos + 1;
+		for (uint64_t j = 0; j < k; j++) {
+			uint32_t y = n->map->node[ranks[(c + s * b + j * step) % k]];
+			if (y == x) { /* itself, or a rank of its node: a copy */
+				if ((c + s * b + j * step) % k != s)
+					add_local(n, x, 1, bytes);
+				continue;
+			}
+			size_t before = n->nflows;
+			add_flow(n, x, y, 1, bytes, vc);
+			if (n->nflows > before)
+				n->flows[before].lane = lane0 + (uint32_t)(j / per % fifos);
+		}
+	}
+}
+
 static int cmp_u32(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -459,6 +492,9 @@ int clab_net_alltoall(clab_net *n, const uint32_t *ranks, uint32_t k,
 {
 	if (vc < CLAB_VC_MPI || vc >= CLAB_NVC)
 		return clab_seterr(CLAB_E_INVAL, "virtual channel %d does not exist", vc);
+	int m2m = vc == CLAB_VC_MPI && n->t->spec->m2m_fifos;
+	if (m2m) /* the many-to-many routes dynamically (zone 1; zone 0 above 512 nodes) */
+		vc = n->routing == CLAB_ROUTE_DETERMINISTIC ? CLAB_VC_ESCAPE : CLAB_VC_DYNAMIC;
 	if (k > n->nscratch) {
 		uint32_t *s = realloc(n->scratch, (size_t)k * sizeof *s);
 		if (!s)
@@ -504,6 +540,13 @@ int clab_net_alltoall(clab_net *n, const uint32_t *ranks, uint32_t k,
 		double here = cnt[lo] - 1.0, away = (double)k - cnt[lo];
 		add_cpu(n, ranks[i], 0, away, away);
 		add_cpu(n, ranks[i], 1, here, here);
+	}
+	if (m2m && n->engine == CLAB_NET_PACKET) { /* the order matters: posted now */
+		if (m > n->a2a_nodes)
+			n->a2a_nodes = m;
+		free(cnt);
+		m2m_post(n, ranks, k, bytes, vc);
+		return CLAB_OK;
 	}
 	uint64_t h = 1469598103934665603ull ^ bytes ^ ((uint64_t)(vc + 1) << 56);
 	for (uint32_t i = 0; i < m; i++)
@@ -727,17 +770,29 @@ static double wire_bytes(const clab_net *n, uint32_t node, int link)
 
 /* Contention: how many times its busiest link's bytes a phase takes, as
  * the packet engine measures it (head-of-line blocking in finite buffers,
- * dimension turns) and a busiest-link bound cannot see. An empirical fit,
- * not a derivation: calibrated against the packet engine on the 512-node
- * runs of bench/netsim_validation.c, whose JSON and README give the error
- * band left per pattern class. All-to-alls lose more the more nodes a
- * group spans (about m^0.2 under deterministic routing, m^0.14 adaptive:
- * 16 nodes 1.7 and 1.5, 512 nodes 3.5 and 2.4). Point-to-point phases
- * (permutations, halos, NAS, a lone message) get none: the packet
- * engine's factor there ranges 0.8..3 with no constant in between that
- * helps, and a lone message has no one to contend with. */
+ * dimension turns) and a busiest-link bound cannot see.
+ *
+ * BG/Q's many-to-many spreads every node's packets over all its
+ * destinations at once, so every router sees traffic bound anywhere:
+ * only the head packet of an input buffer is routed, and with uniform
+ * destinations a FIFO-input switch saturates at 2 - sqrt(2) = 58.6% of
+ * its links' rate (Karol, Hluchyj, Morgan, IEEE Trans. Commun. 1987). The
+ * flow engine takes that as derived, not fitted; README's validation
+ * table gives what is left against the packet engine.
+ *
+ * All-to-alls sent in lockstep (each rank to the next member, the one
+ * after, ...: BG/L's and Gemini's models) keep an empirical fit against
+ * the packet engine on the 512-node runs of bench/netsim_validation.c:
+ * they lose more the more nodes a group spans (about m^0.2 under
+ * deterministic routing, m^0.14 adaptive: 16 nodes 1.7 and 1.5, 512 nodes
+ * 3.5 and 2.4). Point-to-point phases (permutations, halos, NAS, a lone
+ * message) get none: the packet engine's factor there ranges 0.8..3
+ * with no constant in between that helps, and a lone message has no one
+ * to contend with. */
 static double contention(const clab_net *n, int dynamic)
 {
+	if (n->a2a_nodes > 1 && n->t->spec->m2m_fifos)
+		return 1 / (2 - sqrt(2));
 	if (n->a2a_nodes > 1)
 		return pow((double)n->a2a_nodes, dynamic ? 0.137 : 0.2);
 	return 1;
