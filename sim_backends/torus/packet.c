@@ -60,6 +60,8 @@ typedef struct queue {   /* an input buffer of one VC, or an injection FIFO */
 	double since, occ; /* occupancy integral: packets x s */
 	uint8_t waiting;   /* its head waits for an output */
 	uint8_t here;      /* that head has arrived (waits for the drain port) */
+	uint16_t want;     /* or the links it may take (a link's scan of the
+			    * waiting heads reads no packet it need not) */
 } queue;
 
 typedef struct injq {    /* an injection FIFO's messages */
@@ -224,7 +226,9 @@ static void wait_add(sim *S, uint32_t x, uint32_t qi)
 	queue *q = Q(S, x, qi);
 	if (!q->waiting) {
 		q->waiting = 1;
-		q->here = S->pk[q->head].dst == x;
+		const packet *p = &S->pk[q->head];
+		q->here = p->dst == x;
+		q->want = q->here ? 0 : p->dyn ? p->minmask : (uint16_t)(1u << p->dor);
 		S->nhere[x] += q->here;
 		S->wait[(size_t)x * S->nq + S->nwait[x]++] = (uint16_t)qi;
 	}
@@ -473,9 +477,10 @@ static void try_link(sim *S, uint32_t x, int o)
 	const uint16_t *w = S->wait + (size_t)x * S->nq;
 	int wanted = 0, pick = -1, pickv = -1, after = S->tl + 1;
 	for (int i = 0; i < S->nwait[x]; i++) {
-		packet *p = &S->pk[Q(S, x, w[i])->head];
-		if (p->dst == x || !wants(p, o))
+		const queue *q = Q(S, x, w[i]);
+		if (!((q->want >> o) & 1))
 			continue;
+		packet *p = &S->pk[q->head];
 		wanted = 1;
 		int v = vc_for(S, x, p, o);
 		if (v < 0)
@@ -719,7 +724,7 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 			S->nt_since[x * (size_t)S->tl + l] = -1;
 		}
 		for (int i = 0; i < S->nq; i++)
-			*Q(S, x, i) = (queue){NONE, NONE, 0, room, 0, 0, 0, 0};
+			*Q(S, x, i) = (queue){NONE, NONE, 0, room, 0, 0, 0, 0, 0};
 		for (int k = 0; k < S->ninj; k++)
 			S->iq[x * (size_t)S->ninj + k] = (injq){0, 0, 0, NONE};
 		for (int w = 0; w < S->rw; w++) /* cleared as they turn out empty */
