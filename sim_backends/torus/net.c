@@ -52,6 +52,10 @@ typedef struct group {
 	int vc;
 	uint32_t n;
 	uint32_t *node, *cnt;
+	int done;              /* 0 to expand, 1 a translate of base, 2
+				* expanded as a translate, 3 as a sub-torus */
+	struct group *base;    /* a group it is a translate of, or NULL */
+	int32_t shift[CLAB_TORUS_MAXD]; /* by this much */
 } group;
 
 #define NBUCKETS 4096
@@ -572,7 +576,7 @@ int clab_net_alltoall(clab_net *n, const uint32_t *ranks, uint32_t k,
 	memcpy(nodes, n->scratch, m * sizeof *nodes);
 	memcpy(nodes + m, cnt, m * sizeof *cnt);
 	free(cnt);
-	*g = (group){*b, h, 1, bytes, vc, m, nodes, nodes + m};
+	*g = (group){*b, h, 1, bytes, vc, m, nodes, nodes + m, 0, NULL, {0}};
 	*b = g;
 	return CLAB_OK;
 }
@@ -585,6 +589,25 @@ static int parity(const clab_net *n, uint32_t x)
 	for (int d = 0; d < n->nd; d++)
 		odd ^= n->coord[(size_t)x * n->nd + d] & 1;
 	return odd;
+}
+
+/* What the scratch loads S of a group leave besides the loads: the VCs
+ * and routes used; S is ready for the next group. */
+static void sym_merge(clab_net *n, clab_net *S)
+{
+	n->vcs |= S->vcs;
+	n->any_net |= S->any_net;
+	n->dyn_routes |= S->dyn_routes;
+	for (int k = 0; k < 2; k++)
+		if (S->max_hops_proto[k] > n->max_hops_proto[k])
+			n->max_hops_proto[k] = S->max_hops_proto[k];
+	if (S->max_hops > n->max_hops)
+		n->max_hops = S->max_hops;
+	S->vcs = 0;
+	S->any_net = 0;
+	S->dyn_routes = 0;
+	S->spread_work = 0;
+	S->max_hops = S->max_hops_proto[0] = S->max_hops_proto[1] = 0;
 }
 
 /* A group that fills a sub-torus (every node of some rings of even size,
@@ -678,20 +701,184 @@ static int expand_subtorus(clab_net *n, const group *g)
 	}
 	free(A);
 	free(D);
-	n->vcs |= S->vcs;
-	n->any_net |= S->any_net;
-	n->dyn_routes |= S->dyn_routes;
-	S->dyn_routes = 0;
-	S->spread_work = 0;
-	for (int k = 0; k < 2; k++)
-		if (S->max_hops_proto[k] > n->max_hops_proto[k])
-			n->max_hops_proto[k] = S->max_hops_proto[k];
-	if (S->max_hops > n->max_hops)
-		n->max_hops = S->max_hops;
-	S->vcs = 0;
-	S->any_net = 0;
-	S->max_hops = S->max_hops_proto[0] = S->max_hops_proto[1] = 0;
+	sym_merge(n, S);
 	return 1;
+}
+
+/* Node members of group g to the others, the next member first. */
+static void route_group(clab_net *n, const group *g)
+{
+	for (uint32_t i = 0; i < g->n; i++) {
+		uint64_t ci = g->cnt[i] * g->weight;
+		for (uint32_t s = 1; s < g->n; s++) { /* MPI's order: i + 1, i + 2, ... */
+			uint32_t j = (i + s) % g->n;
+			add_flow(n, g->node[i], g->node[j], ci * g->cnt[j], g->bytes, g->vc);
+		}
+	}
+}
+
+/* Whether h is g moved along the torus by v (the same members in the
+ * same order, the same counts and messages): v keeps mesh dimensions
+ * and the parity of every node (routes take half-way ties by it), so h's
+ * loads are g's moved by v. */
+static int translate_of(const clab_net *n, const group *g, const group *h, int32_t *v)
+{
+	const clab_torus *t = n->t;
+	if (g->n != h->n || g->bytes != h->bytes || g->vc != h->vc || g->weight != h->weight ||
+	    memcmp(g->cnt, h->cnt, g->n * sizeof *g->cnt))
+		return 0;
+	int sum = 0;
+	for (int d = 0; d < n->nd; d++) {
+		int a = n->coord[(size_t)g->node[0] * n->nd + d], b = n->coord[(size_t)h->node[0] * n->nd + d];
+		v[d] = (b - a + t->size[d]) % t->size[d];
+		if (v[d] && !t->wrap[d])
+			return 0;
+		sum += v[d];
+	}
+	if (sum & 1)
+		return 0;
+	for (uint32_t i = 1; i < g->n; i++)
+		for (int d = 0; d < n->nd; d++)
+			if ((n->coord[(size_t)g->node[i] * n->nd + d] + v[d]) % t->size[d] !=
+			    n->coord[(size_t)h->node[i] * n->nd + d])
+				return 0;
+	return 1;
+}
+
+/* Groups that are translates of another (BG/Q's FFT columns on Sequoia:
+ * 96 groups of 1024 nodes, 16 moves of 6 shapes) are routed once, on
+ * scratch arrays, and every translate gets those loads moved: exact,
+ * and as many times less work as there are translates. */
+static void expand_translates(clab_net *n)
+{
+	const clab_torus *t = n->t;
+	size_t ng = 0, cap = 64;
+	for (int b = 0; b < NBUCKETS; b++)
+		for (group *g = n->bucket[b]; g; g = g->next)
+			ng += !g->done && g->n > 1;
+	if (ng < 2 || n->engine != CLAB_NET_FLOW)
+		return;
+	while (cap < 2 * ng)
+		cap *= 2;
+	/* bases by a key of their shape: open addressing, each slot a chain */
+	group **slot = calloc(cap, sizeof *slot);
+	uint64_t *key = calloc(cap, sizeof *key);
+	group **bases = malloc(ng * sizeof *bases);
+	uint32_t *touched = malloc((size_t)t->nodes * sizeof *touched);
+	int err;
+	if (!slot || !key || !bases || !touched ||
+	    (!n->sym && (!(n->sym = clab_net_new(t, n->map, &err)) ||
+			 clab_net_configure(n->sym, CLAB_NET_FLOW, n->routing, n->seed)))) {
+		free(slot);
+		free(key);
+		free(bases);
+		free(touched);
+		return; /* no memory: the slow way */
+	}
+	size_t nb = 0;
+	for (int b = 0; b < NBUCKETS; b++)
+		for (group *g = n->bucket[b]; g; g = g->next) {
+			if (g->done || g->n < 2)
+				continue;
+			uint64_t k = 1469598103934665603ull ^ g->bytes ^ g->weight << 20 ^ (uint64_t)g->vc << 56;
+			for (uint32_t i = 0; i < g->n; i++)
+				k = (k ^ (g->node[i] - g->node[0]) ^ (uint64_t)g->cnt[i] << 32) * 1099511628211ull;
+			size_t at = k & (cap - 1);
+			while (slot[at] && key[at] != k)
+				at = (at + 1) & (cap - 1);
+			group *base = NULL;
+			for (group *c = slot[at]; c && !base; c = c->base) /* the chain of bases */
+				if (translate_of(n, c, g, g->shift))
+					base = c;
+			if (base) {
+				g->done = 1;
+				g->base = base; /* moved by g->shift; counted below */
+				continue;
+			}
+			/* a new base: chained in front (its base field links the chain) */
+			g->base = slot[at];
+			slot[at] = g;
+			key[at] = k;
+			bases[nb++] = g;
+		}
+	free(key);
+	free(slot);
+	clab_net *S = n->sym;
+	size_t per = (size_t)t->nodes * (size_t)n->tl;
+	for (size_t i = 0; i < nb; i++) {
+		group *g = bases[i];
+		size_t moves = 0;
+		for (int b = 0; b < NBUCKETS; b++)
+			for (group *h = n->bucket[b]; h; h = h->next)
+				moves += h->done == 1 && h->base == g;
+		if (!moves)
+			continue; /* alone: routed as usual */
+		S->dyn_routes = n->dyn_routes;
+		S->spread_work = 0;
+		route_group(S, g);
+		prefix_sums(S);
+		/* the split's budget counts every translate's walk */
+		n->spread_work += S->spread_work * (moves + 1);
+		if (S->dyn_routes || n->spread_work > SPREAD_BUDGET)
+			n->dyn_routes = 1;
+		g->done = 2;
+		memset(g->shift, 0, sizeof g->shift);
+		/* the nodes the base's traffic touched: all a translate moves */
+		size_t nt = 0;
+		for (uint32_t y = 0; y < t->nodes; y++) {
+			int any = S->ej[y] != 0 || S->inj[y] != 0;
+			for (int k = 0; k < MU_N && !any; k++)
+				any = S->mu[(size_t)y * MU_N + k] != 0;
+			for (int l = 0; l < n->tl && !any; l++) {
+				any = S->dyn[(size_t)y * S->tl + l] != 0;
+				for (int vc = 0; vc < CLAB_NVC && !any; vc++)
+					any = (S->vcs >> vc & 1) && (DIFF(S, y, l, vc).c || DIFF(S, y, l, vc).p);
+			}
+			if (any)
+				touched[nt++] = y;
+		}
+		for (int b = 0; b < NBUCKETS; b++)
+			for (group *h = n->bucket[b]; h; h = h->next) {
+				if (h != g && !(h->done == 1 && h->base == g))
+					continue;
+				for (size_t ti = 0; ti < nt; ti++) {
+					uint32_t y = touched[ti];
+					const uint16_t *cy = n->coord + (size_t)y * n->nd;
+					uint32_t z = 0;
+					for (int d = 0; d < n->nd; d++)
+						z += (uint32_t)((cy[d] + h->shift[d]) % t->size[d]) * t->stride[d];
+					const uint16_t *cz = n->coord + (size_t)z * n->nd;
+					for (int l = 0; l < n->tl; l++) {
+						for (int vc = 0; vc < CLAB_NVC; vc++) {
+							cp_t a = DIFF(S, y, l, vc);
+							if ((S->vcs >> vc & 1) && (a.c || a.p)) /* one link: a segment of one hop */
+								segment(n, z, l / 2, cz[l / 2], l & 1 ? 1 : -1, vc, a.c, a.p);
+						}
+						n->dyn[(size_t)z * n->tl + l] += S->dyn[(size_t)y * S->tl + l];
+					}
+					n->ej[z] += S->ej[y];
+					n->inj[z] += S->inj[y];
+					for (int k = 0; k < MU_N; k++)
+						n->mu[(size_t)z * MU_N + k] += S->mu[(size_t)y * MU_N + k];
+				}
+				for (uint32_t j = 0; j < h->n; j++)
+					add_local(n, h->node[j], h->cnt[j] * h->weight * (h->cnt[j] - 1), h->bytes);
+				h->done = 2;
+			}
+		memset(S->diff, 0, per * CLAB_NVC * sizeof *S->diff);
+		memset(S->dyn, 0, per * sizeof *S->dyn);
+		memset(S->ej, 0, t->nodes * sizeof *S->ej);
+		memset(S->inj, 0, t->nodes * sizeof *S->inj);
+		memset(S->mu, 0, (size_t)t->nodes * MU_N * sizeof *S->mu);
+		sym_merge(n, S);
+	}
+	free(bases);
+	free(touched);
+	/* a translate whose base was routed as usual: undo, route it too */
+	for (int b = 0; b < NBUCKETS; b++)
+		for (group *g = n->bucket[b]; g; g = g->next)
+			if (g->done == 1)
+				g->done = 0;
 }
 
 /* Every member node of every group sends to every other, the next
@@ -702,14 +889,23 @@ static void expand_groups(clab_net *n)
 	for (int b = 0; b < NBUCKETS; b++)
 		for (group *g = n->bucket[b]; g; g = g->next)
 			total += (double)g->n * g->n;
-	for (int b = 0; b < NBUCKETS; b++) {
+	for (int b = 0; b < NBUCKETS; b++)
 		for (group *g = n->bucket[b]; g; g = g->next) {
 			if (g->n > n->a2a_nodes)
 				n->a2a_nodes = g->n;
 			if (expand_subtorus(n, g)) {
 				done += (double)g->n * g->n;
-				continue;
+				g->done = 3;
 			}
+		}
+	for (int b = 0; b < NBUCKETS; b++)
+		for (group *g = n->bucket[b]; g; g = g->next)
+			g->base = NULL;
+	expand_translates(n);
+	for (int b = 0; b < NBUCKETS; b++) {
+		for (group *g = n->bucket[b]; g; g = g->next) {
+			if (g->done)
+				continue;
 			for (uint32_t i = 0; i < g->n; i++) {
 				uint64_t ci = g->cnt[i] * g->weight;
 				add_local(n, g->node[i], ci * (g->cnt[i] - 1), g->bytes);

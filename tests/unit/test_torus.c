@@ -650,6 +650,65 @@ static void test_fft_mapping(void **state)
 	clab_map_free(&custom);
 }
 
+/* All-to-alls whose groups are translates of one another are routed
+ * once and moved: every link's count is what the same messages sent one
+ * by one give. 32 groups of 16 nodes 32 apart on 8x8x8: each is group 0
+ * moved in B and C, half of them by an odd step (routes take half-way
+ * ties by the sender's parity, so those are not mere moves); the same
+ * on BG/Q's 4x4x4x4x2, moved in C, D and E. */
+static void test_alltoall_translates(void **state)
+{
+	(void)state;
+	static const struct { const char *machine, *shape; int ppn; uint32_t size, stride; } cases[] = {
+		{"torus", "8x8x8", 1, 16, 32},
+		{"bgq", "4x4x4x4x2", 1, 16, 32},
+	};
+	for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
+		for (int routing = CLAB_ROUTE_DETERMINISTIC; routing <= CLAB_ROUTE_ADAPTIVE; routing++) {
+			clab_torus t;
+			clab_map m;
+			init(&t, cases[c].machine, cases[c].shape, cases[c].ppn, NULL);
+			assert_int_equal(clab_map_init(&m, &t, NULL), CLAB_OK);
+			int err;
+			clab_net *a = clab_net_new(&t, &m, &err), *b = clab_net_new(&t, &m, &err);
+			assert_int_equal(clab_net_configure(a, CLAB_NET_FLOW, routing, 1), CLAB_OK);
+			assert_int_equal(clab_net_configure(b, CLAB_NET_FLOW, routing, 1), CLAB_OK);
+			uint32_t k = cases[c].size, st = cases[c].stride, r[16];
+			for (uint32_t off = 0; off < st; off++) {
+				for (uint32_t i = 0; i < k; i++)
+					r[i] = off + i * st;
+				/* the sends on the VC the all-to-all takes */
+				int vc = t.spec->m2m_fifos ? CLAB_VC_DYNAMIC : CLAB_VC_MPI;
+				assert_int_equal(clab_net_alltoall(a, r, k, 3000, vc), CLAB_OK);
+				for (uint32_t i = 0; i < k; i++)
+					for (uint32_t j = 0; j < k; j++)
+						if (i != j)
+							assert_int_equal(clab_net_send(b, r[i], r[j], 3000, 1, vc), CLAB_OK);
+			}
+			assert_int_equal(clab_net_phase_end(a, 1, NULL), CLAB_OK);
+			assert_int_equal(clab_net_phase_end(b, 1, NULL), CLAB_OK);
+			static const enum clab_netctr what[] = {CLAB_NET_SENT_CHUNKS, CLAB_NET_SENT_PACKETS,
+								CLAB_NET_RECV_PACKETS, CLAB_NET_MU_PKT_INJ};
+			uint64_t total = 0;
+			for (uint32_t x = 0; x < t.nodes; x++)
+				for (int l = 0; l < 2 * t.ndims; l++)
+					for (int w = 0; w < 4; w++)
+						for (int v = 0; v < CLAB_NVC; v++) {
+							uint64_t ca = clab_net_count(a, x, l, what[w], CLAB_VC_BIT(v));
+							if (ca != clab_net_count(b, x, l, what[w], CLAB_VC_BIT(v)))
+								fail_msg("%s routing %d: node %u link %d counter %d VC %d: %llu against %llu",
+									 cases[c].machine, routing, x, l, w, v,
+									 (unsigned long long)ca,
+									 (unsigned long long)clab_net_count(b, x, l, what[w], CLAB_VC_BIT(v)));
+							total += ca;
+						}
+			assert_true(total > 0);
+			clab_net_free(a);
+			clab_net_free(b);
+			clab_map_free(&m);
+		}
+}
+
 /* The seconds of the steps of run n whose label holds `what`. */
 static double step_s(const clab_net *n, const char *what)
 {
@@ -1007,6 +1066,7 @@ int main(void)
 		cmocka_unit_test(test_maps),
 		cmocka_unit_test(test_fft_mapping),
 		cmocka_unit_test(test_fft_published),
+		cmocka_unit_test(test_alltoall_translates),
 		cmocka_unit_test(test_pattern_errors),
 		cmocka_unit_test(test_perms),
 		cmocka_unit_test(test_pattern_values),
