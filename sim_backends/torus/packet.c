@@ -60,8 +60,6 @@ typedef struct queue {   /* an input buffer of one VC, or an injection FIFO */
 	double since, occ; /* occupancy integral: packets x s */
 	uint8_t waiting;   /* its head waits for an output */
 	uint8_t here;      /* that head has arrived (waits for the drain port) */
-	uint16_t want;     /* or the links it may take (a link's scan of the
-			    * waiting heads reads no packet it need not) */
 } queue;
 
 typedef struct injq {    /* an injection FIFO's messages */
@@ -96,6 +94,8 @@ typedef struct sim {
 	uint32_t *back_q;
 	uint16_t *back_chunks;
 	uint16_t *wait, *nwait; /* [node][nq]: queues whose heads wait, oldest first */
+	uint16_t *wwant;     /* [node][nq]: the links each of those may take
+			      * (a link's scan reads no packet it need not) */
 	uint16_t *nhere;     /* [node] of those, heads that have arrived */
 	uint8_t *last_rcv;   /* [node] the drain port last served a reception */
 	uint32_t *inj_rr;    /* [node] */
@@ -228,8 +228,9 @@ static void wait_add(sim *S, uint32_t x, uint32_t qi)
 		q->waiting = 1;
 		const packet *p = &S->pk[q->head];
 		q->here = p->dst == x;
-		q->want = q->here ? 0 : p->dyn ? p->minmask : (uint16_t)(1u << p->dor);
 		S->nhere[x] += q->here;
+		S->wwant[(size_t)x * S->nq + S->nwait[x]] =
+			q->here ? 0 : p->dyn ? p->minmask : (uint16_t)(1u << p->dor);
 		S->wait[(size_t)x * S->nq + S->nwait[x]++] = (uint16_t)qi;
 	}
 }
@@ -246,6 +247,8 @@ static void wait_del(sim *S, uint32_t x, uint32_t qi)
 	while (w[i] != qi)
 		i++;
 	memmove(w + i, w + i + 1, (size_t)(n - i - 1) * sizeof *w);
+	uint16_t *ww = S->wwant + (size_t)x * S->nq;
+	memmove(ww + i, ww + i + 1, (size_t)(n - i - 1) * sizeof *ww);
 }
 
 /* ---- routing ------------------------------------------------------------- */
@@ -476,11 +479,11 @@ static void try_link(sim *S, uint32_t x, int o)
 		return;
 	const uint16_t *w = S->wait + (size_t)x * S->nq;
 	int wanted = 0, pick = -1, pickv = -1, after = S->tl + 1;
+	const uint16_t *ww = S->wwant + (size_t)x * S->nq;
 	for (int i = 0; i < S->nwait[x]; i++) {
-		const queue *q = Q(S, x, w[i]);
-		if (!((q->want >> o) & 1))
+		if (!((ww[i] >> o) & 1))
 			continue;
-		packet *p = &S->pk[q->head];
+		packet *p = &S->pk[Q(S, x, w[i])->head];
 		wanted = 1;
 		int v = vc_for(S, x, p, o);
 		if (v < 0)
@@ -644,6 +647,7 @@ static void sim_free(sim *S)
 	free(S->back_q);
 	free(S->back_chunks);
 	free(S->wait);
+	free(S->wwant);
 	free(S->nwait);
 	free(S->nhere);
 	free(S->last_rcv);
@@ -695,6 +699,7 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 	S->back_q = malloc(N * (size_t)(S->tl + 1) * sizeof *S->back_q);
 	S->back_chunks = malloc(N * (size_t)(S->tl + 1) * sizeof *S->back_chunks);
 	S->wait = malloc(N * (size_t)S->nq * sizeof *S->wait);
+	S->wwant = malloc(N * (size_t)S->nq * sizeof *S->wwant);
 	S->nwait = calloc(N, sizeof *S->nwait);
 	S->nhere = calloc(N, sizeof *S->nhere);
 	S->last_rcv = calloc(N, 1);
@@ -705,7 +710,7 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 	S->order = malloc(nflows * sizeof *S->order + 1);
 	S->start = calloc(N * (size_t)S->ninj + 1, sizeof *S->start);
 	if (!S->coord || !S->nb || !S->odd || !S->q || !S->iq || !S->link_free || !S->nt_since ||
-	    !S->node_free || !S->back_q || !S->back_chunks || !S->wait || !S->nwait || !S->nhere || !S->last_rcv || !S->inj_rr || !S->ready || !S->last_port || !S->order ||
+	    !S->node_free || !S->back_q || !S->back_chunks || !S->wait || !S->wwant || !S->nwait || !S->nhere || !S->last_rcv || !S->inj_rr || !S->ready || !S->last_port || !S->order ||
 	    !S->start) {
 		sim_free(S);
 		return clab_seterr(CLAB_E_NOMEM, "no memory for the packet engine on %zu nodes", N);
@@ -724,7 +729,7 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 			S->nt_since[x * (size_t)S->tl + l] = -1;
 		}
 		for (int i = 0; i < S->nq; i++)
-			*Q(S, x, i) = (queue){NONE, NONE, 0, room, 0, 0, 0, 0, 0};
+			*Q(S, x, i) = (queue){NONE, NONE, 0, room, 0, 0, 0, 0};
 		for (int k = 0; k < S->ninj; k++)
 			S->iq[x * (size_t)S->ninj + k] = (injq){0, 0, 0, NONE};
 		for (int w = 0; w < S->rw; w++) /* cleared as they turn out empty */
