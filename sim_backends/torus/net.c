@@ -10,7 +10,10 @@
  * flow's messages evenly over the rotations of the order of the dimensions
  * it crosses, each rotation a minimal path. An all-to-all is reduced to
  * its nodes and how many member ranks each holds; groups with the same
- * nodes are merged, so an all-to-all costs one route per pair of nodes.
+ * nodes are merged, so an all-to-all costs one route per pair of nodes,
+ * and groups that are moves of one another along the torus are routed
+ * once. On BG/Q an all-to-all goes in its MPI's order (m2m_post): the
+ * flow engine's loads do not depend on it, its contention term does.
  *
  * Time (README, "The torus network model"). Flows that share a link share
  * it fairly; the bytes of a phase of equal-sized flows are moved when its
