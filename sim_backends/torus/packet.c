@@ -79,7 +79,7 @@ typedef struct ev { /* ties leave the heap in an order fixed by the run */
 typedef struct sim {
 	const clab_torus *t;
 	const clab_netspec *s;
-	int nd, tl, nq, ninj, maxc;
+	int nd, tl, nq, ninj, maxc, minc; /* chunks of the largest, smallest packet */
 	int nlq;             /* link buffers per node: tl x NV, then with the
 			      * dateline tl more (each link's wrapping packets) */
 	double link_spb, node_spb, hop; /* s per wire byte on a link, at a node */
@@ -480,12 +480,22 @@ static void try_link(sim *S, uint32_t x, int o)
 	const uint16_t *w = S->wait + (size_t)x * S->nq;
 	int wanted = 0, pick = -1, pickv = -1, after = S->tl + 1;
 	const uint16_t *ww = S->wwant + (size_t)x * S->nq;
-	for (int i = 0; i < S->nwait[x]; i++) {
+	/* the far end's dynamic room, read once: vc_for's first question;
+	 * with no room for the smallest dynamic packet nor a largest one on
+	 * another VC, no head can go (a saturated link: skip the scan) */
+	uint32_t y = S->nb[xo];
+	int rd = Q(S, y, LQ(o ^ 1, CLAB_VC_DYNAMIC))->room, full = !S->s->dateline && rd < S->minc;
+	for (int v = 0; full && v < NV; v++)
+		full = v == CLAB_VC_DYNAMIC || Q(S, y, LQ(o ^ 1, v))->room < S->maxc;
+	for (int i = 0; full && i < S->nwait[x] && !wanted; i++)
+		wanted = (ww[i] >> o) & 1;
+	for (int i = 0; !full && i < S->nwait[x]; i++) {
 		if (!((ww[i] >> o) & 1))
 			continue;
 		packet *p = &S->pk[Q(S, x, w[i])->head];
 		wanted = 1;
-		int v = vc_for(S, x, p, o);
+		int v = p->dyn && rd >= p->chunks ? CLAB_VC_DYNAMIC
+			: o != p->dor ? -1 : vc_for(S, x, p, o);
 		if (v < 0)
 			continue;
 		if (!S->s->round_robin) {
@@ -680,6 +690,7 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 	S->nlq = S->tl * (NV + (s->dateline ? 1 : 0));
 	S->nq = S->nlq + S->ninj;
 	S->maxc = chunks_of(s, s->max_payload);
+	S->minc = chunks_of(s, 0);
 	S->link_spb = 1 / s->link_bytes_s;
 	S->node_spb = 1 / (s->drain_links * s->link_bytes_s);
 	S->hop = s->hop_s;
