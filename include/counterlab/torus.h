@@ -48,6 +48,10 @@ typedef struct clab_netspec {
 				    * waiting input queues in turn (BookSim2's
 				    * allocators), 0 the oldest waiting first */
 	uint32_t inj_fifos;        /* messages a node's MU injects at once */
+	uint32_t m2m_fifos;        /* MPI all-to-all as BG/Q's many-to-many:
+				    * each rank deals its descriptors over this
+				    * many injection FIFOs (0: ranks send to the
+				    * next member, the one after, ... at once) */
 	double drain_links;        /* links' worth of data a node moves between
 				    * the torus and memory, sending and receiving
 				    * together */

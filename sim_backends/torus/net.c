@@ -10,7 +10,10 @@
  * flow's messages evenly over the rotations of the order of the dimensions
  * it crosses, each rotation a minimal path. An all-to-all is reduced to
  * its nodes and how many member ranks each holds; groups with the same
- * nodes are merged, so an all-to-all costs one route per pair of nodes.
+ * nodes are merged, so an all-to-all costs one route per pair of nodes,
+ * and groups that are moves of one another along the torus are routed
+ * once. On BG/Q an all-to-all goes in its MPI's order (m2m_post): the
+ * flow engine's loads do not depend on it, its contention term does.
  *
  * Time (README, "The torus network model"). Flows that share a link share
  * it fairly; the bytes of a phase of equal-sized flows are moved when its
@@ -53,6 +56,10 @@ typedef struct group {
 	int vc;
 	uint32_t n;
 	uint32_t *node, *cnt;
+	int done;              /* 0 to expand, 1 a translate of base, 2
+				* expanded as a translate, 3 as a sub-torus */
+	struct group *base;    /* a group it is a translate of, or NULL */
+	int32_t shift[CLAB_TORUS_MAXD]; /* by this much */
 } group;
 
 #define NBUCKETS 4096
@@ -380,7 +387,7 @@ static void add_flow(clab_net *n, uint32_t s, uint32_t r, uint64_t nmsg,
 			n->flows = f;
 			n->capflows = cap;
 		}
-		n->flows[n->nflows++] = (pkt_flow){s, r, nmsg, bytes, vc};
+		n->flows[n->nflows++] = (pkt_flow){s, r, nmsg, bytes, vc, 0};
 		return;
 	}
 	if (vc == CLAB_VC_DYNAMIC && !n->dyn_routes &&
@@ -455,6 +462,39 @@ int clab_net_send(clab_net *n, uint32_t src, uint32_t dst, uint64_t bytes,
 	return CLAB_OK;
 }
 
+/* BG/Q's MPI_Alltoall(v): PAMI's many-to-many (BG/Q driver V1R2M2). Each
+ * member s of the k ranks posts one descriptor per destination, its
+ * whole payload, in the order (c + s b + j) mod k for j = 0, 1, ... (at
+ * most 2048 bytes each) or (c + s b + j a) mod k (more), a, b, c fixed
+ * residues mod k: the senders start at spread points, not in lockstep.
+ * The descriptors are dealt round-robin over m2m_fifos injection FIFOs,
+ * 16 per FIFO per turn up to 2 KB, 4 up to 8 KB, 1 above, all posted at
+ * once; the node's MU serves all its ranks' FIFOs in turn. The packet
+ * engine gets each descriptor in its FIFO (slot x m2m_fifos + FIFO). */
+static void m2m_post(clab_net *n, const uint32_t *ranks, uint32_t k, uint64_t bytes, int vc)
+{
+	const uint64_t A = 1346567, B = 17032781;
+	uint64_t a = A % k, b = B % k, c = (A + B) % k;
+	uint64_t per = bytes <= 2048 ? 16 : bytes <= 8192 ? 4 : 1, step = bytes <= 2048 ? 1 : a;
+	uint32_t fifos = n->t->spec->m2m_fifos < k ? n->t->spec->m2m_fifos : k;
+	for (uint64_t s = 0; s < k; s++) {
+		uint32_t x = n->map->node[ranks[s]];
+		uint32_t lane0 = n->map->slot[ranks[s]] * fifos + 1;
+		for (uint64_t j = 0; j < k; j++) {
+			uint32_t y = n->map->node[ranks[(c + s * b + j * step) % k]];
+			if (y == x) { /* itself, or a rank of its node: a copy */
+				if ((c + s * b + j * step) % k != s)
+					add_local(n, x, 1, bytes);
+				continue;
+			}
+			size_t before = n->nflows;
+			add_flow(n, x, y, 1, bytes, vc);
+			if (n->nflows > before)
+				n->flows[before].lane = lane0 + (uint32_t)(j / per % fifos);
+		}
+	}
+}
+
 static int cmp_u32(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -466,6 +506,9 @@ int clab_net_alltoall(clab_net *n, const uint32_t *ranks, uint32_t k,
 {
 	if (vc < CLAB_VC_MPI || vc >= CLAB_NVC)
 		return clab_seterr(CLAB_E_INVAL, "virtual channel %d does not exist", vc);
+	int m2m = vc == CLAB_VC_MPI && n->t->spec->m2m_fifos;
+	if (m2m) /* the many-to-many routes dynamically (zone 1; zone 0 above 512 nodes) */
+		vc = n->routing == CLAB_ROUTE_DETERMINISTIC ? CLAB_VC_ESCAPE : CLAB_VC_DYNAMIC;
 	if (k > n->nscratch) {
 		uint32_t *s = realloc(n->scratch, (size_t)k * sizeof *s);
 		if (!s)
@@ -512,6 +555,13 @@ int clab_net_alltoall(clab_net *n, const uint32_t *ranks, uint32_t k,
 		add_cpu(n, ranks[i], 0, away, away);
 		add_cpu(n, ranks[i], 1, here, here);
 	}
+	if (m2m && n->engine == CLAB_NET_PACKET) { /* the order matters: posted now */
+		if (m > n->a2a_nodes)
+			n->a2a_nodes = m;
+		free(cnt);
+		m2m_post(n, ranks, k, bytes, vc);
+		return CLAB_OK;
+	}
 	uint64_t h = 1469598103934665603ull ^ bytes ^ ((uint64_t)(vc + 1) << 56);
 	for (uint32_t i = 0; i < m; i++)
 		h = (h ^ n->scratch[i] ^ ((uint64_t)cnt[i] << 32)) * 1099511628211ull;
@@ -536,7 +586,7 @@ int clab_net_alltoall(clab_net *n, const uint32_t *ranks, uint32_t k,
 	memcpy(nodes, n->scratch, m * sizeof *nodes);
 	memcpy(nodes + m, cnt, m * sizeof *cnt);
 	free(cnt);
-	*g = (group){*b, h, 1, bytes, vc, m, nodes, nodes + m};
+	*g = (group){*b, h, 1, bytes, vc, m, nodes, nodes + m, 0, NULL, {0}};
 	*b = g;
 	return CLAB_OK;
 }
@@ -549,6 +599,25 @@ static int parity(const clab_net *n, uint32_t x)
 	for (int d = 0; d < n->nd; d++)
 		odd ^= n->coord[(size_t)x * n->nd + d] & 1;
 	return odd;
+}
+
+/* What the scratch loads S of a group leave besides the loads: the VCs
+ * and routes used; S is ready for the next group. */
+static void sym_merge(clab_net *n, clab_net *S)
+{
+	n->vcs |= S->vcs;
+	n->any_net |= S->any_net;
+	n->dyn_routes |= S->dyn_routes;
+	for (int k = 0; k < 2; k++)
+		if (S->max_hops_proto[k] > n->max_hops_proto[k])
+			n->max_hops_proto[k] = S->max_hops_proto[k];
+	if (S->max_hops > n->max_hops)
+		n->max_hops = S->max_hops;
+	S->vcs = 0;
+	S->any_net = 0;
+	S->dyn_routes = 0;
+	S->spread_work = 0;
+	S->max_hops = S->max_hops_proto[0] = S->max_hops_proto[1] = 0;
 }
 
 /* A group that fills a sub-torus (every node of some rings of even size,
@@ -645,20 +714,184 @@ static int expand_subtorus(clab_net *n, const group *g)
 	}
 	free(A);
 	free(D);
-	n->vcs |= S->vcs;
-	n->any_net |= S->any_net;
-	n->dyn_routes |= S->dyn_routes;
-	S->dyn_routes = 0;
-	S->spread_work = 0;
-	for (int k = 0; k < 2; k++)
-		if (S->max_hops_proto[k] > n->max_hops_proto[k])
-			n->max_hops_proto[k] = S->max_hops_proto[k];
-	if (S->max_hops > n->max_hops)
-		n->max_hops = S->max_hops;
-	S->vcs = 0;
-	S->any_net = 0;
-	S->max_hops = S->max_hops_proto[0] = S->max_hops_proto[1] = 0;
+	sym_merge(n, S);
 	return 1;
+}
+
+/* Node members of group g to the others, the next member first. */
+static void route_group(clab_net *n, const group *g)
+{
+	for (uint32_t i = 0; i < g->n; i++) {
+		uint64_t ci = g->cnt[i] * g->weight;
+		for (uint32_t s = 1; s < g->n; s++) { /* MPI's order: i + 1, i + 2, ... */
+			uint32_t j = (i + s) % g->n;
+			add_flow(n, g->node[i], g->node[j], ci * g->cnt[j], g->bytes, g->vc);
+		}
+	}
+}
+
+/* Whether h is g moved along the torus by v (the same members in the
+ * same order, the same counts and messages): v keeps mesh dimensions
+ * and the parity of every node (routes take half-way ties by it), so h's
+ * loads are g's moved by v. */
+static int translate_of(const clab_net *n, const group *g, const group *h, int32_t *v)
+{
+	const clab_torus *t = n->t;
+	if (g->n != h->n || g->bytes != h->bytes || g->vc != h->vc || g->weight != h->weight ||
+	    memcmp(g->cnt, h->cnt, g->n * sizeof *g->cnt))
+		return 0;
+	int sum = 0;
+	for (int d = 0; d < n->nd; d++) {
+		int a = n->coord[(size_t)g->node[0] * n->nd + d], b = n->coord[(size_t)h->node[0] * n->nd + d];
+		v[d] = (b - a + t->size[d]) % t->size[d];
+		if (v[d] && !t->wrap[d])
+			return 0;
+		sum += v[d];
+	}
+	if (sum & 1)
+		return 0;
+	for (uint32_t i = 1; i < g->n; i++)
+		for (int d = 0; d < n->nd; d++)
+			if ((n->coord[(size_t)g->node[i] * n->nd + d] + v[d]) % t->size[d] !=
+			    n->coord[(size_t)h->node[i] * n->nd + d])
+				return 0;
+	return 1;
+}
+
+/* Groups that are translates of another (BG/Q's FFT columns on Sequoia:
+ * 96 groups of 1024 nodes, 16 moves of 6 shapes) are routed once, on
+ * scratch arrays, and every translate gets those loads moved: exact,
+ * and as many times less work as there are translates. */
+static void expand_translates(clab_net *n)
+{
+	const clab_torus *t = n->t;
+	size_t ng = 0, cap = 64;
+	for (int b = 0; b < NBUCKETS; b++)
+		for (group *g = n->bucket[b]; g; g = g->next)
+			ng += !g->done && g->n > 1;
+	if (ng < 2 || n->engine != CLAB_NET_FLOW)
+		return;
+	while (cap < 2 * ng)
+		cap *= 2;
+	/* bases by a key of their shape: open addressing, each slot a chain */
+	group **slot = calloc(cap, sizeof *slot);
+	uint64_t *key = calloc(cap, sizeof *key);
+	group **bases = malloc(ng * sizeof *bases);
+	uint32_t *touched = malloc((size_t)t->nodes * sizeof *touched);
+	int err;
+	if (!slot || !key || !bases || !touched ||
+	    (!n->sym && (!(n->sym = clab_net_new(t, n->map, &err)) ||
+			 clab_net_configure(n->sym, CLAB_NET_FLOW, n->routing, n->seed)))) {
+		free(slot);
+		free(key);
+		free(bases);
+		free(touched);
+		return; /* no memory: the slow way */
+	}
+	size_t nb = 0;
+	for (int b = 0; b < NBUCKETS; b++)
+		for (group *g = n->bucket[b]; g; g = g->next) {
+			if (g->done || g->n < 2)
+				continue;
+			uint64_t k = 1469598103934665603ull ^ g->bytes ^ g->weight << 20 ^ (uint64_t)g->vc << 56;
+			for (uint32_t i = 0; i < g->n; i++)
+				k = (k ^ (g->node[i] - g->node[0]) ^ (uint64_t)g->cnt[i] << 32) * 1099511628211ull;
+			size_t at = k & (cap - 1);
+			while (slot[at] && key[at] != k)
+				at = (at + 1) & (cap - 1);
+			group *base = NULL;
+			for (group *c = slot[at]; c && !base; c = c->base) /* the chain of bases */
+				if (translate_of(n, c, g, g->shift))
+					base = c;
+			if (base) {
+				g->done = 1;
+				g->base = base; /* moved by g->shift; counted below */
+				continue;
+			}
+			/* a new base: chained in front (its base field links the chain) */
+			g->base = slot[at];
+			slot[at] = g;
+			key[at] = k;
+			bases[nb++] = g;
+		}
+	free(key);
+	free(slot);
+	clab_net *S = n->sym;
+	size_t per = (size_t)t->nodes * (size_t)n->tl;
+	for (size_t i = 0; i < nb; i++) {
+		group *g = bases[i];
+		size_t moves = 0;
+		for (int b = 0; b < NBUCKETS; b++)
+			for (group *h = n->bucket[b]; h; h = h->next)
+				moves += h->done == 1 && h->base == g;
+		if (!moves)
+			continue; /* alone: routed as usual */
+		S->dyn_routes = n->dyn_routes;
+		S->spread_work = 0;
+		route_group(S, g);
+		prefix_sums(S);
+		/* the split's budget counts every translate's walk */
+		n->spread_work += S->spread_work * (moves + 1);
+		if (S->dyn_routes || n->spread_work > SPREAD_BUDGET)
+			n->dyn_routes = 1;
+		g->done = 2;
+		memset(g->shift, 0, sizeof g->shift);
+		/* the nodes the base's traffic touched: all a translate moves */
+		size_t nt = 0;
+		for (uint32_t y = 0; y < t->nodes; y++) {
+			int any = S->ej[y] != 0 || S->inj[y] != 0;
+			for (int k = 0; k < MU_N && !any; k++)
+				any = S->mu[(size_t)y * MU_N + k] != 0;
+			for (int l = 0; l < n->tl && !any; l++) {
+				any = S->dyn[(size_t)y * S->tl + l] != 0;
+				for (int vc = 0; vc < CLAB_NVC && !any; vc++)
+					any = (S->vcs >> vc & 1) && (DIFF(S, y, l, vc).c || DIFF(S, y, l, vc).p);
+			}
+			if (any)
+				touched[nt++] = y;
+		}
+		for (int b = 0; b < NBUCKETS; b++)
+			for (group *h = n->bucket[b]; h; h = h->next) {
+				if (h != g && !(h->done == 1 && h->base == g))
+					continue;
+				for (size_t ti = 0; ti < nt; ti++) {
+					uint32_t y = touched[ti];
+					const uint16_t *cy = n->coord + (size_t)y * n->nd;
+					uint32_t z = 0;
+					for (int d = 0; d < n->nd; d++)
+						z += (uint32_t)((cy[d] + h->shift[d]) % t->size[d]) * t->stride[d];
+					const uint16_t *cz = n->coord + (size_t)z * n->nd;
+					for (int l = 0; l < n->tl; l++) {
+						for (int vc = 0; vc < CLAB_NVC; vc++) {
+							cp_t a = DIFF(S, y, l, vc);
+							if ((S->vcs >> vc & 1) && (a.c || a.p)) /* one link: a segment of one hop */
+								segment(n, z, l / 2, cz[l / 2], l & 1 ? 1 : -1, vc, a.c, a.p);
+						}
+						n->dyn[(size_t)z * n->tl + l] += S->dyn[(size_t)y * S->tl + l];
+					}
+					n->ej[z] += S->ej[y];
+					n->inj[z] += S->inj[y];
+					for (int k = 0; k < MU_N; k++)
+						n->mu[(size_t)z * MU_N + k] += S->mu[(size_t)y * MU_N + k];
+				}
+				for (uint32_t j = 0; j < h->n; j++)
+					add_local(n, h->node[j], h->cnt[j] * h->weight * (h->cnt[j] - 1), h->bytes);
+				h->done = 2;
+			}
+		memset(S->diff, 0, per * CLAB_NVC * sizeof *S->diff);
+		memset(S->dyn, 0, per * sizeof *S->dyn);
+		memset(S->ej, 0, t->nodes * sizeof *S->ej);
+		memset(S->inj, 0, t->nodes * sizeof *S->inj);
+		memset(S->mu, 0, (size_t)t->nodes * MU_N * sizeof *S->mu);
+		sym_merge(n, S);
+	}
+	free(bases);
+	free(touched);
+	/* a translate whose base was routed as usual: undo, route it too */
+	for (int b = 0; b < NBUCKETS; b++)
+		for (group *g = n->bucket[b]; g; g = g->next)
+			if (g->done == 1)
+				g->done = 0;
 }
 
 /* Every member node of every group sends to every other, the next
@@ -669,14 +902,23 @@ static void expand_groups(clab_net *n)
 	for (int b = 0; b < NBUCKETS; b++)
 		for (group *g = n->bucket[b]; g; g = g->next)
 			total += (double)g->n * g->n;
-	for (int b = 0; b < NBUCKETS; b++) {
+	for (int b = 0; b < NBUCKETS; b++)
 		for (group *g = n->bucket[b]; g; g = g->next) {
 			if (g->n > n->a2a_nodes)
 				n->a2a_nodes = g->n;
 			if (expand_subtorus(n, g)) {
 				done += (double)g->n * g->n;
-				continue;
+				g->done = 3;
 			}
+		}
+	for (int b = 0; b < NBUCKETS; b++)
+		for (group *g = n->bucket[b]; g; g = g->next)
+			g->base = NULL;
+	expand_translates(n);
+	for (int b = 0; b < NBUCKETS; b++) {
+		for (group *g = n->bucket[b]; g; g = g->next) {
+			if (g->done)
+				continue;
 			for (uint32_t i = 0; i < g->n; i++) {
 				uint64_t ci = g->cnt[i] * g->weight;
 				add_local(n, g->node[i], ci * (g->cnt[i] - 1), g->bytes);
@@ -737,17 +979,29 @@ static double wire_bytes(const clab_net *n, uint32_t node, int link)
 
 /* Contention: how many times its busiest link's bytes a phase takes, as
  * the packet engine measures it (head-of-line blocking in finite buffers,
- * dimension turns) and a busiest-link bound cannot see. An empirical fit,
- * not a derivation: calibrated against the packet engine on the 512-node
- * runs of bench/netsim_validation.c, whose JSON and README give the error
- * band left per pattern class. All-to-alls lose more the more nodes a
- * group spans (about m^0.2 under deterministic routing, m^0.14 adaptive:
- * 16 nodes 1.7 and 1.5, 512 nodes 3.5 and 2.4). Point-to-point phases
- * (permutations, halos, NAS, a lone message) get none: the packet
- * engine's factor there ranges 0.8..3 with no constant in between that
- * helps, and a lone message has no one to contend with. */
+ * dimension turns) and a busiest-link bound cannot see.
+ *
+ * BG/Q's many-to-many spreads every node's packets over all its
+ * destinations at once, so every router sees traffic bound anywhere:
+ * only the head packet of an input buffer is routed, and with uniform
+ * destinations a FIFO-input switch saturates at 2 - sqrt(2) = 58.6% of
+ * its links' rate (Karol, Hluchyj, Morgan, IEEE Trans. Commun. 1987). The
+ * flow engine takes that as derived, not fitted; README's validation
+ * table gives what is left against the packet engine.
+ *
+ * All-to-alls sent in lockstep (each rank to the next member, the one
+ * after, ...: BG/L's and Gemini's models) keep an empirical fit against
+ * the packet engine on the 512-node runs of bench/netsim_validation.c:
+ * they lose more the more nodes a group spans (about m^0.2 under
+ * deterministic routing, m^0.14 adaptive: 16 nodes 1.7 and 1.5, 512 nodes
+ * 3.5 and 2.4). Point-to-point phases (permutations, halos, NAS, a lone
+ * message) get none: the packet engine's factor there ranges 0.8..3
+ * with no constant in between that helps, and a lone message has no one
+ * to contend with. */
 static double contention(const clab_net *n, int dynamic)
 {
+	if (n->a2a_nodes > 1 && n->t->spec->m2m_fifos)
+		return 1 / (2 - sqrt(2));
 	if (n->a2a_nodes > 1)
 		return pow((double)n->a2a_nodes, dynamic ? 0.137 : 0.2);
 	return 1;

@@ -29,6 +29,9 @@ static const clab_netspec specs[] = {
 		.eager_max = 2048,       /* BG/Q MPI: eager up to about 2 KB */
 		.fifo_packets = 7,       /* tokens of a bubble VC's receive buffer */
 		.inj_fifos = 16,         /* modeller's choice */
+		/* MPI_Alltoall(v) is PAMI's many-to-many: up to 10 injection
+		 * FIFOs per rank (BG/Q driver V1R2M2, comm/sys/pami) */
+		.m2m_fifos = 10,
 		/* modeller's choice: the MU's injection and reception sides
 		 * each keep up with all ten links (10 in + 10 out) */
 		.drain_links = 20,
@@ -212,6 +215,7 @@ static const param params[] = {
 	P_U(dateline, 0, 1, "packet engine: 1 two dateline VCs per link for dimension-ordered packets, 0 one bubble VC"),
 	P_U(round_robin, 0, 1, "packet engine: 1 a link serves waiting inputs in turn, 0 the oldest first"),
 	P_U(inj_fifos, 1, 1024, "messages a node injects at once (packet engine)"),
+	P_U(m2m_fifos, 0, 64, "all-to-all as BG/Q's many-to-many over this many injection FIFOs per rank (0: each rank to the next members in turn)"),
 	P_U(header, 0, 4096, "packet header bytes"),
 	P_U(chunk, 1, 4096, "bytes of a chunk (packets are whole chunks)"),
 	P_U(max_payload, 1, 65536, "payload bytes per packet, at most"),

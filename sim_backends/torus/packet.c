@@ -59,10 +59,11 @@ typedef struct queue {   /* an input buffer of one VC, or an injection FIFO */
 	int32_t room;      /* chunks (tokens) left; injection FIFOs: unused */
 	double since, occ; /* occupancy integral: packets x s */
 	uint8_t waiting;   /* its head waits for an output */
+	uint8_t here;      /* that head has arrived (waits for the drain port) */
 } queue;
 
 typedef struct injq {    /* an injection FIFO's messages */
-	uint64_t pos;      /* next flow of the node's list, by inj_fifos */
+	uint64_t pos;      /* next flow of the FIFO's list */
 	uint64_t msgs;     /* messages of the current flow left */
 	uint64_t pkts;     /* packets of the current message left */
 	uint32_t flow;     /* the current flow, NONE: none */
@@ -78,7 +79,7 @@ typedef struct ev { /* ties leave the heap in an order fixed by the run */
 typedef struct sim {
 	const clab_torus *t;
 	const clab_netspec *s;
-	int nd, tl, nq, ninj, maxc;
+	int nd, tl, nq, ninj, maxc, minc; /* chunks of the largest, smallest packet */
 	int nlq;             /* link buffers per node: tl x NV, then with the
 			      * dateline tl more (each link's wrapping packets) */
 	double link_spb, node_spb, hop; /* s per wire byte on a link, at a node */
@@ -93,8 +94,15 @@ typedef struct sim {
 	uint32_t *back_q;
 	uint16_t *back_chunks;
 	uint16_t *wait, *nwait; /* [node][nq]: queues whose heads wait, oldest first */
+	uint16_t *wwant;     /* [node][nq]: the links each of those may take
+			      * (a link's scan reads no packet it need not) */
+	uint16_t *nhere;     /* [node] of those, heads that have arrived */
 	uint8_t *last_rcv;   /* [node] the drain port last served a reception */
 	uint32_t *inj_rr;    /* [node] */
+	uint64_t *ready;     /* [node][rw] bit k: injection FIFO k is empty and
+			      * may have messages left (the MU's scan skips
+			      * the others: a node may have hundreds) */
+	int rw;
 	uint8_t *last_port;  /* [node][tl] the input port a link served last */
 	packet *pk;
 	uint32_t npk, cappk, freepk;
@@ -102,8 +110,8 @@ typedef struct sim {
 	size_t nheap, capheap;
 	uint64_t rng, delivered, total;
 	pkt_flow *flows;
-	uint32_t *order;     /* flows by source, then (dst - src) mod nodes */
-	uint64_t *start;     /* [node + 1] into order */
+	uint32_t *order;     /* flows by source, then injection FIFO, in turn */
+	uint64_t *start;     /* [node x ninj + 1] into order */
 	pkt_result *r;
 	double now;
 	int nomem;
@@ -111,6 +119,8 @@ typedef struct sim {
 
 #define Q(S, x, i) (&(S)->q[(size_t)(x) * (S)->nq + (i)])
 #define LQ(l, v) ((l) * NV + (v))
+#define READY_SET(S, x, k) ((S)->ready[(size_t)(x) * (S)->rw + (k) / 64] |= 1ull << ((k) % 64))
+#define READY_CLR(S, x, k) ((S)->ready[(size_t)(x) * (S)->rw + (k) / 64] &= ~(1ull << ((k) % 64)))
 #define WRAPQ(l) ((uint32_t)(S->tl * NV + (l))) /* the dateline buffer of link l */
 
 /* The link whose input buffer queue qi is. */
@@ -216,6 +226,11 @@ static void wait_add(sim *S, uint32_t x, uint32_t qi)
 	queue *q = Q(S, x, qi);
 	if (!q->waiting) {
 		q->waiting = 1;
+		const packet *p = &S->pk[q->head];
+		q->here = p->dst == x;
+		S->nhere[x] += q->here;
+		S->wwant[(size_t)x * S->nq + S->nwait[x]] =
+			q->here ? 0 : p->dyn ? p->minmask : (uint16_t)(1u << p->dor);
 		S->wait[(size_t)x * S->nq + S->nwait[x]++] = (uint16_t)qi;
 	}
 }
@@ -226,11 +241,14 @@ static void wait_del(sim *S, uint32_t x, uint32_t qi)
 	if (!q->waiting)
 		return;
 	q->waiting = 0;
+	S->nhere[x] -= q->here;
 	uint16_t *w = S->wait + (size_t)x * S->nq;
 	int n = S->nwait[x]--, i = 0;
 	while (w[i] != qi)
 		i++;
 	memmove(w + i, w + i + 1, (size_t)(n - i - 1) * sizeof *w);
+	uint16_t *ww = S->wwant + (size_t)x * S->nq;
+	memmove(ww + i, ww + i + 1, (size_t)(n - i - 1) * sizeof *ww);
 }
 
 /* ---- routing ------------------------------------------------------------- */
@@ -397,8 +415,10 @@ static void send(sim *S, uint32_t x, uint32_t qi, int o, int v)
 	if (qi < (uint32_t)S->nlq) {
 		S->back_q[b] = qi;
 		S->back_chunks[b] = held;
-	} else if (S->node_free[x] <= S->now) { /* an injection FIFO to refill */
-		ev_push(S, EV_NODE, x, 0, S->now);
+	} else {
+		READY_SET(S, x, qi - (uint32_t)S->nlq);
+		if (S->node_free[x] <= S->now) /* an injection FIFO to refill */
+			ev_push(S, EV_NODE, x, 0, S->now);
 	}
 	if (q->head != NONE) { /* the input sends one packet at a time */
 		double ready = S->pk[q->head].t;
@@ -459,12 +479,23 @@ static void try_link(sim *S, uint32_t x, int o)
 		return;
 	const uint16_t *w = S->wait + (size_t)x * S->nq;
 	int wanted = 0, pick = -1, pickv = -1, after = S->tl + 1;
-	for (int i = 0; i < S->nwait[x]; i++) {
-		packet *p = &S->pk[Q(S, x, w[i])->head];
-		if (p->dst == x || !wants(p, o))
+	const uint16_t *ww = S->wwant + (size_t)x * S->nq;
+	/* the far end's dynamic room, read once: vc_for's first question;
+	 * with no room for the smallest dynamic packet nor a largest one on
+	 * another VC, no head can go (a saturated link: skip the scan) */
+	uint32_t y = S->nb[xo];
+	int rd = Q(S, y, LQ(o ^ 1, CLAB_VC_DYNAMIC))->room, full = !S->s->dateline && rd < S->minc;
+	for (int v = 0; full && v < NV; v++)
+		full = v == CLAB_VC_DYNAMIC || Q(S, y, LQ(o ^ 1, v))->room < S->maxc;
+	for (int i = 0; full && i < S->nwait[x] && !wanted; i++)
+		wanted = (ww[i] >> o) & 1;
+	for (int i = 0; !full && i < S->nwait[x]; i++) {
+		if (!((ww[i] >> o) & 1))
 			continue;
+		packet *p = &S->pk[Q(S, x, w[i])->head];
 		wanted = 1;
-		int v = vc_for(S, x, p, o);
+		int v = p->dyn && rd >= p->chunks ? CLAB_VC_DYNAMIC
+			: o != p->dor ? -1 : vc_for(S, x, p, o);
 		if (v < 0)
 			continue;
 		if (!S->s->round_robin) {
@@ -504,12 +535,15 @@ static int refill(sim *S, uint32_t x, int k)
 		return 0;
 	if (!j->pkts) { /* the next message, of this flow or the next */
 		if (!j->msgs) {
-			uint64_t at = S->start[x] + j->pos;
-			if (at >= S->start[x + 1])
+			size_t xk = (size_t)x * (size_t)S->ninj + (size_t)k;
+			uint64_t at = S->start[xk] + j->pos;
+			if (at >= S->start[xk + 1]) {
+				READY_CLR(S, x, k);
 				return 0;
+			}
 			j->flow = S->order[at];
 			j->msgs = S->flows[j->flow].nmsg;
-			j->pos += (uint64_t)S->ninj;
+			j->pos++;
 		}
 		uint64_t b = S->flows[j->flow].bytes, m = S->s->max_payload;
 		j->pkts = b / m + (b % m || !b);
@@ -523,6 +557,7 @@ static int refill(sim *S, uint32_t x, int k)
 	uint32_t i = pk_new(S);
 	if (i == NONE)
 		return 0;
+	READY_CLR(S, x, k);
 	packet *p = &S->pk[i];
 	p->chunks = chunks_of(S->s, payload);
 	double ser = ((double)p->chunks * S->s->chunk + S->s->extra_per_packet) * S->node_spb;
@@ -541,6 +576,25 @@ static int refill(sim *S, uint32_t x, int k)
 	return 1;
 }
 
+/* The first ready injection FIFO of node x from its round-robin
+ * pointer on, or -1. */
+static int next_ready(const sim *S, uint32_t x)
+{
+	const uint64_t *w = S->ready + (size_t)x * (size_t)S->rw;
+	int from = (int)S->inj_rr[x];
+	for (int i = 0; i <= S->rw; i++) {
+		int wi = (from / 64 + i) % S->rw;
+		uint64_t bits = w[wi];
+		if (i == 0)
+			bits &= ~0ull << (from % 64);
+		else if (i == S->rw) /* back to the pointer's word: the bits before it */
+			bits &= (from % 64) ? ~(~0ull << (from % 64)) : 0;
+		if (bits)
+			return wi * 64 + __builtin_ctzll(bits);
+	}
+	return -1;
+}
+
 /* The drain port of node x is free: a reception and an injection take
  * turns. */
 static void node_free(sim *S, uint32_t x)
@@ -550,16 +604,15 @@ static void node_free(sim *S, uint32_t x)
 	for (int pass = 0; pass < 2; pass++) {
 		if ((pass == 0) == (S->last_rcv[x] == 0)) {
 			const uint16_t *w = S->wait + (size_t)x * S->nq;
-			for (int i = 0; i < S->nwait[x]; i++)
-				if (S->pk[Q(S, x, w[i])->head].dst == x) {
+			for (int i = 0; S->nhere[x] && i < S->nwait[x]; i++)
+				if (Q(S, x, w[i])->here) {
 					send(S, x, w[i], -1, 0);
 					return;
 				}
 		} else {
-			for (int k = 0; k < S->ninj; k++) {
-				int f = (int)((S->inj_rr[x] + (uint32_t)k) % (uint32_t)S->ninj);
+			for (int f; (f = next_ready(S, x)) >= 0;) {
 				if (refill(S, x, f)) {
-					S->inj_rr[x] = (uint32_t)(f + 1);
+					S->inj_rr[x] = (uint32_t)(f + 1) % (uint32_t)S->ninj;
 					return;
 				}
 			}
@@ -579,13 +632,15 @@ static void give_back(sim *S, uint32_t x, int o)
 
 /* ---- the run ------------------------------------------------------------- */
 
-typedef struct flow_key { uint64_t key; uint32_t f; } flow_key;
+typedef struct flow_key { uint64_t key, sub; uint32_t f; } flow_key;
 
 static int cmp_key(const void *a, const void *b)
 {
 	const flow_key *x = a, *y = b;
 	if (x->key != y->key)
 		return x->key < y->key ? -1 : 1;
+	if (x->sub != y->sub)
+		return x->sub < y->sub ? -1 : 1;
 	return x->f < y->f ? -1 : x->f > y->f;
 }
 
@@ -602,9 +657,12 @@ static void sim_free(sim *S)
 	free(S->back_q);
 	free(S->back_chunks);
 	free(S->wait);
+	free(S->wwant);
 	free(S->nwait);
+	free(S->nhere);
 	free(S->last_rcv);
 	free(S->inj_rr);
+	free(S->ready);
 	free(S->last_port);
 	free(S->pk);
 	free(S->heap);
@@ -623,9 +681,16 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 	S->nd = t->ndims;
 	S->tl = 2 * t->ndims;
 	S->ninj = (int)s->inj_fifos;
+	for (size_t f = 0; f < nflows; f++) /* a collective's own FIFOs */
+		if (flows[f].lane > (uint32_t)S->ninj)
+			S->ninj = (int)flows[f].lane;
+	if (S->tl * (NV + 1) + S->ninj > UINT16_MAX)
+		return clab_seterr(CLAB_E_INVAL, "packet engine: %d injection FIFOs per node is more than it keeps",
+				   S->ninj);
 	S->nlq = S->tl * (NV + (s->dateline ? 1 : 0));
 	S->nq = S->nlq + S->ninj;
 	S->maxc = chunks_of(s, s->max_payload);
+	S->minc = chunks_of(s, 0);
 	S->link_spb = 1 / s->link_bytes_s;
 	S->node_spb = 1 / (s->drain_links * s->link_bytes_s);
 	S->hop = s->hop_s;
@@ -645,14 +710,18 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 	S->back_q = malloc(N * (size_t)(S->tl + 1) * sizeof *S->back_q);
 	S->back_chunks = malloc(N * (size_t)(S->tl + 1) * sizeof *S->back_chunks);
 	S->wait = malloc(N * (size_t)S->nq * sizeof *S->wait);
+	S->wwant = malloc(N * (size_t)S->nq * sizeof *S->wwant);
 	S->nwait = calloc(N, sizeof *S->nwait);
+	S->nhere = calloc(N, sizeof *S->nhere);
 	S->last_rcv = calloc(N, 1);
 	S->inj_rr = calloc(N, sizeof *S->inj_rr);
+	S->rw = (S->ninj + 63) / 64;
+	S->ready = malloc(N * (size_t)S->rw * sizeof *S->ready);
 	S->last_port = calloc(N * (size_t)S->tl, sizeof *S->last_port);
 	S->order = malloc(nflows * sizeof *S->order + 1);
-	S->start = calloc(N + 1, sizeof *S->start);
+	S->start = calloc(N * (size_t)S->ninj + 1, sizeof *S->start);
 	if (!S->coord || !S->nb || !S->odd || !S->q || !S->iq || !S->link_free || !S->nt_since ||
-	    !S->node_free || !S->back_q || !S->back_chunks || !S->wait || !S->nwait || !S->last_rcv || !S->inj_rr || !S->last_port || !S->order ||
+	    !S->node_free || !S->back_q || !S->back_chunks || !S->wait || !S->wwant || !S->nwait || !S->nhere || !S->last_rcv || !S->inj_rr || !S->ready || !S->last_port || !S->order ||
 	    !S->start) {
 		sim_free(S);
 		return clab_seterr(CLAB_E_NOMEM, "no memory for the packet engine on %zu nodes", N);
@@ -671,18 +740,16 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 			S->nt_since[x * (size_t)S->tl + l] = -1;
 		}
 		for (int i = 0; i < S->nq; i++)
-			*Q(S, x, i) = (queue){NONE, NONE, 0, room, 0, 0, 0};
-		for (int k = 0; k < S->ninj; k++) /* FIFO k takes flows k, k + ninj, ... */
-			S->iq[x * (size_t)S->ninj + k] = (injq){(uint64_t)k, 0, 0, NONE};
+			*Q(S, x, i) = (queue){NONE, NONE, 0, room, 0, 0, 0, 0};
+		for (int k = 0; k < S->ninj; k++)
+			S->iq[x * (size_t)S->ninj + k] = (injq){0, 0, 0, NONE};
+		for (int w = 0; w < S->rw; w++) /* cleared as they turn out empty */
+			S->ready[x * (size_t)S->rw + w] = ~0ull >> (w + 1 < S->rw || !(S->ninj % 64) ? 0 : 64 - S->ninj % 64);
 	}
-	/* each node's flows, counted and totalled */
 	for (size_t f = 0; f < nflows; f++) {
-		S->start[flows[f].src + 1]++;
 		uint64_t b = flows[f].bytes, m = s->max_payload;
 		S->total += flows[f].nmsg * (b / m + (b % m || !b));
 	}
-	for (size_t x = 0; x < N; x++)
-		S->start[x + 1] += S->start[x];
 	flow_key *key = malloc(nflows * sizeof *key + 1);
 	if (!key) {
 		sim_free(S);
@@ -692,8 +759,11 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 	 * each, in the order the pattern sent them, then the second, ...), so
 	 * that its injection FIFOs work on different destinations at once, as
 	 * the MPI sends of its ranks would */
+	/* (flows with a lane keep it, in the order given, and come after the
+	 * dealt ones) */
 	for (size_t f = 0; f < nflows; f++)
-		key[f] = (flow_key){(uint64_t)flows[f].src << 32 | flows[f].dst, (uint32_t)f};
+		key[f] = (flow_key){(uint64_t)flows[f].src << 32 | flows[f].dst,
+				    flows[f].lane ? 1 : 0, (uint32_t)f};
 	qsort(key, nflows, sizeof *key, cmp_key);
 	uint64_t prev = UINT64_MAX, turn = 0; /* then key: src << 32 | turn, ties as sent */
 	for (size_t f = 0; f < nflows; f++) {
@@ -702,11 +772,27 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 		key[f].key = (uint64_t)flows[key[f].f].src << 32 | turn;
 	}
 	qsort(key, nflows, sizeof *key, cmp_key);
+	/* then by FIFO: FIFO k of a node takes its dealt flows k, k +
+	 * inj_fifos, ..., then the flows given lane k + 1 */
+	uint64_t dealt = 0;
+	for (size_t f = 0; f < nflows; f++) {
+		const pkt_flow *fl = &flows[key[f].f];
+		if (f && flows[key[f - 1].f].src != fl->src)
+			dealt = 0;
+		uint64_t fifo = fl->lane ? fl->lane - 1 : dealt % s->inj_fifos;
+		key[f].sub = fl->lane ? 1ull << 63 | key[f].f : dealt / s->inj_fifos;
+		dealt += !fl->lane;
+		key[f].key = (uint64_t)fl->src * (uint64_t)S->ninj + fifo;
+		S->start[key[f].key + 1]++;
+	}
+	qsort(key, nflows, sizeof *key, cmp_key);
 	for (size_t f = 0; f < nflows; f++)
 		S->order[f] = key[f].f;
 	free(key);
+	for (size_t i = 0; i < N * (size_t)S->ninj; i++)
+		S->start[i + 1] += S->start[i];
 	for (size_t x = 0; x < N; x++)
-		if (S->start[x + 1] > S->start[x])
+		if (S->start[(x + 1) * (size_t)S->ninj] > S->start[x * (size_t)S->ninj])
 			ev_push(S, EV_NODE, (uint32_t)x, 0, 0);
 	for (size_t i = 0; i < N * (size_t)(S->tl + 1); i++)
 		S->back_q[i] = NONE;

@@ -8,11 +8,16 @@
 typedef struct { int64_t c, p; } cp_t; /* chunks, packets */
 
 /* nmsg messages of `bytes` from node src to node dst (src != dst) on VC
- * vc (CLAB_VC_DYNAMIC: adaptive; any other: dimension order). */
+ * vc (CLAB_VC_DYNAMIC: adaptive; any other: dimension order). lane 0:
+ * the engine deals the flow to one of the node's inj_fifos injection
+ * FIFOs; lane k: the sender put it in its node's injection FIFO k - 1,
+ * behind that FIFO's earlier flows in the order given (a collective that
+ * posts its own descriptors, as BG/Q's many-to-many does). */
 typedef struct pkt_flow {
 	uint32_t src, dst;
 	uint64_t nmsg, bytes;
 	int vc;
+	uint32_t lane;
 } pkt_flow;
 
 /* What a run adds to (arrays [node][2 * ndims][CLAB_NVC], or
