@@ -10,24 +10,32 @@
  *   - time is the thread's CPU time at the core's clock, but never fewer
  *     cycles than instructions: the A2 completes at most one XU and one AXU
  *     instruction per cycle, a host core several.
+ * Emulated execution (emulated.h) counts more: unconditional branches are
+ * the BRU class, taken branches the branch unit's taken commits, fused
+ * multiply-adds the FMA classes (two operations each), 4-wide FP the quad
+ * classes, accesses of 16 bytes and more the quad load/store classes, and
+ * time is the plugin's timing model.
  * Approximate by nature: x86 instructions with a memory operand count as
- * loads and as integer work; branch misses depend on the predictor. */
+ * loads instead of integer work; branch misses depend on the predictor. */
 #include <string.h>
 #include "hostmap.h"
 
 const char *const clab_hq_name[CLAB_HQ_N] = {
 	"instructions", "branches", "branch_misses", "loads", "stores",
-	"l1d_load_misses", "llc_misses", "fp",
+	"l1d_load_misses", "llc_misses", "fp", "cycles", "jumps", "taken", "fma", "qfp",
+	"qfma", "qloads", "qstores", "l1d_store_misses", "l2_store_misses",
 };
 
 const char *const clab_hq_event[CLAB_HQ_N] = {
 	"perf::INSTRUCTIONS", "perf::BRANCHES", "perf::BRANCH-MISSES",
 	"perf::L1-DCACHE-LOADS", "perf::L1-DCACHE-STORES",
-	"perf::L1-DCACHE-LOAD-MISSES", "perf::LLC-LOAD-MISSES", NULL,
+	"perf::L1-DCACHE-LOAD-MISSES", "perf::LLC-LOAD-MISSES",
+	/* the rest: no generic host event counts them */
 };
 
 /* derived quantities after the host's own */
-enum { Q_INTEGER = CLAB_HQ_N, Q_L1P_MISSES, Q_L2_MISSES, Q_N };
+enum { Q_INTEGER = CLAB_HQ_N, Q_L1P_MISSES, Q_L2_MISSES, Q_ALL_BRANCHES, Q_ALL_TAKEN,
+       Q_ALL_LOADS, Q_ALL_STORES, Q_N };
 
 static const struct rule {
 	const char *event;
@@ -35,14 +43,22 @@ static const struct rule {
 } rules[] = {
 	{"PEVT_INST_XU_LD", CLAB_HQ_LOADS},
 	{"PEVT_INST_XU_ST", CLAB_HQ_STORES},
+	{"PEVT_INST_XU_QLD", CLAB_HQ_QLOADS},
+	{"PEVT_INST_XU_QST", CLAB_HQ_QSTORES},
 	{"PEVT_INST_XU_BRC", CLAB_HQ_BRANCHES},
+	{"PEVT_INST_XU_BRU", CLAB_HQ_JUMPS},
 	{"PEVT_INST_XU_IADD", Q_INTEGER},
 	{"PEVT_INST_QFPU_FADD", CLAB_HQ_FP},
-	{"PEVT_XU_BR_COMMIT", CLAB_HQ_BRANCHES},
+	{"PEVT_INST_QFPU_FMA", CLAB_HQ_FMA},
+	{"PEVT_INST_QFPU_QADD", CLAB_HQ_QFP},
+	{"PEVT_INST_QFPU_QMA", CLAB_HQ_QFMA},
+	{"PEVT_XU_BR_COMMIT", Q_ALL_BRANCHES},
+	{"PEVT_XU_BR_TAKEN_COMMIT", Q_ALL_TAKEN},
 	{"PEVT_XU_BR_MISPRED_COMMIT", CLAB_HQ_BRANCH_MISSES},
-	{"PEVT_LSU_COMMIT_CACHEABLE_LDS", CLAB_HQ_LOADS},
-	{"PEVT_LSU_COMMIT_STS", CLAB_HQ_STORES},
+	{"PEVT_LSU_COMMIT_CACHEABLE_LDS", Q_ALL_LOADS},
+	{"PEVT_LSU_COMMIT_STS", Q_ALL_STORES},
 	{"PEVT_LSU_COMMIT_LD_MISSES", CLAB_HQ_L1D_LOAD_MISSES},
+	{"PEVT_LSU_COMMIT_ST_MISSES", CLAB_HQ_L1D_STORE_MISSES},
 	{"PEVT_L1P_BAS_LD", Q_L1P_MISSES},
 	{"PEVT_L1P_BAS_MISS", Q_L1P_MISSES},
 	{"PEVT_L2_MISSES", Q_L2_MISSES},
@@ -56,16 +72,24 @@ void clab_hostmap(const clab_host_sample *d, unsigned mhz, clab_hostmap_out *out
 	uint64_t q[Q_N] = {0};
 	for (int i = 0; i < CLAB_HQ_N; i++)
 		q[i] = d->have >> i & 1 ? d->q[i] : 0;
-	q[Q_INTEGER] = sub_floor(q[CLAB_HQ_INSTRUCTIONS], q[CLAB_HQ_BRANCHES] + q[CLAB_HQ_LOADS] +
-				 q[CLAB_HQ_STORES] + q[CLAB_HQ_FP]);
+	q[Q_ALL_BRANCHES] = q[CLAB_HQ_BRANCHES] + q[CLAB_HQ_JUMPS];
+	/* taken commits include the unconditional branches (PAPI_BR_TKN
+	 * subtracts them), but only when taken ones were counted at all */
+	q[Q_ALL_TAKEN] = q[CLAB_HQ_TAKEN] ? q[CLAB_HQ_TAKEN] + q[CLAB_HQ_JUMPS] : 0;
+	q[Q_ALL_LOADS] = q[CLAB_HQ_LOADS] + q[CLAB_HQ_QLOADS];
+	q[Q_ALL_STORES] = q[CLAB_HQ_STORES] + q[CLAB_HQ_QSTORES];
+	uint64_t fp = q[CLAB_HQ_FP] + q[CLAB_HQ_FMA] + q[CLAB_HQ_QFP] + q[CLAB_HQ_QFMA];
+	q[Q_INTEGER] = sub_floor(q[CLAB_HQ_INSTRUCTIONS], q[Q_ALL_BRANCHES] + q[Q_ALL_LOADS] +
+				 q[Q_ALL_STORES] + fp);
 	/* L2 sees only what the L1p passed on: never more misses than that */
 	q[Q_L1P_MISSES] = max_u64(q[CLAB_HQ_L1D_LOAD_MISSES], q[CLAB_HQ_LLC_MISSES]);
 	q[Q_L2_MISSES] = q[CLAB_HQ_LLC_MISSES];
 
 	memset(out, 0, sizeof *out);
-	out->cycles = (uint64_t)((unsigned __int128)d->cpu_ns * mhz / 1000);
-	uint64_t xu = q[CLAB_HQ_LOADS] + q[CLAB_HQ_STORES] + q[CLAB_HQ_BRANCHES] + q[Q_INTEGER];
-	out->cycles = max_u64(out->cycles, max_u64(xu, q[CLAB_HQ_FP]));
+	out->cycles = d->have >> CLAB_HQ_CYCLES & 1 ? q[CLAB_HQ_CYCLES]
+		    : (uint64_t)((unsigned __int128)d->cpu_ns * mhz / 1000);
+	uint64_t xu = q[Q_ALL_LOADS] + q[Q_ALL_STORES] + q[Q_ALL_BRANCHES] + q[Q_INTEGER];
+	out->cycles = max_u64(out->cycles, max_u64(xu, fp));
 	for (size_t r = 0; r < sizeof rules / sizeof rules[0]; r++) {
 		uint64_t v = q[rules[r].q];
 		if (!v)

@@ -1210,11 +1210,12 @@ static void follow_host(bgq_node *n, int h)
 		t->hs = NULL;
 		__atomic_store_n(&t->bound, 1, __ATOMIC_RELAXED);
 		t->owner = self;
-		if (clab_host_sampler_open(n->fp_event, &t->hs) == CLAB_OK &&
+		if (clab_host_sampler_open(n->emulated, n->fp_event, &t->hs) == CLAB_OK &&
 		    clab_host_sampler_read(t->hs, &t->hlast) != CLAB_OK) {
 			clab_host_sampler_close(t->hs);
 			t->hs = NULL;
 		}
+		clab_host_sampler_resume(t->hs);
 		return;
 	}
 	clab_host_sample now, d = {0};
@@ -1230,6 +1231,7 @@ static void follow_host(bgq_node *n, int h)
 	uint64_t c[BGQ_N_NEV];
 	if (m.cycles && work_counts(m.cycles, m.event, m.count, m.n, c, "activity = host") == CLAB_OK)
 		work_locked(n, h, c);
+	clab_host_sampler_resume(t->hs);
 }
 
 void bgq_node_sync(bgq_node *n, int h, int is_read)
@@ -1333,11 +1335,14 @@ static void *node_create(clab_machine *m, int *err)
 	int rc = clab_machine_setting_u64(m, "tick", 0, 0, UINT64_MAX / 4, &n->tick);
 	const char *act = clab_machine_setting(m, "activity");
 	const bgq_profile *p = NULL;
-	n->follow_host = act && strcmp(act, "host") == 0;
+	/* activity = emulated: the program's counts come from the emulator,
+	 * through the same path as the host's */
+	n->emulated = act && strcmp(act, "emulated") == 0;
+	n->follow_host = n->emulated || (act && strcmp(act, "host") == 0);
 	n->fp_event = clab_machine_setting(m, "host_fp_event");
 	if (!rc && n->follow_host) { /* can this thread be counted? say now if not */
 		clab_host_sampler *hs = NULL;
-		rc = clab_host_sampler_open(n->fp_event, &hs);
+		rc = clab_host_sampler_open(n->emulated, n->fp_event, &hs);
 		clab_host_sampler_close(hs);
 	} else if (!rc && act && *act && strcmp(act, "none") != 0) {
 		rc = profile_get(n, act, &p); /* none: threads only do explicit work */
