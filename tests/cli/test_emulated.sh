@@ -4,10 +4,10 @@
 # (tests/emulated/kernels.c) and exactly from the plugin's totals (two runs
 # that differ only in N differ by N's share); the same run twice gives the
 # same counts; and each program the emulator cannot count is refused with
-# the reason.
+# the reason; PAPI's fast validation tests pass under it.
 # usage: test_emulated.sh BINDIR   (CC, PREFIX from tests/run.sh)
 set -u
-bindir=${1:?usage: test_emulated.sh BINDIR}
+bindir=$(cd "${1:?usage: test_emulated.sh BINDIR}" && pwd)
 run=$bindir/counterlab-run
 prefix=${PREFIX:-$bindir/..}
 tmp=$(mktemp -d)
@@ -61,6 +61,21 @@ expect "$tmp/fma100000" "$tmp/fma200000" fma 100000
 expect "$tmp/fma100000" "$tmp/fma200000" instructions 300000
 [ "$(total "$tmp/fma100000" fma)" = 100000 ] && ok "100000 FMAs: fma 100000" ||
 	bad "100000 FMAs: fma $(total "$tmp/fma100000" fma)"
+
+# 2b. PAPI's own validation tests that compare counts with their loops'
+# real work, and fail on every profile-driven clock (tests/papi/expected.tsv),
+# pass under the emulator (the fast ones; the others are README's)
+vt=${PAPI_VALIDATION_DIR:-$prefix/../papi/src/validation_tests}
+for t in papi_br_cn papi_br_ins papi_br_ucn papi_br_tkn cycles_validation; do
+	if [ ! -x "$vt/$t" ]; then
+		bad "PAPI's $t is not built in $vt"
+	elif (cd "$vt" && timeout 300 "$run" -- "./$t" -q > "$tmp/$t.log" 2>&1) &&
+		grep -q PASSED "$tmp/$t.log"; then
+		ok "PAPI's validation_tests/$t under counterlab-run: PASSED"
+	else
+		bad "PAPI's validation_tests/$t under counterlab-run: $(tail -3 "$tmp/$t.log" | tr '\n' ' ')"
+	fi
+done
 
 # 3. deterministic: the same run, the same counts (caches included)
 timeout 300 "$run" --summary "$tmp/again" -- "$tmp/kernels" loop 100000
