@@ -32,6 +32,13 @@ else
 	bad "kernels under counterlab-run: $(cat "$tmp/papi.out")"
 fi
 
+# 1b. a forked child counts apart from its parent
+if timeout 300 "$run" -- "$tmp/kernels" fork > "$tmp/fork.out" 2>&1; then
+	ok "fork: $(cat "$tmp/fork.out")"
+else
+	bad "fork: $(cat "$tmp/fork.out")"
+fi
+
 # 2. the plugin's totals: kernel N against kernel 2N, everything else equal
 total() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
 for n in 100000 200000; do

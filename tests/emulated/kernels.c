@@ -92,6 +92,32 @@ static void diff(int es, void (*kernel)(long, const char *), long n, const char 
 
 int main(int argc, char **argv)
 {
+	/* "kernels fork": a forked child's loop is not the parent's */
+	if (argc == 2 && !strcmp(argv[1], "fork")) {
+		CHECK(PAPI_library_init(PAPI_VER_CURRENT) == PAPI_VER_CURRENT, "PAPI_library_init");
+		int es = make_set(names, 4);
+		long long v[4];
+		const long n = 100000;
+		CHECK_PAPI(PAPI_start(es));
+		pid_t pid = fork();
+		CHECK(pid >= 0, "fork");
+		if (pid == 0) {
+			loop(100 * n);
+			_exit(0);
+		}
+		int st;
+		CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0, "child");
+		loop(n);
+		CHECK_PAPI(PAPI_read(es, v));
+		pad();
+		CHECK_PAPI(PAPI_stop(es, v));
+		/* the parent's loop and PAPI's own code, not the child's 100n */
+		CHECK(v[BR_CN] >= n && v[BR_CN] < 2 * n, "fork: parent's BR_CN %lld, want %ld and a few",
+		      v[BR_CN], n);
+		printf("ok - a forked child's %ld branches stay out of the parent's %lld\n", 100 * n,
+		       v[BR_CN]);
+		return 0;
+	}
 	/* "kernels NAME N": that kernel alone, without PAPI */
 	if (argc == 3) {
 		long n = atol(argv[2]);

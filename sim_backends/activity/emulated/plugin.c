@@ -385,6 +385,28 @@ static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu_index, int64_t num
 	}
 }
 
+/* A forked child would write into its parent's slots (the file is shared):
+ * it counts into a private copy instead, so the parent's counts stay its
+ * own; the child's libcounterlab finds no slot and says so. (The emulator
+ * forks with the C library's fork(), so this runs in its child.) */
+static void on_fork_child(void)
+{
+	clab_emu_file *copy = mmap(NULL, sizeof *copy, PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (copy == MAP_FAILED) {
+		fprintf(stderr, "counterlab plugin: no memory for a forked child's counts\n");
+		exit(1);
+	}
+	memcpy(copy, file, sizeof *copy);
+	for (int c = 0; c < CLAB_EMU_SLOTS; c++)
+		if (cpus[c])
+			cpus[c]->slot = &copy->slot[c];
+	munmap(file, sizeof *file);
+	file = copy;
+	memset(totals, 0, sizeof totals);
+	summary_path = NULL; /* the totals are the parent's to report */
+}
+
 static void on_exit_vcpu(qemu_plugin_id_t id, unsigned int vcpu_index)
 {
 	(void)id;
@@ -478,6 +500,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 	}
 	qemu_plugin_register_vcpu_tb_trans_cb(id, on_trans);
 	qemu_plugin_register_vcpu_syscall_cb(id, on_syscall);
+	pthread_atfork(NULL, NULL, on_fork_child);
 	qemu_plugin_register_vcpu_exit_cb(id, on_exit_vcpu);
 	qemu_plugin_register_atexit_cb(id, on_atexit, NULL);
 	return 0;
