@@ -1,7 +1,9 @@
 /* Host counts onto BG/Q event classes (see hostmap.h and README "Activity
  * from the host"). The rules, one per row of `rules` below:
  *   - loads, stores and branches are the XU classes LD, ST and BRC, and the
- *     load/store unit's and branch unit's commits;
+ *     load/store unit's and branch unit's commits (under emulation the
+ *     classes count instructions with a memory operand, the commits
+ *     accesses);
  *   - floating-point instructions (when a host event counts them) are the
  *     scalar FP add class: one operation each;
  *   - every other instruction is an integer add (the A2's commonest class);
@@ -23,7 +25,8 @@
 const char *const clab_hq_name[CLAB_HQ_N] = {
 	"instructions", "branches", "branch_misses", "loads", "stores",
 	"l1d_load_misses", "llc_misses", "fp", "cycles", "jumps", "taken", "fma", "qfp",
-	"qfma", "qloads", "qstores", "l1d_store_misses", "l2_store_misses",
+	"qfma", "qloads", "qstores", "l1d_store_misses", "l2_store_misses", "ld_insns", "st_insns",
+	"qld_insns", "qst_insns",
 };
 
 const char *const clab_hq_event[CLAB_HQ_N] = {
@@ -35,16 +38,16 @@ const char *const clab_hq_event[CLAB_HQ_N] = {
 
 /* derived quantities after the host's own */
 enum { Q_INTEGER = CLAB_HQ_N, Q_L1P_MISSES, Q_L2_MISSES, Q_ALL_BRANCHES, Q_ALL_TAKEN,
-       Q_ALL_LOADS, Q_ALL_STORES, Q_N };
+       Q_ALL_LOADS, Q_ALL_STORES, Q_LD, Q_ST, Q_QLD, Q_QST, Q_N };
 
 static const struct rule {
 	const char *event;
 	int q;
 } rules[] = {
-	{"PEVT_INST_XU_LD", CLAB_HQ_LOADS},
-	{"PEVT_INST_XU_ST", CLAB_HQ_STORES},
-	{"PEVT_INST_XU_QLD", CLAB_HQ_QLOADS},
-	{"PEVT_INST_XU_QST", CLAB_HQ_QSTORES},
+	{"PEVT_INST_XU_LD", Q_LD},
+	{"PEVT_INST_XU_ST", Q_ST},
+	{"PEVT_INST_XU_QLD", Q_QLD},
+	{"PEVT_INST_XU_QST", Q_QST},
 	{"PEVT_INST_XU_BRC", CLAB_HQ_BRANCHES},
 	{"PEVT_INST_XU_BRU", CLAB_HQ_JUMPS},
 	{"PEVT_INST_XU_IADD", Q_INTEGER},
@@ -78,9 +81,16 @@ void clab_hostmap(const clab_host_sample *d, unsigned mhz, clab_hostmap_out *out
 	q[Q_ALL_TAKEN] = q[CLAB_HQ_TAKEN] ? q[CLAB_HQ_TAKEN] + q[CLAB_HQ_JUMPS] : 0;
 	q[Q_ALL_LOADS] = q[CLAB_HQ_LOADS] + q[CLAB_HQ_QLOADS];
 	q[Q_ALL_STORES] = q[CLAB_HQ_STORES] + q[CLAB_HQ_QSTORES];
+	/* the load/store instruction classes: instructions when they were
+	 * counted (emulation), else the accesses (the host's counts) */
+	int insns = d->have >> CLAB_HQ_LD_INSNS & 1;
+	q[Q_LD] = insns ? q[CLAB_HQ_LD_INSNS] : q[CLAB_HQ_LOADS];
+	q[Q_ST] = insns ? q[CLAB_HQ_ST_INSNS] : q[CLAB_HQ_STORES];
+	q[Q_QLD] = insns ? q[CLAB_HQ_QLD_INSNS] : q[CLAB_HQ_QLOADS];
+	q[Q_QST] = insns ? q[CLAB_HQ_QST_INSNS] : q[CLAB_HQ_QSTORES];
 	uint64_t fp = q[CLAB_HQ_FP] + q[CLAB_HQ_FMA] + q[CLAB_HQ_QFP] + q[CLAB_HQ_QFMA];
-	q[Q_INTEGER] = sub_floor(q[CLAB_HQ_INSTRUCTIONS], q[Q_ALL_BRANCHES] + q[Q_ALL_LOADS] +
-				 q[Q_ALL_STORES] + fp);
+	uint64_t ldst = q[Q_LD] + q[Q_ST] + q[Q_QLD] + q[Q_QST];
+	q[Q_INTEGER] = sub_floor(q[CLAB_HQ_INSTRUCTIONS], q[Q_ALL_BRANCHES] + ldst + fp);
 	/* L2 sees only what the L1p passed on: never more misses than that */
 	q[Q_L1P_MISSES] = max_u64(q[CLAB_HQ_L1D_LOAD_MISSES], q[CLAB_HQ_LLC_MISSES]);
 	q[Q_L2_MISSES] = q[CLAB_HQ_LLC_MISSES];
@@ -88,7 +98,7 @@ void clab_hostmap(const clab_host_sample *d, unsigned mhz, clab_hostmap_out *out
 	memset(out, 0, sizeof *out);
 	out->cycles = d->have >> CLAB_HQ_CYCLES & 1 ? q[CLAB_HQ_CYCLES]
 		    : (uint64_t)((unsigned __int128)d->cpu_ns * mhz / 1000);
-	uint64_t xu = q[Q_ALL_LOADS] + q[Q_ALL_STORES] + q[Q_ALL_BRANCHES] + q[Q_INTEGER];
+	uint64_t xu = ldst + q[Q_ALL_BRANCHES] + q[Q_INTEGER];
 	out->cycles = max_u64(out->cycles, max_u64(xu, fp));
 	for (size_t r = 0; r < sizeof rules / sizeof rules[0]; r++) {
 		uint64_t v = q[rules[r].q];

@@ -31,6 +31,10 @@ enum clab_hq {
 	CLAB_HQ_QSTORES,        /* stores of 16 bytes and more */
 	CLAB_HQ_L1D_STORE_MISSES,
 	CLAB_HQ_L2_STORE_MISSES, /* reported by the plugin, no BG/Q event */
+	CLAB_HQ_LD_INSNS,       /* instructions whose memory operand is read */
+	CLAB_HQ_ST_INSNS,       /* ... is written */
+	CLAB_HQ_QLD_INSNS,      /* the same with a 16-byte or wider operand */
+	CLAB_HQ_QST_INSNS,
 	CLAB_HQ_N
 };
 

@@ -264,6 +264,25 @@ static int starts(const char *s, const char *prefix)
 	return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
+/* An instruction that is neither branch nor FP arithmetic and names a
+ * memory operand ("... ptr [...]", Intel syntax: the destination first) is
+ * a load or store instruction, wide from 16 bytes; the accesses themselves
+ * are counted as they happen. */
+static void mem_class(const char *mn, const char *ops, uint64_t *n)
+{
+	const char *m = strstr(ops, "ptr [");
+	if (!m)
+		return;
+	const char *comma = strchr(ops, ',');
+	/* compares, tests and pushes only read their first operand */
+	int store = (!comma || m < comma) && strcmp(mn, "cmp") && strcmp(mn, "test") &&
+		    strcmp(mn, "push") && strncmp(mn, "ucomis", 6) && strncmp(mn, "comis", 5);
+	int wide = strstr(ops, "xmmword ptr") || strstr(ops, "ymmword ptr") ||
+		   strstr(ops, "zmmword ptr");
+	n[store ? (wide ? CLAB_HQ_QST_INSNS : CLAB_HQ_ST_INSNS)
+		: (wide ? CLAB_HQ_QLD_INSNS : CLAB_HQ_LD_INSNS)]++;
+}
+
 /* Adds one instruction's classes to n (from its disassembly, capstone's
  * Intel syntax); *cond tells a conditional branch. */
 static void classify(const char *dis, uint64_t *n, int *cond)
@@ -312,8 +331,10 @@ static void classify(const char *dis, uint64_t *n, int *cond)
 	int arith = fma || starts(b, "add") || starts(b, "sub") || starts(b, "mul") ||
 		    starts(b, "div") || starts(b, "sqrt") || starts(b, "min") || starts(b, "max");
 	size_t len = strlen(b);
-	if (!arith || len < 3)
+	if (!arith || len < 3) {
+		mem_class(m, ops, n);
 		return;
+	}
 	const char *suf = b + len - 2;
 	int scalar = !strcmp(suf, "sd") || !strcmp(suf, "ss");
 	int packed = !strcmp(suf, "pd") || !strcmp(suf, "ps");
@@ -321,8 +342,10 @@ static void classify(const char *dis, uint64_t *n, int *cond)
 		n[fma ? CLAB_HQ_FMA : CLAB_HQ_FP]++;
 		return;
 	}
-	if (!packed)
-		return; /* integer mul/add/sub and the like */
+	if (!packed) {
+		mem_class(m, ops, n); /* integer mul/add/sub and the like */
+		return;
+	}
 	int width = strstr(ops, "zmm") ? 512 : strstr(ops, "ymm") ? 256 : 128;
 	int lanes = width / (suf[1] == 'd' ? 64 : 32);
 	/* the A2 has 1- and 4-wide FP: a 2-wide instruction counts as two
