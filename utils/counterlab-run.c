@@ -113,6 +113,16 @@ static const char *check_program(const char *path, char *why, size_t len)
 	return NULL;
 }
 
+static volatile pid_t child;
+
+/* a termination request goes to the program; the slot file is removed
+ * once it has ended */
+static void forward(int sig)
+{
+	if (child > 0)
+		kill(child, sig);
+}
+
 int main(int argc, char **argv)
 {
 	const char *machine = getenv("COUNTERLAB_MACHINE"), *cache = "a2", *summary = NULL;
@@ -208,8 +218,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "counterlab-run: cannot run %s: %s\n", qemu, strerror(errno));
 		_exit(127);
 	}
+	child = pid;
 	signal(SIGINT, SIG_IGN); /* the program decides; we clean up after it */
 	signal(SIGQUIT, SIG_IGN);
+	signal(SIGTERM, forward);
+	signal(SIGHUP, forward);
 	int st;
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;

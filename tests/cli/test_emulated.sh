@@ -92,6 +92,18 @@ else
 	bad "the same run twice differs: $(diff "$tmp/loop100000" "$tmp/again" | tr '\n' ' ')"
 fi
 
+# 3b. terminated, counterlab-run passes the signal on and removes its file
+before=$(ls /dev/shm 2> /dev/null | grep -c '^counterlab-emu-')
+"$run" -- "$(command -v sleep)" 60 &
+pid=$!
+sleep 1
+kill -TERM $pid
+wait $pid
+rc=$?
+after=$(ls /dev/shm 2> /dev/null | grep -c '^counterlab-emu-')
+[ $rc = 143 ] && [ "$after" = "$before" ] && ok "SIGTERM: status 143, no slot file left" ||
+	bad "SIGTERM: status $rc, slot files in /dev/shm $before -> $after"
+
 # 4. what the emulator cannot count, refused with the reason (status 127)
 refuse() { # needle command...
 	local needle=$1
