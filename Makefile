@@ -28,8 +28,12 @@ LIBS := -liniparser -lhwloc -lpfm -lpthread -lm
 
 DEB_PACKAGES := build-essential dpkg-dev pkg-config libpfm4-dev libhwloc-dev \
 	libcmocka-dev libiniparser-dev libpng-dev openmpi-bin libopenmpi-dev patchelf \
-	gfortran papi-tools libfftw3-dev iproute2
+	gfortran papi-tools libfftw3-dev iproute2 qemu-user
 
+# the emulator plugin (activity = emulated), against QEMU's plugin header
+# from Debian's qemu source package (or QEMU_PLUGIN_H=/path/to/qemu-plugin.h)
+EMU_PLUGIN := $(STAGE)/lib/counterlab/emulate.so
+QEMU_PLUGIN_H ?= $(BUILD)/qemu-src/qemu-plugin.h
 LIB_SRCS := $(wildcard framework/*.c sim_backends/activity/*.c sim_backends/bgq/*.c backends/linux/*.c \
 	sim_backends/bgl/*.c sim_backends/torus/*.c sim_backends/gemini/*.c)
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
@@ -38,7 +42,7 @@ LIBCLAB := $(STAGE)/lib/libcounterlab.so
 LIBBGPM := $(STAGE)/lib/libbgpm.so
 LIBGPCD := $(STAGE)/lib/libgpcd.so
 UTILS := $(STAGE)/bin/counterlab-native-avail $(STAGE)/bin/counterlab-netsim \
-	$(STAGE)/bin/counterlab-map
+	$(STAGE)/bin/counterlab-map $(STAGE)/bin/counterlab-run $(EMU_PLUGIN)
 DATA_STAMP := $(BUILD)/data.stamp
 PAPI_STAMP := $(BUILD)/papi.stamp
 PAPI_TREE := $(BUILD)/papi
@@ -99,6 +103,19 @@ $(STAGE)/bin/%: utils/%.c $(LIBCLAB)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(CLAB_CFLAGS) $< -o $@ -L$(STAGE)/lib -lcounterlab \
 		-Wl,-rpath,$(STAGE)/lib
+
+$(BUILD)/qemu-src/qemu-plugin.h: | deps-check
+	bash utils/qemu-header.sh $(@D)
+
+$(EMU_PLUGIN): sim_backends/activity/emulated/plugin.c sim_backends/activity/hostmap.c \
+		sim_backends/activity/emulated.h sim_backends/activity/hostmap.h $(QEMU_PLUGIN_H)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(CLAB_CFLAGS) -shared -I$(dir $(QEMU_PLUGIN_H)) \
+		sim_backends/activity/emulated/plugin.c sim_backends/activity/hostmap.c -o $@
+
+$(STAGE)/bin/counterlab-run: utils/counterlab-run.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(CLAB_CFLAGS) $< -o $@
 
 $(LIBCLAB_MPI): sim_backends/activity/mpi/pmpi.c $(LIBCLAB)
 	$(MPICC) $(CFLAGS) $(CLAB_CFLAGS) -shared -Wl,-soname,libcounterlab-mpi.so $< -o $@ \

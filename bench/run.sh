@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Benchmarks (`make bench`): builds bench/*.c into $BUILD/bench/, runs them and
 # writes bench/results/read_latency.json, netsim.json, overflow.json,
-# multiplex.json, host.json, pmpi.json and gemini.json. Targets are
+# multiplex.json, host.json, pmpi.json, gemini.json and emulated.json
+# (bench/emulated/run.sh). Targets are
 # reported, not asserted: the exit status is non-zero only when a build or a
 # program fails.
 #
 #   BENCHES  which to run (default "read_latency netsim netsim_validation
-#           overflow multiplex host pmpi gemini")
+#           overflow multiplex host pmpi gemini emulated")
 #   STOCK_PAPI_LIB  directory of the stock libpapi.so.7.0 that host.json
 #           compares with (default Debian's, /usr/lib/$(gcc -print-multiarch))
 #   STOCK_LIBPFM  directory of a libpfm.so.4 that knows this CPU, put first
@@ -50,7 +51,7 @@ echo "bench: building into $out"
 "$CC" "${cflags[@]}" "$here/host_read.c" -o "$out/host_read" -L"$PREFIX/lib" -lpapi -ldl
 mpicc "${cflags[@]}" "$here/pmpi.c" -o "$out/pmpi"
 "$CC" "${cflags[@]}" "$here/gemini.c" -o "$out/gemini" "${ldrpath[@]}" -lgpcd -lpapi -lcounterlab
-benches=${BENCHES:-read_latency netsim netsim_validation overflow multiplex host pmpi gemini}
+benches=${BENCHES:-read_latency netsim netsim_validation overflow multiplex host pmpi gemini emulated}
 
 # run NAME ARGS...: one program, its stdout (one JSON object) echoed back
 run() {
@@ -157,6 +158,10 @@ if [[ " $benches " == *" pmpi "* ]]; then
 	write pmpi "{\"benchmark\":\"pmpi\",$(machine_json),$one,\"target_added_ns_8\":1000,\"meets_target\":$verdict$two}"
 	echo "pmpi: one host: added per 8-byte message $one_add8 ns (paired; target <= 1000 ns)"
 fi
+if [[ " $benches " == *" emulated "* ]]; then
+	BUILD=$BUILD PREFIX=$PREFIX CC=$CC bash "$here/emulated/run.sh"
+fi
+
 if [[ " $benches " == *" gemini "* ]]; then
 	echo "bench: gemini (sampling a router's 288 tile counters: libgpcd and PAPI)"
 	gm=$(COUNTERLAB_MACHINES=$root/machines run gemini)

@@ -20,12 +20,13 @@
 #include "counterlab/backend.h"
 #include "lx.h"
 #include "perf.h"
-#include "../../sim_backends/activity/hostmap.h"
+#include "../../sim_backends/activity/emulated.h"
 
 struct clab_host_sampler {
 	int fd[CLAB_HQ_N];           /* -1: not counted */
 	clab_host_sample *replay;    /* recorded samples, or NULL */
 	int nreplay, next;
+	const volatile clab_emu_slot *emu; /* activity = emulated: the thread's slot */
 };
 
 /* ---- replay files ----------------------------------------------------------- */
@@ -149,13 +150,22 @@ static int open_counter(const char *event)
 	return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
-int clab_host_sampler_open(const char *fp_event, clab_host_sampler **out)
+int clab_host_sampler_open(int emulated, const char *fp_event, clab_host_sampler **out)
 {
 	clab_host_sampler *s = calloc(1, sizeof *s);
 	if (!s)
 		return CLAB_E_NOMEM;
 	for (int q = 0; q < CLAB_HQ_N; q++)
 		s->fd[q] = -1;
+	if (emulated) {
+		int rc = clab_emu_attach(&s->emu);
+		if (rc) {
+			free(s);
+			return rc;
+		}
+		*out = s;
+		return CLAB_OK;
+	}
 	const char *replay = getenv("COUNTERLAB_HOST_REPLAY");
 	if (replay && *replay) {
 		char *text;
@@ -192,6 +202,10 @@ int clab_host_sampler_open(const char *fp_event, clab_host_sampler **out)
 
 int clab_host_sampler_read(clab_host_sampler *s, clab_host_sample *out)
 {
+	if (s->emu) {
+		clab_emu_read(s->emu, out);
+		return CLAB_OK;
+	}
 	if (s->replay) {
 		*out = s->replay[s->next];
 		if (s->next < s->nreplay - 1)
@@ -215,6 +229,12 @@ int clab_host_sampler_read(clab_host_sampler *s, clab_host_sample *out)
 		out->have |= 1u << q;
 	}
 	return CLAB_OK;
+}
+
+void clab_host_sampler_resume(clab_host_sampler *s)
+{
+	if (s && s->emu)
+		clab_emu_resume();
 }
 
 void clab_host_sampler_close(clab_host_sampler *s)

@@ -1,7 +1,9 @@
 /* Host counts onto BG/Q event classes (see hostmap.h and README "Activity
  * from the host"). The rules, one per row of `rules` below:
- *   - loads, stores and branches are the XU classes LD, ST and BRC, and the
- *     load/store unit's and branch unit's commits;
+ *   - loads, stores and branches are the XU classes LD, ST and BRC (under
+ *     emulation the load/store classes count instructions with a memory
+ *     operand); the load/store unit's and branch unit's commits follow
+ *     from the classes (the node's relations table);
  *   - floating-point instructions (when a host event counts them) are the
  *     scalar FP add class: one operation each;
  *   - every other instruction is an integer add (the A2's commonest class);
@@ -10,36 +12,53 @@
  *   - time is the thread's CPU time at the core's clock, but never fewer
  *     cycles than instructions: the A2 completes at most one XU and one AXU
  *     instruction per cycle, a host core several.
+ * Emulated execution (emulated.h) counts more: unconditional branches are
+ * the BRU class, taken branches the branch unit's taken commits, fused
+ * multiply-adds the FMA classes (two operations each), 4-wide FP the quad
+ * classes, accesses of 16 bytes and more the quad load/store classes, and
+ * time is the plugin's timing model.
  * Approximate by nature: x86 instructions with a memory operand count as
- * loads and as integer work; branch misses depend on the predictor. */
+ * loads instead of integer work; branch misses depend on the predictor. */
 #include <string.h>
 #include "hostmap.h"
 
 const char *const clab_hq_name[CLAB_HQ_N] = {
 	"instructions", "branches", "branch_misses", "loads", "stores",
-	"l1d_load_misses", "llc_misses", "fp",
+	"l1d_load_misses", "llc_misses", "fp", "cycles", "jumps", "taken", "fma", "qfp",
+	"qfma", "qloads", "qstores", "l1d_store_misses", "l2_store_misses", "ld_insns", "st_insns",
+	"qld_insns", "qst_insns", "guest_instructions",
 };
 
 const char *const clab_hq_event[CLAB_HQ_N] = {
 	"perf::INSTRUCTIONS", "perf::BRANCHES", "perf::BRANCH-MISSES",
 	"perf::L1-DCACHE-LOADS", "perf::L1-DCACHE-STORES",
-	"perf::L1-DCACHE-LOAD-MISSES", "perf::LLC-LOAD-MISSES", NULL,
+	"perf::L1-DCACHE-LOAD-MISSES", "perf::LLC-LOAD-MISSES",
+	/* the rest: no generic host event counts them */
 };
 
 /* derived quantities after the host's own */
-enum { Q_INTEGER = CLAB_HQ_N, Q_L1P_MISSES, Q_L2_MISSES, Q_N };
+enum { Q_INTEGER = CLAB_HQ_N, Q_L1P_MISSES, Q_L2_MISSES, Q_ALL_BRANCHES, Q_ALL_TAKEN,
+       Q_LD, Q_ST, Q_QLD, Q_QST, Q_N };
 
 static const struct rule {
 	const char *event;
 	int q;
 } rules[] = {
-	{"PEVT_INST_XU_LD", CLAB_HQ_LOADS},
-	{"PEVT_INST_XU_ST", CLAB_HQ_STORES},
+	{"PEVT_INST_XU_LD", Q_LD},
+	{"PEVT_INST_XU_ST", Q_ST},
+	{"PEVT_INST_XU_QLD", Q_QLD},
+	{"PEVT_INST_XU_QST", Q_QST},
 	{"PEVT_INST_XU_BRC", CLAB_HQ_BRANCHES},
+	{"PEVT_INST_XU_BRU", CLAB_HQ_JUMPS},
 	{"PEVT_INST_XU_IADD", Q_INTEGER},
 	{"PEVT_INST_QFPU_FADD", CLAB_HQ_FP},
+	{"PEVT_INST_QFPU_FMA", CLAB_HQ_FMA},
+	{"PEVT_INST_QFPU_QADD", CLAB_HQ_QFP},
+	{"PEVT_INST_QFPU_QMA", CLAB_HQ_QFMA},
+	{"PEVT_XU_BR_TAKEN_COMMIT", Q_ALL_TAKEN},
 	{"PEVT_XU_BR_MISPRED_COMMIT", CLAB_HQ_BRANCH_MISSES},
 	{"PEVT_LSU_COMMIT_LD_MISSES", CLAB_HQ_L1D_LOAD_MISSES},
+	{"PEVT_LSU_COMMIT_ST_MISSES", CLAB_HQ_L1D_STORE_MISSES},
 	{"PEVT_L1P_BAS_MISS", Q_L1P_MISSES},
 	{"PEVT_L2_MISSES", Q_L2_MISSES},
 };
@@ -52,16 +71,29 @@ void clab_hostmap(const clab_host_sample *d, unsigned mhz, clab_hostmap_out *out
 	uint64_t q[Q_N] = {0};
 	for (int i = 0; i < CLAB_HQ_N; i++)
 		q[i] = d->have >> i & 1 ? d->q[i] : 0;
-	q[Q_INTEGER] = sub_floor(q[CLAB_HQ_INSTRUCTIONS], q[CLAB_HQ_BRANCHES] + q[CLAB_HQ_LOADS] +
-				 q[CLAB_HQ_STORES] + q[CLAB_HQ_FP]);
+	q[Q_ALL_BRANCHES] = q[CLAB_HQ_BRANCHES] + q[CLAB_HQ_JUMPS];
+	/* taken commits include the unconditional branches (PAPI_BR_TKN
+	 * subtracts them), but only when taken ones were counted at all */
+	q[Q_ALL_TAKEN] = q[CLAB_HQ_TAKEN] ? q[CLAB_HQ_TAKEN] + q[CLAB_HQ_JUMPS] : 0;
+	/* the load/store instruction classes: instructions when they were
+	 * counted (emulation), else the accesses (the host's counts) */
+	int insns = d->have >> CLAB_HQ_LD_INSNS & 1;
+	q[Q_LD] = insns ? q[CLAB_HQ_LD_INSNS] : q[CLAB_HQ_LOADS];
+	q[Q_ST] = insns ? q[CLAB_HQ_ST_INSNS] : q[CLAB_HQ_STORES];
+	q[Q_QLD] = insns ? q[CLAB_HQ_QLD_INSNS] : q[CLAB_HQ_QLOADS];
+	q[Q_QST] = insns ? q[CLAB_HQ_QST_INSNS] : q[CLAB_HQ_QSTORES];
+	uint64_t fp = q[CLAB_HQ_FP] + q[CLAB_HQ_FMA] + q[CLAB_HQ_QFP] + q[CLAB_HQ_QFMA];
+	uint64_t ldst = q[Q_LD] + q[Q_ST] + q[Q_QLD] + q[Q_QST];
+	q[Q_INTEGER] = sub_floor(q[CLAB_HQ_INSTRUCTIONS], q[Q_ALL_BRANCHES] + ldst + fp);
 	/* L2 sees only what the L1p passed on: never more misses than that */
 	q[Q_L1P_MISSES] = max_u64(q[CLAB_HQ_L1D_LOAD_MISSES], q[CLAB_HQ_LLC_MISSES]);
 	q[Q_L2_MISSES] = q[CLAB_HQ_LLC_MISSES];
 
 	memset(out, 0, sizeof *out);
-	out->cycles = (uint64_t)((unsigned __int128)d->cpu_ns * mhz / 1000);
-	uint64_t xu = q[CLAB_HQ_LOADS] + q[CLAB_HQ_STORES] + q[CLAB_HQ_BRANCHES] + q[Q_INTEGER];
-	out->cycles = max_u64(out->cycles, max_u64(xu, q[CLAB_HQ_FP]));
+	out->cycles = d->have >> CLAB_HQ_CYCLES & 1 ? q[CLAB_HQ_CYCLES]
+		    : (uint64_t)((unsigned __int128)d->cpu_ns * mhz / 1000);
+	uint64_t xu = ldst + q[Q_ALL_BRANCHES] + q[Q_INTEGER];
+	out->cycles = max_u64(out->cycles, max_u64(xu, fp));
 	for (size_t r = 0; r < sizeof rules / sizeof rules[0]; r++) {
 		uint64_t v = q[rules[r].q];
 		if (!v)

@@ -9,16 +9,33 @@
 
 #include <stdint.h>
 
-/* What the host counts, as libpfm4's generic perf events name it. */
+/* What the host counts, as libpfm4's generic perf events name it, then
+ * what only emulated execution sees (emulated.h): there, branches are the
+ * conditional ones and loads and stores the accesses of up to 8 bytes. */
 enum clab_hq {
-	CLAB_HQ_INSTRUCTIONS,
+	CLAB_HQ_INSTRUCTIONS,   /* under emulation: the A2 instructions they make */
 	CLAB_HQ_BRANCHES,
 	CLAB_HQ_BRANCH_MISSES,
 	CLAB_HQ_LOADS,
 	CLAB_HQ_STORES,
 	CLAB_HQ_L1D_LOAD_MISSES,
 	CLAB_HQ_LLC_MISSES,
-	CLAB_HQ_FP,
+	CLAB_HQ_FP,             /* scalar FP instructions other than FMA */
+	CLAB_HQ_CYCLES,         /* the timing model's cycles (else CPU time) */
+	CLAB_HQ_JUMPS,          /* unconditional branches, calls, returns */
+	CLAB_HQ_TAKEN,          /* taken conditional branches */
+	CLAB_HQ_FMA,            /* scalar fused multiply-adds */
+	CLAB_HQ_QFP,            /* 4-wide FP instructions other than FMA */
+	CLAB_HQ_QFMA,           /* 4-wide fused multiply-adds */
+	CLAB_HQ_QLOADS,         /* loads of 16 bytes and more */
+	CLAB_HQ_QSTORES,        /* stores of 16 bytes and more */
+	CLAB_HQ_L1D_STORE_MISSES,
+	CLAB_HQ_L2_STORE_MISSES, /* reported by the plugin, no BG/Q event */
+	CLAB_HQ_LD_INSNS,       /* the load and store instructions they make */
+	CLAB_HQ_ST_INSNS,
+	CLAB_HQ_QLD_INSNS,      /* the same with a 16-byte or wider operand */
+	CLAB_HQ_QST_INSNS,
+	CLAB_HQ_GUEST_INSNS,    /* x86 instructions executed (no BG/Q event) */
 	CLAB_HQ_N
 };
 
@@ -35,7 +52,7 @@ typedef struct clab_host_sample {
 	uint32_t have;
 } clab_host_sample;
 
-#define CLAB_HOSTMAP_MAX 16
+#define CLAB_HOSTMAP_MAX 24
 
 /* What a simulated thread does for a delta of host counts: cycles and
  * counts of BG/Q events, for the node's explicit-work path. */
@@ -53,15 +70,20 @@ void clab_hostmap(const clab_host_sample *d, unsigned mhz, clab_hostmap_out *out
 /* Samplers: counts of the calling thread. */
 typedef struct clab_host_sampler clab_host_sampler;
 
-/* Opens a sampler for the calling thread: the perf group of the generic
- * events above (fp_event, a libpfm4 name, counts CLAB_HQ_FP; NULL: none),
- * or, when COUNTERLAB_HOST_REPLAY names a file, that file's samples.
+/* Opens a sampler for the calling thread: with `emulated`, the thread's
+ * slot of counts from the emulator (emulated.h); else the perf group of
+ * the generic events above (fp_event, a libpfm4 name, counts CLAB_HQ_FP;
+ * NULL: none), or, when COUNTERLAB_HOST_REPLAY names a file, that file's
+ * samples.
  * CLAB_E_NODEV with the reason when the kernel counts no instructions
  * (no hardware PMU), CLAB_E_PARSE naming file and line for a bad file. */
-int clab_host_sampler_open(const char *fp_event, clab_host_sampler **out);
+int clab_host_sampler_open(int emulated, const char *fp_event, clab_host_sampler **out);
 /* The thread's cumulative counts now (a replay gives its next sample and
  * then stays at the last). */
 int clab_host_sampler_read(clab_host_sampler *s, clab_host_sample *out);
+/* After the sync a read served: the emulator counts the thread again
+ * (its work in between is the simulator's, not the program's). */
+void clab_host_sampler_resume(clab_host_sampler *s);
 void clab_host_sampler_close(clab_host_sampler *s);
 
 /* A replay file's samples (exposed for the fuzz test). */

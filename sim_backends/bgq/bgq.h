@@ -192,7 +192,8 @@ typedef struct bgq_core {
 typedef struct bgq_node {
 	clab_machine *m;
 	int host_clock;
-	int follow_host;    /* activity = host */
+	int follow_host;    /* activity = host or emulated */
+	int emulated;       /* activity = emulated */
 	const char *fp_event; /* host_fp_event: counts the host's FP instructions */
 	uint64_t tick;
 	pthread_mutex_t prof_lock;

@@ -28,8 +28,9 @@ static uint64_t now_ns(clockid_t clk)
  * its end. Else the CPU time of each delivery (a signal, the handler: here
  * some 10 us, 16,000 cycles) would become program cycles, cross further
  * thresholds, and at periods below that cost never catch up. */
-/* activity = host: thread h does what its OS thread did since the last
- * sample, as the host counted it (hostmap.c maps the counts). */
+/* activity = host or emulated: thread h does what its OS thread did since
+ * the last sample, as the host or the emulator counted it (hostmap.c maps
+ * the counts). */
 static void follow_host(bgq_node *n, int h)
 {
 	bgq_hwt *t = &n->hwt[h];
@@ -43,11 +44,12 @@ static void follow_host(bgq_node *n, int h)
 		t->hs = NULL;
 		__atomic_store_n(&t->bound, 1, __ATOMIC_RELAXED);
 		t->owner = self;
-		if (clab_host_sampler_open(n->fp_event, &t->hs) == CLAB_OK &&
+		if (clab_host_sampler_open(n->emulated, n->fp_event, &t->hs) == CLAB_OK &&
 		    clab_host_sampler_read(t->hs, &t->hlast) != CLAB_OK) {
 			clab_host_sampler_close(t->hs);
 			t->hs = NULL;
 		}
+		clab_host_sampler_resume(t->hs);
 		return;
 	}
 	clab_host_sample now, d = {0};
@@ -63,6 +65,7 @@ static void follow_host(bgq_node *n, int h)
 	uint64_t c[BGQ_N_NEV];
 	if (m.cycles && bgq_work_counts(m.cycles, m.event, m.count, m.n, c, "activity = host") == CLAB_OK)
 		bgq_work_locked(n, h, c);
+	clab_host_sampler_resume(t->hs);
 }
 
 void bgq_node_sync(bgq_node *n, int h, int is_read)

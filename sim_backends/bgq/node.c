@@ -219,11 +219,14 @@ static void *node_create(clab_machine *m, int *err)
 	int rc = clab_machine_setting_u64(m, "tick", 0, 0, UINT64_MAX / 4, &n->tick);
 	const char *act = clab_machine_setting(m, "activity");
 	const bgq_profile *p = NULL;
-	n->follow_host = act && strcmp(act, "host") == 0;
+	/* activity = emulated: the program's counts come from the emulator,
+	 * through the same path as the host's */
+	n->emulated = act && strcmp(act, "emulated") == 0;
+	n->follow_host = n->emulated || (act && strcmp(act, "host") == 0);
 	n->fp_event = clab_machine_setting(m, "host_fp_event");
 	if (!rc && n->follow_host) { /* can this thread be counted? say now if not */
 		clab_host_sampler *hs = NULL;
-		rc = clab_host_sampler_open(n->fp_event, &hs);
+		rc = clab_host_sampler_open(n->emulated, n->fp_event, &hs);
 		clab_host_sampler_close(hs);
 	} else if (!rc && act && *act && strcmp(act, "none") != 0) {
 		rc = bgq_profile_get(n, act, &p); /* none: threads only do explicit work */

@@ -24,7 +24,7 @@ static uint64_t got(const clab_hostmap_out *o, const char *event)
 static void maps_by_hand(void **state)
 {
 	(void)state;
-	clab_host_sample d = {.cpu_ns = 1000000, .have = (1u << CLAB_HQ_N) - 1};
+	clab_host_sample d = {.cpu_ns = 1000000, .have = (1u << (CLAB_HQ_FP + 1)) - 1}; /* all a host counts */
 	d.q[CLAB_HQ_INSTRUCTIONS] = 3200000;
 	d.q[CLAB_HQ_BRANCHES] = 400000;
 	d.q[CLAB_HQ_BRANCH_MISSES] = 2000;
@@ -51,6 +51,59 @@ static void maps_by_hand(void **state)
 	/* branch commits, cacheable loads, stores and L1p loads follow from
 	 * these (data/bgq_relations.csv) */
 	assert_int_equal(o.n, 9);
+}
+
+/* What only emulated execution counts (one thread's slot): 1000 scalar
+ * FMAs, 500 4-wide FMAs, 300 4-wide adds, 200 scalar FP; 400 conditional
+ * branches of which 250 taken, 100 jumps; 900 small and 60 wide loads by
+ * 800 and 60 instructions, 300 small and 40 wide stores by 250 and 40; the
+ * timing model's cycles. Classes count instructions, commits accesses. */
+static void maps_emulated_by_hand(void **state)
+{
+	(void)state;
+	clab_host_sample d = {.have = (1u << CLAB_HQ_N) - 1};
+	d.q[CLAB_HQ_INSTRUCTIONS] = 6000;
+	d.q[CLAB_HQ_FMA] = 1000;
+	d.q[CLAB_HQ_QFMA] = 500;
+	d.q[CLAB_HQ_QFP] = 300;
+	d.q[CLAB_HQ_FP] = 200;
+	d.q[CLAB_HQ_BRANCHES] = 400;
+	d.q[CLAB_HQ_TAKEN] = 250;
+	d.q[CLAB_HQ_JUMPS] = 100;
+	d.q[CLAB_HQ_LOADS] = 900;
+	d.q[CLAB_HQ_QLOADS] = 60;
+	d.q[CLAB_HQ_STORES] = 300;
+	d.q[CLAB_HQ_QSTORES] = 40;
+	d.q[CLAB_HQ_LD_INSNS] = 800;
+	d.q[CLAB_HQ_QLD_INSNS] = 60;
+	d.q[CLAB_HQ_ST_INSNS] = 250;
+	d.q[CLAB_HQ_QST_INSNS] = 40;
+	d.q[CLAB_HQ_L1D_STORE_MISSES] = 7;
+	d.q[CLAB_HQ_CYCLES] = 9000;
+	d.cpu_ns = 1; /* ignored: the timing model's cycles rule */
+	clab_hostmap_out o;
+	clab_hostmap(&d, 1600, &o);
+	assert_int_equal(got(&o, "PEVT_INST_QFPU_FMA"), 1000);
+	assert_int_equal(got(&o, "PEVT_INST_QFPU_QMA"), 500);
+	assert_int_equal(got(&o, "PEVT_INST_QFPU_QADD"), 300);
+	assert_int_equal(got(&o, "PEVT_INST_QFPU_FADD"), 200);
+	assert_int_equal(got(&o, "PEVT_INST_XU_BRC"), 400);
+	assert_int_equal(got(&o, "PEVT_INST_XU_BRU"), 100);
+	/* taken commits hold the jumps too: PAPI_BR_TKN = 350 - 100 */
+	assert_int_equal(got(&o, "PEVT_XU_BR_TAKEN_COMMIT"), 350);
+	assert_int_equal(got(&o, "PEVT_INST_XU_LD"), 800);
+	assert_int_equal(got(&o, "PEVT_INST_XU_QLD"), 60);
+	assert_int_equal(got(&o, "PEVT_INST_XU_ST"), 250);
+	assert_int_equal(got(&o, "PEVT_INST_XU_QST"), 40);
+	/* the commits follow from the classes in the node: never fed */
+	assert_int_equal(got(&o, "PEVT_XU_BR_COMMIT"), 0);
+	assert_int_equal(got(&o, "PEVT_LSU_COMMIT_CACHEABLE_LDS"), 0);
+	assert_int_equal(got(&o, "PEVT_LSU_COMMIT_STS"), 0);
+	assert_int_equal(got(&o, "PEVT_LSU_COMMIT_ST_MISSES"), 7);
+	/* integer = 6000 - 500 branches - 1150 load/store instructions -
+	 * 2000 FP = 2350: the classes sum to the instructions */
+	assert_int_equal(got(&o, "PEVT_INST_XU_IADD"), 2350);
+	assert_int_equal(o.cycles, 9000);
 }
 
 /* What the host did not count contributes nothing; a slow thread keeps
@@ -91,7 +144,7 @@ static void replay_files(void **state)
 	assert_int_equal(v[2].have, 1u << CLAB_HQ_INSTRUCTIONS | 1u << CLAB_HQ_LOADS);
 	free(v);
 	static const struct { const char *text, *msg; } bad[] = {
-		{"cpu_ns cycles\n1 2\n", "column 'cycles' is unknown"},
+		{"cpu_ns cpu_cycles\n1 2\n", "column 'cpu_cycles' is unknown"},
 		{"cpu_ns loads loads\n1 2 3\n", "column 'loads' is repeated"},
 		{"cpu_ns cpu_ns\n1 2\n", "column 'cpu_ns' is repeated"},
 		{"instructions\n1\n", "no cpu_ns column"},
@@ -144,6 +197,53 @@ static void replay_fuzz(void **state)
 /* The simulated thread does what the replayed host thread did: between two
  * reads, each PUnit count grows by k times the mapping of one step of the
  * file (every step is the same; k is how many samples the reads took). */
+/* Every quantity the emulator counts, through the node: each rule's event
+ * is one the node takes (a derived one would drop the whole sample), and
+ * the commit counts follow from the classes fed. */
+static void node_takes_every_rule(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/clab-replay-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	FILE *f = fdopen(fd, "w");
+	fprintf(f, "cpu_ns");
+	for (int q = 0; q < CLAB_HQ_N; q++)
+		fprintf(f, " %s", clab_hq_name[q]);
+	fprintf(f, "\n");
+	for (int i = 0; i < 64; i++) { /* per step: 60 of each, 1000 instructions, 4000 cycles */
+		fprintf(f, "%d", i * 500000);
+		for (int q = 0; q < CLAB_HQ_N; q++)
+			fprintf(f, " %d", i * (q == CLAB_HQ_INSTRUCTIONS ? 1000 : q == CLAB_HQ_CYCLES ? 4000 : 60));
+		fprintf(f, "\n");
+	}
+	fclose(f);
+	setenv("COUNTERLAB_HOST_REPLAY", path, 1);
+	clab_machine *m = open_machine("bgq:clock=host,activity=host");
+	clab_component *core = clab_machine_component(m, "core");
+	clab_thread *t = attach_hw(m, 0);
+	static const char *const ev[] = {"PEVT_INST_XU_BRC", "PEVT_XU_BR_COMMIT",
+					 "PEVT_LSU_COMMIT_CACHEABLE_LDS", "PEVT_LSU_COMMIT_STS"};
+	clab_evset *s = NULL;
+	assert_int_equal(program(core, t, &s, ev, 4), CLAB_OK);
+	assert_int_equal(clab_evset_start(s), CLAB_OK);
+	int64_t a[4], b[4];
+	assert_int_equal(clab_evset_read(s, a), CLAB_OK);
+	assert_int_equal(clab_evset_read(s, b), CLAB_OK);
+	int64_t k = (b[0] - a[0]) / 60;
+	assert_true(k >= 1);
+	/* BRC + BRU; LD + QLD (the instruction classes, not the accesses);
+	 * ST + QST */
+	assert_int_equal(b[1] - a[1], k * 120);
+	assert_int_equal(b[2] - a[2], k * 120);
+	assert_int_equal(b[3] - a[3], k * 120);
+	clab_evset_destroy(s);
+	clab_thread_detach(t);
+	clab_machine_close(m);
+	unsetenv("COUNTERLAB_HOST_REPLAY");
+	unlink(path);
+}
+
 static void node_follows_replay(void **state)
 {
 	(void)state;
@@ -215,10 +315,12 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(maps_by_hand),
+		cmocka_unit_test(maps_emulated_by_hand),
 		cmocka_unit_test(partial_counts),
 		cmocka_unit_test(replay_files),
 		cmocka_unit_test(replay_fuzz),
 		cmocka_unit_test(node_follows_replay),
+		cmocka_unit_test(node_takes_every_rule),
 		cmocka_unit_test(refusals),
 	};
 	return cmocka_run_group_tests_name("hostmap", tests, NULL, NULL);

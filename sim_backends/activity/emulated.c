@@ -1,0 +1,78 @@
+/* The program's side of activity = emulated (see emulated.h): the slot
+ * file is mapped once per process; a thread finds its slot by its id,
+ * which the plugin records at the thread's every system call (so the
+ * gettid() below registers the calling thread before the search). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include "counterlab/backend.h"
+#include "emulated.h"
+
+static pthread_once_t map_once = PTHREAD_ONCE_INIT;
+static const volatile clab_emu_file *map;
+static int map_errno;
+
+static void map_file(void)
+{
+	const char *path = getenv(CLAB_EMU_ENV);
+	if (!path || !*path)
+		return;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		map_errno = errno;
+		return;
+	}
+	void *p = mmap(NULL, sizeof(clab_emu_file), PROT_READ, MAP_SHARED, fd, 0);
+	map_errno = p == MAP_FAILED ? errno : 0;
+	close(fd);
+	if (p != MAP_FAILED)
+		map = p;
+}
+
+int clab_emu_attach(const volatile clab_emu_slot **out)
+{
+	pthread_once(&map_once, map_file);
+	const char *path = getenv(CLAB_EMU_ENV);
+	if (!path || !*path)
+		return clab_seterr(CLAB_E_NODEV,
+				   "activity = emulated counts a program that runs under the emulator: "
+				   "start it as 'counterlab-run [--machine PROFILE] -- PROGRAM ARGS...' "
+				   "(%s is not set)", CLAB_EMU_ENV);
+	if (!map)
+		return clab_seterr(CLAB_E_NODEV, "activity = emulated: cannot map %s=%s (%s); "
+				   "start the program with counterlab-run", CLAB_EMU_ENV, path,
+				   strerror(map_errno ? map_errno : EINVAL));
+	if (map->magic != CLAB_EMU_MAGIC || map->nslot != CLAB_EMU_SLOTS)
+		return clab_seterr(CLAB_E_NODEV, "activity = emulated: %s=%s is not a slot file of "
+				   "this counterlab's plugin; start the program with counterlab-run",
+				   CLAB_EMU_ENV, path);
+	int64_t tid = (int64_t)gettid();
+	for (int i = 0; i < CLAB_EMU_SLOTS; i++)
+		if (map->slot[i].tid == tid) {
+			*out = &map->slot[i];
+			return CLAB_OK;
+		}
+	return clab_seterr(CLAB_E_NODEV, "activity = emulated: thread %lld has no slot in %s "
+			   "(more than %d threads at once, or the program was not started by "
+			   "counterlab-run)", (long long)tid, path, CLAB_EMU_SLOTS);
+}
+
+void clab_emu_read(const volatile clab_emu_slot *s, clab_host_sample *out)
+{
+	syscall(CLAB_EMU_SYSCALL, 0L);
+	memset(out, 0, sizeof *out);
+	for (int q = 0; q < CLAB_HQ_N; q++)
+		out->q[q] = s->q[q];
+	out->have = (1u << CLAB_HQ_N) - 1;
+}
+
+void clab_emu_resume(void)
+{
+	syscall(CLAB_EMU_SYSCALL, 1L);
+}

@@ -1,0 +1,643 @@
+/* counterlab's QEMU TCG plugin (activity = emulated; README "Activity from
+ * emulated execution"): classifies every executed guest instruction, runs
+ * the A2's data caches, a branch predictor and an in-order timing model,
+ * and keeps the counts of each guest thread in its slot of the file that
+ * counterlab-run created (../emulated.h), where the program's
+ * libcounterlab reads them.
+ *
+ * Arguments (qemu-x86_64 -plugin FILE,ARG=VALUE,...):
+ *   slots=PATH        the slot file (required)
+ *   cache=a2|cachegrind   the caches' policy (default a2, see below)
+ *   summary=PATH      at exit, the process's totals as "name value" lines
+ *
+ * Counting: at translation, each instruction is classified from its
+ * disassembly; a block's classes are added when the block starts to run,
+ * and a conditional branch that ends a block is resolved (taken or not)
+ * when the next block starts. Memory accesses are counted as they happen,
+ * pieces of one access (QEMU splits 16- and 32-byte accesses into 8-byte
+ * ones) joined again.
+ *
+ * Caches (geometry from IBM's A2/BG/Q documentation): L1D 16 KB, 8-way,
+ * 64-byte lines, one per guest thread (threads take cores breadth-first,
+ * so each has its own core up to 17 threads); the node's L2, 32 MB, 16-way,
+ * 128-byte lines, shared by the process's threads. Replacement LRU in both.
+ * Policy a2: the L1D is write-through without write allocation (a store
+ * miss leaves the L1D unchanged) and every store goes on to the L2;
+ * policy cachegrind: both caches allocate on writes, the L2 sees only L1
+ * misses, and a store by the instruction that just loaded the same bytes
+ * is not counted (cachegrind counts such a "modify" as one read).
+ * Not modelled: the L1I, the L1p prefetcher (it serves no miss), TLBs.
+ *
+ * Branch predictor (modeller's choice): 1024 two-bit counters indexed by
+ * the branch's address, starting weakly not-taken; unconditional and
+ * indirect branches, calls and returns are taken to be predicted.
+ *
+ * Timing (in-order, one thread per core; the numbers are the modeller's
+ * choices, of the order published for the A2 and BG/Q): one instruction
+ * per cycle, plus BR_PENALTY cycles per mispredicted branch, L2_LATENCY per
+ * load that misses the L1D and hits the L2, MEM_LATENCY per load that
+ * misses the L2; stores do not stall (store queue).
+ *
+ * Deterministic: counts depend on the guest's instructions and addresses
+ * only (counterlab-run turns address-space randomization off); a
+ * multithreaded program's shared L2 depends on how its threads interleave. */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <qemu-plugin.h>
+#include "../emulated.h"
+
+QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
+
+enum { BR_PENALTY = 10, L2_LATENCY = 82, MEM_LATENCY = 350 };
+enum { BHT_SIZE = 1024 };
+
+/* ---- caches: sets of tags, most recently used first ------------------- */
+
+typedef struct cache {
+	int ways, line_shift, set_bits;
+	uint64_t *tag; /* sets x ways; 0 is an empty way (tags are line + 1) */
+} cache;
+
+static int cache_init(cache *c, int size, int ways, int line)
+{
+	c->ways = ways;
+	c->line_shift = __builtin_ctz((unsigned)line);
+	c->set_bits = __builtin_ctz((unsigned)(size / line / ways));
+	c->tag = calloc((size_t)size / (size_t)line, sizeof *c->tag);
+	return c->tag ? 0 : -1;
+}
+
+/* Looks line up; on a hit it becomes the most recent; on a miss it is
+ * installed when `allocate`. Returns 1 on a hit. */
+static int cache_ref(cache *c, uint64_t line, int allocate)
+{
+	uint64_t *set = c->tag + (line & ((1u << c->set_bits) - 1)) * (uint64_t)c->ways;
+	uint64_t t = line + 1;
+	int w;
+	for (w = 0; w < c->ways; w++)
+		if (set[w] == t)
+			break;
+	if (w == c->ways) {
+		if (!allocate)
+			return 0;
+		w = c->ways - 1; /* the least recent goes */
+	}
+	int hit = set[w] == t;
+	memmove(set + 1, set, (size_t)w * sizeof *set);
+	set[0] = t;
+	return hit;
+}
+
+/* ---- per-thread state ------------------------------------------------- */
+
+typedef struct tbinfo {
+	uint64_t pc;              /* where the block starts */
+	uint64_t branch, fallthrough; /* its last instruction, and the next */
+	uint64_t n[CLAB_HQ_N];    /* classes of the block's instructions */
+	int cond_last;            /* a conditional branch ends the block */
+} tbinfo;
+
+typedef struct memref {
+	uint64_t seq, pc, addr;
+	unsigned size;
+	int store;
+} memref;
+
+typedef struct vcpu {
+	clab_emu_slot *slot;
+	const tbinfo *prev;
+	uint64_t seq;            /* blocks run: tells executions of an instruction apart */
+	int paused;              /* the simulator's own work (CLAB_EMU_SYSCALL) */
+	memref pend, last_load;  /* the access being joined; the last load counted */
+	cache l1;
+	uint8_t bht[BHT_SIZE];
+} vcpu;
+
+static clab_emu_file *file;
+static vcpu *cpus[CLAB_EMU_SLOTS];
+static cache l2;
+static pthread_mutex_t l2_lock = PTHREAD_MUTEX_INITIALIZER;
+static int cachegrind_policy;
+static const char *summary_path;
+static uint64_t totals[CLAB_HQ_N]; /* of threads that exited */
+static pthread_mutex_t totals_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static vcpu *cpu_of(unsigned int i)
+{
+	if (i >= CLAB_EMU_SLOTS)
+		return NULL;
+	if (!cpus[i]) {
+		vcpu *v = calloc(1, sizeof *v);
+		if (!v || cache_init(&v->l1, 16384, 8, 64)) {
+			fprintf(stderr, "counterlab plugin: out of memory\n");
+			exit(1);
+		}
+		memset(v->bht, 1, sizeof v->bht);
+		v->slot = &file->slot[i];
+		cpus[i] = v;
+	}
+	return cpus[i];
+}
+
+/* ---- memory accesses -------------------------------------------------- */
+
+static int l2_ref(uint64_t addr)
+{
+	pthread_mutex_lock(&l2_lock);
+	int hit = cache_ref(&l2, addr >> l2.line_shift, 1);
+	pthread_mutex_unlock(&l2_lock);
+	return hit;
+}
+
+static void count_access(vcpu *v, const memref *a)
+{
+	uint64_t *q = v->slot->q;
+	if (a->store) {
+		if (cachegrind_policy && v->last_load.seq == a->seq && v->last_load.pc == a->pc &&
+		    v->last_load.addr == a->addr && v->last_load.size == a->size)
+			return; /* a modify: cachegrind's one read */
+		q[a->size >= 16 ? CLAB_HQ_QSTORES : CLAB_HQ_STORES]++;
+	} else {
+		q[a->size >= 16 ? CLAB_HQ_QLOADS : CLAB_HQ_LOADS]++;
+		v->last_load = *a;
+	}
+	/* an access across a line boundary looks up both lines */
+	uint64_t first = a->addr >> v->l1.line_shift;
+	uint64_t last = (a->addr + a->size - 1) >> v->l1.line_shift;
+	for (uint64_t line = first; line <= last; line++) {
+		if (!a->store) {
+			if (cache_ref(&v->l1, line, 1))
+				continue;
+			q[CLAB_HQ_L1D_LOAD_MISSES]++;
+			if (l2_ref(line << v->l1.line_shift)) {
+				q[CLAB_HQ_CYCLES] += L2_LATENCY;
+			} else {
+				q[CLAB_HQ_LLC_MISSES]++;
+				q[CLAB_HQ_CYCLES] += MEM_LATENCY;
+			}
+		} else if (cachegrind_policy) {
+			if (cache_ref(&v->l1, line, 1))
+				continue;
+			q[CLAB_HQ_L1D_STORE_MISSES]++;
+			if (!l2_ref(line << v->l1.line_shift))
+				q[CLAB_HQ_L2_STORE_MISSES]++;
+		} else { /* write-through: the L2 sees every store */
+			if (!cache_ref(&v->l1, line, 0))
+				q[CLAB_HQ_L1D_STORE_MISSES]++;
+			if (!l2_ref(line << v->l1.line_shift))
+				q[CLAB_HQ_L2_STORE_MISSES]++;
+		}
+	}
+}
+
+static void flush_pending(vcpu *v)
+{
+	if (v->pend.size) {
+		count_access(v, &v->pend);
+		v->pend.size = 0;
+	}
+}
+
+static void on_mem(unsigned int vcpu_index, qemu_plugin_meminfo_t info, uint64_t vaddr,
+		   void *udata)
+{
+	vcpu *v = cpu_of(vcpu_index);
+	if (!v || v->paused)
+		return;
+	unsigned size = 1u << qemu_plugin_mem_size_shift(info);
+	int store = qemu_plugin_mem_is_store(info);
+	uint64_t pc = (uint64_t)(uintptr_t)udata;
+	memref *p = &v->pend;
+	if (p->size && p->seq == v->seq && p->pc == pc && p->store == store &&
+	    p->addr + p->size == vaddr && p->size + size <= 64) {
+		p->size += size; /* the next piece of one access */
+		return;
+	}
+	flush_pending(v);
+	*p = (memref){.seq = v->seq, .pc = pc, .addr = vaddr, .size = size, .store = store};
+}
+
+/* ---- blocks ----------------------------------------------------------- */
+
+static void on_tb(unsigned int vcpu_index, void *udata)
+{
+	const tbinfo *tb = udata;
+	vcpu *v = cpu_of(vcpu_index);
+	if (!v || v->paused)
+		return;
+	flush_pending(v);
+	uint64_t *q = v->slot->q;
+	const tbinfo *prev = v->prev;
+	if (prev && prev->cond_last) {
+		int taken = tb->pc != prev->fallthrough;
+		uint8_t *ctr = &v->bht[prev->branch % BHT_SIZE];
+		if ((*ctr >= 2) != taken) {
+			q[CLAB_HQ_BRANCH_MISSES]++;
+			q[CLAB_HQ_CYCLES] += BR_PENALTY;
+		}
+		if (taken) {
+			q[CLAB_HQ_TAKEN]++;
+			if (*ctr < 3)
+				(*ctr)++;
+		} else if (*ctr > 0) {
+			(*ctr)--;
+		}
+	}
+	for (int i = 0; i < CLAB_HQ_N; i++)
+		q[i] += tb->n[i];
+	v->prev = tb;
+	v->seq++;
+}
+
+/* ---- classification --------------------------------------------------- */
+
+static int starts(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* Splits AT&T operands at the commas outside parentheses: at most 4. */
+static int operands(const char *ops, const char *op[4], size_t len[4])
+{
+	int k = 0, depth = 0;
+	const char *start = ops;
+	for (const char *c = ops;; c++) {
+		if (*c == '(')
+			depth++;
+		else if (*c == ')')
+			depth--;
+		if ((*c == ',' && depth == 0) || *c == 0) {
+			while (*start == ' ')
+				start++;
+			if (c > start && k < 4) {
+				op[k] = start;
+				len[k++] = (size_t)(c - start);
+			}
+			if (*c == 0)
+				return k;
+			start = c + 1;
+		}
+	}
+}
+
+/* A memory operand in AT&T syntax: neither a register (%) nor an
+ * immediate ($): "(%rdi)", "-0x88(%rbp)", "0x18311(%rip)". */
+static int is_mem(const char *op) { return op[0] != '%' && op[0] != '$'; }
+
+/* Mnemonics that name memory without reading or writing it (lea, nop) or
+ * only touch it (prefetch, clflush). */
+static int no_access(const char *mn)
+{
+	return starts(mn, "lea") || starts(mn, "nop") || starts(mn, "prefetch") ||
+	       starts(mn, "clflush") || starts(mn, "clwb");
+}
+
+/* Mnemonics that read a memory destination without writing it. */
+static int reads_dest(const char *mn)
+{
+	const char *b = mn[0] == 'v' ? mn + 1 : mn;
+	return (starts(mn, "cmp") && !starts(mn, "cmpxchg")) || starts(mn, "test") ||
+	       starts(mn, "push") || starts(b, "ucomis") || starts(b, "comis") ||
+	       starts(mn, "bt") || starts(mn, "mul") || starts(mn, "imul") ||
+	       starts(mn, "div") || starts(mn, "idiv");
+}
+
+/* Moves and conversions whose vector operand is at most 8 bytes of memory. */
+static int narrow_vector(const char *mn)
+{
+	const char *b = mn[0] == 'v' ? mn + 1 : mn;
+	size_t l = strlen(b);
+	return !strcmp(b, "movd") || !strcmp(b, "movq") || starts(b, "movlp") ||
+	       starts(b, "movhp") || starts(b, "pinsr") || starts(b, "pextr") ||
+	       starts(b, "broadcast") || starts(b, "cvt") || starts(b, "movddup") ||
+	       (l > 2 && (!strcmp(b + l - 2, "ss") || !strcmp(b + l - 2, "sd")));
+}
+
+/* The index of the memory operand among ops, -1: none (or one that is
+ * not accessed: lea, nop, prefetch); *k: how many operands. */
+static int mem_operand(const char *mn, const char *ops, int *k)
+{
+	const char *op[4];
+	size_t len[4];
+	int mem = -1;
+	*k = operands(ops, op, len);
+	for (int i = 0; i < *k; i++)
+		if (is_mem(op[i]))
+			mem = i;
+	return no_access(mn) ? -1 : mem;
+}
+
+/* An x86 instruction counts as the A2 instructions a compiler would emit
+ * for it (the A2 is a load/store machine): a move to or from memory is one
+ * load or store; any other instruction that reads memory is a load, the
+ * operation, and a store when memory is also its destination (AT&T syntax:
+ * the destination last; a lone operand is written unless the mnemonic
+ * only reads it). Wide (the quad classes): a vector register beside it and
+ * not a scalar or 8-byte move (AT&T spells no operand size, so this is
+ * read from the mnemonic). The accesses themselves are counted as they
+ * happen. */
+static void mem_class(const char *mn, const char *ops, uint64_t *n)
+{
+	int k, mem = mem_operand(mn, ops, &k);
+	if (mem < 0 && (starts(mn, "push") || starts(mn, "pop"))) {
+		/* a register saved to or restored from the stack: the store or
+		 * load a PowerPC compiler would write */
+		n[mn[1] == 'u' ? CLAB_HQ_ST_INSNS : CLAB_HQ_LD_INSNS]++;
+		return;
+	}
+	if (mem < 0)
+		return;
+	const char *b = mn[0] == 'v' ? mn + 1 : mn;
+	int move = starts(b, "mov") || starts(b, "lddqu") || starts(b, "broadcast") ||
+		   starts(mn, "set");
+	int dest = mem == k - 1 && !reads_dest(mn);
+	int vec = strstr(ops, "%xmm") || strstr(ops, "%ymm") || strstr(ops, "%zmm");
+	int wide = vec && !narrow_vector(mn);
+	if (move) {
+		n[dest ? (wide ? CLAB_HQ_QST_INSNS : CLAB_HQ_ST_INSNS)
+		       : (wide ? CLAB_HQ_QLD_INSNS : CLAB_HQ_LD_INSNS)]++;
+		return;
+	}
+	n[wide ? CLAB_HQ_QLD_INSNS : CLAB_HQ_LD_INSNS]++;
+	n[CLAB_HQ_INSTRUCTIONS]++; /* the operation, besides the load */
+	if (dest) {
+		n[wide ? CLAB_HQ_QST_INSNS : CLAB_HQ_ST_INSNS]++;
+		n[CLAB_HQ_INSTRUCTIONS]++;
+	}
+}
+
+/* FP arithmetic: k A2 instructions of class cls (the x86 one counted one
+ * already), each with a load of its own when the x86 one reads memory. */
+static void fp_class(const char *mn, const char *ops, int cls, uint64_t k, int wide,
+		     uint64_t *n)
+{
+	int nops;
+	n[cls] += k;
+	n[CLAB_HQ_INSTRUCTIONS] += k - 1;
+	if (mem_operand(mn, ops, &nops) >= 0) {
+		n[wide ? CLAB_HQ_QLD_INSNS : CLAB_HQ_LD_INSNS] += k;
+		n[CLAB_HQ_INSTRUCTIONS] += k;
+	}
+}
+
+/* Adds one instruction's classes to n (from its disassembly by QEMU's own
+ * disassembler, AT&T syntax: mnemonics carry size suffixes, "callq",
+ * "retq", "jmpq"); *cond tells a conditional branch. */
+static void classify(const char *dis, uint64_t *n, int *cond)
+{
+	char m[32];
+	const char *ops = dis;
+	/* skip prefixes */
+	for (;;) {
+		size_t len = strcspn(ops, " ");
+		if (len >= sizeof m)
+			len = sizeof m - 1;
+		memcpy(m, ops, len);
+		m[len] = 0;
+		ops += len;
+		while (*ops == ' ')
+			ops++;
+		if (strcmp(m, "rep") && strcmp(m, "repe") && strcmp(m, "repne") && strcmp(m, "lock") &&
+		    strcmp(m, "notrack") && strcmp(m, "bnd") && strcmp(m, "repz") && strcmp(m, "repnz"))
+			break;
+	}
+	n[CLAB_HQ_INSTRUCTIONS]++;
+	n[CLAB_HQ_GUEST_INSNS]++;
+	*cond = 0;
+	int jump = !strcmp(m, "jmp") || !strcmp(m, "jmpq") || starts(m, "call") ||
+		   starts(m, "ret");
+	if (m[0] == 'j' && !jump) {
+		n[CLAB_HQ_BRANCHES]++;
+		*cond = 1;
+		return;
+	}
+	if (starts(m, "loop")) {
+		n[CLAB_HQ_BRANCHES]++;
+		*cond = 1;
+		return;
+	}
+	if (jump) {
+		n[CLAB_HQ_JUMPS]++;
+		return;
+	}
+	/* x87 arithmetic: scalar */
+	if (m[0] == 'f' && (starts(m, "fadd") || starts(m, "fsub") || starts(m, "fmul") ||
+			    starts(m, "fdiv") || starts(m, "fsqrt"))) {
+		fp_class(m, ops, CLAB_HQ_FP, 1, 0, n);
+		return;
+	}
+	const char *b = m[0] == 'v' ? m + 1 : m; /* AVX spelling */
+	int fma = starts(b, "fmadd") || starts(b, "fmsub") || starts(b, "fnmadd") ||
+		  starts(b, "fnmsub");
+	int arith = fma || starts(b, "add") || starts(b, "sub") || starts(b, "mul") ||
+		    starts(b, "div") || starts(b, "sqrt") || starts(b, "min") || starts(b, "max");
+	size_t len = strlen(b);
+	if (!arith || len < 3) {
+		mem_class(m, ops, n);
+		return;
+	}
+	const char *suf = b + len - 2;
+	int scalar = !strcmp(suf, "sd") || !strcmp(suf, "ss");
+	int packed = !strcmp(suf, "pd") || !strcmp(suf, "ps");
+	if (scalar) {
+		fp_class(m, ops, fma ? CLAB_HQ_FMA : CLAB_HQ_FP, 1, 0, n);
+		return;
+	}
+	if (!packed) {
+		mem_class(m, ops, n); /* integer mul/add/sub and the like */
+		return;
+	}
+	int width = strstr(ops, "zmm") ? 512 : strstr(ops, "ymm") ? 256 : 128;
+	int lanes = width / (suf[1] == 'd' ? 64 : 32);
+	/* the A2 has 1- and 4-wide FP: a 2-wide instruction counts as two
+	 * scalar ones, wider ones as quads, so that operations stay exact */
+	if (lanes < 4)
+		fp_class(m, ops, fma ? CLAB_HQ_FMA : CLAB_HQ_FP, (uint64_t)lanes, 0, n);
+	else
+		fp_class(m, ops, fma ? CLAB_HQ_QFMA : CLAB_HQ_QFP, (uint64_t)lanes / 4, 1, n);
+}
+
+static void on_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
+{
+	(void)id;
+	size_t n = qemu_plugin_tb_n_insns(tb);
+	tbinfo *t = calloc(1, sizeof *t);
+	if (!t || n == 0) {
+		free(t);
+		return;
+	}
+	t->pc = qemu_plugin_tb_vaddr(tb);
+	for (size_t i = 0; i < n; i++) {
+		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
+		uint64_t pc = qemu_plugin_insn_vaddr(insn);
+		char *dis = qemu_plugin_insn_disas(insn);
+		int cond = 0;
+		classify(dis ? dis : "", t->n, &cond);
+		free(dis);
+		if (i == n - 1) {
+			t->cond_last = cond;
+			t->branch = pc;
+			t->fallthrough = pc + qemu_plugin_insn_size(insn);
+		}
+		qemu_plugin_register_vcpu_mem_cb(insn, on_mem, QEMU_PLUGIN_CB_NO_REGS,
+						 QEMU_PLUGIN_MEM_RW, (void *)(uintptr_t)pc);
+	}
+	t->n[CLAB_HQ_CYCLES] = t->n[CLAB_HQ_INSTRUCTIONS];
+	qemu_plugin_register_vcpu_tb_exec_cb(tb, on_tb, QEMU_PLUGIN_CB_NO_REGS, t);
+	/* the blocks live as long as the process: QEMU may run them after a
+	 * flush until every thread has left them */
+}
+
+/* ---- threads and the process ------------------------------------------ */
+
+/* Every system call names the thread that runs on this vcpu: the program's
+ * libcounterlab finds its slot by its thread id. */
+static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu_index, int64_t num, uint64_t a1,
+		       uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6,
+		       uint64_t a7, uint64_t a8)
+{
+	(void)id, (void)a2, (void)a3, (void)a4, (void)a5, (void)a6,
+		(void)a7, (void)a8;
+	vcpu *v = cpu_of(vcpu_index);
+	if (!v)
+		return;
+	flush_pending(v);
+	v->slot->tid = (int64_t)syscall(SYS_gettid);
+	if (num == CLAB_EMU_SYSCALL) {
+		v->paused = a1 == 0;
+		v->prev = NULL; /* no branch resolves across the pause */
+	}
+}
+
+/* A forked child would write into its parent's slots (the file is shared):
+ * it counts into a private copy instead, so the parent's counts stay its
+ * own; the child's libcounterlab finds no slot and says so. (The emulator
+ * forks with the C library's fork(), so this runs in its child.) */
+static void on_fork_child(void)
+{
+	clab_emu_file *copy = mmap(NULL, sizeof *copy, PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (copy == MAP_FAILED) {
+		fprintf(stderr, "counterlab plugin: no memory for a forked child's counts\n");
+		exit(1);
+	}
+	memcpy(copy, file, sizeof *copy);
+	for (int c = 0; c < CLAB_EMU_SLOTS; c++)
+		if (cpus[c])
+			cpus[c]->slot = &copy->slot[c];
+	munmap(file, sizeof *file);
+	file = copy;
+	memset(totals, 0, sizeof totals);
+	summary_path = NULL; /* the totals are the parent's to report */
+}
+
+static void on_exit_vcpu(qemu_plugin_id_t id, unsigned int vcpu_index)
+{
+	(void)id;
+	vcpu *v = cpu_of(vcpu_index);
+	if (!v)
+		return;
+	flush_pending(v);
+	pthread_mutex_lock(&totals_lock);
+	for (int i = 0; i < CLAB_HQ_N; i++) {
+		totals[i] += v->slot->q[i];
+		v->slot->q[i] = 0;
+	}
+	pthread_mutex_unlock(&totals_lock);
+	/* a later thread on this vcpu starts afresh */
+	v->slot->tid = 0;
+	v->prev = NULL;
+	v->pend.size = 0;
+	memset(v->bht, 1, sizeof v->bht);
+	memset(v->l1.tag, 0, 256 * sizeof *v->l1.tag);
+}
+
+static void on_atexit(qemu_plugin_id_t id, void *udata)
+{
+	(void)id, (void)udata;
+	uint64_t sum[CLAB_HQ_N];
+	memcpy(sum, totals, sizeof sum);
+	for (int c = 0; c < CLAB_EMU_SLOTS; c++)
+		if (cpus[c]) {
+			flush_pending(cpus[c]);
+			for (int i = 0; i < CLAB_HQ_N; i++)
+				sum[i] += cpus[c]->slot->q[i];
+		}
+	if (!summary_path)
+		return;
+	FILE *f = fopen(summary_path, "w");
+	if (!f) {
+		fprintf(stderr, "counterlab plugin: cannot write summary=%s\n", summary_path);
+		return;
+	}
+	for (int i = 0; i < CLAB_HQ_N; i++)
+		fprintf(f, "%s %" PRIu64 "\n", clab_hq_name[i], sum[i]);
+	fclose(f);
+}
+
+QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
+					   int argc, char **argv)
+{
+	const char *slots = NULL;
+	int i;
+	if (strcmp(info->target_name, "x86_64") != 0) {
+		fprintf(stderr, "counterlab plugin: counts x86_64 guests, not %s\n", info->target_name);
+		return -1;
+	}
+	for (i = 0; i < argc; i++) {
+		char *eq = strchr(argv[i], '=');
+		if (!eq)
+			goto bad;
+		*eq = 0;
+		const char *val = eq + 1;
+		if (!strcmp(argv[i], "slots"))
+			slots = val;
+		else if (!strcmp(argv[i], "summary"))
+			summary_path = val;
+		else if (!strcmp(argv[i], "cache") && !strcmp(val, "cachegrind"))
+			cachegrind_policy = 1;
+		else if (!strcmp(argv[i], "cache") && !strcmp(val, "a2"))
+			cachegrind_policy = 0;
+		else
+			goto bad;
+	}
+	if (!slots) {
+		fprintf(stderr, "counterlab plugin: needs slots=FILE (counterlab-run gives it)\n");
+		return -1;
+	}
+	int fd = open(slots, O_RDWR | O_CLOEXEC);
+	if (fd < 0 || ftruncate(fd, sizeof(clab_emu_file)) != 0) {
+		perror(slots);
+		return -1;
+	}
+	file = mmap(NULL, sizeof(clab_emu_file), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (file == MAP_FAILED) {
+		perror(slots);
+		return -1;
+	}
+	file->nslot = CLAB_EMU_SLOTS;
+	file->magic = CLAB_EMU_MAGIC;
+	if (cache_init(&l2, 32 << 20, 16, 128)) {
+		fprintf(stderr, "counterlab plugin: out of memory\n");
+		return -1;
+	}
+	qemu_plugin_register_vcpu_tb_trans_cb(id, on_trans);
+	qemu_plugin_register_vcpu_syscall_cb(id, on_syscall);
+	pthread_atfork(NULL, NULL, on_fork_child);
+	qemu_plugin_register_vcpu_exit_cb(id, on_exit_vcpu);
+	qemu_plugin_register_atexit_cb(id, on_atexit, NULL);
+	return 0;
+bad:
+	fprintf(stderr, "counterlab plugin: unknown argument '%s' (slots=FILE, cache=a2|cachegrind, "
+		"summary=FILE)\n", argv[i]);
+	return -1;
+}

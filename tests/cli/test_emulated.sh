@@ -1,0 +1,137 @@
+#!/bin/bash
+# counterlab-run and the emulator plugin (activity = emulated): kernels
+# with counts worked by hand, through PAPI inside the program
+# (tests/emulated/kernels.c) and exactly from the plugin's totals (two runs
+# that differ only in N differ by N's share); the same run twice gives the
+# same counts; and each program the emulator cannot count is refused with
+# the reason; PAPI's fast validation tests pass under it.
+# usage: test_emulated.sh BINDIR   (CC, PREFIX from tests/run.sh)
+set -u
+bindir=$(cd "${1:?usage: test_emulated.sh BINDIR}" && pwd)
+run=$bindir/counterlab-run
+prefix=${PREFIX:-$bindir/..}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+ok() { echo "ok - $*"; }
+bad() { echo "FAIL - $*"; fails=$((fails + 1)); }
+export COUNTERLAB_MACHINES=${COUNTERLAB_MACHINES:-$(cd "$(dirname "$0")/../.." && pwd)/machines}
+
+if ! ${CC:-cc} -std=gnu11 -O1 -g -Wall -Wextra -Werror -pthread -I"$prefix/include" \
+	-o "$tmp/kernels" "$(dirname "$0")/../emulated/kernels.c" -L"$prefix/lib" -lpapi -lcounterlab \
+	-Wl,-rpath,"$prefix/lib"; then
+	echo "FAIL - build tests/emulated/kernels.c"
+	exit 1
+fi
+
+# 1. through PAPI, inside the program (a watchdog: a hang is a failure)
+if timeout 300 "$run" -- "$tmp/kernels" > "$tmp/papi.out" 2>&1; then
+	ok "kernels under counterlab-run:"
+	sed 's/^/    /' "$tmp/papi.out"
+else
+	bad "kernels under counterlab-run: $(cat "$tmp/papi.out")"
+fi
+
+# 1b. a forked child counts apart from its parent
+if timeout 300 "$run" -- "$tmp/kernels" fork > "$tmp/fork.out" 2>&1; then
+	ok "fork: $(cat "$tmp/fork.out")"
+else
+	bad "fork: $(cat "$tmp/fork.out")"
+fi
+
+# 2. the plugin's totals: kernel N against kernel 2N, everything else equal
+total() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
+for n in 100000 200000; do
+	timeout 300 "$run" --summary "$tmp/loop$n" -- "$tmp/kernels" loop $n || bad "loop $n"
+	timeout 300 "$run" --summary "$tmp/fma$n" -- "$tmp/kernels" fma $n || bad "fma $n"
+done
+expect() { # file-a file-b quantity difference
+	local a b
+	a=$(total "$1" "$3")
+	b=$(total "$2" "$3")
+	if [ -n "$a" ] && [ -n "$b" ] && [ $((b - a)) = "$4" ]; then
+		ok "$3: $a -> $b (+$4)"
+	else
+		bad "$3: '$a' -> '$b', want +$4"
+	fi
+}
+# 100,000 more iterations of "dec; jnz": 200,000 instructions and cycles,
+# 100,000 conditional branches, all taken, no more mispredictions, no
+# more memory traffic
+for q in instructions:200000 cycles:200000 branches:100000 taken:100000 branch_misses:0 \
+	loads:0 stores:0 l1d_load_misses:0 llc_misses:0 jumps:0 fma:0; do
+	expect "$tmp/loop100000" "$tmp/loop200000" "${q%%:*}" "${q#*:}"
+done
+# N FMAs: exactly N in the whole process (nothing else fuses), and 3N
+# instructions (vfmadd, dec, jnz)
+expect "$tmp/fma100000" "$tmp/fma200000" fma 100000
+expect "$tmp/fma100000" "$tmp/fma200000" instructions 300000
+[ "$(total "$tmp/fma100000" fma)" = 100000 ] && ok "100000 FMAs: fma 100000" ||
+	bad "100000 FMAs: fma $(total "$tmp/fma100000" fma)"
+
+# 2b. PAPI's own validation tests that compare counts with their loops'
+# real work, and fail on every profile-driven clock (tests/papi/expected.tsv),
+# pass under the emulator (the fast ones; the others are README's)
+vt=${PAPI_VALIDATION_DIR:-$prefix/../papi/src/validation_tests}
+for t in papi_br_cn papi_br_ins papi_br_ucn papi_br_tkn cycles_validation; do
+	if [ ! -x "$vt/$t" ]; then
+		bad "PAPI's $t is not built in $vt"
+	elif (cd "$vt" && timeout 300 "$run" -- "./$t" -q > "$tmp/$t.log" 2>&1) &&
+		grep -q PASSED "$tmp/$t.log"; then
+		ok "PAPI's validation_tests/$t under counterlab-run: PASSED"
+	else
+		bad "PAPI's validation_tests/$t under counterlab-run: $(tail -3 "$tmp/$t.log" | tr '\n' ' ')"
+	fi
+done
+
+# 3. deterministic: the same run, the same counts (caches included)
+timeout 300 "$run" --summary "$tmp/again" -- "$tmp/kernels" loop 100000
+if cmp -s "$tmp/loop100000" "$tmp/again"; then
+	ok "the same run twice: identical totals"
+else
+	bad "the same run twice differs: $(diff "$tmp/loop100000" "$tmp/again" | tr '\n' ' ')"
+fi
+
+# 3b. terminated, counterlab-run passes the signal on and removes its file
+before=$(ls /dev/shm 2> /dev/null | grep -c '^counterlab-emu-')
+"$run" -- "$(command -v sleep)" 60 &
+pid=$!
+sleep 1
+kill -TERM $pid
+wait $pid
+rc=$?
+after=$(ls /dev/shm 2> /dev/null | grep -c '^counterlab-emu-')
+[ $rc = 143 ] && [ "$after" = "$before" ] && ok "SIGTERM: status 143, no slot file left" ||
+	bad "SIGTERM: status $rc, slot files in /dev/shm $before -> $after"
+
+# 4. what the emulator cannot count, refused with the reason (status 127)
+refuse() { # needle command...
+	local needle=$1
+	shift
+	if "$@" > "$tmp/out" 2> "$tmp/err"; then
+		bad "$*: accepted"
+	elif ! grep -qF -- "$needle" "$tmp/err"; then
+		bad "$*: $(cat "$tmp/err") (want '$needle')"
+	else
+		ok "${*: -1}: $needle"
+	fi
+}
+printf 'int main(void) { return 0; }\n' > "$tmp/s.c"
+${CC:-cc} -static -o "$tmp/static" "$tmp/s.c" 2> /dev/null &&
+	refuse "is statically linked" "$run" -- "$tmp/static"
+cp "$tmp/kernels" "$tmp/arm"
+printf '\xb7\x00' | dd of="$tmp/arm" bs=1 seek=18 conv=notrunc status=none # EM_AARCH64
+refuse "is not an x86-64 program" "$run" -- "$tmp/arm"
+cp "$tmp/kernels" "$tmp/noexec" && chmod -x "$tmp/noexec"
+refuse "is not an executable file" "$run" -- "$tmp/noexec"
+printf '#!/bin/sh\nexit 0\n' > "$tmp/script" && chmod +x "$tmp/script"
+refuse "is not an ELF program" "$run" -- "$tmp/script"
+refuse "no such program" "$run" -- no-such-program-here
+refuse "qemu-x86_64 is missing" env PATH=/nonexistent "$run" -- "$tmp/kernels"
+# activity = emulated without the emulator: the reason, not a count
+COUNTERLAB_MACHINE=bgq:activity=emulated "$bindir/counterlab-native-avail" > "$tmp/avail" 2>&1
+grep -q "start it as 'counterlab-run" "$tmp/avail" && ok "activity = emulated outside counterlab-run: disabled with the reason" ||
+	bad "activity = emulated outside counterlab-run: $(grep -i disabled "$tmp/avail" | head -2)"
+
+[ $fails = 0 ] && echo "test_emulated: PASSED" || echo "test_emulated: $fails FAILED"
+[ $fails = 0 ]

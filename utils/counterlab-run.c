@@ -1,0 +1,236 @@
+/* counterlab-run [--machine PROFILE] [--cache a2|cachegrind] [--summary FILE]
+ *                [--] PROGRAM ARGS...
+ *
+ * Runs an unmodified, dynamically linked x86-64 program under QEMU's
+ * user-mode emulator with counterlab's plugin, so that the program's own
+ * instructions and memory accesses drive the simulated node (activity =
+ * emulated; README "Activity from emulated execution"). The program uses
+ * PAPI, libbgpm or nothing as it would natively. Exits with the program's
+ * status. */
+#define _GNU_SOURCE
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/personality.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define PLUGIN_REL "../lib/counterlab/emulate.so"
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: counterlab-run [--machine PROFILE] [--cache a2|cachegrind] "
+		   "[--summary FILE] [--] PROGRAM ARGS...\n"
+		   "  runs PROGRAM (a dynamically linked x86-64 program) under qemu-x86_64 with\n"
+		   "  counterlab's plugin: its own instructions drive the simulated node\n"
+		   "  --machine PROFILE  machine profile (default: $COUNTERLAB_MACHINE, else bgq);\n"
+		   "                     activity = emulated is added to it\n"
+		   "  --cache POLICY     a2 (default: the A2's write-through L1D) or cachegrind\n"
+		   "                     (write-allocate LRU, to compare with valgrind's cachegrind)\n"
+		   "  --summary FILE     write the process's totals there at exit\n");
+}
+
+static int die(const char *fmt, const char *a, const char *b)
+{
+	fprintf(stderr, "counterlab-run: ");
+	fprintf(stderr, fmt, a, b);
+	fputc('\n', stderr);
+	return 127;
+}
+
+/* path of an executable named `name` on PATH (or name itself with a '/') */
+static int find_exec(const char *name, char *out, size_t len)
+{
+	if (strchr(name, '/')) {
+		snprintf(out, len, "%s", name);
+		return 0;
+	}
+	const char *path = getenv("PATH");
+	if (!path || !*path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		size_t n = strcspn(path, ":");
+		snprintf(out, len, "%.*s/%s", (int)n, path, name);
+		if (access(out, X_OK) == 0)
+			return 0;
+		path += n + (path[n] == ':');
+	}
+	return -1;
+}
+
+/* NULL when the program is one the emulator can count, else why not */
+static const char *check_program(const char *path, char *why, size_t len)
+{
+	struct stat st;
+	if (stat(path, &st) != 0) {
+		snprintf(why, len, "%s: %s", path, strerror(errno));
+		return why;
+	}
+	if (!S_ISREG(st.st_mode) || access(path, X_OK) != 0) {
+		snprintf(why, len, "%s is not an executable file (chmod +x it, or name the program)", path);
+		return why;
+	}
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf64_Ehdr eh;
+	ssize_t got = fd < 0 ? -1 : read(fd, &eh, sizeof eh);
+	if (got < (ssize_t)EI_NIDENT || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0) {
+		if (fd >= 0)
+			close(fd);
+		snprintf(why, len, "%s is not an ELF program (a script? name its interpreter: "
+			 "counterlab-run -- /bin/sh %s)", path, path);
+		return why;
+	}
+	if (eh.e_ident[EI_CLASS] != ELFCLASS64 || got < (ssize_t)sizeof eh ||
+	    eh.e_machine != EM_X86_64) {
+		close(fd);
+		snprintf(why, len, "%s is not an x86-64 program (machine %d, class %d): the emulator "
+			 "here runs x86-64 programs; build it for x86-64", path,
+			 got >= (ssize_t)sizeof eh ? eh.e_machine : -1, eh.e_ident[EI_CLASS]);
+		return why;
+	}
+	int dynamic = 0;
+	for (int i = 0; i < eh.e_phnum; i++) {
+		Elf64_Phdr ph;
+		if (pread(fd, &ph, sizeof ph, (off_t)(eh.e_phoff + (uint64_t)i * eh.e_phentsize)) !=
+		    (ssize_t)sizeof ph)
+			break;
+		if (ph.p_type == PT_INTERP)
+			dynamic = 1;
+	}
+	close(fd);
+	if (!dynamic) {
+		snprintf(why, len, "%s is statically linked: counts reach a program through the "
+			 "libcounterlab it loads; link it dynamically (without -static)", path);
+		return why;
+	}
+	return NULL;
+}
+
+static volatile pid_t child;
+
+/* a termination request goes to the program; the slot file is removed
+ * once it has ended */
+static void forward(int sig)
+{
+	if (child > 0)
+		kill(child, sig);
+}
+
+int main(int argc, char **argv)
+{
+	const char *machine = getenv("COUNTERLAB_MACHINE"), *cache = "a2", *summary = NULL;
+	int i;
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--")) {
+			i++;
+			break;
+		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			usage(stdout);
+			return 0;
+		} else if (!strcmp(argv[i], "--machine") && i + 1 < argc) {
+			machine = argv[++i];
+		} else if (!strcmp(argv[i], "--cache") && i + 1 < argc) {
+			cache = argv[++i];
+			if (strcmp(cache, "a2") && strcmp(cache, "cachegrind"))
+				return die("--cache %s: the policies are a2 and cachegrind", cache, NULL);
+		} else if (!strcmp(argv[i], "--summary") && i + 1 < argc) {
+			summary = argv[++i];
+		} else if (argv[i][0] == '-') {
+			fprintf(stderr, "counterlab-run: unknown option %s\n", argv[i]);
+			usage(stderr);
+			return 2;
+		} else {
+			break;
+		}
+	}
+	if (i >= argc) {
+		usage(stderr);
+		return 2;
+	}
+	if (!machine || !*machine)
+		machine = "bgq";
+
+	char prog[PATH_MAX], qemu[PATH_MAX], why[3 * PATH_MAX];
+	if (find_exec(argv[i], prog, sizeof prog))
+		return die("%s: no such program on PATH", argv[i], NULL);
+	if (check_program(prog, why, sizeof why))
+		return die("%s", why, NULL);
+	if (find_exec("qemu-x86_64", qemu, sizeof qemu))
+		return die("qemu-x86_64 is missing: install Debian's qemu-user "
+			   "('make deps' as root, or apt-get install qemu-user)%s%s", "", "");
+
+	char self[PATH_MAX], plugin[PATH_MAX + 64];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	if (n <= 0)
+		return die("cannot read /proc/self/exe: %s%s", strerror(errno), "");
+	self[n] = 0;
+	snprintf(plugin, sizeof plugin, "%s/%s", dirname(self), PLUGIN_REL);
+	if (access(plugin, R_OK) != 0)
+		return die("counterlab's plugin %s is missing (%s): rebuild with make", plugin,
+			   strerror(errno));
+
+	/* the slot file: on tmpfs when there is one */
+	char slots[PATH_MAX];
+	const char *dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : getenv("TMPDIR");
+	snprintf(slots, sizeof slots, "%s/counterlab-emu-XXXXXX", dir && *dir ? dir : "/tmp");
+	int fd = mkstemp(slots);
+	if (fd < 0)
+		return die("cannot create %s: %s", slots, strerror(errno));
+	close(fd);
+
+	char spec[PATH_MAX], parg[3 * PATH_MAX];
+	snprintf(spec, sizeof spec, "%s%sactivity=emulated,clock=virtual,tick=0", machine,
+		 strchr(machine, ':') ? "," : ":");
+	snprintf(parg, sizeof parg, "%s,slots=%s,cache=%s%s%s", plugin, slots, cache,
+		 summary ? ",summary=" : "", summary ? summary : "");
+	setenv("COUNTERLAB_MACHINE", spec, 1);
+	setenv("COUNTERLAB_EMULATED", slots, 1);
+
+	pid_t pid = fork();
+	if (pid < 0) {
+		unlink(slots);
+		return die("fork: %s%s", strerror(errno), "");
+	}
+	if (pid == 0) {
+		/* the same addresses every run: cache sets, and so counts, repeat */
+		personality(ADDR_NO_RANDOMIZE);
+		int nargs = argc - i;
+		char **av = calloc((size_t)nargs + 6, sizeof *av);
+		if (!av)
+			_exit(127);
+		int k = 0;
+		av[k++] = qemu;
+		av[k++] = "-cpu";
+		av[k++] = "max";
+		av[k++] = "-plugin";
+		av[k++] = parg;
+		av[k++] = prog;
+		for (int j = i + 1; j < argc; j++)
+			av[k++] = argv[j];
+		execv(qemu, av);
+		fprintf(stderr, "counterlab-run: cannot run %s: %s\n", qemu, strerror(errno));
+		_exit(127);
+	}
+	child = pid;
+	signal(SIGINT, SIG_IGN); /* the program decides; we clean up after it */
+	signal(SIGQUIT, SIG_IGN);
+	signal(SIGTERM, forward);
+	signal(SIGHUP, forward);
+	int st;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	unlink(slots);
+	if (WIFSIGNALED(st)) {
+		signal(WTERMSIG(st), SIG_DFL);
+		raise(WTERMSIG(st));
+		return 128 + WTERMSIG(st);
+	}
+	return WEXITSTATUS(st);
+}
