@@ -230,15 +230,21 @@ static void labels_fit(struct layout *L)
 		struct axis *a = &L->ax[k];
 		for (int i = 0; i < a->n; i++) {
 			int span = block_span(a, i, L->cell, L->gap);
-			int full = text_w(1 + digits(a->size[i] - 1), s);
+			int full = text_w(1 + digits(a->size[i] - 1), s), need = (GH + 1) * s;
 			if (k) {	/* stacked down the left: the height decides */
-				a->step[i] = label_step(span, (GH + 1) * s);
 				a->colw[i] = full + 4 * s;
 			} else {
 				a->brief[i] = full + 2 * s > span;
-				int w = a->brief[i] ? text_w(digits(a->size[i] - 1), s) : full;
-				a->step[i] = label_step(span, w + 2 * s);
+				need = (a->brief[i] ? text_w(digits(a->size[i] - 1), s) : full) + 2 * s;
 			}
+			a->step[i] = label_step(span, need);
+			/* a level whose blocks are too small to label even once per
+			 * block of the level above is left to the axis line */
+			if (i && a->step[i] >= a->size[i] &&
+			    block_span(a, i - 1, L->cell, L->gap) < need)
+				a->step[i] = 0;
+			if (!a->step[i])
+				a->colw[i] = 0;
 		}
 	}
 }
@@ -436,10 +442,13 @@ static void ticks(struct image *im, const struct layout *L, int k, int panel,
 		int span = block_span(a, i, L->cell, L->gap), y = L->xlab_y + i * (GH + 3) * s;
 		char letter = letters[a->dim[i]];
 		right += a->colw[i];
+		if (!a->step[i])
+			continue;
 		if (k == 0 && a->brief[i] && panel == 0) {	/* the row's letter */
 			snprintf(t, sizeof t, "%c", letter);
 			text(im, px - 4 * s - text_w(1, s), y, s, t);
 		}
+		int64_t free_from = INT64_MIN;	/* where the last label ended */
 		for (int64_t b = 0; b < nb; b++) {
 			int c = (int)(b % a->size[i]);
 			if (c % a->step[i])
@@ -450,10 +459,14 @@ static void ticks(struct image *im, const struct layout *L, int k, int panel,
 			else
 				snprintf(t, sizeof t, "%c%d", letter, c);
 			int tw = text_w(strlen(t), s);
+			int from = k ? p + (span - 7 * s) / 2 : p + (span - tw) / 2;
+			if (from < free_from)	/* the last block's label is still there */
+				continue;
+			free_from = from + (k ? GH * s : tw + 2 * s);
 			if (k == 0)
-				text(im, px + p + (span - tw) / 2, y, s, t);
+				text(im, px + from, y, s, t);
 			else
-				text(im, right - 4 * s - tw, L->y0 + p + (span - 7 * s) / 2, s, t);
+				text(im, right - 4 * s - tw, L->y0 + from, s, t);
 		}
 	}
 }
@@ -516,9 +529,10 @@ static void tick_label(char *buf, size_t n, double v, double step)
 		k++;
 	}
 	int dec = step / sc >= 1 ? 0 : (int)ceil(-log10(step / sc) - 1e-9);
-	if (fabs(v) < step / 2)
-		v = 0;		/* never "-0" */
-	snprintf(buf, n, "%.*f%.*s", dec, v / sc, k > 0, sfx + k);
+	if (fabs(v) < step / 2)	/* "0", never "-0" or "0k" */
+		snprintf(buf, n, "0");
+	else
+		snprintf(buf, n, "%.*f%.*s", dec, v / sc, k > 0, sfx + k);
 }
 
 /* The colour bar with tick marks at round values; under it the unit, the
