@@ -158,7 +158,11 @@ refuse --machine torus --torus 8x4 --ppn 1 --pattern perm:tornado --heatmap "$tm
 head -5 "$tmp/other.csv" > "$tmp/short.csv"
 refuse --machine torus --torus 8x8 --ppn 1 --pattern perm:tornado --heatmap "$tmp/x.png" \
 	--heatmap-with "$tmp/short.csv" -- "has not all 64 nodes"
-[ ! -e "$tmp/x.png" ] && ok "--heatmap-with refusals write no picture" || bad "a refused --heatmap-with wrote $tmp/x.png"
+if [ ! -e "$tmp/x.png" ]; then
+	ok "--heatmap-with refusals write no picture"
+else
+	bad "a refused --heatmap-with wrote $tmp/x.png"
+fi
 # Gemini: per-router link metrics from the tiles, one router's tiles, its options' errors
 refuse --machine gemini --order ZYX --pattern pingpong -- "--order ZYX: Gemini routes X, then Y, then Z"
 refuse --tiles 0 --pattern pingpong -- "--tilemap, --gemini and --tiles are for --machine gemini"
