@@ -58,5 +58,53 @@ done
 COUNTERLAB_MACHINE=bgq:clock=virtual,activity=none once "cannot count event network:::NO_SUCH_EVENT" -- \
 	mpi2 -x COUNTERLAB_MACHINE -x COUNTERLAB_MACHINES "$bindir/counterlab-pingpong" --events network:::NO_SUCH_EVENT
 
+# counterlab-native-avail --check: the framework's own add path and its
+# reason; exit 0 fit, 1 conflict, 2 bad question
+avail=$bindir/counterlab-native-avail
+# check STATUS NEEDLE -- ARGS...: exit STATUS and NEEDLE in the output
+check() {
+	local want=$1 needle=$2 rc
+	shift 3
+	COUNTERLAB_MACHINE=bgq:clock=virtual "$avail" "$@" >"$tmp/out" 2>&1
+	rc=$?
+	if [ $rc = "$want" ] && grep -qF -- "$needle" "$tmp/out"; then
+		ok "native-avail $*: exit $rc, '$needle'"
+	else
+		bad "native-avail $*: exit $rc (want $want): $(head -5 "$tmp/out") (want '$needle')"
+	fi
+}
+AXU=PEVT_AXU_INSTR_COMMIT,PEVT_AXU_CR_COMMIT,PEVT_AXU_IDLE,PEVT_AXU_FP_DS_ACTIVE
+check 0 "fits: 2 events in one event set on machine bgq" -- --check PEVT_CYCLES,PEVT_INST_ALL
+check 0 "fits: 4 events" -- --check $AXU
+check 1 "does not fit: PEVT_AXU_FP_DS_ACTIVE_CYC: 5 events do not fit the counters" -- \
+	--check $AXU,PEVT_AXU_FP_DS_ACTIVE_CYC
+check 1 "does not fit: PEVT_L2_HITS is an event of component l2, PEVT_CYCLES of core" -- \
+	--check PEVT_CYCLES,PEVT_L2_HITS
+check 2 "no component of machine bgq has an event 'NO_SUCH'" -- --check PEVT_CYCLES,NO_SUCH
+check 2 "give one of --check, --event" -- --check PEVT_CYCLES --csv
+check 2 "--check wants EVENT" -- --check ,
+check 2 "no machine profile 'nosuch'" -- -m nosuch --check PEVT_CYCLES
+# --list-machines: every profile of the directory, with its description
+"$avail" --list-machines >"$tmp/out" 2>&1
+for f in "$COUNTERLAB_MACHINES"/*.ini; do
+	name=$(basename "$f" .ini)
+	descr=$(sed -n 's/^description *= *//p' "$f" | head -1)
+	if grep -qxF -- "$(printf '%-16s %s' "$name" "$descr")" "$tmp/out"; then
+		ok "--list-machines: $name"
+	else
+		bad "--list-machines lacks '$name $descr': $(cat "$tmp/out")"
+	fi
+done
+mkdir "$tmp/machines"
+printf '[machine]\ndescription = a test profile\n' >"$tmp/machines/mine.ini"
+printf 'no section\n' >"$tmp/machines/broken.ini"
+COUNTERLAB_MACHINES=$tmp/machines "$avail" --list-machines >"$tmp/out" 2>&1
+if [ "$(grep -c . "$tmp/out")" = 3 ] && grep -q '^mine  *a test profile$' "$tmp/out" &&
+	grep -q '^broken  *machine profile .*broken.ini' "$tmp/out"; then
+	ok "--list-machines follows COUNTERLAB_MACHINES; a broken profile says why"
+else
+	bad "--list-machines with COUNTERLAB_MACHINES=$tmp/machines: $(cat "$tmp/out")"
+fi
+
 echo "$fails failed"
 [ $fails = 0 ]
