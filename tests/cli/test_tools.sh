@@ -106,5 +106,30 @@ else
 	bad "--list-machines with COUNTERLAB_MACHINES=$tmp/machines: $(cat "$tmp/out")"
 fi
 
+# COUNTERLAB_VERBOSE=1: PAPI programs say why a component is disabled (once,
+# at PAPI_library_init) and why an event was refused; silent without it.
+# verbose COUNT NEEDLE -- ENV... PROGRAM ARGS...: NEEDLE COUNT times on stderr
+verbose() {
+	local want=$1 needle=$2 n
+	shift 3
+	env COUNTERLAB_MACHINES="$COUNTERLAB_MACHINES" "$@" >/dev/null 2>"$tmp/err"
+	n=$(grep -cF -- "$needle" "$tmp/err")
+	if [ "$n" = "$want" ]; then
+		ok "${*##*/}: '$needle' $n times"
+	else
+		bad "${*##*/}: '$needle' $n times, want $want: $(head -5 "$tmp/err")"
+	fi
+}
+refused="counterlab: adding PEVT_AXU_FP_DS_ACTIVE_CYC: events cannot be counted together: 5 events do not fit"
+verbose 1 "$refused" -- COUNTERLAB_VERBOSE=1 COUNTERLAB_MACHINE=bgq:clock=virtual \
+	"$bindir/papi_command_line" ${AXU//,/ } PEVT_AXU_FP_DS_ACTIVE_CYC
+verbose 0 "counterlab:" -- COUNTERLAB_MACHINE=bgq:clock=virtual \
+	"$bindir/papi_command_line" ${AXU//,/ } PEVT_AXU_FP_DS_ACTIVE_CYC
+verbose 0 "counterlab:" -- COUNTERLAB_VERBOSE=0 COUNTERLAB_MACHINE=bgq:clock=virtual \
+	"$bindir/papi_command_line" ${AXU//,/ } PEVT_AXU_FP_DS_ACTIVE_CYC
+disabled="counterlab: component core is disabled: machine bgq-live has no component 'core'"
+verbose 1 "$disabled" -- COUNTERLAB_VERBOSE=1 COUNTERLAB_MACHINE=bgq-live "$bindir/papi_component_avail"
+verbose 0 "counterlab:" -- COUNTERLAB_MACHINE=bgq-live "$bindir/papi_component_avail"
+
 echo "$fails failed"
 [ $fails = 0 ]
