@@ -8,7 +8,7 @@
 #   make check-quick   the same without the sanitizers and PAPI's suite
 #   make check-papi-bgpm   PAPI's own BG/Q components over libbgpm (a second PAPI build)
 #   make demo    set up, build and run the main demo
-#   make bench   benchmarks -> bench/results/*.json
+#   make bench   benchmarks -> build/bench-results/*.json (UPDATE=1: bench/results/)
 #   make install PREFIX=/some/where    (default /usr/local); make uninstall
 #   make fresh-check   README's commands on a freshly bootstrapped Debian 12 (root)
 #   make clean
@@ -234,8 +234,10 @@ check-quick: all
 demo: deps all
 	PREFIX=$(STAGE) bash utils/demo.sh
 
+# the committed figures in bench/results/ change only when asked (UPDATE=1)
 bench: all
-	PREFIX=$(STAGE) BUILD=$(BUILD) BOOKSIM=$(BOOKSIM) bash bench/run.sh
+	PREFIX=$(STAGE) BUILD=$(BUILD) BOOKSIM=$(BOOKSIM) \
+		BENCH_RESULTS=$(if $(filter-out 0,$(UPDATE)),$(CURDIR)/bench/results,$(abspath $(BUILD))/bench-results) bash bench/run.sh
 
 # Installs what was built (no second build); see utils/install.sh.
 install: all

@@ -131,5 +131,31 @@ disabled="counterlab: component core is disabled: machine bgq-live has no compon
 verbose 1 "$disabled" -- COUNTERLAB_VERBOSE=1 COUNTERLAB_MACHINE=bgq-live "$bindir/papi_component_avail"
 verbose 0 "counterlab:" -- COUNTERLAB_MACHINE=bgq-live "$bindir/papi_component_avail"
 
+# make bench: the plan first; JSON into the build tree, bench/results/ only
+# with UPDATE=1
+root=$(cd "$(dirname "$0")/../.." && pwd)
+BENCHES="gemini netsim" BENCH_PLAN_ONLY=1 BUILD=$tmp/b bash "$root/bench/run.sh" >"$tmp/out" 2>&1
+if grep -q '^  gemini  *~1 min$' "$tmp/out" && grep -q '^  netsim  *~1 min$' "$tmp/out" &&
+	grep -qF "about 3 minutes in all; results into $tmp/b/bench-results" "$tmp/out" && [ ! -e "$tmp/b" ]; then
+	ok "bench/run.sh: the plan, its time and where results go, before anything runs"
+else
+	bad "bench/run.sh plan: $(cat "$tmp/out")"
+fi
+sum=$(cat "$root"/bench/results/*.json | cksum)
+if BENCHES=gemini BUILD=$tmp/b PREFIX=$(dirname "$bindir") bash "$root/bench/run.sh" >"$tmp/out" 2>&1 &&
+	[ -s "$tmp/b/bench-results/gemini.json" ] && [ "$sum" = "$(cat "$root"/bench/results/*.json | cksum)" ]; then
+	ok "bench/run.sh: gemini.json in \$BUILD/bench-results, bench/results/ untouched"
+else
+	bad "bench/run.sh BENCHES=gemini: $(tail -5 "$tmp/out")"
+fi
+for u in "" 1; do
+	want=$([ -n "$u" ] && echo "$root/bench/results" || echo bench-results)
+	if make -C "$root" -n -o all bench UPDATE=$u BUILD="${BUILD:-build}" 2>&1 | grep -q "BENCH_RESULTS=[^ ]*$want "; then
+		ok "make bench UPDATE=$u: results into $want"
+	else
+		bad "make bench UPDATE=$u: $(make -C "$root" -n -o all bench UPDATE=$u 2>&1 | tail -3)"
+	fi
+done
+
 echo "$fails failed"
 [ $fails = 0 ]
