@@ -157,5 +157,62 @@ for u in "" 1; do
 	fi
 done
 
+# Man pages: one in section 1 for each program, counterlab(7); each option
+# of --help in the program's page, each option the page describes in --help
+stage=$(dirname "$bindir")
+mandir=$stage/share/man
+# opts: the options that begin the lines of --help or of a page's .TP tags
+opts() { grep -oE '^ *(-[A-Za-z], )?--?[A-Za-z][A-Za-z-]*' | tr -d ' ' | tr ',' '\n' | sort -u; }
+# plain FILE: a page's text without roff's escapes
+plain() { sed -e 's/\\f[BIRP]//g' -e 's/\\-/-/g' -e 's/^\.[A-Z][A-Z]* //' "$1"; }
+for p in $progs; do
+	page=$mandir/man1/$p.1
+	[ -f "$page" ] || { bad "no man page $page"; continue; }
+	launch=()
+	[[ " $MPI_PROGS " == *" ${p#counterlab-} "* ]] && launch=(mpi2)
+	"${launch[@]}" "$bindir/$p" --help 2>/dev/null | opts >"$tmp/help.opts"
+	plain "$page" >"$tmp/page"
+	missing=$(while read -r o; do
+		grep -qE -- "(^|[^A-Za-z-])$o([^A-Za-z-]|\$)" "$tmp/page" || echo "$o"
+	done <"$tmp/help.opts")
+	# the tag line after each .TP of the page
+	extra=$(awk 'tp { print; tp = 0 } /^\.TP/ { tp = 1 }' "$tmp/page" | opts |
+		grep -vxF -f "$tmp/help.opts")
+	if [ ! -s "$tmp/help.opts" ] || [ -n "$missing$extra" ]; then
+		bad "$p: --help options not in $page: ${missing:-none}; page options not in --help: ${extra:-none}"
+	else
+		ok "$p: its man page describes the $(wc -l <"$tmp/help.opts") options of --help, no others"
+	fi
+done
+[ -f "$mandir/man7/counterlab.7" ] && ok "counterlab(7) staged" || bad "no $mandir/man7/counterlab.7"
+# every COUNTERLAB_* variable the sources read is in counterlab(7)
+root_src=$(cd "$(dirname "$0")/../.." && pwd)
+for v in $(grep -rhoE 'getenv\("COUNTERLAB_[A-Z_]+"|"COUNTERLAB_[A-Z_]+"' "$root_src"/framework "$root_src"/backends \
+	"$root_src"/sim_backends "$root_src"/components "$root_src"/compat "$root_src"/utils | grep -oE 'COUNTERLAB_[A-Z_]+' | sort -u); do
+	grep -q "$v" "$mandir/man7/counterlab.7" && ok "counterlab(7): $v" || bad "counterlab(7) lacks $v"
+done
+if command -v man >/dev/null; then
+	for p in $progs counterlab; do
+		if MANPATH=$mandir man -w "$p" 2>/dev/null | grep -q "^$mandir/" &&
+			MANPATH=$mandir MANWIDTH=80 man "$p" 2>"$tmp/err" | grep -q "^NAME" && [ ! -s "$tmp/err" ]; then
+			ok "MANPATH=$mandir man $p"
+		else
+			bad "MANPATH=$mandir man $p: $(MANPATH=$mandir man -w "$p" 2>&1) $(cat "$tmp/err")"
+		fi
+	done
+else
+	echo "# man is not installed: pages checked as files only"
+fi
+# make install puts them in PREFIX/share/man/man1 and man7; uninstall removes them
+bash "$root_src/utils/install.sh" install "$stage" "$tmp/inst" >"$tmp/out" 2>&1
+if [ -f "$tmp/inst/share/man/man1/counterlab-netsim.1" ] && [ -f "$tmp/inst/share/man/man7/counterlab.7" ] &&
+	grep -qx share/man/man7/counterlab.7 "$tmp/inst/share/counterlab/install-manifest"; then
+	ok "install: the man pages in PREFIX/share/man/man1 and man7"
+else
+	bad "install: man pages missing: $(tail -3 "$tmp/out")"
+fi
+bash "$root_src/utils/install.sh" uninstall "$tmp/inst" >"$tmp/out" 2>&1
+[ ! -e "$tmp/inst" ] && ok "uninstall: removed, man pages too" || bad "uninstall left: $(find "$tmp/inst" | head -5)"
+
 echo "$fails failed"
 [ $fails = 0 ]
