@@ -81,7 +81,7 @@ static void usage(FILE *f)
 		"                        csv output (repeatable, up to 3; LABEL: the file's)\n"
 		"  --list-events         the machine's network events\n"
 		"  --quiet               no progress bar\n"
-		"  --help\n\n"
+		"  -h, --help            this text\n\n"
 		"Output: the counters, and the modelled time of every labelled step and of\n"
 		"the whole run, split into network (bytes over links and node drain, per-\n"
 		"message overheads, latency), on-node (copies between ranks of a node) and\n"
