@@ -160,7 +160,7 @@ done
 # Man pages: one in section 1 for each program, counterlab(7); each option
 # of --help in the program's page, each option the page describes in --help
 stage=$(dirname "$bindir")
-mandir=$stage/share/man
+mandir=$(cd "$stage/share/man" && pwd) # man -w answers with absolute paths
 # opts: the options that begin the lines of --help or of a page's .TP tags
 opts() { grep -oE '^ *(-[A-Za-z], )?--?[A-Za-z][A-Za-z-]*' | tr -d ' ' | tr ',' '\n' | sort -u; }
 # plain FILE: a page's text without roff's escapes
