@@ -3,6 +3,7 @@
 #define CLAB_PAPI_CHECK_H
 #include <errno.h>
 #include <pthread.h>
+#include <execinfo.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,6 +108,21 @@ static void child_watchdog_(int sig)
 		kill(child_pid_, SIGKILL);
 }
 
+/* A child that crashes says where: the faulting address and the stack
+ * (addresses within each object, for addr2line), then dies of the same
+ * signal. */
+static void child_crash_(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	void *pc[64];
+	char head[96];
+	int len = snprintf(head, sizeof head, "signal %d at address %p; stack:\n", sig, si->si_addr);
+	if (write(2, head, (size_t)len) < 0)
+		_exit(128 + sig);
+	backtrace_symbols_fd(pc, backtrace(pc, 64), 2);
+	raise(sig); /* SA_RESETHAND: the default action now */
+}
+
 static inline int each_in_child(int n, const char *const *name, size_t stride,
 				int (*one)(int k), int limit_s, const char *only)
 {
@@ -121,6 +137,12 @@ static inline int each_in_child(int n, const char *const *name, size_t stride,
 		pid_t pid = fork();
 		CHECK(pid >= 0, "fork");
 		if (pid == 0) {
+			struct sigaction sa = {.sa_sigaction = child_crash_,
+					       .sa_flags = SA_SIGINFO | SA_RESETHAND};
+			void *warm[1];
+			backtrace(warm, 1); /* loads the unwinder now, not in the handler */
+			sigaction(SIGSEGV, &sa, NULL);
+			sigaction(SIGBUS, &sa, NULL);
 			int rc = one(k);
 			fflush(stdout);
 			_exit(rc);
