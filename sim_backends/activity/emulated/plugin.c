@@ -91,7 +91,8 @@ static int cache_ref(cache *c, uint64_t line, int allocate)
 		w = c->ways - 1; /* the least recent goes */
 	}
 	int hit = set[w] == t;
-	memmove(set + 1, set, (size_t)w * sizeof *set);
+	for (; w > 0; w--)
+		set[w] = set[w - 1];
 	set[0] = t;
 	return hit;
 }
@@ -101,8 +102,10 @@ static int cache_ref(cache *c, uint64_t line, int allocate)
 typedef struct tbinfo {
 	uint64_t pc;              /* where the block starts */
 	uint64_t branch, fallthrough; /* its last instruction, and the next */
-	uint64_t n[CLAB_HQ_N];    /* classes of the block's instructions */
 	int cond_last;            /* a conditional branch ends the block */
+	int nz;                   /* the classes of its instructions that are not 0: */
+	uint8_t idx[CLAB_HQ_N];   /* which, */
+	uint64_t n[CLAB_HQ_N];    /* how many (a block adds a few: fewer adds per run) */
 } tbinfo;
 
 typedef struct memref {
@@ -118,6 +121,9 @@ typedef struct vcpu {
 	int paused;              /* the simulator's own work (CLAB_EMU_SYSCALL) */
 	memref pend, last_load;  /* the access being joined; the last load counted */
 	cache l1;
+	uint64_t l1_mru;         /* line + 1 of the L1's last lookup that left it most
+				  * recent in its set: the same line again is a hit
+				  * that changes nothing (0: none) */
 	uint8_t bht[BHT_SIZE];
 } vcpu;
 
@@ -125,36 +131,62 @@ static clab_emu_file *file;
 static vcpu *cpus[CLAB_EMU_SLOTS];
 static cache l2;
 static pthread_mutex_t l2_lock = PTHREAD_MUTEX_INITIALIZER;
+static int threads; /* the process may have more than one thread: lock the L2 */
+static uint64_t l2_mru; /* as vcpu.l1_mru, for the shared L2 */
 static int cachegrind_policy;
 static const char *summary_path;
 static uint64_t totals[CLAB_HQ_N]; /* of threads that exited */
 static pthread_mutex_t totals_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static vcpu *cpu_of(unsigned int i)
+static vcpu *cpu_new(unsigned int i)
 {
 	if (i >= CLAB_EMU_SLOTS)
 		return NULL;
-	if (!cpus[i]) {
-		vcpu *v = calloc(1, sizeof *v);
-		if (!v || cache_init(&v->l1, 16384, 8, 64)) {
-			fprintf(stderr, "counterlab plugin: out of memory\n");
-			exit(1);
-		}
-		memset(v->bht, 1, sizeof v->bht);
-		v->slot = &file->slot[i];
-		cpus[i] = v;
+	vcpu *v = calloc(1, sizeof *v);
+	if (!v || cache_init(&v->l1, 16384, 8, 64)) {
+		fprintf(stderr, "counterlab plugin: out of memory\n");
+		exit(1);
 	}
-	return cpus[i];
+	memset(v->bht, 1, sizeof v->bht);
+	v->slot = &file->slot[i];
+	cpus[i] = v;
+	return v;
+}
+
+/* every callback asks: the common case inline */
+static inline vcpu *cpu_of(unsigned int i)
+{
+	return i < CLAB_EMU_SLOTS && cpus[i] ? cpus[i] : cpu_new(i);
 }
 
 /* ---- memory accesses -------------------------------------------------- */
 
+/* A hit on the line most recently referenced needs no lock: another
+ * thread's lookup in progress cannot evict it (it is the most recent of
+ * 16 ways), so the hit is right in either order. */
 static int l2_ref(uint64_t addr)
 {
+	uint64_t t = (addr >> l2.line_shift) + 1;
+	if (__atomic_load_n(&l2_mru, __ATOMIC_RELAXED) == t)
+		return 1;
+	if (!threads) {
+		l2_mru = t;
+		return cache_ref(&l2, t - 1, 1);
+	}
 	pthread_mutex_lock(&l2_lock);
-	int hit = cache_ref(&l2, addr >> l2.line_shift, 1);
+	int hit = cache_ref(&l2, t - 1, 1);
+	__atomic_store_n(&l2_mru, t, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&l2_lock);
 	return hit;
+}
+
+/* L1 lookup with allocation (see vcpu.l1_mru) */
+static int l1_ref(vcpu *v, uint64_t line)
+{
+	if (line + 1 == v->l1_mru)
+		return 1;
+	v->l1_mru = line + 1;
+	return cache_ref(&v->l1, line, 1);
 }
 
 static void count_access(vcpu *v, const memref *a)
@@ -174,7 +206,7 @@ static void count_access(vcpu *v, const memref *a)
 	uint64_t last = (a->addr + a->size - 1) >> v->l1.line_shift;
 	for (uint64_t line = first; line <= last; line++) {
 		if (!a->store) {
-			if (cache_ref(&v->l1, line, 1))
+			if (l1_ref(v, line))
 				continue;
 			q[CLAB_HQ_L1D_LOAD_MISSES]++;
 			if (l2_ref(line << v->l1.line_shift)) {
@@ -184,13 +216,17 @@ static void count_access(vcpu *v, const memref *a)
 				q[CLAB_HQ_CYCLES] += MEM_LATENCY;
 			}
 		} else if (cachegrind_policy) {
-			if (cache_ref(&v->l1, line, 1))
+			if (l1_ref(v, line))
 				continue;
 			q[CLAB_HQ_L1D_STORE_MISSES]++;
 			if (!l2_ref(line << v->l1.line_shift))
 				q[CLAB_HQ_L2_STORE_MISSES]++;
 		} else { /* write-through: the L2 sees every store */
-			if (!cache_ref(&v->l1, line, 0))
+			if (line + 1 == v->l1_mru)
+				;
+			else if (cache_ref(&v->l1, line, 0))
+				v->l1_mru = line + 1;
+			else /* a miss leaves the L1 as it was */
 				q[CLAB_HQ_L1D_STORE_MISSES]++;
 			if (!l2_ref(line << v->l1.line_shift))
 				q[CLAB_HQ_L2_STORE_MISSES]++;
@@ -251,8 +287,8 @@ static void on_tb(unsigned int vcpu_index, void *udata)
 			(*ctr)--;
 		}
 	}
-	for (int i = 0; i < CLAB_HQ_N; i++)
-		q[i] += tb->n[i];
+	for (int i = 0; i < tb->nz; i++)
+		q[tb->idx[i]] += tb->n[i];
 	v->prev = tb;
 	v->seq++;
 }
@@ -491,6 +527,11 @@ static void on_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 						 QEMU_PLUGIN_MEM_RW, (void *)(uintptr_t)pc);
 	}
 	t->n[CLAB_HQ_CYCLES] = t->n[CLAB_HQ_INSTRUCTIONS];
+	for (int i = 0; i < CLAB_HQ_N; i++)
+		if (t->n[i]) {
+			t->idx[t->nz] = (uint8_t)i;
+			t->n[t->nz++] = t->n[i];
+		}
 	qemu_plugin_register_vcpu_tb_exec_cb(tb, on_tb, QEMU_PLUGIN_CB_NO_REGS, t);
 	/* the blocks live as long as the process: QEMU may run them after a
 	 * flush until every thread has left them */
@@ -510,6 +551,9 @@ static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu_index, int64_t num
 	if (!v)
 		return;
 	flush_pending(v);
+	/* before the first thread is made, by the only thread there is */
+	if (num == SYS_clone || num == SYS_clone3)
+		threads = 1;
 	v->slot->tid = (int64_t)syscall(SYS_gettid);
 	if (num == CLAB_EMU_SYSCALL) {
 		v->paused = a1 == 0;
@@ -558,6 +602,7 @@ static void on_exit_vcpu(qemu_plugin_id_t id, unsigned int vcpu_index)
 	v->pend.size = 0;
 	memset(v->bht, 1, sizeof v->bht);
 	memset(v->l1.tag, 0, 256 * sizeof *v->l1.tag);
+	v->l1_mru = 0;
 }
 
 static void on_atexit(qemu_plugin_id_t id, void *udata)
