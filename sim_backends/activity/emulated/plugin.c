@@ -24,8 +24,13 @@
  * Policy a2: the L1D is write-through without write allocation (a store
  * miss leaves the L1D unchanged) and every store goes on to the L2;
  * policy cachegrind: both caches allocate on writes, the L2 sees only L1
- * misses, and a store by the instruction that just loaded the same bytes
- * is not counted (cachegrind counts such a "modify" as one read).
+ * misses, and accesses are counted as cachegrind counts them, which is
+ * valgrind's translation's loads and stores: a store by the instruction
+ * that just loaded the same bytes is not counted (a "modify" is one read),
+ * the memory operand of a packed FMA is read one element at a time, that
+ * of (v)cvtps2pd too, that of a 256-bit vmovddup as two 8-byte loads (see
+ * vex_split), and an access across two lines is one miss at most. (Policy
+ * a2 counts an access across two lines as one per line.)
  * Not modelled: the L1I, the L1p prefetcher (it serves no miss), TLBs.
  *
  * Branch predictor (modeller's choice): 1024 two-bit counters indexed by
@@ -109,7 +114,7 @@ typedef struct tbinfo {
 } tbinfo;
 
 typedef struct memref {
-	uint64_t seq, pc, addr;
+	uint64_t seq, pc, addr;   /* pc: the instruction's address | its VEX_SPLIT */
 	unsigned size;
 	int store;
 } memref;
@@ -189,8 +194,35 @@ static int l1_ref(vcpu *v, uint64_t line)
 	return cache_ref(&v->l1, line, 1);
 }
 
+/* A load that missed the L1D, and the L2 too when l2_miss */
+static void load_missed(uint64_t *q, int l2_miss)
+{
+	q[CLAB_HQ_L1D_LOAD_MISSES]++;
+	if (l2_miss) {
+		q[CLAB_HQ_LLC_MISSES]++;
+		q[CLAB_HQ_CYCLES] += MEM_LATENCY;
+	} else {
+		q[CLAB_HQ_CYCLES] += L2_LATENCY;
+	}
+}
+
+/* A load that valgrind splits (policy cachegrind): the bits of an
+ * instruction's memref.pc above its address say into how many pieces, of
+ * what size, how far apart. */
+#define SPLIT(pieces, size_log2, stride_log2) \
+	((uint64_t)(pieces) << 48 | (uint64_t)(size_log2) << 52 | (uint64_t)(stride_log2) << 56)
+
 static void count_access(vcpu *v, const memref *a)
 {
+	if (a->pc >> 48 && cachegrind_policy && !a->store) {
+		memref piece = *a;
+		unsigned n = a->pc >> 48 & 15, stride = 1u << (a->pc >> 56 & 15);
+		piece.pc &= (1ull << 48) - 1;
+		piece.size = 1u << (a->pc >> 52 & 15);
+		for (unsigned i = 0; i < n; i++, piece.addr += stride)
+			count_access(v, &piece);
+		return;
+	}
 	uint64_t *q = v->slot->q;
 	if (a->store) {
 		if (cachegrind_policy && v->last_load.seq == a->seq && v->last_load.pc == a->pc &&
@@ -201,26 +233,34 @@ static void count_access(vcpu *v, const memref *a)
 		q[a->size >= 16 ? CLAB_HQ_QLOADS : CLAB_HQ_LOADS]++;
 		v->last_load = *a;
 	}
-	/* an access across a line boundary looks up both lines */
 	uint64_t first = a->addr >> v->l1.line_shift;
 	uint64_t last = (a->addr + a->size - 1) >> v->l1.line_shift;
+	if (cachegrind_policy) {
+		/* as cachegrind: an access across a line boundary looks up both
+		 * lines and is one miss at most; one that misses the L1 looks
+		 * all its bytes up in the L2 */
+		int miss = 0;
+		for (uint64_t line = first; line <= last; line++)
+			miss |= !l1_ref(v, line);
+		if (!miss)
+			return;
+		miss = 0;
+		for (uint64_t line = a->addr >> l2.line_shift;
+		     line <= (a->addr + a->size - 1) >> l2.line_shift; line++)
+			miss |= !l2_ref(line << l2.line_shift);
+		if (!a->store) {
+			load_missed(q, miss);
+		} else {
+			q[CLAB_HQ_L1D_STORE_MISSES]++;
+			q[CLAB_HQ_L2_STORE_MISSES] += (uint64_t)miss;
+		}
+		return;
+	}
+	/* an access across a line boundary looks up both lines */
 	for (uint64_t line = first; line <= last; line++) {
 		if (!a->store) {
-			if (l1_ref(v, line))
-				continue;
-			q[CLAB_HQ_L1D_LOAD_MISSES]++;
-			if (l2_ref(line << v->l1.line_shift)) {
-				q[CLAB_HQ_CYCLES] += L2_LATENCY;
-			} else {
-				q[CLAB_HQ_LLC_MISSES]++;
-				q[CLAB_HQ_CYCLES] += MEM_LATENCY;
-			}
-		} else if (cachegrind_policy) {
-			if (l1_ref(v, line))
-				continue;
-			q[CLAB_HQ_L1D_STORE_MISSES]++;
-			if (!l2_ref(line << v->l1.line_shift))
-				q[CLAB_HQ_L2_STORE_MISSES]++;
+			if (!l1_ref(v, line))
+				load_missed(q, !l2_ref(line << v->l1.line_shift));
 		} else { /* write-through: the L2 sees every store */
 			if (line + 1 == v->l1_mru)
 				;
@@ -424,10 +464,30 @@ static void fp_class(const char *mn, const char *ops, int cls, uint64_t k, int w
 	}
 }
 
+/* How valgrind's translation loads the memory operand, when not in one
+ * piece (its count of reads is cachegrind's): SPLIT(...) or 0. */
+static uint64_t vex_split(const char *mn, const char *ops)
+{
+	const char *b = mn[0] == 'v' ? mn + 1 : mn;
+	size_t l = strlen(b);
+	int ymm = strstr(ops, "%ymm") != NULL;
+	if (!strcmp(mn, "vmovddup") && ymm)
+		return SPLIT(2, 3, 4); /* elements 0 and 2 */
+	if (starts(b, "cvtps2pd"))
+		return ymm ? SPLIT(4, 2, 2) : SPLIT(2, 2, 2);
+	if (mn[0] == 'v' && (starts(b, "fmadd") || starts(b, "fmsub") || starts(b, "fnmadd") ||
+			     starts(b, "fnmsub")) && l > 2 && b[l - 2] == 'p') {
+		int dbl = b[l - 1] == 'd';
+		return SPLIT((ymm ? 32 : 16) >> (dbl ? 3 : 2), dbl ? 3 : 2, dbl ? 3 : 2);
+	}
+	return 0;
+}
+
 /* Adds one instruction's classes to n (from its disassembly by QEMU's own
  * disassembler, AT&T syntax: mnemonics carry size suffixes, "callq",
- * "retq", "jmpq"); *cond tells a conditional branch. */
-static void classify(const char *dis, uint64_t *n, int *cond)
+ * "retq", "jmpq"); *cond tells a conditional branch, *split how
+ * valgrind splits its load (vex_split). */
+static void classify(const char *dis, uint64_t *n, int *cond, uint64_t *split)
 {
 	char m[32];
 	const char *ops = dis;
@@ -448,6 +508,7 @@ static void classify(const char *dis, uint64_t *n, int *cond)
 	n[CLAB_HQ_INSTRUCTIONS]++;
 	n[CLAB_HQ_GUEST_INSNS]++;
 	*cond = 0;
+	*split = vex_split(m, ops);
 	int jump = !strcmp(m, "jmp") || !strcmp(m, "jmpq") || starts(m, "call") ||
 		   starts(m, "ret");
 	if (m[0] == 'j' && !jump) {
@@ -516,7 +577,8 @@ static void on_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		uint64_t pc = qemu_plugin_insn_vaddr(insn);
 		char *dis = qemu_plugin_insn_disas(insn);
 		int cond = 0;
-		classify(dis ? dis : "", t->n, &cond);
+		uint64_t split = 0;
+		classify(dis ? dis : "", t->n, &cond, &split);
 		free(dis);
 		if (i == n - 1) {
 			t->cond_last = cond;
@@ -524,7 +586,7 @@ static void on_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 			t->fallthrough = pc + qemu_plugin_insn_size(insn);
 		}
 		qemu_plugin_register_vcpu_mem_cb(insn, on_mem, QEMU_PLUGIN_CB_NO_REGS,
-						 QEMU_PLUGIN_MEM_RW, (void *)(uintptr_t)pc);
+						 QEMU_PLUGIN_MEM_RW, (void *)(uintptr_t)(pc | split));
 	}
 	t->n[CLAB_HQ_CYCLES] = t->n[CLAB_HQ_INSTRUCTIONS];
 	for (int i = 0; i < CLAB_HQ_N; i++)
