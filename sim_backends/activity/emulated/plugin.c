@@ -282,8 +282,10 @@ static void flush_pending(vcpu *v)
 	}
 }
 
-static void on_mem(unsigned int vcpu_index, qemu_plugin_meminfo_t info, uint64_t vaddr,
-		   void *udata)
+/* An access of an instruction that QEMU may make in pieces (see
+ * in_pieces): a piece that continues the pending access joins it. */
+static void on_piece(unsigned int vcpu_index, qemu_plugin_meminfo_t info, uint64_t vaddr,
+		     void *udata)
 {
 	vcpu *v = cpu_of(vcpu_index);
 	if (!v || v->paused)
@@ -301,6 +303,20 @@ static void on_mem(unsigned int vcpu_index, qemu_plugin_meminfo_t info, uint64_t
 	*p = (memref){.seq = v->seq, .pc = pc, .addr = vaddr, .size = size, .store = store};
 }
 
+/* An access of any other instruction: counted as it comes. */
+static void on_access(unsigned int vcpu_index, qemu_plugin_meminfo_t info, uint64_t vaddr,
+		      void *udata)
+{
+	vcpu *v = cpu_of(vcpu_index);
+	if (!v || v->paused)
+		return;
+	flush_pending(v);
+	memref a = {.seq = v->seq, .pc = (uint64_t)(uintptr_t)udata, .addr = vaddr,
+		    .size = 1u << qemu_plugin_mem_size_shift(info),
+		    .store = qemu_plugin_mem_is_store(info)};
+	count_access(v, &a);
+}
+
 /* ---- blocks ----------------------------------------------------------- */
 
 static void on_tb(unsigned int vcpu_index, void *udata)
@@ -309,7 +325,8 @@ static void on_tb(unsigned int vcpu_index, void *udata)
 	vcpu *v = cpu_of(vcpu_index);
 	if (!v || v->paused)
 		return;
-	flush_pending(v);
+	/* a pending access stays pending: a new block's seq ends it, and the
+	 * next access, system call or exit counts it, in the same order */
 	uint64_t *q = v->slot->q;
 	const tbinfo *prev = v->prev;
 	if (prev && prev->cond_last) {
@@ -483,11 +500,22 @@ static uint64_t vex_split(const char *mn, const char *ops)
 	return 0;
 }
 
+/* Whether QEMU may make the instruction's access in consecutive pieces:
+ * 16 bytes and more (vector registers, the state saves, cmpxchg16b), x87's
+ * 10-byte operands, far pointers and far returns. */
+static int in_pieces(const char *mn, const char *ops)
+{
+	return strstr(ops, "mm") || mn[0] == 'f' || strstr(mn, "xsave") || strstr(mn, "xrstor") ||
+	       starts(mn, "cmpxchg16b") || starts(mn, "iret") || starts(mn, "lret") ||
+	       starts(mn, "ljmp") || starts(mn, "lcall") || starts(mn, "lss") ||
+	       starts(mn, "lfs") || starts(mn, "lgs");
+}
+
 /* Adds one instruction's classes to n (from its disassembly by QEMU's own
  * disassembler, AT&T syntax: mnemonics carry size suffixes, "callq",
  * "retq", "jmpq"); *cond tells a conditional branch, *split how
- * valgrind splits its load (vex_split). */
-static void classify(const char *dis, uint64_t *n, int *cond, uint64_t *split)
+ * valgrind splits its load (vex_split), *pieces how QEMU makes it (in_pieces). */
+static void classify(const char *dis, uint64_t *n, int *cond, uint64_t *split, int *pieces)
 {
 	char m[32];
 	const char *ops = dis;
@@ -509,6 +537,7 @@ static void classify(const char *dis, uint64_t *n, int *cond, uint64_t *split)
 	n[CLAB_HQ_GUEST_INSNS]++;
 	*cond = 0;
 	*split = vex_split(m, ops);
+	*pieces = in_pieces(m, ops);
 	int jump = !strcmp(m, "jmp") || !strcmp(m, "jmpq") || starts(m, "call") ||
 		   starts(m, "ret");
 	if (m[0] == 'j' && !jump) {
@@ -578,15 +607,17 @@ static void on_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		char *dis = qemu_plugin_insn_disas(insn);
 		int cond = 0;
 		uint64_t split = 0;
-		classify(dis ? dis : "", t->n, &cond, &split);
+		int pieces = 1;
+		classify(dis ? dis : "", t->n, &cond, &split, &pieces);
 		free(dis);
 		if (i == n - 1) {
 			t->cond_last = cond;
 			t->branch = pc;
 			t->fallthrough = pc + qemu_plugin_insn_size(insn);
 		}
-		qemu_plugin_register_vcpu_mem_cb(insn, on_mem, QEMU_PLUGIN_CB_NO_REGS,
-						 QEMU_PLUGIN_MEM_RW, (void *)(uintptr_t)(pc | split));
+		void *id = (void *)(uintptr_t)(pc | split);
+		qemu_plugin_register_vcpu_mem_cb(insn, pieces ? on_piece : on_access,
+						 QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW, id);
 	}
 	t->n[CLAB_HQ_CYCLES] = t->n[CLAB_HQ_INSTRUCTIONS];
 	for (int i = 0; i < CLAB_HQ_N; i++)
