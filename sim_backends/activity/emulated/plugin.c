@@ -82,7 +82,7 @@ static int cache_init(cache *c, int size, int ways, int line)
 
 /* Looks line up; on a hit it becomes the most recent; on a miss it is
  * installed when `allocate`. Returns 1 on a hit. */
-static int cache_ref(cache *c, uint64_t line, int allocate)
+static inline int cache_ref(cache *c, uint64_t line, int allocate)
 {
 	uint64_t *set = c->tag + (line & ((1u << c->set_bits) - 1)) * (uint64_t)c->ways;
 	uint64_t t = line + 1;
@@ -231,7 +231,13 @@ static void count_access(vcpu *v, const memref *a)
 		q[a->size >= 16 ? CLAB_HQ_QSTORES : CLAB_HQ_STORES]++;
 	} else {
 		q[a->size >= 16 ? CLAB_HQ_QLOADS : CLAB_HQ_LOADS]++;
-		v->last_load = *a;
+		if (cachegrind_policy) { /* by field: a copy of the whole would wait
+					  * on on_piece's stores into it */
+			v->last_load.seq = a->seq;
+			v->last_load.pc = a->pc;
+			v->last_load.addr = a->addr;
+			v->last_load.size = a->size;
+		}
 	}
 	uint64_t first = a->addr >> v->l1.line_shift;
 	uint64_t last = (a->addr + a->size - 1) >> v->l1.line_shift;
