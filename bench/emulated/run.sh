@@ -4,7 +4,7 @@
 # throughput in guest instructions per second and the slowdown against the
 # same program run natively (best of 3), with the A2 cache model on, in CPU
 # time (user + system: on a shared machine wall time measures the others'
-# load more than ours); and the
+# load more than ours), and QEMU's alone; and the
 # plugin's counts in cachegrind's cache policy against valgrind's cachegrind
 # with the same geometry (below: how they are made comparable). Writes
 # bench/results/emulated.json.
@@ -60,12 +60,13 @@ for spec in "sort 2000000" "stencil 1024 40" "fft 262144 20"; do
 	[ "${cmd[0]}" = fft ] && empty=$out/empty-fftw
 	best=$( (for _ in 1 2 3; do cpu "$prog" "${cmd[@]:1}"; done) | sort -g | head -1)
 	emu=$(cpu "$run" --summary "$out/${cmd[0]}.a2" -- "$prog" "${cmd[@]:1}")
+	bare=$(cpu qemu-x86_64 -cpu max "$prog" "${cmd[@]:1}") # the emulator's own share
 	ins=$(val "$out/${cmd[0]}.a2" guest_instructions)
-	rows+=("$(awk -v name="${cmd[*]}" -v nat="$best" -v emu="$emu" -v ins="$ins" \
+	rows+=("$(awk -v name="${cmd[*]}" -v nat="$best" -v emu="$emu" -v bare="$bare" -v ins="$ins" \
 		-v cg="$(cgcounts "$prog" "${cmd[@]:1}")" -v cg0="$(cgcounts "$empty")" \
 		-v pl="$(plcounts "$prog" "${cmd[@]:1}")" -v pl0="$(plcounts "$empty")" '
 		function rel(a, b) { return b ? sprintf("%.4f", (a - b) / b) : "null" }
-		BEGIN { printf "{\"program\":\"%s\",\"native_cpu_s\":%.3f,\"emulated_cpu_s\":%.3f,\"slowdown\":%.1f,", name, nat, emu, emu / nat
+		BEGIN { printf "{\"program\":\"%s\",\"native_cpu_s\":%.3f,\"emulated_cpu_s\":%.3f,\"slowdown\":%.1f,\"qemu_alone_slowdown\":%.1f,", name, nat, emu, emu / nat, bare / nat
 			printf "\"guest_instructions\":%d,\"guest_mips\":%.1f,\"meets_30x\":%s,", ins, ins / emu / 1e6, (emu / nat <= 30 ? "true" : "false")
 			split(cg, c); split(cg0, c0); split(pl, p); split(pl0, p0)
 			split("Ir Dr D1mr DLmr Dw D1mw DLmw", k)
