@@ -8,7 +8,7 @@
 #   make check-quick   the same without the sanitizers and PAPI's suite
 #   make check-papi-bgpm   PAPI's own BG/Q components over libbgpm (a second PAPI build)
 #   make demo    set up, build and run the main demo
-#   make bench   benchmarks -> bench/results/*.json
+#   make bench   benchmarks -> build/bench-results/*.json (UPDATE=1: bench/results/)
 #   make install PREFIX=/some/where    (default /usr/local); make uninstall
 #   make fresh-check   README's commands on a freshly bootstrapped Debian 12 (root)
 #   make clean
@@ -58,7 +58,11 @@ LIBCLAB_MPI := $(STAGE)/lib/libcounterlab-mpi.so
 APPS := $(patsubst tests/apps/%.c,$(STAGE)/bin/counterlab-%,$(wildcard tests/apps/*.c))
 
 .PHONY: all deps deps-check check check-quick demo bench install uninstall fresh-check clean lib bgpm papi-bgpm check-papi-bgpm gpcd
-all: $(PAPI_STAMP) $(UTILS) $(LIBCLAB_MPI) $(APPS) $(LIBBGPM) $(LIBGPCD)
+# man pages: section 1 for each program, counterlab(7) for the environment
+MANS := $(patsubst man/%,$(STAGE)/share/man/man1/%,$(wildcard man/*.1)) \
+	$(patsubst man/%,$(STAGE)/share/man/man7/%,$(wildcard man/*.7))
+
+all: $(PAPI_STAMP) $(UTILS) $(LIBCLAB_MPI) $(APPS) $(LIBBGPM) $(LIBGPCD) $(MANS)
 
 # ---- Debian packages -------------------------------------------------------
 deps:
@@ -93,6 +97,11 @@ $(DATA_STAMP): $(shell find machines -type f 2>/dev/null)
 	rm -rf $(STAGE)/share/counterlab/machines
 	cp -r machines $(STAGE)/share/counterlab/machines
 	@touch $@
+
+$(STAGE)/share/man/man1/%: man/%
+	install -D -m 644 $< $@
+$(STAGE)/share/man/man7/%: man/%
+	install -D -m 644 $< $@
 
 $(STAGE)/bin/counterlab-netsim: utils/counterlab-netsim.c utils/heatmap.c utils/heatmap.h $(LIBCLAB)
 	@mkdir -p $(@D)
@@ -234,8 +243,10 @@ check-quick: all
 demo: deps all
 	PREFIX=$(STAGE) bash utils/demo.sh
 
+# the committed figures in bench/results/ change only when asked (UPDATE=1)
 bench: all
-	PREFIX=$(STAGE) BUILD=$(BUILD) BOOKSIM=$(BOOKSIM) bash bench/run.sh
+	PREFIX=$(STAGE) BUILD=$(BUILD) BOOKSIM=$(BOOKSIM) \
+		BENCH_RESULTS=$(if $(filter-out 0,$(UPDATE)),$(CURDIR)/bench/results,$(abspath $(BUILD))/bench-results) bash bench/run.sh
 
 # Installs what was built (no second build); see utils/install.sh.
 install: all

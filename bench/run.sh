@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Benchmarks (`make bench`): builds bench/*.c into $BUILD/bench/, runs them and
-# writes bench/results/read_latency.json, netsim.json, overflow.json,
-# multiplex.json, host.json, pmpi.json, gemini.json and emulated.json
-# (bench/emulated/run.sh). Targets are
+# Benchmarks (`make bench`): says what it will run and roughly how long,
+# builds bench/*.c into $BUILD/bench/, runs them and writes
+# read_latency.json, netsim.json, overflow.json, multiplex.json, host.json,
+# pmpi.json, gemini.json and emulated.json (bench/emulated/run.sh) into
+# $BENCH_RESULTS: $BUILD/bench-results, or the committed bench/results/
+# with `make bench UPDATE=1`. Targets are
 # reported, not asserted: the exit status is non-zero only when a build or a
 # program fails.
 #
@@ -20,6 +22,8 @@
 #           packet engine with it ("booksim"; about 5 minutes more)
 #   PMPI_ROUNDS  alternating rounds of the pmpi ping-pong (default 6)
 #   READ_LATENCY_ARGS  "REPS BATCH" for read_latency (default: its own, 15 20000)
+#   BENCH_RESULTS  where the JSON goes (default $BUILD/bench-results)
+#   BENCH_PLAN_ONLY=1  print the plan and stop
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -29,7 +33,25 @@ BUILD=$(abs "${BUILD:-$root/build}")
 PREFIX=$(abs "${PREFIX:-$BUILD/prefix}")
 CC=${CC:-gcc}
 out=$BUILD/bench
-results=$here/results
+results=$(abs "${BENCH_RESULTS:-$BUILD/bench-results}")
+benches=${BENCHES:-read_latency netsim netsim_validation overflow multiplex host pmpi gemini emulated}
+
+# The plan, before anything runs. Rough minutes of each on a 2-core VM
+# (they grow with the load of a shared machine).
+declare -A minutes=([read_latency]=4 [netsim]=1 [netsim_validation]=4 [overflow]=1
+	[multiplex]=1 [host]=1 [pmpi]=3 [gemini]=1 [emulated]=3)
+total=1 # building the programs
+echo "bench: will run (rough minutes each):"
+for b in $benches; do
+	[ -n "${minutes[$b]:-}" ] || { echo "bench: no benchmark '$b' (BENCHES takes: ${!minutes[*]})" >&2; exit 2; }
+	printf '  %-18s ~%d min\n' "$b" "${minutes[$b]}"
+	total=$((total + ${minutes[$b]}))
+done
+[ -n "${BOOKSIM:-}" ] && [[ " $benches " == *" netsim_validation "* ]] &&
+	{ echo "  booksim            ~5 min"; total=$((total + 5)); }
+echo "bench: about $total minutes in all; results into $results"
+[ "$results" = "$here/results" ] || echo "bench: (make bench UPDATE=1 writes bench/results/, the committed figures)"
+[ "${BENCH_PLAN_ONLY:-0}" = 1 ] && exit 0
 mkdir -p "$out" "$results"
 
 for f in "$PREFIX/include/papi.h" "$PREFIX/include/counterlab/counterlab.h" \
@@ -51,7 +73,6 @@ echo "bench: building into $out"
 "$CC" "${cflags[@]}" "$here/host_read.c" -o "$out/host_read" -L"$PREFIX/lib" -lpapi -ldl
 mpicc "${cflags[@]}" "$here/pmpi.c" -o "$out/pmpi"
 "$CC" "${cflags[@]}" "$here/gemini.c" -o "$out/gemini" "${ldrpath[@]}" -lgpcd -lpapi -lcounterlab
-benches=${BENCHES:-read_latency netsim netsim_validation overflow multiplex host pmpi gemini emulated}
 
 # run NAME ARGS...: one program, its stdout (one JSON object) echoed back
 run() {
@@ -159,7 +180,7 @@ if [[ " $benches " == *" pmpi "* ]]; then
 	echo "pmpi: one host: added per 8-byte message $one_add8 ns (paired; target <= 1000 ns)"
 fi
 if [[ " $benches " == *" emulated "* ]]; then
-	BUILD=$BUILD PREFIX=$PREFIX CC=$CC bash "$here/emulated/run.sh"
+	BUILD=$BUILD PREFIX=$PREFIX CC=$CC BENCH_RESULTS=$results bash "$here/emulated/run.sh"
 fi
 
 if [[ " $benches " == *" gemini "* ]]; then

@@ -324,24 +324,56 @@ static int is_profile(const struct dirent *e)
 	return e->d_name[0] != '.' && n > 4 && strcmp(e->d_name + n - 4, ".ini") == 0;
 }
 
+const char *clab_machine_profiles_dir(void)
+{
+	return data_dir();
+}
+
+int clab_machine_profiles(int describe, clab_profile_fn fn, void *arg)
+{
+	const char *dir = data_dir();
+	struct dirent **ent;
+	int n = scandir(dir, &ent, is_profile, alphasort);
+	if (n < 0)
+		return clab_seterr(CLAB_E_PROFILE, "machine profiles %s: %s (COUNTERLAB_MACHINES names their directory)",
+				   dir, strerror(errno));
+	for (int i = 0; i < n; i++) {
+		char name[256], *path = NULL;
+		snprintf(name, sizeof name, "%.*s", (int)strlen(ent[i]->d_name) - 4, ent[i]->d_name);
+		dictionary *d = NULL;
+		const char *descr = NULL;
+		if (describe && asprintf(&path, "%s/%s", dir, ent[i]->d_name) >= 0) {
+			/* a profile that does not load says why in place of its description */
+			d = clab_ini_load(path, CLAB_E_PROFILE, "machine profile");
+			descr = d ? iniparser_getstring(d, "machine:description", "") : clab_errmsg();
+		}
+		fn(name, descr, arg);
+		if (d)
+			iniparser_freedict(d);
+		free(path);
+		free(ent[i]);
+	}
+	free(ent);
+	return n;
+}
+
+#define NAMES_LEN 320 /* the profiles an error message lists */
+
+static void add_name(const char *name, const char *descr, void *arg)
+{
+	char *names = arg;
+	(void)descr;
+	size_t len = strlen(names);
+	snprintf(names + len, NAMES_LEN - len, "%s%s", len ? ", " : "", name);
+}
+
 /* A profile that is not there is not a malformed one: the message says
  * which profiles there are. */
 static int no_profile(const clab_machine *m, const char *base, int named)
 {
 	const char *dir = data_dir();
-	char names[320] = "";
-	struct dirent **ent;
-	int n = scandir(dir, &ent, is_profile, alphasort);
-	size_t len = 0;
-	for (int i = 0; i < n; i++) {
-		if (len < sizeof names)
-			len += (size_t)snprintf(names + len, sizeof names - len, "%s%.*s",
-						i ? ", " : "", (int)strlen(ent[i]->d_name) - 4,
-						ent[i]->d_name);
-		free(ent[i]);
-	}
-	if (n >= 0)
-		free(ent);
+	char names[NAMES_LEN] = "";
+	int n = clab_machine_profiles(0, add_name, names);
 	if (n <= 0)
 		snprintf(names, sizeof names, "none (%s; COUNTERLAB_MACHINES names their directory)",
 			 n < 0 ? strerror(errno) : "no NAME.ini");

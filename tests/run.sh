@@ -94,6 +94,9 @@ done
 # counterlab-netsim's command line (options and their errors)
 run "cli/test_netsim" bash tests/cli/test_netsim.sh "$PREFIX/bin"
 
+# every counterlab-* program's --help, errors and self-description
+run "cli/test_tools" bash tests/cli/test_tools.sh "$PREFIX/bin"
+
 # counterlab-run: the program's own instructions under the emulator
 run "cli/test_emulated" env CC="$CC" PREFIX="$PREFIX" bash tests/cli/test_emulated.sh "$PREFIX/bin"
 

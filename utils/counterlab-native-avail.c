@@ -21,6 +21,11 @@ static void usage(FILE *f)
 		"  -c, --component NAME only this component (core, l2, io, network, kernel)\n"
 		"  -e, --event NAME     details of one event (qualifiers allowed)\n"
 		"      --csv            one line per event, comma separated\n"
+		"      --check EV1,EV2,...  whether these events fit in one event set on the\n"
+		"                       machine, and if not, which one conflicts and why;\n"
+		"                       exit 0 they fit, 1 they do not, 2 bad question\n"
+		"      --list-machines  the machine profiles (COUNTERLAB_MACHINES or the\n"
+		"                       installed ones), one a line with its description\n"
 		"  -h, --help           this text\n");
 }
 
@@ -233,62 +238,156 @@ static void csv_event(clab_component *c, const clab_component_info *ci,
 	csv_field(ei.descr ? ei.descr : "", 1);
 }
 
-/* One event in detail: "COMPONENT:::NAME" (as PAPI spells it) looks in that
+/* Finds an event: "COMPONENT:::NAME" (as PAPI spells it) looks in that
  * component, a bare name in every one (or the -c one). When no component
- * has it, the message is the one of the component that knows the name but
- * not its qualifiers, else it says that none knows it. */
-static int show_event(clab_machine *m, const char *only, const char *event)
+ * has it, the message (in why) is the one of the component that knows the
+ * name but not its qualifiers, else it says that none knows it. */
+static clab_component *find_event(clab_machine *m, const char *only, const char *event,
+				  uint32_t *code, char *why, size_t len)
 {
 	const char *sep = strstr(event, ":::");
 	char comp[64] = "";
+	why[0] = 0;
 	if (sep) {
 		if ((size_t)(sep - event) >= sizeof comp || sep == event) {
-			fprintf(stderr, "counterlab-native-avail: '%s': no component name before ':::'\n",
-				event);
-			return 1;
+			snprintf(why, len, "'%s': no component name before ':::'", event);
+			return NULL;
 		}
 		snprintf(comp, sizeof comp, "%.*s", (int)(sep - event), event);
 		if (only && strcmp(only, comp)) {
-			fprintf(stderr, "counterlab-native-avail: event '%s' names component %s, but -c says %s\n",
-				event, comp, only);
-			return 1;
+			snprintf(why, len, "event '%s' names component %s, but -c says %s", event, comp,
+				 only);
+			return NULL;
 		}
 		if (!clab_machine_component(m, comp)) {
-			fprintf(stderr, "counterlab-native-avail: %s\n", clab_errmsg());
-			return 1;
+			snprintf(why, len, "%s", clab_errmsg());
+			return NULL;
 		}
 		only = comp;
 		event = sep + 3;
 	}
-	char why[512] = "";
 	for (int i = 0; i < clab_machine_ncomponents(m); i++) {
 		clab_component *c = clab_machine_component_at(m, i);
 		clab_component_info ci;
-		uint32_t code;
 		clab_component_get_info(c, &ci);
 		if (only && strcmp(only, ci.name))
 			continue;
-		int rc = clab_event_lookup(c, event, &code);
-		if (rc) {
-			/* the name is this component's, the rest is wrong */
-			if (rc != CLAB_E_NOEVENT && !why[0])
-				snprintf(why, sizeof why, "component %s: %s", ci.name, clab_errmsg());
-			else if (only && !why[0])
-				snprintf(why, sizeof why, "%s", clab_errmsg());
-			continue;
-		}
-		printf("Event details (machine %s, component %s):\n", clab_machine_name(m),
-		       ci.name);
-		rule('-');
-		event_block(c, &ci, code, 1);
-		return 0;
+		int rc = clab_event_lookup(c, event, code);
+		if (!rc)
+			return c;
+		/* the name is this component's, the rest is wrong */
+		if (rc != CLAB_E_NOEVENT && !why[0])
+			snprintf(why, len, "component %s: %s", ci.name, clab_errmsg());
+		else if (only && !why[0])
+			snprintf(why, len, "%s", clab_errmsg());
 	}
-	if (why[0])
+	if (!why[0])
+		snprintf(why, len, "no component of machine %s has an event '%s' (list them with counterlab-native-avail)",
+			 clab_machine_name(m), event);
+	return NULL;
+}
+
+/* One event in detail. */
+static int show_event(clab_machine *m, const char *only, const char *event)
+{
+	char why[512];
+	uint32_t code;
+	clab_component *c = find_event(m, only, event, &code, why, sizeof why);
+	if (!c) {
 		fprintf(stderr, "counterlab-native-avail: %s\n", why);
-	else
-		fprintf(stderr, "counterlab-native-avail: no component of machine %s has an event '%s' (list them with counterlab-native-avail)\n",
-			clab_machine_name(m), event);
-	return 1;
+		return 1;
+	}
+	clab_component_info ci;
+	clab_component_get_info(c, &ci);
+	printf("Event details (machine %s, component %s):\n", clab_machine_name(m), ci.name);
+	rule('-');
+	event_block(c, &ci, code, 1);
+	return 0;
+}
+
+/* --check EV1,EV2,...: adds the events one by one to one event set, as
+ * PAPI_add_event does; 0 when all fit, 1 at the first that does not (with
+ * the framework's reason), 2 when the question is malformed. */
+static int check_events(clab_machine *m, const char *only, const char *list)
+{
+	char *copy = strdup(list), why[512], first[256] = "";
+	clab_component *set_comp = NULL;
+	clab_thread *t = NULL;
+	clab_evset *s = NULL;
+	int rc = 0, n = 0;
+	if (!copy)
+		return 2;
+	for (char *save, *e = strtok_r(copy, ",", &save); e && !rc; e = strtok_r(NULL, ",", &save)) {
+		uint32_t code;
+		clab_component *c = find_event(m, only, e, &code, why, sizeof why);
+		if (!c) {
+			fprintf(stderr, "counterlab-native-avail: %s\n", why);
+			rc = 2;
+			break;
+		}
+		clab_component_info ci;
+		clab_component_get_info(c, &ci);
+		if (!set_comp) {
+			int err = clab_thread_attach(m, &t);
+			if (!err)
+				err = clab_evset_create(c, t, &s);
+			if (err) {
+				fprintf(stderr, "counterlab-native-avail: cannot make an event set of component %s: %s\n",
+					ci.name, clab_errmsg());
+				rc = 2;
+				break;
+			}
+			set_comp = c;
+			snprintf(first, sizeof first, "%s", e);
+		} else if (c != set_comp) {
+			clab_component_info fi;
+			clab_component_get_info(set_comp, &fi);
+			printf("does not fit: %s is an event of component %s, %s of %s: an event set "
+			       "counts one component's events (use one set per component)\n",
+			       e, ci.name, first, fi.name);
+			rc = 1;
+			break;
+		}
+		if (clab_evset_add(s, code)) {
+			printf("does not fit: %s: %s\n", e, clab_errmsg());
+			rc = 1;
+			break;
+		}
+		char ctrs[128];
+		format_ctrs(clab_evset_counters(s, n), ci.ncounters, ctrs, sizeof ctrs);
+		printf("%-40s component %s, counter %s\n", e, ci.name, ctrs);
+		n++;
+	}
+	if (!rc && !n) {
+		fprintf(stderr, "counterlab-native-avail: --check wants EVENT[,EVENT...]\n");
+		rc = 2;
+	}
+	if (!rc)
+		printf("fits: %d event%s in one event set on machine %s\n", n, n == 1 ? "" : "s",
+		       clab_machine_name(m));
+	if (s)
+		clab_evset_destroy(s);
+	if (t)
+		clab_thread_detach(t);
+	free(copy);
+	return rc;
+}
+
+static void list_machine(const char *name, const char *descr, void *arg)
+{
+	(void)arg;
+	printf("%-16s %s\n", name, descr);
+}
+
+static int list_machines(void)
+{
+	printf("Machine profiles in %s (COUNTERLAB_MACHINE=NAME[:key=value,...]):\n",
+	       clab_machine_profiles_dir());
+	if (clab_machine_profiles(1, list_machine, NULL) < 0) {
+		fprintf(stderr, "counterlab-native-avail: %s\n", clab_errmsg());
+		return 1;
+	}
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -298,17 +397,21 @@ int main(int argc, char **argv)
 		{"component", required_argument, 0, 'c'},
 		{"event", required_argument, 0, 'e'},
 		{"csv", no_argument, 0, 'C'},
+		{"check", required_argument, 0, 'k'},
+		{"list-machines", no_argument, 0, 'l'},
 		{"help", no_argument, 0, 'h'},
 		{0, 0, 0, 0},
 	};
-	const char *spec = NULL, *only = NULL, *event = NULL;
-	int csv = 0, o;
+	const char *spec = NULL, *only = NULL, *event = NULL, *check = NULL;
+	int csv = 0, machines = 0, o;
 	while ((o = getopt_long(argc, argv, "m:c:e:h", opts, NULL)) != -1) {
 		switch (o) {
 		case 'm': spec = optarg; break;
 		case 'c': only = optarg; break;
 		case 'e': event = optarg; break;
 		case 'C': csv = 1; break;
+		case 'k': check = optarg; break;
+		case 'l': machines = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -318,20 +421,26 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (!!check + !!event + csv + machines > 1) {
+		fprintf(stderr, "counterlab-native-avail: give one of --check, --event, --csv and --list-machines\n");
+		return 2;
+	}
+	if (machines)
+		return list_machines();
 	clab_machine *m;
 	int rc = clab_machine_open(spec, &m);
 	if (rc) {
 		fprintf(stderr, "counterlab-native-avail: %s: %s\n", clab_strerror(rc),
 			clab_errmsg());
-		return 1;
+		return check ? 2 : 1;
 	}
 	if (only && !clab_machine_component(m, only)) {
 		fprintf(stderr, "counterlab-native-avail: %s\n", clab_errmsg());
 		clab_machine_close(m);
 		return 1;
 	}
-	if (event) {
-		rc = show_event(m, only, event);
+	if (check || event) {
+		rc = check ? check_events(m, only, check) : show_event(m, only, event);
 		clab_machine_close(m);
 		return rc;
 	}

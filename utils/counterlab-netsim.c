@@ -25,7 +25,8 @@ typedef struct opts {
 	long tiles;
 	const char *pattern[MAX_PATTERNS];
 	const char *set[MAX_SETS];
-	int npattern, nset, ppn, per_node, quiet, list_params, heat_range;
+	const char *heat_with[CLAB_HEATMAP_MAX_PANELS - 1];
+	int npattern, nset, nwith, ppn, per_node, quiet, list_params, heat_range;
 	long ranks;
 	double heat_lo, heat_hi;
 	enum clab_net_engine engine;
@@ -75,9 +76,12 @@ static void usage(FILE *f)
 		"  --heatmap FILE.png    picture of one counter per node by torus coordinates\n"
 		"  --heatmap-event NAME  its counter (default the first main event)\n"
 		"  --heatmap-range LO:HI fixed colour scale, so that heat maps compare\n"
+		"  --heatmap-with [LABEL=]FILE.csv  beside this run's map, on one scale, the\n"
+		"                        same counter from another run's --per-node --format\n"
+		"                        csv output (repeatable, up to 3; LABEL: the file's)\n"
 		"  --list-events         the machine's network events\n"
 		"  --quiet               no progress bar\n"
-		"  --help\n\n"
+		"  -h, --help            this text\n\n"
 		"Output: the counters, and the modelled time of every labelled step and of\n"
 		"the whole run, split into network (bytes over links and node drain, per-\n"
 		"message overheads, latency), on-node (copies between ranks of a node) and\n"
@@ -133,7 +137,7 @@ static int parse(int argc, char **argv, opts *o)
 		{"heatmap", 1, 0, 'H'}, {"heatmap-event", 1, 0, 'E'},
 		{"list-events", 0, 0, 'L'}, {"quiet", 0, 0, 'q'}, {"help", 0, 0, 'h'},
 		{"ranks", 1, 0, 'R'}, {"set", 1, 0, 'S'}, {"list-params", 0, 0, 'P'},
-		{"heatmap-range", 1, 0, 'Y'}, {"engine", 1, 0, 'G'}, {"routing", 1, 0, 'r'},
+		{"heatmap-range", 1, 0, 'Y'}, {"heatmap-with", 1, 0, 'W'}, {"engine", 1, 0, 'G'}, {"routing", 1, 0, 'r'},
 		{"seed", 1, 0, 's'}, {"tilemap", 1, 0, 'T'}, {"gemini", 1, 0, 'g'},
 		{"tiles", 1, 0, 'x'},
 		{0, 0, 0, 0},
@@ -176,6 +180,14 @@ static int parse(int argc, char **argv, opts *o)
 		case 'c': o->counters = optarg; break;
 		case 'H': o->heatmap = optarg; break;
 		case 'E': o->heat_event = optarg; break;
+		case 'W':
+			if (o->nwith == CLAB_HEATMAP_MAX_PANELS - 1) {
+				fprintf(stderr, "counterlab-netsim: at most %d --heatmap-with\n",
+					CLAB_HEATMAP_MAX_PANELS - 1);
+				return 2;
+			}
+			o->heat_with[o->nwith++] = optarg;
+			break;
 		case 'L': list = 1; break;
 		case 'P': o->list_params = 1; break;
 		case 'R': {
@@ -277,8 +289,9 @@ static int parse(int argc, char **argv, opts *o)
 		fprintf(stderr, "counterlab-netsim: --order %s: Gemini routes X, then Y, then Z\n", o->order);
 		return 2;
 	}
-	if (o->heat_range && !o->heatmap) {
-		fprintf(stderr, "counterlab-netsim: --heatmap-range needs --heatmap FILE.png\n");
+	if ((o->heat_range || o->nwith) && !o->heatmap) {
+		fprintf(stderr, "counterlab-netsim: --heatmap-%s needs --heatmap FILE.png\n",
+			o->heat_range ? "range" : "with");
 		return 2;
 	}
 	if (list)
@@ -290,6 +303,170 @@ static int parse(int argc, char **argv, opts *o)
 		return 2;
 	}
 	return 0;
+}
+
+/* ---- heat maps ----------------------------------------------------------- */
+
+/* A path's last component: a picture's title never shows where a file was. */
+static const char *base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	return b && b[1] ? b + 1 : path;
+}
+
+/* What one count of an event is, for the title and the colour bar. */
+static const char *event_unit(const clab_netevent *e, int gem, const clab_netspec *spec,
+			      char *buf, size_t len)
+{
+	if (gem) {	/* Gemini's names say it */
+		size_t n = strlen(e->name);
+		return n > 3 && !strcmp(e->name + n - 3, "_NS") ? "ns"
+		       : strstr(e->name, "FLITS") ? "16-byte flits"
+		       : strstr(e->name, "PKT") || strstr(e->name, "PACKETS") ? "packets"
+		       : strstr(e->name, "TRAFFIC") ? "bytes"
+		       : strstr(e->name, "TRANSLATIONS") ? "translations" : "counts";
+	}
+	switch (e->what) {
+	case CLAB_NET_SENT_CHUNKS:
+	case CLAB_NET_RECV_CHUNKS:
+		snprintf(buf, len, "%u-byte chunks", spec->chunk);
+		return buf;
+	case CLAB_NET_RECV_FIFO:
+		return "packets x cycles";
+	case CLAB_NET_NO_TOKEN:
+	case CLAB_NET_CYCLES:
+		return "network cycles";
+	case CLAB_NET_MU_MSG_INJ:
+		return "messages";
+	default:
+		return "packets";
+	}
+}
+
+/* Reads event's per-node column from another run's --per-node --format csv
+ * output into v[0..t->nodes), checking it is of the same torus. */
+static int read_panel(const char *path, const char *event, const clab_torus *t, double *v)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL, *save;
+	size_t cap = 0;
+	int col = -1, rows = 0, rc = -1, head = 0;
+	if (!f) {
+		fprintf(stderr, "counterlab-netsim: --heatmap-with %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	for (uint32_t x = 0; x < t->nodes; x++)
+		v[x] = NAN;
+	while (getline(&line, &cap, f) > 0) {
+		line[strcspn(line, "\r\n")] = 0;
+		if (!head) {	/* the steps' table comes first; then "node,A,B,...,EVENT,..." */
+			if (strncmp(line, "node,", 5))
+				continue;
+			head = 1;
+			int i = 0, dims = 0;
+			for (char *c = strtok_r(line, ",", &save); c; c = strtok_r(NULL, ",", &save), i++)
+				if (i >= 1 && i <= t->ndims)
+					dims += !strncmp(c, t->letters + i - 1, 1) && !c[1];
+				else if (i > t->ndims && !strcmp(c, event))
+					col = i;
+			if (dims < t->ndims || col < 0) {
+				fprintf(stderr, "counterlab-netsim: --heatmap-with %s: %s\n", path,
+					dims < t->ndims ? "its coordinates are not this torus's dimensions"
+					: "has no column of the heat map's event (give it with --counters)");
+				goto out;
+			}
+			continue;
+		}
+		if (!*line)
+			break;
+		char *end;
+		unsigned long x = strtoul(line, &end, 10);
+		int c[CLAB_TORUS_MAXD], i = 1, ok = end != line && *end == ',' && x < t->nodes;
+		double val = NAN;
+		if (ok)
+			clab_torus_coords(t, (uint32_t)x, c);
+		for (char *p = end; ok && *p == ',' && i <= col; i++) {
+			char *q;
+			double d = strtod(p + 1, &q);
+			ok = q != p + 1 && (*q == ',' || !*q);
+			if (i <= t->ndims)
+				ok = ok && d == c[i - 1];	/* the same node */
+			else if (i == col)
+				val = d;
+			p = q;
+		}
+		if (!ok || i <= col || !isnan(v[x])) {
+			fprintf(stderr, "counterlab-netsim: --heatmap-with %s: line \"%.60s\" is not a "
+				"node of this torus, listed once with its coordinates (as --per-node "
+				"--format csv writes them)\n", path, line);
+			goto out;
+		}
+		v[x] = val;
+		rows++;
+	}
+	if (!head || rows != (int)t->nodes)
+		fprintf(stderr, "counterlab-netsim: --heatmap-with %s: %s %u nodes (write it "
+			"with --per-node --format csv on the same torus)\n", path,
+			head ? "has not all" : "no per-node table of", t->nodes);
+	else
+		rc = 0;
+out:
+	free(line);
+	fclose(f);
+	return rc;
+}
+
+/* This run's map of the heat event, beside those of --heatmap-with. */
+static int draw_heatmap(const opts *o, const clab_net *net, const clab_torus *t,
+			const clab_netspec *spec, const clab_netevent *e, int gem,
+			const uint64_t *val, int nev, int heat, const char *mapname)
+{
+	uint32_t N = t->nodes;
+	int np = 1 + o->nwith, rc = 2, nrec;
+	double *v = calloc((size_t)N * np, sizeof *v);
+	const double *panel[CLAB_HEATMAP_MAX_PANELS];
+	const char *label[CLAB_HEATMAP_MAX_PANELS];
+	char lab[CLAB_HEATMAP_MAX_PANELS][96];
+	char title[512], step[96] = "", unit[64], ubuf[32], shape[64], err[256];
+	if (!v)
+		return die("no memory for the heat map");
+	for (uint32_t x = 0; x < N; x++)
+		v[x] = (double)val[(size_t)x * nev + heat];
+	snprintf(lab[0], sizeof lab[0], "map %s", base_name(mapname));
+	for (int i = 0; i < np; i++) {
+		panel[i] = v + (size_t)N * i;
+		label[i] = lab[i];
+		if (!i)
+			continue;
+		const char *arg = o->heat_with[i - 1], *eq = strchr(arg, '=');
+		const char *file = eq ? eq + 1 : arg;
+		snprintf(lab[i], sizeof lab[i], "%.*s", eq ? (int)(eq - arg) : (int)strlen(file),
+			 eq ? arg : base_name(file));
+		if (read_panel(file, e->name, t, v + (size_t)N * i))
+			goto out;
+	}
+	const clab_net_record *rec = clab_net_records(net, &nrec);
+	if (nrec == 1)
+		snprintf(step, sizeof step, ", %s", rec[0].label);
+	else if (nrec > 1)
+		snprintf(step, sizeof step, ", whole run (%d steps)", nrec);
+	clab_torus_shape(t, shape, sizeof shape);
+	snprintf(unit, sizeof unit, "%s per %s", event_unit(e, gem, spec, ubuf, sizeof ubuf),
+		 gem ? "router" : "node");
+	snprintf(title, sizeof title, "%s (%s)%s, %s %s%s%s", e->name, unit, step, spec->name,
+		 shape, np == 1 ? ", " : "", np == 1 ? lab[0] : "");
+	double range[2] = {o->heat_lo, o->heat_hi};
+	struct clab_heatmap hm = {.ndims = t->ndims, .size = t->size, .letters = t->letters,
+				  .npanel = np, .value = panel, .label = label,
+				  .range = o->heat_range ? range : NULL, .title = title,
+				  .unit = unit};
+	if (clab_heatmap_draw(o->heatmap, &hm, err, sizeof err))
+		fprintf(stderr, "counterlab-netsim: --heatmap: %s\n", err);
+	else
+		rc = 0;
+out:
+	free(v);
+	return rc;
 }
 
 /* The events to show: a comma list, or the main ones. */
@@ -644,23 +821,9 @@ int main(int argc, char **argv)
 	}
 	if (g && o.tiles >= 0)
 		print_tiles(g, (uint32_t)o.tiles, o.format);
-	if (o.heatmap) {
-		double *v = malloc((size_t)N * sizeof *v);
-		char title[256], err[256];
-		if (!v)
-			return die("no memory for the heat map");
-		for (uint32_t x = 0; x < N; x++)
-			v[x] = (double)val[(size_t)x * nev + heat];
-		snprintf(title, sizeof title, "%s %s, map %s: %s", spec->name, shape, mapname,
-			 ev[heat].name);
-		double range[2] = {o.heat_lo, o.heat_hi};
-		if (clab_heatmap_write_range(o.heatmap, t.ndims, t.size, t.letters, v,
-					     o.heat_range ? range : NULL, title, err, sizeof err)) {
-			fprintf(stderr, "counterlab-netsim: --heatmap: %s\n", err);
-			return 2;
-		}
-		free(v);
-	}
+	if (o.heatmap && (rc = draw_heatmap(&o, net, &t, spec, &ev[heat], gem, val, nev, heat,
+					    mapname)))
+		return rc;
 	free(val);
 	free(pick);
 	clab_gemini_free(g);

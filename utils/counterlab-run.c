@@ -34,7 +34,8 @@ static void usage(FILE *f)
 		   "                     activity = emulated is added to it\n"
 		   "  --cache POLICY     a2 (default: the A2's write-through L1D) or cachegrind\n"
 		   "                     (write-allocate LRU, to compare with valgrind's cachegrind)\n"
-		   "  --summary FILE     write the process's totals there at exit\n");
+		   "  --summary FILE     write the process's totals there at exit\n"
+		   "  -h, --help         this text\n");
 }
 
 static int die(const char *fmt, const char *a, const char *b)

@@ -77,23 +77,25 @@ awk -v c1="$(step ABCDET 'in columns')" -v c2="$(step columns 'in columns')" \
 	printf "Columns on one node against ABCDET: first all-to-all %.1fx faster, second %.2f of its time, whole FFT %.0f%% faster\n",
 		c1 / c2, r2 / r1, 100 * (1 - w2 / w1)
 	print "(published on BG/Q: about 10x, no degradation, 10-18% for mid-size problems; README: the torus network model)" }'
-# one colour scale for both pictures: 0 up to the larger map's busiest node
-top=$(for name in ABCDET columns; do get "$out/fft-$name-phase1.json" PEVT_NW_USER_PP_SENT max; done | sort -n | tail -1)
+# both maps' second all-to-all side by side in one picture, one colour scale
+# from 0 to the busier map's busiest node (--heatmap-range, --heatmap-with)
+top=$(for name in ABCDET columns; do get "$out/fft-$name-phase2.json" PEVT_NW_USER_PP_SENT max; done | sort -n | tail -1)
 [ "$top" -gt 0 ] || top=1
-for map in ABCDET "$out/fft-columns.map"; do
-	name=$([ "$map" = ABCDET ] && echo ABCDET || echo columns)
-	"$bin/counterlab-netsim" --quiet --map "$map" --pattern "fft3d:$fft,phase=1,compute=0" --per-node \
-		--heatmap "$out/fft-$name.png" --heatmap-event PEVT_NW_USER_PP_SENT \
-		--heatmap-range "0:$top" > "$out/fft-$name.txt"
-done
+row="fft3d:$fft,phase=2,compute=0"
+"$bin/counterlab-netsim" --quiet --map "$out/fft-columns.map" --pattern "$row" --per-node > "$out/fft-columns.txt"
+"$bin/counterlab-netsim" --quiet --map "$out/fft-columns.map" --pattern "$row" --per-node --format csv \
+	> "$out/fft-columns-phase2.csv"
+"$bin/counterlab-netsim" --quiet --map ABCDET --pattern "$row" --per-node \
+	--heatmap "$out/fft-maps.png" --heatmap-event PEVT_NW_USER_PP_SENT --heatmap-range "0:$top" \
+	--heatmap-with "map columns=$out/fft-columns-phase2.csv" > "$out/fft-ABCDET.txt"
 echo
-echo "Per-node counters of phase 1, summed over each node's torus links (first 4 nodes; all in $out/fft-*.txt):"
+echo "Per-node counters of phase 2, summed over each node's torus links (first 4 nodes; all in $out/fft-*.txt):"
 for name in ABCDET columns; do
 	awk '/^machine/ { print } /^node / { n = 5 } n-- > 0' "$out/fft-$name.txt" | sed "s/^/  /"
 done
 echo
-echo "Heat maps of PEVT_NW_USER_PP_SENT per node in phase 1, one colour scale 0..$top"
-echo "(--heatmap-range): $out/fft-ABCDET.png $out/fft-columns.png"
-
+echo "Heat map of PEVT_NW_USER_PP_SENT per node in phase 2 (the row all-to-all), ABCDET beside"
+echo "the column map on one colour scale 0..$top: $out/fft-maps.png"
+echo "(every node of the column map passes on more chunks: its rows span all five dimensions)"
 echo
 echo "Next: make check (every test), make bench (benchmarks), README.md (the tour)."

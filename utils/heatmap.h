@@ -29,14 +29,41 @@ int clab_heatmap_write_range(const char *path, int ndims, const int *size,
 			     const double *range, const char *title,
 			     char *err, size_t errlen);
 
+/* Several maps of one torus side by side in one picture, on one colour
+ * scale, with one title: what clab_heatmap_draw() takes. */
+#define CLAB_HEATMAP_MAX_PANELS 4
+struct clab_heatmap {
+	int ndims;
+	const int *size;
+	const char *letters;		/* NULL: "ABCDEF" */
+	int npanel;			/* 1..CLAB_HEATMAP_MAX_PANELS */
+	const double *const *value;	/* value[panel][node] */
+	const char *const *label;	/* a line above each panel, NULL: none */
+	const double *range;		/* NULL: the values' own extremes */
+	const char *title;		/* NULL: none */
+	const char *unit;		/* under the colour bar, NULL: none */
+};
+
+/* Writes the PNG of h (see clab_heatmap_write_range for the scale, the
+ * colours and the file). When every finite value is the same and no range
+ * is given, the cells take the middle colour and the legend says
+ * "all values = X". Returns 0, or -1 with a message in err. */
+int clab_heatmap_draw(const char *path, const struct clab_heatmap *h,
+		      char *err, size_t errlen);
+
 /* The rectangle of node's cell in the image clab_heatmap_write draws for the
  * same torus (the layout depends on ndims and size only). Returns 0, or -1
  * when the torus or node is invalid or the image would be too large. */
 int clab_heatmap_cell(int ndims, const int *size, int node,
 		      int *x, int *y, int *w, int *h);
 
-/* The colormap: t in [0,1] from low (dark blue) through cyan and yellow to
- * high (red); NaN gives the gray used for missing values. */
+/* The same in panel panel (0 = leftmost) of a picture of npanel panels. */
+int clab_heatmap_panel_cell(int ndims, const int *size, int npanel, int panel,
+			    int node, int *x, int *y, int *w, int *h);
+
+/* The colormap, viridis: t in [0,1] from low (dark purple) through blue and
+ * green to high (yellow), lightness rising evenly; NaN gives the gray used
+ * for missing values. */
 void clab_heatmap_color(double t, unsigned char rgb[3]);
 
 #endif

@@ -7,8 +7,8 @@
 # load more than ours), and QEMU's alone; and the
 # plugin's counts in cachegrind's cache policy against valgrind's cachegrind
 # with the same geometry (below: how they are made comparable). Writes
-# bench/results/emulated.json.
-#   PREFIX BUILD CC as bench/run.sh
+# emulated.json into $BENCH_RESULTS.
+#   PREFIX BUILD CC BENCH_RESULTS as bench/run.sh
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(dirname "$(dirname "$here")")
@@ -16,7 +16,8 @@ BUILD=${BUILD:-$root/build}
 PREFIX=${PREFIX:-$BUILD/prefix}
 CC=${CC:-gcc}
 out=$BUILD/bench/emulated
-mkdir -p "$out"
+results=${BENCH_RESULTS:-$BUILD/bench-results}
+mkdir -p "$out" "$results"
 run=$PREFIX/bin/counterlab-run
 "$CC" -O2 -g -o "$out/sort" "$here/sort.c"
 "$CC" -O2 -g -o "$out/stencil" "$here/stencil.c"
@@ -77,5 +78,5 @@ for spec in "sort 2000000" "stencil 1024 40" "fft 262144 20"; do
 	echo "bench: emulated ${rows[-1]}"
 done
 printf '{"benchmark":"emulated","note":"cachegrind fields: [cachegrind, plugin in cachegrind policy, relative difference], each less the count of an empty program (startup_Ir: that of instructions), both with GLIBC_TUNABLES=%s","runs":[%s]}\n' "$tun" \
-	"$(IFS=,; echo "${rows[*]}")" > "$root/bench/results/emulated.json"
-echo "bench: wrote bench/results/emulated.json"
+	"$(IFS=,; echo "${rows[*]}")" > "$results/emulated.json"
+echo "bench: wrote $results/emulated.json"

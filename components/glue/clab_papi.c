@@ -27,12 +27,33 @@ static int to_papi(int err)
 	}
 }
 
+/* COUNTERLAB_VERBOSE=1 (any value but empty or 0): the reasons PAPI has
+ * no channel for go to stderr: why a component is disabled, why an event
+ * set refused an event. Silent by default. */
+static int verbose(void)
+{
+	const char *v = getenv("COUNTERLAB_VERBOSE");
+	return v && *v && strcmp(v, "0") != 0;
+}
+
 /* PAPI has no channel for an error's detail: PAPIERROR prints it when the
- * program asked for verbose errors (PAPI_set_debug(PAPI_VERB_ECONT)). */
+ * program asked for verbose errors (PAPI_set_debug(PAPI_VERB_ECONT) or
+ * PAPI_VERBOSE); COUNTERLAB_VERBOSE prints it otherwise. `what` (may be
+ * NULL) names what was refused. */
+static int fail_on(int err, const char *what)
+{
+	const char *sep = what ? ": " : "";
+	if (!what)
+		what = "";
+	if (verbose() && _papi_hwi_error_level == PAPI_QUIET && !getenv("PAPI_VERBOSE"))
+		fprintf(stderr, "counterlab: %s%s%s: %s\n", what, sep, clab_strerror(err), clab_errmsg());
+	PAPIERROR("counterlab: %s%s%s: %s", what, sep, clab_strerror(err), clab_errmsg());
+	return to_papi(err);
+}
+
 static int fail(int err)
 {
-	PAPIERROR("counterlab: %s: %s", clab_strerror(err), clab_errmsg());
-	return to_papi(err);
+	return fail_on(err, NULL);
 }
 
 static int is_papi_preset(const char *name)
@@ -258,6 +279,9 @@ int clab_papi_init_component(clab_papi_comp *pc, int cidx)
 	if (rc) {
 		snprintf(v->cmp_info.disabled_reason, PAPI_HUGE_STR_LEN,
 			 "counterlab: %s", clab_errmsg());
+		if (verbose()) /* PAPI initializes each component once */
+			fprintf(stderr, "counterlab: component %s is disabled: %s\n",
+				v->cmp_info.name, v->cmp_info.disabled_reason + strlen("counterlab: "));
 		v->cmp_info.disabled = PAPI_ECMP;
 		return PAPI_ECMP;
 	}
@@ -370,7 +394,8 @@ int clab_papi_update_control_state(clab_papi_comp *pc, hwd_control_state_t *ctl,
 	int pos[CLAB_PAPI_MAX];
 	uint64_t taken = 0, kept = 0;
 	if (count > CLAB_PAPI_MAX)
-		return PAPI_ECNFLCT;
+		return fail(clab_seterr(CLAB_E_CONFLICT, "%d events: counterlab's PAPI event sets hold at most %d",
+					count, CLAB_PAPI_MAX));
 	if (!s->set && count == 0)
 		return PAPI_OK; /* PAPI empties sets it is about to free */
 	if (!s->set) {
@@ -400,8 +425,15 @@ int clab_papi_update_control_state(clab_papi_comp *pc, hwd_control_state_t *ctl,
 			taken |= 1ull << pos[i];
 		}
 	int rc = clab_evset_program(s->set, codes, count);
-	if (rc)
-		return fail(rc); /* PAPI then asks again for the set it had */
+	if (rc) { /* PAPI then asks again for the set it had */
+		char what[PAPI_HUGE_STR_LEN + 16] = "";
+		clab_event_info ei;
+		if (count > s->n) /* an add: PAPI appends the new natives */
+			snprintf(what, sizeof what, "adding %s",
+				 clab_event_get_info(pc->comp, codes[count - 1], &ei) ? "an event"
+											: ei.name);
+		return fail_on(rc, what[0] ? what : NULL);
+	}
 	for (int i = 0; i < count; i++) {
 		int p = pos[i];
 		if (kept >> i & 1)

@@ -68,6 +68,14 @@ const char *clab_derived_name(enum clab_derived d);
  * seed, activity). NULL means $COUNTERLAB_MACHINE, else "bgq". */
 int clab_machine_open(const char *spec, clab_machine **out);
 void clab_machine_close(clab_machine *m);
+/* The profile directory ($COUNTERLAB_MACHINES, else the installed one). */
+const char *clab_machine_profiles_dir(void);
+/* Calls fn for each profile NAME.ini there, in name order, with its NAME
+ * and, when describe is set, its [machine] description ("" when it has
+ * none; why, when it does not load), else NULL. Returns how many, or a
+ * negative error when the directory cannot be read. */
+typedef void (*clab_profile_fn)(const char *name, const char *descr, void *arg);
+int clab_machine_profiles(int describe, clab_profile_fn fn, void *arg);
 /* The process-wide machine, opened on first use from $COUNTERLAB_MACHINE. */
 int clab_machine_default(clab_machine **out);
 

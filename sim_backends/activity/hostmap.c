@@ -14,11 +14,13 @@
  *     instruction per cycle, a host core several.
  * Emulated execution (emulated.h) counts more: unconditional branches are
  * the BRU class, taken branches the branch unit's taken commits, fused
- * multiply-adds the FMA classes (two operations each), 4-wide FP the quad
- * classes, accesses of 16 bytes and more the quad load/store classes, and
- * time is the plugin's timing model.
- * Approximate by nature: x86 instructions with a memory operand count as
- * loads instead of integer work; branch misses depend on the predictor. */
+ * multiply-adds, multiplies and divides their own classes (FMA, FMUL,
+ * FDIV), 4-wide FP the quad classes, and the load/store classes count the
+ * A2 instructions an x86 one makes (a memory operand of arithmetic is a
+ * load of its own); time is the plugin's timing model.
+ * Approximate by nature: on the host, x86 instructions with a memory
+ * operand count as loads instead of integer work; branch misses depend on
+ * the predictor. */
 #include <string.h>
 #include "hostmap.h"
 
@@ -26,7 +28,7 @@ const char *const clab_hq_name[CLAB_HQ_N] = {
 	"instructions", "branches", "branch_misses", "loads", "stores",
 	"l1d_load_misses", "llc_misses", "fp", "cycles", "jumps", "taken", "fma", "qfp",
 	"qfma", "qloads", "qstores", "l1d_store_misses", "l2_store_misses", "ld_insns", "st_insns",
-	"qld_insns", "qst_insns", "guest_instructions",
+	"qld_insns", "qst_insns", "guest_instructions", "fmul", "fdiv", "qmul",
 };
 
 const char *const clab_hq_event[CLAB_HQ_N] = {
@@ -55,6 +57,9 @@ static const struct rule {
 	{"PEVT_INST_QFPU_FMA", CLAB_HQ_FMA},
 	{"PEVT_INST_QFPU_QADD", CLAB_HQ_QFP},
 	{"PEVT_INST_QFPU_QMA", CLAB_HQ_QFMA},
+	{"PEVT_INST_QFPU_FMUL", CLAB_HQ_FMUL},
+	{"PEVT_INST_QFPU_FDIV", CLAB_HQ_FDIV},
+	{"PEVT_INST_QFPU_QMUL", CLAB_HQ_QMUL},
 	{"PEVT_XU_BR_TAKEN_COMMIT", Q_ALL_TAKEN},
 	{"PEVT_XU_BR_MISPRED_COMMIT", CLAB_HQ_BRANCH_MISSES},
 	{"PEVT_LSU_COMMIT_LD_MISSES", CLAB_HQ_L1D_LOAD_MISSES},
@@ -82,7 +87,8 @@ void clab_hostmap(const clab_host_sample *d, unsigned mhz, clab_hostmap_out *out
 	q[Q_ST] = insns ? q[CLAB_HQ_ST_INSNS] : q[CLAB_HQ_STORES];
 	q[Q_QLD] = insns ? q[CLAB_HQ_QLD_INSNS] : q[CLAB_HQ_QLOADS];
 	q[Q_QST] = insns ? q[CLAB_HQ_QST_INSNS] : q[CLAB_HQ_QSTORES];
-	uint64_t fp = q[CLAB_HQ_FP] + q[CLAB_HQ_FMA] + q[CLAB_HQ_QFP] + q[CLAB_HQ_QFMA];
+	uint64_t fp = q[CLAB_HQ_FP] + q[CLAB_HQ_FMA] + q[CLAB_HQ_QFP] + q[CLAB_HQ_QFMA] +
+		      q[CLAB_HQ_FMUL] + q[CLAB_HQ_FDIV] + q[CLAB_HQ_QMUL];
 	uint64_t ldst = q[Q_LD] + q[Q_ST] + q[Q_QLD] + q[Q_QST];
 	q[Q_INTEGER] = sub_floor(q[CLAB_HQ_INSTRUCTIONS], q[Q_ALL_BRANCHES] + ldst + fp);
 	/* L2 sees only what the L1p passed on: never more misses than that */

@@ -20,12 +20,12 @@ enum clab_hq {
 	CLAB_HQ_STORES,
 	CLAB_HQ_L1D_LOAD_MISSES,
 	CLAB_HQ_LLC_MISSES,
-	CLAB_HQ_FP,             /* scalar FP instructions other than FMA */
+	CLAB_HQ_FP,             /* scalar FP instructions of no class below */
 	CLAB_HQ_CYCLES,         /* the timing model's cycles (else CPU time) */
 	CLAB_HQ_JUMPS,          /* unconditional branches, calls, returns */
 	CLAB_HQ_TAKEN,          /* taken conditional branches */
 	CLAB_HQ_FMA,            /* scalar fused multiply-adds */
-	CLAB_HQ_QFP,            /* 4-wide FP instructions other than FMA */
+	CLAB_HQ_QFP,            /* 4-wide FP instructions of no class below */
 	CLAB_HQ_QFMA,           /* 4-wide fused multiply-adds */
 	CLAB_HQ_QLOADS,         /* loads of 16 bytes and more */
 	CLAB_HQ_QSTORES,        /* stores of 16 bytes and more */
@@ -36,6 +36,9 @@ enum clab_hq {
 	CLAB_HQ_QLD_INSNS,      /* the same with a 16-byte or wider operand */
 	CLAB_HQ_QST_INSNS,
 	CLAB_HQ_GUEST_INSNS,    /* x86 instructions executed (no BG/Q event) */
+	CLAB_HQ_FMUL,           /* scalar FP multiplies */
+	CLAB_HQ_FDIV,           /* scalar FP divides */
+	CLAB_HQ_QMUL,           /* 4-wide FP multiplies */
 	CLAB_HQ_N
 };
 

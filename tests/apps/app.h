@@ -32,9 +32,32 @@ typedef struct app {
 	long long base[APP_MAXEV], last[APP_MAXEV];
 	uint64_t *total;        /* [node][nev] since app_start, rank 0 */
 	const char *per_node;   /* --per-node FILE */
+	const char *usage;      /* the program's --help text */
 } app;
 
+/* Errors. Each rank parses the same command line and meets the same
+ * start-up conditions, so for those every rank stops at the same point:
+ * rank 0 alone says why, every rank finalizes MPI and exits 2 (app_die).
+ * A failure of one rank alone (no memory, a read, a file) prints once
+ * from that rank and aborts the job (app_fail): the others may wait in a
+ * collective that rank will never join. */
+static void app_exit(int status)
+{
+	MPI_Finalize();
+	exit(status);
+}
+
 static void app_die(const app *a, const char *fmt, const char *what)
+{
+	if (a->me == 0) {
+		fprintf(stderr, "%s: ", a->prog);
+		fprintf(stderr, fmt, what);
+		fputc('\n', stderr);
+	}
+	app_exit(2);
+}
+
+static void app_fail(const app *a, const char *fmt, const char *what)
 {
 	fprintf(stderr, "%s (rank %d): ", a->prog, a->me);
 	fprintf(stderr, fmt, what);
@@ -43,48 +66,91 @@ static void app_die(const app *a, const char *fmt, const char *what)
 	exit(2);
 }
 
+/* A start-up step every rank takes, whose outcome could still differ
+ * between ranks: `msg` is this rank's error (NULL: none). When any rank
+ * failed, the lowest such rank says why and every rank exits 2. */
+static void app_check(const app *a, const char *msg)
+{
+	int mine = msg ? a->me : a->size, first;
+	PMPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	if (first == a->size)
+		return;
+	if (a->me == first && first)
+		fprintf(stderr, "%s (rank %d): %s\n", a->prog, first, msg);
+	else if (a->me == first)
+		fprintf(stderr, "%s: %s\n", a->prog, msg);
+	app_exit(2);
+}
+
+/* A bad command line: the word, then the usage, from rank 0. */
+static void app_bad_arg(const app *a, const char *arg)
+{
+	if (a->me == 0)
+		fprintf(stderr, "%s: bad argument %s (see --help)\n%s", a->prog, arg, a->usage);
+	app_exit(2);
+}
+
+/* The options every program takes, the end of each one's --help. */
+#define COMMON_USAGE \
+	"  --events LIST    comma-separated PAPI event names to count instead of the\n" \
+	"                   defaults (at most 8)\n" \
+	"  --per-node FILE  rank 0 writes each simulated node's totals there as CSV\n" \
+	"  -h, --help       this text\n" \
+	"Run it under mpirun with libcounterlab-mpi active (COUNTERLAB_MACHINE names\n" \
+	"the simulated machine); errors are printed once, by rank 0, and exit 2.\n"
+
 /* Default network events: BG/Q's point-to-point chunks sent and packets
  * received on all links. */
 #define APP_EVENTS "network:::PEVT_NW_USER_PP_SENT,network:::PEVT_NW_USER_PP_RECV"
 
-/* MPI, PAPI and the event set of `events` (comma-separated PAPI names). */
-static void app_init(app *a, const char *prog, int *argc, char ***argv)
+/* MPI and PAPI. --help (or -h) anywhere prints `usage` from rank 0 and
+ * exits 0 before anything else is set up. */
+static void app_init(app *a, const char *prog, const char *usage, int *argc, char ***argv)
 {
 	memset(a, 0, sizeof *a);
 	a->prog = prog;
+	a->usage = usage;
 	MPI_Init(argc, argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &a->me);
 	MPI_Comm_size(MPI_COMM_WORLD, &a->size);
-	if (clab_mpi_node(&a->node, &a->first, &a->nodes))
-		app_die(a, "%s", "libcounterlab-mpi is not active (see its message above)");
-	int rc = PAPI_library_init(PAPI_VER_CURRENT);
-	if (rc != PAPI_VER_CURRENT)
-		app_die(a, "PAPI_library_init: %s", PAPI_strerror(rc));
+	for (int i = 1; i < *argc; i++)
+		if (!strcmp((*argv)[i], "--help") || !strcmp((*argv)[i], "-h")) {
+			if (a->me == 0)
+				fputs(usage, stdout);
+			app_exit(0);
+		}
+	char msg[300];
+	int rc = clab_mpi_node(&a->node, &a->first, &a->nodes);
+	app_check(a, rc ? "libcounterlab-mpi is not active (see its message above)" : NULL);
+	rc = PAPI_library_init(PAPI_VER_CURRENT);
+	snprintf(msg, sizeof msg, "PAPI_library_init: %s", PAPI_strerror(rc));
+	app_check(a, rc != PAPI_VER_CURRENT ? msg : NULL);
 }
 
 static void app_events(app *a, const char *events)
 {
-	char buf[1024];
+	char buf[1024], msg[400];
 	snprintf(buf, sizeof buf, "%s", events);
 	a->es = PAPI_NULL;
 	int rc = PAPI_create_eventset(&a->es);
-	if (rc != PAPI_OK)
-		app_die(a, "PAPI_create_eventset: %s", PAPI_strerror(rc));
+	snprintf(msg, sizeof msg, "PAPI_create_eventset: %s", PAPI_strerror(rc));
+	app_check(a, rc != PAPI_OK ? msg : NULL);
 	for (char *save, *e = strtok_r(buf, ",", &save); e; e = strtok_r(NULL, ",", &save)) {
 		if (a->nev == APP_MAXEV)
 			app_die(a, "more than 8 events: %s", events);
-		if ((rc = PAPI_add_named_event(a->es, e)) != PAPI_OK) {
-			fprintf(stderr, "%s: %s: %s\n", a->prog, e, PAPI_strerror(rc));
-			app_die(a, "cannot count event %s", e);
-		}
+		rc = PAPI_add_named_event(a->es, e);
+		snprintf(msg, sizeof msg, "cannot count event %s: %s%s", e, PAPI_strerror(rc),
+			 getenv("COUNTERLAB_VERBOSE") ? "" : " (COUNTERLAB_VERBOSE=1 says why)");
+		app_check(a, rc != PAPI_OK ? msg : NULL);
 		snprintf(a->names[a->nev++], sizeof a->names[0], "%s", e);
 	}
 	a->total = calloc((size_t)a->nodes * (size_t)a->nev + 1, sizeof *a->total);
 	if (!a->total)
-		app_die(a, "%s", "no memory");
+		app_fail(a, "%s", "no memory");
 	PMPI_Barrier(MPI_COMM_WORLD);
-	if ((rc = PAPI_start(a->es)) != PAPI_OK)
-		app_die(a, "PAPI_start: %s", PAPI_strerror(rc));
+	rc = PAPI_start(a->es);
+	snprintf(msg, sizeof msg, "PAPI_start: %s", PAPI_strerror(rc));
+	app_check(a, rc != PAPI_OK ? msg : NULL);
 	PAPI_read(a->es, a->base);
 	memcpy(a->last, a->base, sizeof a->last);
 	PMPI_Barrier(MPI_COMM_WORLD); /* every node read before anyone sends */
@@ -99,11 +165,11 @@ static void app_phase(app *a, uint64_t *sum)
 	uint64_t *mine = calloc((size_t)a->nodes * (size_t)a->nev + 1, sizeof *mine);
 	uint64_t *all = calloc((size_t)a->nodes * (size_t)a->nev + 1, sizeof *all);
 	if (!mine || !all)
-		app_die(a, "%s", "no memory");
+		app_fail(a, "%s", "no memory");
 	MPI_Barrier(MPI_COMM_WORLD); /* all traffic of the phase is out */
 	int rc = PAPI_read(a->es, now);
 	if (rc != PAPI_OK)
-		app_die(a, "PAPI_read: %s", PAPI_strerror(rc));
+		app_fail(a, "PAPI_read: %s", PAPI_strerror(rc));
 	PMPI_Barrier(MPI_COMM_WORLD); /* every node read before the next phase sends */
 	if (a->first == a->me)
 		for (int i = 0; i < a->nev; i++)
@@ -128,7 +194,7 @@ static void app_finish(app *a)
 	if (a->me == 0 && a->per_node) {
 		FILE *f = fopen(a->per_node, "w");
 		if (!f)
-			app_die(a, "cannot write %s", a->per_node);
+			app_fail(a, "cannot write %s", a->per_node);
 		fprintf(f, "node");
 		for (int i = 0; i < a->nev; i++)
 			fprintf(f, ",%s", strrchr(a->names[i], ':') ? strrchr(a->names[i], ':') + 1

@@ -20,16 +20,21 @@
 #define CONGEST_EVENTS NO_TOKEN("XM") "," NO_TOKEN("XP") "," NO_TOKEN("YM") "," \
 	NO_TOKEN("YP") "," NO_TOKEN("ZM") "," NO_TOKEN("ZP")
 
-static void usage(void)
-{
-	fprintf(stderr, "usage: counterlab-congest [--senders LO..HI] [--bytes N] [--send 0|1]\n"
-		"                         [--center RANK] [--events LIST] [--per-node FILE]\n");
-}
+static const char usage[] =
+	"usage: mpirun -n 7 counterlab-congest [--senders LO..HI] [--bytes N] [--send 0|1]\n"
+	"                 [--center RANK] [--events LIST] [--per-node FILE]\n"
+	"The neighbours across a central rank's first K torus links send to it at\n"
+	"once, for each K of --senders; rank 0 prints a CSV line per step.\n\n"
+	"  --senders LO..HI how many links send, one step each (1..12; default 1..5)\n"
+	"  --bytes N        bytes each neighbour sends (default 1048576)\n"
+	"  --send 0|1       1: the centre sends as much back at the same time (default 0)\n"
+	"  --center RANK    the central rank (default 0)\n"
+	COMMON_USAGE;
 
 int main(int argc, char **argv)
 {
 	app a;
-	app_init(&a, "counterlab-congest", &argc, &argv);
+	app_init(&a, "counterlab-congest", usage, &argc, &argv);
 	uint64_t lo = 1, hi = 5, bytes = 1u << 20, send = 0, center = 0;
 	const char *events = CONGEST_EVENTS;
 	for (int i = 1; i < argc; i++) {
@@ -51,11 +56,8 @@ int main(int argc, char **argv)
 			send = app_u64(&a, "--send", argv[++i], 0, 1);
 		else if (!strcmp(argv[i], "--center") && i + 1 < argc)
 			center = app_u64(&a, "--center", argv[++i], 0, (uint64_t)a.size - 1);
-		else {
-			if (a.me == 0)
-				usage();
-			app_die(&a, "bad argument %s", argv[i]);
-		}
+		else
+			app_bad_arg(&a, argv[i]);
 	}
 	if (lo > hi)
 		app_die(&a, "%s", "--senders LO..HI wants LO <= HI");
@@ -73,7 +75,7 @@ int main(int argc, char **argv)
 	char *buf = calloc(2 * hi + 1, bytes + 1);
 	MPI_Request *req = malloc((2 * hi + 1) * sizeof *req);
 	if (!buf || !req)
-		app_die(&a, "%s", "no memory");
+		app_fail(&a, "%s", "no memory");
 	if (a.me == 0) {
 		printf("senders,send");
 		for (int i = 0; i < a.nev; i++)

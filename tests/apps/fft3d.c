@@ -34,10 +34,20 @@ static void ffts(fftw_complex *data, int n, int howmany, int stride, int dist)
 	fftw_destroy_plan(p);
 }
 
+static const char usage[] =
+	"usage: mpirun -n 16 counterlab-fft3d [--n N] [--grid PrxPc] [--verify 0|1]\n"
+	"                 [--events LIST] [--per-node FILE]\n"
+	"A 3D FFT of an N^3 cube on a Pr x Pc rank grid; rank 0 prints a CSV line per\n"
+	"all-to-all phase.\n\n"
+	"  --n N            the cube's edge (default 16; Pr and Pc must divide it)\n"
+	"  --grid PrxPc     the rank grid (default the squarest for the ranks)\n"
+	"  --verify 0|1     check against a serial FFT (default 1 when N <= 32)\n"
+	COMMON_USAGE;
+
 int main(int argc, char **argv)
 {
 	app a;
-	app_init(&a, "counterlab-fft3d", &argc, &argv);
+	app_init(&a, "counterlab-fft3d", usage, &argc, &argv);
 	uint64_t n = 16, pr = 0, pc = 0;
 	int verify = -1;
 	const char *events = APP_EVENTS;
@@ -56,10 +66,7 @@ int main(int argc, char **argv)
 			pr = app_u64(&a, "--grid", argv[i], 1, 1u << 20);
 			pc = app_u64(&a, "--grid", x + 1, 1, 1u << 20);
 		} else {
-			if (a.me == 0)
-				fprintf(stderr, "usage: counterlab-fft3d [--n N] [--grid PrxPc] [--verify 0|1]\n"
-					"                        [--events LIST] [--per-node FILE]\n");
-			app_die(&a, "bad argument %s", argv[i]);
+			app_bad_arg(&a, argv[i]);
 		}
 	}
 	if (!pr) { /* the squarest grid, Pr <= Pc */
@@ -82,7 +89,7 @@ int main(int argc, char **argv)
 	size_t cells = (size_t)xl * yl * N;
 	fftw_complex *d = fftw_alloc_complex(cells), *s = fftw_alloc_complex(cells);
 	if (!d || !s)
-		app_die(&a, "%s", "no memory");
+		app_fail(&a, "%s", "no memory");
 	MPI_Comm col, row;
 	MPI_Comm_split(MPI_COMM_WORLD, c, r, &col); /* rank in col = r */
 	MPI_Comm_split(MPI_COMM_WORLD, r, c, &row); /* rank in row = c */
@@ -137,7 +144,7 @@ int main(int argc, char **argv)
 	if (verify) { /* every rank checks its part against the serial transform */
 		fftw_complex *full = fftw_alloc_complex((size_t)N * N * N);
 		if (!full)
-			app_die(&a, "%s", "no memory");
+			app_fail(&a, "%s", "no memory");
 		for (int x = 0; x < N; x++)
 			for (int y = 0; y < N; y++)
 				for (int z = 0; z < N; z++)

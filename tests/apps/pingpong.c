@@ -14,16 +14,21 @@
  *   mpirun -n 2 counterlab-pingpong --bytes 4096 --iters 10 */
 #include "app.h"
 
-static void usage(void)
-{
-	fprintf(stderr, "usage: counterlab-pingpong [--bytes N] [--fill zero|random] [--iters K] [--one-way]\n"
-		"                          [--events LIST] [--per-node FILE]\n");
-}
+static const char usage[] =
+	"usage: mpirun -n 2 counterlab-pingpong [--bytes N] [--fill zero|random] [--iters K]\n"
+	"                 [--one-way] [--events LIST] [--per-node FILE]\n"
+	"Ranks 0 and 1 exchange a message; rank 0 prints one CSV line with its node's\n"
+	"network counters.\n\n"
+	"  --bytes N        message size in bytes (default 8)\n"
+	"  --fill zero|random  the message's content (default zero; Gemini compresses)\n"
+	"  --iters K        round trips (default 1)\n"
+	"  --one-way        rank 1 does not answer\n"
+	COMMON_USAGE;
 
 int main(int argc, char **argv)
 {
 	app a;
-	app_init(&a, "counterlab-pingpong", &argc, &argv);
+	app_init(&a, "counterlab-pingpong", usage, &argc, &argv);
 	uint64_t bytes = 8, iters = 1;
 	int oneway = 0;
 	const char *fill = "zero", *events = APP_EVENTS;
@@ -39,11 +44,8 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--fill") && i + 1 < argc &&
 			 (!strcmp(argv[i + 1], "zero") || !strcmp(argv[i + 1], "random")))
 			fill = argv[++i];
-		else {
-			if (a.me == 0)
-				usage();
-			app_die(&a, "bad argument %s", argv[i]);
-		}
+		else
+			app_bad_arg(&a, argv[i]);
 	}
 	if (a.size < 2)
 		app_die(&a, "%s", "needs 2 ranks or more (mpirun -n 2)");
@@ -57,7 +59,7 @@ int main(int argc, char **argv)
 	app_events(&a, events);
 	unsigned char *buf = malloc(bytes + 1);
 	if (!buf)
-		app_die(&a, "%s", "no memory");
+		app_fail(&a, "%s", "no memory");
 	srand(1);
 	for (uint64_t i = 0; i < bytes; i++)
 		buf[i] = !strcmp(fill, "zero") ? 0 : (unsigned char)rand();

@@ -33,10 +33,22 @@ static int grid_rank(const uint64_t *g, const int *c, const int *sh, int periodi
 
 #define IDX(x, y, z) ((((size_t)(z) * (m)) + (size_t)(y)) * (m) + (size_t)(x))
 
+static const char usage[] =
+	"usage: mpirun -n 8 counterlab-stencil [--n N] [--grid PxxPyxPz] [--stencil 7|27]\n"
+	"                 [--steps K] [--periodic 0|1] [--events LIST] [--per-node FILE]\n"
+	"A 3D stencil with halo exchanges on a Px x Py x Pz rank grid; rank 0 prints a\n"
+	"CSV line per time step and the field's checksum.\n\n"
+	"  --n N            each rank's block edge (1..1024; default 8)\n"
+	"  --grid PxxPyxPz  the rank grid, x fastest (default ranks x 1 x 1)\n"
+	"  --stencil 7|27   faces only, or faces, edges and corners (default 7)\n"
+	"  --steps K        time steps (default 1)\n"
+	"  --periodic 0|1   wrap the halo at the grid's edges (default 0)\n"
+	COMMON_USAGE;
+
 int main(int argc, char **argv)
 {
 	app a;
-	app_init(&a, "counterlab-stencil", &argc, &argv);
+	app_init(&a, "counterlab-stencil", usage, &argc, &argv);
 	uint64_t n = 8, stencil = 7, steps = 1, periodic = 0, g[3] = {0, 0, 0};
 	const char *events = APP_EVENTS;
 	for (int i = 1; i < argc; i++) {
@@ -55,12 +67,8 @@ int main(int argc, char **argv)
 			 sscanf(argv[i + 1], "%llux%llux%llu", (unsigned long long *)&g[0],
 				(unsigned long long *)&g[1], (unsigned long long *)&g[2]) == 3)
 			i++;
-		else {
-			if (a.me == 0)
-				fprintf(stderr, "usage: counterlab-stencil [--n N] [--grid PxxPyxPz] [--stencil 7|27]\n"
-					"         [--steps K] [--periodic 0|1] [--events LIST] [--per-node FILE]\n");
-			app_die(&a, "bad argument %s", argv[i]);
-		}
+		else
+			app_bad_arg(&a, argv[i]);
 	}
 	if (!g[0]) { /* x fastest: P x 1 x 1 unless given */
 		g[0] = (uint64_t)a.size;
@@ -74,7 +82,7 @@ int main(int argc, char **argv)
 	double *u = calloc(cells, sizeof *u), *v = calloc(cells, sizeof *v);
 	double *sbuf = malloc(27 * n * n * sizeof *sbuf), *rbuf = malloc(27 * n * n * sizeof *rbuf);
 	if (!u || !v || !sbuf || !rbuf)
-		app_die(&a, "%s", "no memory");
+		app_fail(&a, "%s", "no memory");
 	for (size_t z = 1; z <= n; z++)
 		for (size_t y = 1; y <= n; y++)
 			for (size_t x = 1; x <= n; x++)

@@ -1,6 +1,7 @@
 #!/bin/bash
 # counterlab-netsim's command line: its options (--ranks,
-# --set, --list-params, --heatmap-range, the incast pattern) and their
+# --set, --list-params, --heatmap-range, --heatmap-with, the heat map's
+# title, the incast pattern) and their
 # errors, each a distinct message and exit status 2.
 # usage: test_netsim.sh BINDIR
 set -u
@@ -117,6 +118,50 @@ if "$bin" --quiet --heatmap "$tmp/h.png" --heatmap-range 0:1e6 --pattern alltoal
 	ok "--heatmap-range writes the picture"
 else
 	bad "--heatmap-range wrote nothing"
+fi
+# the picture's title (its PNG Title text): event, unit, step, machine and
+# torus, and the map by its file name, never the directory it was in
+png_title() { LC_ALL=C tr -c '[:print:]' '\n' < "$1" | grep -a -A1 'tEXtTitle$' | sed -n 2p; }
+png_width() { od -An -tu1 -j16 -N4 "$1" | awk '{ print $1 * 16777216 + $2 * 65536 + $3 * 256 + $4 }'; }
+"$bin" --quiet --machine torus --torus 8x8 --ppn 1 --pattern perm:tornado --per-node --format csv |
+	awk -F, '/^node,/ { go = 1; next } go && NF > 3 { print $2, $3, 0 }' > "$tmp/tor.map"
+if "$bin" --quiet --machine torus --torus 8x8 --ppn 1 --map "$tmp/tor.map" --pattern perm:tornado \
+	--heatmap "$tmp/t.png" >/dev/null && title=$(png_title "$tmp/t.png") &&
+	case $title in *"$tmp"*) false ;; *) true ;; esac &&
+	echo "$title" | grep -qF "TORUS_SENT_CHUNKS (32-byte chunks per node), perm, torus 8x8, map tor.map"; then
+	ok "heat map title: event, unit, step, torus, the map's file name: $title"
+else
+	bad "heat map title: ${title:-none}"
+fi
+# two runs side by side on one scale; the other run's per-node CSV must be
+# of the same torus and hold the event
+"$bin" --quiet --machine torus --torus 8x8 --ppn 1 --map "$tmp/tor.map" --pattern perm:tornado \
+	--per-node --format csv > "$tmp/other.csv"
+if "$bin" --quiet --machine torus --torus 8x8 --ppn 1 --pattern perm:tornado --heatmap "$tmp/two.png" \
+	--heatmap-with "map other=$tmp/other.csv" --heatmap-range 0:100 >/dev/null &&
+	[ "$(png_width "$tmp/two.png")" -gt "$(png_width "$tmp/t.png")" ] &&
+	! png_title "$tmp/two.png" | grep -q "map"; then
+	ok "--heatmap-with: two panels in one wider picture, the maps in their labels"
+else
+	bad "--heatmap-with: $(png_width "$tmp/two.png") px against $(png_width "$tmp/t.png"), $(png_title "$tmp/two.png")"
+fi
+refuse --machine torus --torus 8x8 --ppn 1 --pattern perm:tornado --heatmap-with "$tmp/other.csv" \
+	-- "--heatmap-with needs --heatmap"
+refuse --machine torus --torus 8x8 --ppn 1 --pattern perm:tornado --heatmap "$tmp/x.png" \
+	--heatmap-with "$tmp/none.csv" -- "--heatmap-with $tmp/none.csv: No such file"
+refuse --machine torus --torus 8x8 --ppn 1 --pattern perm:tornado --heatmap "$tmp/x.png" \
+	--heatmap-event TORUS_SENT_DYNAMIC_CHUNKS --heatmap-with "$tmp/other.csv" -- "has no column of the heat map's event"
+refuse --machine torus --torus 4x2x2 --ppn 1 --pattern perm:tornado --heatmap "$tmp/x.png" \
+	--heatmap-with "$tmp/other.csv" -- "its coordinates are not this torus's dimensions"
+refuse --machine torus --torus 8x4 --ppn 1 --pattern perm:tornado --heatmap "$tmp/x.png" \
+	--heatmap-with "$tmp/other.csv" -- "is not a node of this torus"
+head -5 "$tmp/other.csv" > "$tmp/short.csv"
+refuse --machine torus --torus 8x8 --ppn 1 --pattern perm:tornado --heatmap "$tmp/x.png" \
+	--heatmap-with "$tmp/short.csv" -- "has not all 64 nodes"
+if [ ! -e "$tmp/x.png" ]; then
+	ok "--heatmap-with refusals write no picture"
+else
+	bad "a refused --heatmap-with wrote $tmp/x.png"
 fi
 # Gemini: per-router link metrics from the tiles, one router's tiles, its options' errors
 refuse --machine gemini --order ZYX --pattern pingpong -- "--order ZYX: Gemini routes X, then Y, then Z"

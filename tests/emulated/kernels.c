@@ -112,6 +112,17 @@ static void chase(long bytes, long n)
 	free(ring);
 }
 
+/* n scalar multiplies, each by a double in memory: on the A2 a load and
+ * a multiply (lfd, fmul) */
+static void muls(const char *buf, long n)
+{
+	double a = 1.0;
+	__asm__ volatile("1: mulsd (%[p]), %[a]\n\t"
+			 "dec %[n]\n\t"
+			 "jnz 1b"
+			 : [a] "+x"(a), [n] "+r"(n) : [p] "r"(buf) : "cc", "memory");
+}
+
 /* more than a scan period of instructions that count as nothing else */
 static void pad(void)
 {
@@ -139,6 +150,7 @@ static void k_fma(long n, const char *b) { (void)b; fmas(n); }
 static void k_qfma(long n, const char *b) { (void)b; qfmas(n); }
 static void k_loop(long n, const char *b) { (void)b; loop(n); }
 static void k_stream(long n, const char *b) { stream(b, n); }
+static void k_muls(long n, const char *b) { muls(b, n); }
 
 /* counts of kernel(2n) - kernel(n): PAPI's own share cancels */
 static void diff(int es, void (*kernel)(long, const char *), long n, const char *buf,
@@ -252,6 +264,19 @@ int main(int argc, char **argv)
 	printf("ok - streaming %ld more bytes: PAPI_LD_INS +%lld, PAPI_L1_DCM +%lld (lines %ld)\n",
 	       lines * 64, dl, dm, lines);
 	free(buf);
+
+	/* N multiplies by memory: N FP operations and N FMUL instructions
+	 * exactly, and N more loads (the A2 loads before it multiplies) */
+	static const char *mulnames[] = {"PAPI_FP_OPS", "core:::PEVT_INST_QFPU_FMUL", "PAPI_LD_INS"};
+	int es3 = make_set(mulnames, 3);
+	const double one = 1.0;
+	measure(es3, k_muls, n, (const char *)&one, v);
+	CHECK(v[0] == n && v[1] == n, "%ld multiplies by memory: FP_OPS %lld, FMUL %lld", n, v[0], v[1]);
+	diff(es3, k_muls, n, (const char *)&one, d);
+	CHECK(llabs(d[2] - n) <= n / 100, "%ld more multiplies by memory: LD_INS +%lld", n, d[2]);
+	printf("ok - %ld multiplies by memory: PAPI_FP_OPS %lld, PEVT_INST_QFPU_FMUL %lld, "
+	       "PAPI_LD_INS +%lld for %ld more\n", n, v[0], v[1], d[2], n);
+	drop_set(es3);
 	drop_set(es);
 	drop_set(es2);
 	PAPI_shutdown();

@@ -68,6 +68,43 @@ static int same(const uint8_t *a, const unsigned char *b)
 	return a[0] == b[0] && a[1] == b[1] && a[2] == b[2];
 }
 
+/* The colour bar: the lowest row holding both ends of the scale; returns
+ * the number of tick marks (runs of black) right under it, and in *mid
+ * (when not NULL) the x of the first one against the bar's middle. */
+static int bar_ticks(const struct pic *p, int *mid)
+{
+	unsigned char lo[3], hi[3];
+	clab_heatmap_color(0, lo);
+	clab_heatmap_color(1, hi);
+	int bar = -1, bx0 = 0, bx1 = 0;
+	for (int y = p->h - 1; y >= 0 && bar < 0; y--) {
+		int a = -1, b = -1;
+		for (int x = 0; x < p->w; x++) {
+			if (a < 0 && same(at(p, x, y), lo))
+				a = x;
+			if (same(at(p, x, y), hi))
+				b = x;
+		}
+		if (a >= 0 && b > a + 100) {
+			bar = y;
+			bx0 = a;
+			bx1 = b;
+		}
+	}
+	assert_true(bar >= 0 && bar + 1 < p->h);
+	int runs = 0, in = 0;
+	for (int x = bx0; x <= bx1; x++) {
+		int k = same(at(p, x, bar + 1), (const uint8_t[]){0, 0, 0});
+		if (k && !in) {
+			runs++;
+			if (mid && runs == 1)
+				*mid = x - (bx0 + bx1) / 2;
+		}
+		in = k;
+	}
+	return runs;
+}
+
 static int nodes_of(int nd, const int *size)
 {
 	int n = 1;
@@ -193,6 +230,8 @@ static void hot_node_colors(void **state)
 		for (int xx = 0; xx < p.w; xx++)
 			hi_px += same(at(&p, xx, yy), hi);
 	assert_true(hi_px > w * h);
+	/* round ticks 0, 500, 1000 under the bar, not just its two ends */
+	assert_int_equal(bar_ticks(&p, NULL), 3);
 	free(p.px);
 	unlink(path);
 }
@@ -244,14 +283,16 @@ static void shared_range(void **state)
 	assert_false(access(pa, F_OK) == 0);
 }
 
-/* Equal values use the low color; NaN and infinities are gray. */
+/* Equal values use the middle colour (the legend says "all values = X");
+ * NaN and infinities are gray. */
 static void flat_and_missing(void **state)
 {
 	(void)state;
 	static const int size[2] = {2, 3};
 	double v[6] = {5, 5, 5, 5, 5, 5};
-	unsigned char lo[3], gray[3];
+	unsigned char mid[3], lo[3], gray[3];
 	char err[256];
+	clab_heatmap_color(0.5, mid);
 	clab_heatmap_color(0, lo);
 	clab_heatmap_color(NAN, gray);
 	/* gray means a neutral gray, unlike any color of the scale's ends */
@@ -270,8 +311,10 @@ static void flat_and_missing(void **state)
 			int x, y, w, h;
 			clab_heatmap_cell(2, size, i, &x, &y, &w, &h);
 			int missing = round && (i == 1 || i == 4);
-			assert_true(same(at(&p, x + w / 2, y + h / 2), missing ? gray : lo));
+			assert_true(same(at(&p, x + w / 2, y + h / 2), missing ? gray : mid));
 		}
+		/* one tick, under the middle of the bar */
+		assert_int_equal(bar_ticks(&p, NULL), 1);
 		free(p.px);
 	}
 	for (int i = 0; i < 6; i++)
@@ -279,6 +322,64 @@ static void flat_and_missing(void **state)
 	assert_int_equal(clab_heatmap_write(path, 2, size, "XY", v, NULL, err,
 					    sizeof err), 0);
 	unlink(path);
+}
+
+/* The scale is viridis: its published ends, and lightness (Rec. 709 luma)
+ * rising all the way, which a rainbow's yellow-to-red end does not. */
+static void viridis_scale(void **state)
+{
+	(void)state;
+	unsigned char c[3];
+	clab_heatmap_color(0, c);
+	assert_true(same((const uint8_t[]){68, 1, 84}, c));
+	clab_heatmap_color(1, c);
+	assert_true(same((const uint8_t[]){253, 231, 37}, c));
+	clab_heatmap_color(0.5, c);	/* its teal middle */
+	assert_true(c[0] < 60 && c[1] > 120 && c[2] > 120);
+	double prev = -1;
+	for (int i = 0; i <= 64; i++) {	/* finer steps may round equal */
+		clab_heatmap_color(i / 64.0, c);
+		double luma = 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
+		assert_true(luma > prev);
+		prev = luma;
+	}
+}
+
+/* Ink (black) pixels in a rectangle. */
+static int ink(const struct pic *p, int x, int y, int w, int h)
+{
+	int n = 0;
+	for (int r = y < 0 ? 0 : y; r < y + h && r < p->h; r++)
+		for (int c = x < 0 ? 0 : x; c < x + w && c < p->w; c++)
+			n += same(at(p, c, r), (const uint8_t[]){0, 0, 0});
+	return n;
+}
+
+/* Every cell column has a label just above the plot and every cell row one
+ * just left of it, whatever level of the torus that column or row is: the
+ * coordinates inside the blocks are labelled, not only the outer ones. */
+static void every_coordinate_labelled(void **state)
+{
+	(void)state;
+	static const int shapes[][7] = {
+		{5, 4, 4, 4, 4, 2}, {3, 8, 4, 4}, {2, 3, 5}, {6, 2, 3, 2, 3, 2, 2},
+	};
+	for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+		int nd = shapes[k][0];
+		const int *size = shapes[k] + 1;
+		struct pic p = render(nd, size);
+		int x0, y0, w, h;
+		clab_heatmap_cell(nd, size, 0, &x0, &y0, &w, &h);
+		for (int i = 0; i < nodes_of(nd, size); i++) {
+			int x, y;
+			clab_heatmap_cell(nd, size, i, &x, &y, &w, &h);
+			if (y == y0 && !ink(&p, x, y0 - 12, w, 12))
+				fail_msg("shape %zu: no label above the column of node %d", k, i);
+			if (x == x0 && !ink(&p, x0 - 12, y, 12, h))
+				fail_msg("shape %zu: no label left of the row of node %d", k, i);
+		}
+		free(p.px);
+	}
 }
 
 static int cell_x(const int *size, const int *c)
@@ -333,6 +434,93 @@ static void layout_structure(void **state)
 	assert_int_equal(clab_heatmap_cell(0, size, 0, &x, &y, &w, &h), -1);
 	assert_int_equal(clab_heatmap_cell(5, NULL, 0, &x, &y, &w, &h), -1);
 	assert_int_equal(clab_heatmap_cell(5, size, 0, NULL, &y, &w, &h), -1);
+}
+
+/* Two maps of one torus side by side on one scale: the same value has the
+ * same colour in both, the extremes of either take the scale's ends, the
+ * panels do not overlap, and all-equal panels take the middle colour. */
+static void side_by_side(void **state)
+{
+	(void)state;
+	static const int size[3] = {4, 2, 2};
+	double a[16], b[16];
+	const double *v[2] = {a, b};
+	const char *label[2] = {"map ABC", "map other"};
+	unsigned char c[3];
+	char err[256];
+	for (int i = 0; i < 16; i++) {
+		a[i] = i;		/* 0..15 */
+		b[i] = 2 * i;		/* 0..30: the scale is 0..30 */
+	}
+	struct clab_heatmap hm = {.ndims = 3, .size = size, .letters = "ABC",
+				  .npanel = 2, .value = v, .label = label,
+				  .title = "chunks", .unit = "chunks per node"};
+	char path[256];	/* in_dir's buffer is reused by render */
+	snprintf(path, sizeof path, "%s", in_dir("two.png"));
+	if (clab_heatmap_draw(path, &hm, err, sizeof err))
+		fail_msg("draw: %s", err);
+	struct pic p = load(path);
+	struct pic one = render(3, size);
+	assert_true(p.h > one.h);	/* the panels' labels */
+	assert_true(p.w > one.w);
+	int right0 = 0;
+	for (int i = 0; i < 16; i++) {
+		int x, y, w, h;
+		assert_int_equal(clab_heatmap_panel_cell(3, size, 2, 0, i, &x, &y, &w, &h), 0);
+		right0 = x + w > right0 ? x + w : right0;
+		clab_heatmap_color(a[i] / 30, c);
+		assert_true(same(at(&p, x + w / 2, y + h / 2), c));
+	}
+	for (int i = 0; i < 16; i++) {
+		int x, y, w, h;
+		assert_int_equal(clab_heatmap_panel_cell(3, size, 2, 1, i, &x, &y, &w, &h), 0);
+		assert_true(x > right0 && x + w <= p.w);
+		clab_heatmap_color(b[i] / 30, c);
+		assert_true(same(at(&p, x + w / 2, y + h / 2), c));
+	}
+	assert_true(bar_ticks(&p, NULL) >= 3);
+	free(p.px);
+	free(one.px);
+	/* both panels one value: the middle colour in both */
+	for (int i = 0; i < 16; i++)
+		a[i] = b[i] = 7;
+	assert_int_equal(clab_heatmap_draw(path, &hm, err, sizeof err), 0);
+	p = load(path);
+	clab_heatmap_color(0.5, c);
+	for (int k = 0; k < 2; k++)
+		for (int i = 0; i < 16; i++) {
+			int x, y, w, h;
+			clab_heatmap_panel_cell(3, size, 2, k, i, &x, &y, &w, &h);
+			assert_true(same(at(&p, x + w / 2, y + h / 2), c));
+		}
+	free(p.px);
+	unlink(path);
+	/* a shared range still rules */
+	double range[2] = {0, 70};
+	hm.range = range;
+	assert_int_equal(clab_heatmap_draw(path, &hm, err, sizeof err), 0);
+	p = load(path);
+	clab_heatmap_color(0.1, c);
+	int x, y, w, h;
+	clab_heatmap_panel_cell(3, size, 2, 1, 5, &x, &y, &w, &h);
+	assert_true(same(at(&p, x + w / 2, y + h / 2), c));
+	free(p.px);
+	unlink(path);
+	/* refused: no panels, too many, a missing panel, a panel out of range */
+	int before = entries(dir);
+	for (int n = 0; n <= CLAB_HEATMAP_MAX_PANELS + 1; n += CLAB_HEATMAP_MAX_PANELS + 1) {
+		hm.npanel = n;
+		assert_int_equal(clab_heatmap_draw(path, &hm, err, sizeof err), -1);
+		assert_non_null(strstr(err, "panels"));
+	}
+	const double *gap[2] = {a, NULL};
+	hm.npanel = 2;
+	hm.value = gap;
+	assert_int_equal(clab_heatmap_draw(path, &hm, err, sizeof err), -1);
+	assert_non_null(strstr(err, "panel 2"));
+	assert_int_equal(entries(dir), before);
+	assert_int_equal(clab_heatmap_panel_cell(3, size, 2, 2, 0, &x, &y, &w, &h), -1);
+	assert_int_equal(clab_heatmap_panel_cell(3, size, 2, -1, 0, &x, &y, &w, &h), -1);
 }
 
 /* Bad input: -1, a message, no file, and an existing file left alone. */
@@ -431,9 +619,12 @@ int main(void)
 		cmocka_unit_test(hot_node_colors),
 		cmocka_unit_test(shared_range),
 		cmocka_unit_test(flat_and_missing),
+		cmocka_unit_test(viridis_scale),
+		cmocka_unit_test(every_coordinate_labelled),
 		cmocka_unit_test(layout_structure),
 		cmocka_unit_test(bad_inputs),
 		cmocka_unit_test(unwritable_path),
+		cmocka_unit_test(side_by_side),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -563,14 +563,16 @@ static void classify(const char *dis, uint64_t *n, int *cond, uint64_t *split, i
 	/* x87 arithmetic: scalar */
 	if (m[0] == 'f' && (starts(m, "fadd") || starts(m, "fsub") || starts(m, "fmul") ||
 			    starts(m, "fdiv") || starts(m, "fsqrt"))) {
-		fp_class(m, ops, CLAB_HQ_FP, 1, 0, n);
+		fp_class(m, ops, starts(m, "fmul") ? CLAB_HQ_FMUL
+				 : starts(m, "fdiv") ? CLAB_HQ_FDIV : CLAB_HQ_FP, 1, 0, n);
 		return;
 	}
 	const char *b = m[0] == 'v' ? m + 1 : m; /* AVX spelling */
 	int fma = starts(b, "fmadd") || starts(b, "fmsub") || starts(b, "fnmadd") ||
 		  starts(b, "fnmsub");
-	int arith = fma || starts(b, "add") || starts(b, "sub") || starts(b, "mul") ||
-		    starts(b, "div") || starts(b, "sqrt") || starts(b, "min") || starts(b, "max");
+	int mul = starts(b, "mul"), div = starts(b, "div");
+	int arith = fma || mul || div || starts(b, "add") || starts(b, "sub") ||
+		    starts(b, "sqrt") || starts(b, "min") || starts(b, "max");
 	size_t len = strlen(b);
 	if (!arith || len < 3) {
 		mem_class(m, ops, n);
@@ -579,12 +581,16 @@ static void classify(const char *dis, uint64_t *n, int *cond, uint64_t *split, i
 	const char *suf = b + len - 2;
 	int scalar = !strcmp(suf, "sd") || !strcmp(suf, "ss");
 	int packed = !strcmp(suf, "pd") || !strcmp(suf, "ps");
-	if (scalar) {
-		fp_class(m, ops, fma ? CLAB_HQ_FMA : CLAB_HQ_FP, 1, 0, n);
+	if (!scalar && !packed) {
+		mem_class(m, ops, n); /* integer mul/add/sub and the like */
 		return;
 	}
-	if (!packed) {
-		mem_class(m, ops, n); /* integer mul/add/sub and the like */
+	/* the A2's scalar classes; its quad unit has no divide (a reciprocal
+	 * estimate and refinement), so a wide divide counts as other quad FP */
+	int one = fma ? CLAB_HQ_FMA : mul ? CLAB_HQ_FMUL : div ? CLAB_HQ_FDIV : CLAB_HQ_FP;
+	int quad = fma ? CLAB_HQ_QFMA : mul ? CLAB_HQ_QMUL : CLAB_HQ_QFP;
+	if (scalar) {
+		fp_class(m, ops, one, 1, 0, n);
 		return;
 	}
 	int width = strstr(ops, "zmm") ? 512 : strstr(ops, "ymm") ? 256 : 128;
@@ -592,9 +598,9 @@ static void classify(const char *dis, uint64_t *n, int *cond, uint64_t *split, i
 	/* the A2 has 1- and 4-wide FP: a 2-wide instruction counts as two
 	 * scalar ones, wider ones as quads, so that operations stay exact */
 	if (lanes < 4)
-		fp_class(m, ops, fma ? CLAB_HQ_FMA : CLAB_HQ_FP, (uint64_t)lanes, 0, n);
+		fp_class(m, ops, one, (uint64_t)lanes, 0, n);
 	else
-		fp_class(m, ops, fma ? CLAB_HQ_QFMA : CLAB_HQ_QFP, (uint64_t)lanes / 4, 1, n);
+		fp_class(m, ops, quad, (uint64_t)lanes / 4, 1, n);
 }
 
 static void on_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
