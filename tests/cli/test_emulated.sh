@@ -69,7 +69,52 @@ expect "$tmp/fma100000" "$tmp/fma200000" instructions 300000
 [ "$(total "$tmp/fma100000" fma)" = 100000 ] && ok "100000 FMAs: fma 100000" ||
 	bad "100000 FMAs: fma $(total "$tmp/fma100000" fma)"
 
-# 2b. PAPI's own validation tests that compare counts with their loops'
+# 2a. accesses as cachegrind counts them (--cache cachegrind): valgrind
+# reads a 4-wide FMA's memory operand one element at a time (4 loads) and a
+# 256-bit vmovddup's as two; the A2 policy counts each instruction's access
+# once (16 bytes or more: a quad load). An 8-byte load across two lines
+# never seen is one L1 miss for cachegrind, two (one per line) on the A2.
+for n in 100000 200000; do
+	for c in a2 cachegrind; do
+		timeout 300 "$run" --cache $c --summary "$tmp/qfm$c$n" -- "$tmp/kernels" qfmamem $n ||
+			bad "qfmamem $n ($c)"
+		timeout 300 "$run" --cache $c --summary "$tmp/cross$c$n" -- "$tmp/kernels" cross $n ||
+			bad "cross $n ($c)"
+	done
+done
+for q in qloads:200000 loads:0; do
+	expect "$tmp/qfma2100000" "$tmp/qfma2200000" "${q%%:*}" "${q#*:}"
+done
+for q in loads:600000 qloads:0; do
+	expect "$tmp/qfmcachegrind100000" "$tmp/qfmcachegrind200000" "${q%%:*}" "${q#*:}"
+done
+expect "$tmp/crossa2100000" "$tmp/crossa2200000" l1d_load_misses 200000
+expect "$tmp/crosscachegrind100000" "$tmp/crosscachegrind200000" l1d_load_misses 100000
+
+# 2b. a pointer chase (one load per 128-byte node, in a random cycle):
+# through 1 MB, between the L1D's 16 KB and the L2's 32 MB, every load
+# misses the L1D and hits the L2; through 64 MB every load misses both
+for size in 1048576 67108864; do
+	for n in 100000 200000; do
+		timeout 300 "$run" --summary "$tmp/chase$size.$n" -- "$tmp/kernels" chase $size $n ||
+			bad "chase $size $n"
+	done
+	a=$tmp/chase$size.100000 b=$tmp/chase$size.200000
+	dl=$(($(total "$b" loads) - $(total "$a" loads)))
+	d1=$(($(total "$b" l1d_load_misses) - $(total "$a" l1d_load_misses)))
+	d2=$(($(total "$b" llc_misses) - $(total "$a" llc_misses)))
+	want2=0
+	[ $size -gt $((32 << 20)) ] && want2=$dl
+	# per load within 1%
+	if [ $dl = 100000 ] && [ $((d1 - dl)) -le 1000 ] && [ $((dl - d1)) -le 1000 ] &&
+		[ $((d2 - want2)) -le 1000 ] && [ $((want2 - d2)) -le 1000 ]; then
+		ok "chase through $size bytes: +$dl loads, +$d1 L1D misses, +$d2 L2 misses"
+	else
+		bad "chase through $size bytes: +$dl loads (want 100000), +$d1 L1D misses (want $dl), +$d2 L2 misses (want $want2)"
+	fi
+done
+
+# 2c. PAPI's own validation tests that compare counts with their loops'
 # real work, and fail on every profile-driven clock (tests/papi/expected.tsv),
 # pass under the emulator (the fast ones; the others are README's); and
 # PAPI's overflow test, whose handler runs on the emulator's signal frame

@@ -50,6 +50,68 @@ static void stream(const char *buf, long n)
 			 : [p] "+r"(buf), [n] "+r"(n) : : "cc", "rax", "memory");
 }
 
+/* n 4-wide FMAs that read their operand from memory (cachegrind counts
+ * each as 4 loads, one per element) and n 256-bit vmovddup (2 loads) */
+static void qfmas_mem(long n)
+{
+	static double m[4] __attribute__((aligned(32)));
+	__asm__ volatile("vxorpd %%ymm0, %%ymm0, %%ymm0\n\t"
+			 "1: vfmadd231pd %[m], %%ymm1, %%ymm0\n\t"
+			 "vmovddup %[m], %%ymm2\n\t"
+			 "dec %[n]\n\t"
+			 "jnz 1b\n\t"
+			 "vzeroupper"
+			 : [n] "+r"(n) : [m] "m"(m) : "cc", "xmm0", "xmm1", "xmm2");
+}
+
+/* n 8-byte loads that each straddle two lines never seen before */
+static void cross(long n)
+{
+	char *buf = aligned_alloc(128, (size_t)n * 128 + 128);
+	CHECK(buf, "no memory");
+	const char *p = buf + 60;
+	__asm__ volatile("1: mov (%[p]), %%rax\n\t"
+			 "add $128, %[p]\n\t"
+			 "dec %[n]\n\t"
+			 "jnz 1b"
+			 : [p] "+r"(p), [n] "+r"(n) : : "cc", "rax", "memory");
+	free(buf);
+}
+
+/* A pointer chase through `bytes` of memory, one 128-byte node per L2
+ * line (so one L1 line each too) in one random cycle: a walk round it to
+ * warm the caches, then n loads, each waiting for the one before. */
+static void chase(long bytes, long n)
+{
+	long nodes = bytes / 128;
+	void **ring = aligned_alloc(128, (size_t)nodes * 128);
+	long *order = malloc((size_t)nodes * sizeof *order);
+	CHECK(ring && order, "no memory");
+	unsigned long s = 12345;
+	for (long i = 0; i < nodes; i++)
+		order[i] = i;
+	for (long i = nodes - 1; i > 0; i--) { /* Sattolo: a single cycle */
+		s = s * 6364136223846793005ul + 1442695040888963407ul;
+		long j = (long)((s >> 33) % (unsigned long)i), t = order[i];
+		order[i] = order[j];
+		order[j] = t;
+	}
+	for (long i = 0; i < nodes; i++)
+		ring[order[i] * 16] = &ring[order[(i + 1) % nodes] * 16];
+	free(order);
+	void **p = ring;
+	long warm = nodes;
+	__asm__ volatile("1: mov (%[p]), %[p]\n\t"
+			 "dec %[n]\n\t"
+			 "jnz 1b"
+			 : [p] "+r"(p), [n] "+r"(warm) : : "cc", "memory");
+	__asm__ volatile("1: mov (%[p]), %[p]\n\t"
+			 "dec %[n]\n\t"
+			 "jnz 1b"
+			 : [p] "+r"(p), [n] "+r"(n) : : "cc", "memory");
+	free(ring);
+}
+
 /* n scalar multiplies, each by a double in memory: on the A2 a load and
  * a multiply (lfd, fmul) */
 static void muls(const char *buf, long n)
@@ -137,8 +199,17 @@ int main(int argc, char **argv)
 			fmas(n);
 		else if (!strcmp(argv[1], "loop"))
 			loop(n);
+		else if (!strcmp(argv[1], "qfmamem"))
+			qfmas_mem(n);
+		else if (!strcmp(argv[1], "cross"))
+			cross(n);
 		else
 			return 2;
+		return 0;
+	}
+	/* "kernels chase BYTES N" */
+	if (argc == 4 && !strcmp(argv[1], "chase")) {
+		chase(atol(argv[2]), atol(argv[3]));
 		return 0;
 	}
 	CHECK(PAPI_library_init(PAPI_VER_CURRENT) == PAPI_VER_CURRENT, "PAPI_library_init");

@@ -24,8 +24,13 @@
  * Policy a2: the L1D is write-through without write allocation (a store
  * miss leaves the L1D unchanged) and every store goes on to the L2;
  * policy cachegrind: both caches allocate on writes, the L2 sees only L1
- * misses, and a store by the instruction that just loaded the same bytes
- * is not counted (cachegrind counts such a "modify" as one read).
+ * misses, and accesses are counted as cachegrind counts them, which is
+ * valgrind's translation's loads and stores: a store by the instruction
+ * that just loaded the same bytes is not counted (a "modify" is one read),
+ * the memory operand of a packed FMA is read one element at a time, that
+ * of (v)cvtps2pd too, that of a 256-bit vmovddup as two 8-byte loads (see
+ * vex_split), and an access across two lines is one miss at most. (Policy
+ * a2 counts an access across two lines as one per line.)
  * Not modelled: the L1I, the L1p prefetcher (it serves no miss), TLBs.
  *
  * Branch predictor (modeller's choice): 1024 two-bit counters indexed by
@@ -77,7 +82,7 @@ static int cache_init(cache *c, int size, int ways, int line)
 
 /* Looks line up; on a hit it becomes the most recent; on a miss it is
  * installed when `allocate`. Returns 1 on a hit. */
-static int cache_ref(cache *c, uint64_t line, int allocate)
+static inline int cache_ref(cache *c, uint64_t line, int allocate)
 {
 	uint64_t *set = c->tag + (line & ((1u << c->set_bits) - 1)) * (uint64_t)c->ways;
 	uint64_t t = line + 1;
@@ -91,7 +96,8 @@ static int cache_ref(cache *c, uint64_t line, int allocate)
 		w = c->ways - 1; /* the least recent goes */
 	}
 	int hit = set[w] == t;
-	memmove(set + 1, set, (size_t)w * sizeof *set);
+	for (; w > 0; w--)
+		set[w] = set[w - 1];
 	set[0] = t;
 	return hit;
 }
@@ -101,12 +107,14 @@ static int cache_ref(cache *c, uint64_t line, int allocate)
 typedef struct tbinfo {
 	uint64_t pc;              /* where the block starts */
 	uint64_t branch, fallthrough; /* its last instruction, and the next */
-	uint64_t n[CLAB_HQ_N];    /* classes of the block's instructions */
 	int cond_last;            /* a conditional branch ends the block */
+	int nz;                   /* the classes of its instructions that are not 0: */
+	uint8_t idx[CLAB_HQ_N];   /* which, */
+	uint64_t n[CLAB_HQ_N];    /* how many (a block adds a few: fewer adds per run) */
 } tbinfo;
 
 typedef struct memref {
-	uint64_t seq, pc, addr;
+	uint64_t seq, pc, addr;   /* pc: the instruction's address | its VEX_SPLIT */
 	unsigned size;
 	int store;
 } memref;
@@ -118,6 +126,9 @@ typedef struct vcpu {
 	int paused;              /* the simulator's own work (CLAB_EMU_SYSCALL) */
 	memref pend, last_load;  /* the access being joined; the last load counted */
 	cache l1;
+	uint64_t l1_mru;         /* line + 1 of the L1's last lookup that left it most
+				  * recent in its set: the same line again is a hit
+				  * that changes nothing (0: none) */
 	uint8_t bht[BHT_SIZE];
 } vcpu;
 
@@ -125,40 +136,93 @@ static clab_emu_file *file;
 static vcpu *cpus[CLAB_EMU_SLOTS];
 static cache l2;
 static pthread_mutex_t l2_lock = PTHREAD_MUTEX_INITIALIZER;
+static int threads; /* the process may have more than one thread: lock the L2 */
+static uint64_t l2_mru; /* as vcpu.l1_mru, for the shared L2 */
 static int cachegrind_policy;
 static const char *summary_path;
 static uint64_t totals[CLAB_HQ_N]; /* of threads that exited */
 static pthread_mutex_t totals_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static vcpu *cpu_of(unsigned int i)
+static vcpu *cpu_new(unsigned int i)
 {
 	if (i >= CLAB_EMU_SLOTS)
 		return NULL;
-	if (!cpus[i]) {
-		vcpu *v = calloc(1, sizeof *v);
-		if (!v || cache_init(&v->l1, 16384, 8, 64)) {
-			fprintf(stderr, "counterlab plugin: out of memory\n");
-			exit(1);
-		}
-		memset(v->bht, 1, sizeof v->bht);
-		v->slot = &file->slot[i];
-		cpus[i] = v;
+	vcpu *v = calloc(1, sizeof *v);
+	if (!v || cache_init(&v->l1, 16384, 8, 64)) {
+		fprintf(stderr, "counterlab plugin: out of memory\n");
+		exit(1);
 	}
-	return cpus[i];
+	memset(v->bht, 1, sizeof v->bht);
+	v->slot = &file->slot[i];
+	cpus[i] = v;
+	return v;
+}
+
+/* every callback asks: the common case inline */
+static inline vcpu *cpu_of(unsigned int i)
+{
+	return i < CLAB_EMU_SLOTS && cpus[i] ? cpus[i] : cpu_new(i);
 }
 
 /* ---- memory accesses -------------------------------------------------- */
 
+/* A hit on the line most recently referenced needs no lock: another
+ * thread's lookup in progress cannot evict it (it is the most recent of
+ * 16 ways), so the hit is right in either order. */
 static int l2_ref(uint64_t addr)
 {
+	uint64_t t = (addr >> l2.line_shift) + 1;
+	if (__atomic_load_n(&l2_mru, __ATOMIC_RELAXED) == t)
+		return 1;
+	if (!threads) {
+		l2_mru = t;
+		return cache_ref(&l2, t - 1, 1);
+	}
 	pthread_mutex_lock(&l2_lock);
-	int hit = cache_ref(&l2, addr >> l2.line_shift, 1);
+	int hit = cache_ref(&l2, t - 1, 1);
+	__atomic_store_n(&l2_mru, t, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&l2_lock);
 	return hit;
 }
 
+/* L1 lookup with allocation (see vcpu.l1_mru) */
+static int l1_ref(vcpu *v, uint64_t line)
+{
+	if (line + 1 == v->l1_mru)
+		return 1;
+	v->l1_mru = line + 1;
+	return cache_ref(&v->l1, line, 1);
+}
+
+/* A load that missed the L1D, and the L2 too when l2_miss */
+static void load_missed(uint64_t *q, int l2_miss)
+{
+	q[CLAB_HQ_L1D_LOAD_MISSES]++;
+	if (l2_miss) {
+		q[CLAB_HQ_LLC_MISSES]++;
+		q[CLAB_HQ_CYCLES] += MEM_LATENCY;
+	} else {
+		q[CLAB_HQ_CYCLES] += L2_LATENCY;
+	}
+}
+
+/* A load that valgrind splits (policy cachegrind): the bits of an
+ * instruction's memref.pc above its address say into how many pieces, of
+ * what size, how far apart. */
+#define SPLIT(pieces, size_log2, stride_log2) \
+	((uint64_t)(pieces) << 48 | (uint64_t)(size_log2) << 52 | (uint64_t)(stride_log2) << 56)
+
 static void count_access(vcpu *v, const memref *a)
 {
+	if (a->pc >> 48 && cachegrind_policy && !a->store) {
+		memref piece = *a;
+		unsigned n = a->pc >> 48 & 15, stride = 1u << (a->pc >> 56 & 15);
+		piece.pc &= (1ull << 48) - 1;
+		piece.size = 1u << (a->pc >> 52 & 15);
+		for (unsigned i = 0; i < n; i++, piece.addr += stride)
+			count_access(v, &piece);
+		return;
+	}
 	uint64_t *q = v->slot->q;
 	if (a->store) {
 		if (cachegrind_policy && v->last_load.seq == a->seq && v->last_load.pc == a->pc &&
@@ -167,30 +231,48 @@ static void count_access(vcpu *v, const memref *a)
 		q[a->size >= 16 ? CLAB_HQ_QSTORES : CLAB_HQ_STORES]++;
 	} else {
 		q[a->size >= 16 ? CLAB_HQ_QLOADS : CLAB_HQ_LOADS]++;
-		v->last_load = *a;
+		if (cachegrind_policy) { /* by field: a copy of the whole would wait
+					  * on on_piece's stores into it */
+			v->last_load.seq = a->seq;
+			v->last_load.pc = a->pc;
+			v->last_load.addr = a->addr;
+			v->last_load.size = a->size;
+		}
 	}
-	/* an access across a line boundary looks up both lines */
 	uint64_t first = a->addr >> v->l1.line_shift;
 	uint64_t last = (a->addr + a->size - 1) >> v->l1.line_shift;
+	if (cachegrind_policy) {
+		/* as cachegrind: an access across a line boundary looks up both
+		 * lines and is one miss at most; one that misses the L1 looks
+		 * all its bytes up in the L2 */
+		int miss = 0;
+		for (uint64_t line = first; line <= last; line++)
+			miss |= !l1_ref(v, line);
+		if (!miss)
+			return;
+		miss = 0;
+		for (uint64_t line = a->addr >> l2.line_shift;
+		     line <= (a->addr + a->size - 1) >> l2.line_shift; line++)
+			miss |= !l2_ref(line << l2.line_shift);
+		if (!a->store) {
+			load_missed(q, miss);
+		} else {
+			q[CLAB_HQ_L1D_STORE_MISSES]++;
+			q[CLAB_HQ_L2_STORE_MISSES] += (uint64_t)miss;
+		}
+		return;
+	}
+	/* an access across a line boundary looks up both lines */
 	for (uint64_t line = first; line <= last; line++) {
 		if (!a->store) {
-			if (cache_ref(&v->l1, line, 1))
-				continue;
-			q[CLAB_HQ_L1D_LOAD_MISSES]++;
-			if (l2_ref(line << v->l1.line_shift)) {
-				q[CLAB_HQ_CYCLES] += L2_LATENCY;
-			} else {
-				q[CLAB_HQ_LLC_MISSES]++;
-				q[CLAB_HQ_CYCLES] += MEM_LATENCY;
-			}
-		} else if (cachegrind_policy) {
-			if (cache_ref(&v->l1, line, 1))
-				continue;
-			q[CLAB_HQ_L1D_STORE_MISSES]++;
-			if (!l2_ref(line << v->l1.line_shift))
-				q[CLAB_HQ_L2_STORE_MISSES]++;
+			if (!l1_ref(v, line))
+				load_missed(q, !l2_ref(line << v->l1.line_shift));
 		} else { /* write-through: the L2 sees every store */
-			if (!cache_ref(&v->l1, line, 0))
+			if (line + 1 == v->l1_mru)
+				;
+			else if (cache_ref(&v->l1, line, 0))
+				v->l1_mru = line + 1;
+			else /* a miss leaves the L1 as it was */
 				q[CLAB_HQ_L1D_STORE_MISSES]++;
 			if (!l2_ref(line << v->l1.line_shift))
 				q[CLAB_HQ_L2_STORE_MISSES]++;
@@ -206,8 +288,10 @@ static void flush_pending(vcpu *v)
 	}
 }
 
-static void on_mem(unsigned int vcpu_index, qemu_plugin_meminfo_t info, uint64_t vaddr,
-		   void *udata)
+/* An access of an instruction that QEMU may make in pieces (see
+ * in_pieces): a piece that continues the pending access joins it. */
+static void on_piece(unsigned int vcpu_index, qemu_plugin_meminfo_t info, uint64_t vaddr,
+		     void *udata)
 {
 	vcpu *v = cpu_of(vcpu_index);
 	if (!v || v->paused)
@@ -225,6 +309,20 @@ static void on_mem(unsigned int vcpu_index, qemu_plugin_meminfo_t info, uint64_t
 	*p = (memref){.seq = v->seq, .pc = pc, .addr = vaddr, .size = size, .store = store};
 }
 
+/* An access of any other instruction: counted as it comes. */
+static void on_access(unsigned int vcpu_index, qemu_plugin_meminfo_t info, uint64_t vaddr,
+		      void *udata)
+{
+	vcpu *v = cpu_of(vcpu_index);
+	if (!v || v->paused)
+		return;
+	flush_pending(v);
+	memref a = {.seq = v->seq, .pc = (uint64_t)(uintptr_t)udata, .addr = vaddr,
+		    .size = 1u << qemu_plugin_mem_size_shift(info),
+		    .store = qemu_plugin_mem_is_store(info)};
+	count_access(v, &a);
+}
+
 /* ---- blocks ----------------------------------------------------------- */
 
 static void on_tb(unsigned int vcpu_index, void *udata)
@@ -233,7 +331,8 @@ static void on_tb(unsigned int vcpu_index, void *udata)
 	vcpu *v = cpu_of(vcpu_index);
 	if (!v || v->paused)
 		return;
-	flush_pending(v);
+	/* a pending access stays pending: a new block's seq ends it, and the
+	 * next access, system call or exit counts it, in the same order */
 	uint64_t *q = v->slot->q;
 	const tbinfo *prev = v->prev;
 	if (prev && prev->cond_last) {
@@ -251,8 +350,8 @@ static void on_tb(unsigned int vcpu_index, void *udata)
 			(*ctr)--;
 		}
 	}
-	for (int i = 0; i < CLAB_HQ_N; i++)
-		q[i] += tb->n[i];
+	for (int i = 0; i < tb->nz; i++)
+		q[tb->idx[i]] += tb->n[i];
 	v->prev = tb;
 	v->seq++;
 }
@@ -388,10 +487,41 @@ static void fp_class(const char *mn, const char *ops, int cls, uint64_t k, int w
 	}
 }
 
+/* How valgrind's translation loads the memory operand, when not in one
+ * piece (its count of reads is cachegrind's): SPLIT(...) or 0. */
+static uint64_t vex_split(const char *mn, const char *ops)
+{
+	const char *b = mn[0] == 'v' ? mn + 1 : mn;
+	size_t l = strlen(b);
+	int ymm = strstr(ops, "%ymm") != NULL;
+	if (!strcmp(mn, "vmovddup") && ymm)
+		return SPLIT(2, 3, 4); /* elements 0 and 2 */
+	if (starts(b, "cvtps2pd"))
+		return ymm ? SPLIT(4, 2, 2) : SPLIT(2, 2, 2);
+	if (mn[0] == 'v' && (starts(b, "fmadd") || starts(b, "fmsub") || starts(b, "fnmadd") ||
+			     starts(b, "fnmsub")) && l > 2 && b[l - 2] == 'p') {
+		int dbl = b[l - 1] == 'd';
+		return SPLIT((ymm ? 32 : 16) >> (dbl ? 3 : 2), dbl ? 3 : 2, dbl ? 3 : 2);
+	}
+	return 0;
+}
+
+/* Whether QEMU may make the instruction's access in consecutive pieces:
+ * 16 bytes and more (vector registers, the state saves, cmpxchg16b), x87's
+ * 10-byte operands, far pointers and far returns. */
+static int in_pieces(const char *mn, const char *ops)
+{
+	return strstr(ops, "mm") || mn[0] == 'f' || strstr(mn, "xsave") || strstr(mn, "xrstor") ||
+	       starts(mn, "cmpxchg16b") || starts(mn, "iret") || starts(mn, "lret") ||
+	       starts(mn, "ljmp") || starts(mn, "lcall") || starts(mn, "lss") ||
+	       starts(mn, "lfs") || starts(mn, "lgs");
+}
+
 /* Adds one instruction's classes to n (from its disassembly by QEMU's own
  * disassembler, AT&T syntax: mnemonics carry size suffixes, "callq",
- * "retq", "jmpq"); *cond tells a conditional branch. */
-static void classify(const char *dis, uint64_t *n, int *cond)
+ * "retq", "jmpq"); *cond tells a conditional branch, *split how
+ * valgrind splits its load (vex_split), *pieces how QEMU makes it (in_pieces). */
+static void classify(const char *dis, uint64_t *n, int *cond, uint64_t *split, int *pieces)
 {
 	char m[32];
 	const char *ops = dis;
@@ -412,6 +542,8 @@ static void classify(const char *dis, uint64_t *n, int *cond)
 	n[CLAB_HQ_INSTRUCTIONS]++;
 	n[CLAB_HQ_GUEST_INSNS]++;
 	*cond = 0;
+	*split = vex_split(m, ops);
+	*pieces = in_pieces(m, ops);
 	int jump = !strcmp(m, "jmp") || !strcmp(m, "jmpq") || starts(m, "call") ||
 		   starts(m, "ret");
 	if (m[0] == 'j' && !jump) {
@@ -486,17 +618,25 @@ static void on_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		uint64_t pc = qemu_plugin_insn_vaddr(insn);
 		char *dis = qemu_plugin_insn_disas(insn);
 		int cond = 0;
-		classify(dis ? dis : "", t->n, &cond);
+		uint64_t split = 0;
+		int pieces = 1;
+		classify(dis ? dis : "", t->n, &cond, &split, &pieces);
 		free(dis);
 		if (i == n - 1) {
 			t->cond_last = cond;
 			t->branch = pc;
 			t->fallthrough = pc + qemu_plugin_insn_size(insn);
 		}
-		qemu_plugin_register_vcpu_mem_cb(insn, on_mem, QEMU_PLUGIN_CB_NO_REGS,
-						 QEMU_PLUGIN_MEM_RW, (void *)(uintptr_t)pc);
+		void *id = (void *)(uintptr_t)(pc | split);
+		qemu_plugin_register_vcpu_mem_cb(insn, pieces ? on_piece : on_access,
+						 QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW, id);
 	}
 	t->n[CLAB_HQ_CYCLES] = t->n[CLAB_HQ_INSTRUCTIONS];
+	for (int i = 0; i < CLAB_HQ_N; i++)
+		if (t->n[i]) {
+			t->idx[t->nz] = (uint8_t)i;
+			t->n[t->nz++] = t->n[i];
+		}
 	qemu_plugin_register_vcpu_tb_exec_cb(tb, on_tb, QEMU_PLUGIN_CB_NO_REGS, t);
 	/* the blocks live as long as the process: QEMU may run them after a
 	 * flush until every thread has left them */
@@ -516,6 +656,9 @@ static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu_index, int64_t num
 	if (!v)
 		return;
 	flush_pending(v);
+	/* before the first thread is made, by the only thread there is */
+	if (num == SYS_clone || num == SYS_clone3)
+		threads = 1;
 	v->slot->tid = (int64_t)syscall(SYS_gettid);
 	if (num == CLAB_EMU_SYSCALL) {
 		v->paused = a1 == 0;
@@ -564,6 +707,7 @@ static void on_exit_vcpu(qemu_plugin_id_t id, unsigned int vcpu_index)
 	v->pend.size = 0;
 	memset(v->bht, 1, sizeof v->bht);
 	memset(v->l1.tag, 0, 256 * sizeof *v->l1.tag);
+	v->l1_mru = 0;
 }
 
 static void on_atexit(qemu_plugin_id_t id, void *udata)
