@@ -39,22 +39,81 @@
 
 enum { PKT_CHUNKS = 17, FIFO = 7 };
 
+/* A case: a k-ary n-cube, a traffic and the bytes every node sends (in
+ * 512-byte packets of payload). Permutations are one message of `bytes`
+ * per node (BookSim: a batch of bytes / 512 packets to perm(node));
+ * uniform and hot-spot traffic are bytes / 512 one-packet messages, each
+ * to a destination drawn at random (hot-spot: among `hot` nodes i N /
+ * hot, BookSim's hotspot({...})). The list was fixed before any mechanism
+ * was changed to approach BookSim: the first six are the original
+ * comparison, the rest cover 2D to 5D, even and odd rings, 1 KB to 256 KB
+ * per node. */
 typedef struct bcase {
 	int k, n;
-	const char *traffic; /* BookSim's name */
-	const char *pattern; /* ours */
-	int packets;         /* per node */
-	int exact;           /* odd rings, a permutation: per-link counts agree */
-	int same;            /* the same traffic (else: ours differs on purpose) */
+	const char *kind;    /* tornado, neighbor, bitcomp, transpose, shuffle, uniform, hotspot */
+	long bytes;          /* per node */
+	int hot;             /* hotspot: hot nodes */
+	int alltoall;        /* ours runs an all-to-all instead (other traffic) */
 } bcase;
 
 static const bcase cases[] = {
-	{5, 3, "tornado", "perm:tornado,bytes=16k", 32, 1, 1},
-	{5, 3, "neighbor", "perm:neighbor,bytes=16k", 32, 1, 1},
-	{8, 3, "bitcomp", "perm:bitcomp,bytes=64k", 128, 0, 1},
-	{8, 3, "tornado", "perm:tornado,bytes=64k", 128, 0, 1},
-	{8, 3, "uniform", "uniform:bytes=512,msgs=1022", 2 * 511, 0, 1},
-	{8, 3, "uniform", "alltoall:bytes=1k", 2 * 511, 0, 0}, /* BookSim's run reused */
+	{5, 3, "tornado", 16 << 10, 0, 0},
+	{5, 3, "neighbor", 16 << 10, 0, 0},
+	{8, 3, "bitcomp", 64 << 10, 0, 0},
+	{8, 3, "tornado", 64 << 10, 0, 0},
+	{8, 3, "uniform", 1022 * 512, 0, 0},
+	{8, 3, "uniform", 1022 * 512, 0, 1}, /* BookSim's run reused */
+	/* 2D */
+	{4, 2, "uniform", 4 << 10, 0, 0},
+	{4, 2, "uniform", 64 << 10, 0, 0},
+	{4, 2, "tornado", 256 << 10, 0, 0},
+	{4, 2, "hotspot", 16 << 10, 4, 0},
+	{5, 2, "uniform", 16 << 10, 0, 0},
+	{5, 2, "tornado", 16 << 10, 0, 0},
+	{5, 2, "neighbor", 64 << 10, 0, 0},
+	{6, 2, "uniform", 64 << 10, 0, 0},
+	{7, 2, "tornado", 64 << 10, 0, 0},
+	{7, 2, "uniform", 16 << 10, 0, 0},
+	{8, 2, "tornado", 64 << 10, 0, 0},
+	{8, 2, "bitcomp", 16 << 10, 0, 0},
+	{8, 2, "transpose", 64 << 10, 0, 0},
+	{8, 2, "shuffle", 16 << 10, 0, 0},
+	{8, 2, "uniform", 16 << 10, 0, 0},
+	{8, 2, "hotspot", 4 << 10, 4, 0},
+	{16, 2, "tornado", 16 << 10, 0, 0},
+	{16, 2, "bitcomp", 4 << 10, 0, 0},
+	{16, 2, "neighbor", 256 << 10, 0, 0},
+	{16, 2, "uniform", 4 << 10, 0, 0},
+	/* 3D */
+	{3, 3, "uniform", 16 << 10, 0, 0},
+	{3, 3, "neighbor", 256 << 10, 0, 0},
+	{4, 3, "uniform", 16 << 10, 0, 0},
+	{4, 3, "tornado", 64 << 10, 0, 0},
+	{4, 3, "bitcomp", 64 << 10, 0, 0},
+	{4, 3, "transpose", 16 << 10, 0, 0},
+	{4, 3, "shuffle", 64 << 10, 0, 0},
+	{4, 3, "hotspot", 4 << 10, 8, 0},
+	{5, 3, "tornado", 64 << 10, 0, 0},
+	{5, 3, "uniform", 4 << 10, 0, 0},
+	{6, 3, "tornado", 16 << 10, 0, 0},
+	{6, 3, "uniform", 4 << 10, 0, 0},
+	{8, 3, "bitcomp", 1 << 10, 0, 0},
+	{8, 3, "neighbor", 16 << 10, 0, 0},
+	/* 4D */
+	{3, 4, "uniform", 16 << 10, 0, 0},
+	{3, 4, "neighbor", 64 << 10, 0, 0},
+	{4, 4, "bitcomp", 16 << 10, 0, 0},
+	{4, 4, "tornado", 16 << 10, 0, 0},
+	{4, 4, "uniform", 4 << 10, 0, 0},
+	{4, 4, "transpose", 16 << 10, 0, 0},
+	{4, 4, "hotspot", 1 << 10, 16, 0},
+	{5, 4, "tornado", 4 << 10, 0, 0},
+	/* 5D */
+	{3, 5, "uniform", 4 << 10, 0, 0},
+	{3, 5, "neighbor", 16 << 10, 0, 0},
+	{4, 5, "bitcomp", 1 << 10, 0, 0},
+	{4, 5, "uniform", 1 << 10, 0, 0},
+	{4, 5, "tornado", 4 << 10, 0, 0},
 };
 
 static double now_s(void)
@@ -81,8 +140,16 @@ typedef struct bsout {
 static void booksim(const char *bin, const char *dir, int k, int n, const char *traffic,
 		    int packets, bsout *o)
 {
-	char cfg[2048], out[2100], cmd[4400];
-	snprintf(cfg, sizeof cfg, "%s/%s_%d_%d_%d.cfg", dir, traffic, k, n, packets);
+	char cfg[2048], out[2100], cmd[4400], name[64];
+	/* a file name of the traffic: hotspot({0,4}) -> hotspot_0_4 */
+	size_t j = 0;
+	for (const char *c = traffic; *c && j < sizeof name - 1; c++)
+		if ((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9'))
+			name[j++] = *c;
+		else if (j && name[j - 1] != '_')
+			name[j++] = '_';
+	name[j] = 0;
+	snprintf(cfg, sizeof cfg, "%s/%s_%d_%d_%d.cfg", dir, name, k, n, packets);
 	snprintf(out, sizeof out, "%s.out", cfg);
 	FILE *f = fopen(cfg, "w");
 	if (!f)
@@ -94,10 +161,22 @@ static void booksim(const char *bin, const char *dir, int k, int n, const char *
 		PKT_CHUNKS, packets);
 	fclose(f);
 	snprintf(cmd, sizeof cmd, "'%s' '%s' > '%s' 2>&1", bin, cfg, out);
-	double t0 = now_s();
-	if (system(cmd) == -1) /* BookSim's own status is not 0 even when it ran */
-		die(cmd);
-	o->wall = now_s() - t0;
+	/* a finished run of the same configuration is read again (its wall
+	 * time is the one noted next to it) */
+	char wallf[2200];
+	snprintf(wallf, sizeof wallf, "%s.wall", out);
+	FILE *w = fopen(wallf, "r");
+	if (!w || fscanf(w, "%lf", &o->wall) != 1) {
+		double t0 = now_s();
+		if (system(cmd) == -1) /* BookSim's own status is not 0 even when it ran */
+			die(cmd);
+		o->wall = now_s() - t0;
+		if (w)
+			fclose(w);
+		w = NULL;
+	}
+	if (w)
+		fclose(w);
 	size_t nodes = 1;
 	for (int i = 0; i < n; i++)
 		nodes *= (size_t)k;
@@ -127,12 +206,55 @@ static void booksim(const char *bin, const char *dir, int k, int n, const char *
 	fclose(f);
 	if (!o->cycles)
 		die(out); /* BookSim failed: its output says why */
+	if ((w = fopen(wallf, "w"))) {
+		fprintf(w, "%.3f\n", o->wall);
+		fclose(w);
+	}
 }
+
+/* BookSim's traffic name and our pattern for case c. */
+static void traffic_of(const bcase *c, size_t nodes, char *bs, size_t nbs, char *ours, size_t nours)
+{
+	long pk = c->bytes / 512;
+	if (c->alltoall) {
+		snprintf(bs, nbs, "uniform");
+		snprintf(ours, nours, "alltoall:bytes=%ld", c->bytes / (long)(nodes - 1));
+	} else if (!strcmp(c->kind, "uniform")) {
+		snprintf(bs, nbs, "uniform");
+		snprintf(ours, nours, "uniform:bytes=512,msgs=%ld", pk);
+	} else if (!strcmp(c->kind, "hotspot")) {
+		/* the list in braces of its own: BookSim reads a bare
+		 * {a,b} as the hot nodes' list then their rates */
+		size_t at = (size_t)snprintf(bs, nbs, "hotspot({{");
+		for (int i = 0; i < c->hot && at < nbs; i++)
+			at += (size_t)snprintf(bs + at, nbs - at, "%s%zu", i ? "," : "", (size_t)i * nodes / (size_t)c->hot);
+		if (at < nbs)
+			snprintf(bs + at, nbs - at, "}})");
+		snprintf(ours, nours, "uniform:bytes=512,msgs=%ld,hot=%d", pk, c->hot);
+	} else {
+		snprintf(bs, nbs, "%s", c->kind);
+		snprintf(ours, nours, "perm:%s,bytes=%ld", c->kind, c->bytes);
+	}
+}
+
+/* The router policies a run of ours takes (netspec parameters). */
+static const char *const policies[][2][2] = {
+	{{"dateline", "0"}, {"round_robin", "0"}},  /* our defaults */
+	{{"dateline", "1"}, {"round_robin", "1"}},  /* BookSim's */
+};
+#define NPOL (int)(sizeof policies / sizeof *policies)
 
 int main(int argc, char **argv)
 {
-	if (argc != 3)
-		die("usage: netsim_booksim BOOKSIM WORKDIR");
+	if (argc != 3 && argc != 4)
+		die("usage: netsim_booksim BOOKSIM WORKDIR [FIRST-LAST]  (cases, from 0)");
+	size_t ncases = sizeof cases / sizeof *cases, first = 0, last = ncases - 1;
+	if (argc == 4 && sscanf(argv[3], "%zu-%zu", &first, &last) < 1)
+		die("want a case range FIRST-LAST");
+	if (argc == 4 && !strchr(argv[3], '-'))
+		last = first;
+	if (last >= ncases)
+		last = ncases - 1;
 	const clab_netspec *base = clab_netspec_find("torus");
 	double cycle = base->chunk / base->link_bytes_s;
 	/* BookSim's cycles per hop: one packet per node to its neighbour
@@ -147,14 +269,18 @@ int main(int argc, char **argv)
 		die("could not measure BookSim's latency per hop");
 	printf("{\"cycle_s\": %.6g, \"hop_cycles\": %.3g, \"fifo_packets\": %d, \"packet_chunks\": %d, "
 	       "\"vc_buf_size\": %d, \"cases\": [", cycle, hop_cycles, FIFO, PKT_CHUNKS, FIFO * PKT_CHUNKS);
-	for (size_t ci = 0; ci < sizeof cases / sizeof *cases; ci++) {
+	for (size_t ci = first; ci <= last; ci++) {
 		const bcase *c = &cases[ci];
-		static bsout b; /* the previous case's run, if the same */
-		const bcase *p = ci ? &cases[ci - 1] : NULL;
-		if (!p || p->k != c->k || p->n != c->n || strcmp(p->traffic, c->traffic) || p->packets != c->packets) {
-			free(b.flits);
-			booksim(argv[1], argv[2], c->k, c->n, c->traffic, c->packets, &b);
-		}
+		size_t nodes = 1;
+		for (int i = 0; i < c->n; i++)
+			nodes *= (size_t)c->k;
+		char traffic[4096], pattern[128];
+		traffic_of(c, nodes, traffic, sizeof traffic, pattern, sizeof pattern);
+		int packets = (int)(c->bytes / 512);
+		int perm = strcmp(c->kind, "uniform") && strcmp(c->kind, "hotspot");
+		int exact = perm && c->k % 2; /* no half-way ties, the same traffic */
+		bsout b;
+		booksim(argv[1], argv[2], c->k, c->n, traffic, packets, &b);
 		/* ours: the same torus, routed in BookSim's order */
 		clab_netspec s = *base;
 		char v[64], shape[64] = "", order[8] = "";
@@ -172,24 +298,25 @@ int main(int argc, char **argv)
 		int err;
 		if (clab_torus_init(&t, &s, shape, 1, order) || clab_map_init(&m, &t, NULL))
 			die(clab_errmsg());
-		/* our defaults first (one bubble VC, oldest first), then
-		 * BookSim's policies (the run compared) */
-		double own = 0, ours = 0, wall = 0;
+		/* each set of policies in turn, BookSim's last (the run
+		 * compared) */
+		double cyc[NPOL], wall = 0;
 		clab_net *net = NULL;
-		for (int policy = 0; policy < 2; policy++) {
-			const char *on = policy ? "1" : "0";
-			if (clab_netspec_set(&s, "dateline", on) || clab_netspec_set(&s, "round_robin", on))
-				die(clab_errmsg());
+		for (int pi = 0; pi < NPOL; pi++) {
+			for (size_t j = 0; j < sizeof *policies / sizeof **policies; j++)
+				if (policies[pi][j][0] && clab_netspec_set(&s, policies[pi][j][0], policies[pi][j][1]))
+					die(clab_errmsg());
 			clab_net_free(net);
 			net = clab_net_new(&t, &m, &err);
 			if (!net || clab_net_configure(net, CLAB_NET_PACKET, CLAB_ROUTE_DETERMINISTIC, 1))
 				die(clab_errmsg());
 			double t0 = now_s();
-			if (clab_net_pattern(net, c->pattern))
+			if (clab_net_pattern(net, pattern))
 				die(clab_errmsg());
 			wall = now_s() - t0;
-			*(policy ? &ours : &own) = clab_net_totals(net).network / cycle;
+			cyc[pi] = clab_net_totals(net).network / cycle;
 		}
+		double ours = cyc[NPOL - 1];
 		/* counts: our link 2d + 1 is + along dimension d, BookSim's
 		 * port 2 (n - 1 - d) */
 		unsigned long long tot_b = 0, tot_o = 0, differ = 0, compared = 0;
@@ -203,18 +330,29 @@ int main(int argc, char **argv)
 					tot_o += o;
 					differ += o != bv;
 				}
-		printf("%s\n  {\"torus\": \"%s\", \"nodes\": %u, \"booksim_traffic\": \"%s\", \"pattern\": \"%s\", "
+		double ratio = ours / (double)b.cycles;
+		printf("%s\n  {\"case\": %zu, \"torus\": \"%s\", \"nodes\": %u, \"booksim_traffic\": \"%s\", \"pattern\": \"%s\", "
 		       "\"packets_per_node\": %d, \"booksim_cycles\": %ld, \"packet_engine_cycles\": %.0f, "
-		       "\"time_ratio\": %.4f, \"within_10pct\": %s, \"own_policies_cycles\": %.0f, "
-		       "\"own_policies_ratio\": %.4f, \"booksim_wall_s\": %.2f, "
+		       "\"time_ratio\": %.4f, \"within_10pct\": %s, \"within_20pct\": %s, \"policies\": [",
+		       ci > first ? "," : "", ci, shape, t.nodes, traffic, pattern, packets, b.cycles, ours,
+		       ratio, ratio > 0.9 && ratio < 1.1 ? "true" : "false",
+		       ratio > 0.8 && ratio < 1.2 ? "true" : "false");
+		for (int pi = 0; pi < NPOL; pi++) {
+			printf("%s{", pi ? ", " : "");
+			for (size_t j = 0; j < sizeof *policies / sizeof **policies; j++)
+				if (policies[pi][j][0])
+					printf("\"%s\": \"%s\", ", policies[pi][j][0], policies[pi][j][1]);
+			printf("\"cycles\": %.0f, \"ratio\": %.4f}", cyc[pi], cyc[pi] / (double)b.cycles);
+		}
+		printf("], \"booksim_wall_s\": %.2f, "
 		       "\"packet_engine_wall_s\": %.3f, \"wall_ratio\": %.1f, \"chunks_booksim\": %llu, "
 		       "\"chunks_packet_engine\": %llu, \"per_link\": %s, \"links_compared\": %llu, "
 		       "\"links_differing\": %llu, \"same_traffic\": %s}",
-		       ci ? "," : "", shape, t.nodes, c->traffic, c->pattern, c->packets, b.cycles, ours,
-		       ours / (double)b.cycles, ours / (double)b.cycles > 0.9 && ours / (double)b.cycles < 1.1 ? "true" : "false",
-		       own, own / (double)b.cycles, b.wall, wall, b.wall / wall, tot_b, tot_o, c->exact ? "true" : "false",
-		       c->exact ? compared : 0, c->exact ? differ : 0, c->same ? "true" : "false");
+		       b.wall, wall, b.wall / wall, tot_b, tot_o, exact ? "true" : "false",
+		       exact ? compared : 0, exact ? differ : 0,
+		       c->alltoall ? "false" : perm ? "true" : "\"statistical\"");
 		fflush(stdout);
+		free(b.flits);
 		clab_net_free(net);
 		clab_map_free(&m);
 	}
