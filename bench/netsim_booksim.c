@@ -238,9 +238,13 @@ static void traffic_of(const bcase *c, size_t nodes, char *bs, size_t nbs, char 
 }
 
 /* The router policies a run of ours takes (netspec parameters). */
-static const char *const policies[][2][2] = {
-	{{"dateline", "0"}, {"round_robin", "0"}},  /* our defaults */
-	{{"dateline", "1"}, {"round_robin", "1"}},  /* BookSim's */
+static const char *const policies[][5][2] = {
+	/* our defaults */
+	{{"dateline", "0"}, {"round_robin", "0"}, {"tie", "parity"}, {"flow_unit", "packet"}, {"ports", "shared"}},
+	/* BookSim's VCs and allocators only */
+	{{"dateline", "1"}, {"round_robin", "1"}, {"tie", "parity"}, {"flow_unit", "packet"}, {"ports", "shared"}},
+	/* and its half-way ties, credits per flit, injection and ejection */
+	{{"dateline", "1"}, {"round_robin", "1"}, {"tie", "random"}, {"flow_unit", "chunk"}, {"ports", "split"}},
 };
 #define NPOL (int)(sizeof policies / sizeof *policies)
 

@@ -47,6 +47,18 @@ typedef struct clab_netspec {
 	uint32_t round_robin;      /* packet engine: 1 a free link serves the
 				    * waiting input queues in turn (BookSim2's
 				    * allocators), 0 the oldest waiting first */
+	uint32_t tie;              /* packet engine, a way exactly half round an
+				    * even ring: 0 (parity) the source's
+				    * coordinate parity picks the direction per
+				    * flow (BG/Q), 1 (random) a seeded draw per
+				    * packet and dimension (BookSim2) */
+	uint32_t flow_unit;        /* packet engine: 0 (packet) a buffer's room
+				    * comes back when a packet's tail has left,
+				    * 1 (chunk) chunk by chunk as it leaves */
+	uint32_t ports;            /* packet engine: 0 (shared) one node port
+				    * of drain_links links' worth, sending and
+				    * receiving in turns, 1 (split) an injection
+				    * and an ejection port of half that each */
 	uint32_t inj_fifos;        /* messages a node's MU injects at once */
 	uint32_t m2m_fifos;        /* MPI all-to-all as BG/Q's many-to-many:
 				    * each rank deals its descriptors over this

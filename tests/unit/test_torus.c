@@ -402,6 +402,18 @@ static void test_message_costs(void **state)
 	assert_int_equal(clab_netspec_set(&slow, "flop_eff", "2"), CLAB_E_INVAL);
 	assert_non_null(strstr(clab_errmsg(), "flop_eff=2"));
 	assert_int_equal(clab_netspec_set(&slow, "eager_max", "1.5"), CLAB_E_INVAL);
+	/* the packet engine's choices by name or number, BG/Q's the default */
+	assert_int_equal(slow.tie + slow.flow_unit + slow.ports, 0);
+	assert_int_equal(clab_netspec_set(&slow, "tie", "random"), CLAB_OK);
+	assert_int_equal(clab_netspec_set(&slow, "flow_unit", "chunk"), CLAB_OK);
+	assert_int_equal(clab_netspec_set(&slow, "ports", "1"), CLAB_OK);
+	assert_int_equal(slow.tie + slow.flow_unit + slow.ports, 3);
+	assert_int_equal(clab_netspec_set(&slow, "tie", "parity"), CLAB_OK);
+	assert_int_equal(slow.tie, 0);
+	assert_int_equal(clab_netspec_set(&slow, "ports", "half"), CLAB_E_INVAL);
+	assert_non_null(strstr(clab_errmsg(), "ports=half: want shared|split"));
+	assert_int_equal(clab_netspec_set(&slow, "tie", "2"), CLAB_E_INVAL);
+	assert_int_equal(clab_netspec_set(&slow, "tie", "par"), CLAB_E_INVAL);
 	/* compute: FLOP-bound and memory-bound rooflines of a rank's share */
 	assert_int_equal(clab_net_compute(n, 1e9, 0), CLAB_OK);
 	assert_int_equal(clab_net_phase_end(n, 2, &t1), CLAB_OK);
