@@ -273,6 +273,12 @@ int main(int argc, char **argv)
 		die("could not measure BookSim's latency per hop");
 	printf("{\"cycle_s\": %.6g, \"hop_cycles\": %.3g, \"fifo_packets\": %d, \"packet_chunks\": %d, "
 	       "\"vc_buf_size\": %d, \"cases\": [", cycle, hop_cycles, FIFO, PKT_CHUNKS, FIFO * PKT_CHUNKS);
+	/* the summary: cases of the same traffic (exact or statistical),
+	 * within 10% and 20%, the range of the ratio, per policy set */
+	int ncmp = 0, in10[NPOL] = {0}, in20[NPOL] = {0};
+	double lo[NPOL], hi[NPOL];
+	for (int pi = 0; pi < NPOL; pi++)
+		lo[pi] = 1e300, hi[pi] = 0;
 	for (size_t ci = first; ci <= last; ci++) {
 		const bcase *c = &cases[ci];
 		size_t nodes = 1;
@@ -321,6 +327,20 @@ int main(int argc, char **argv)
 			cyc[pi] = clab_net_totals(net).network / cycle;
 		}
 		double ours = cyc[NPOL - 1];
+		/* random traffic: how far our own draws spread it (seeds
+		 * 2..5 of the pattern, BookSim's policies) */
+		double spread[5] = {ours};
+		int nseed = perm || c->alltoall ? 0 : 5;
+		for (int k = 1; k < nseed; k++) {
+			char pk[160];
+			snprintf(pk, sizeof pk, "%s,seed=%d", pattern, k + 1);
+			clab_net *sn = clab_net_new(&t, &m, &err);
+			if (!sn || clab_net_configure(sn, CLAB_NET_PACKET, CLAB_ROUTE_DETERMINISTIC, 1) ||
+			    clab_net_pattern(sn, pk))
+				die(clab_errmsg());
+			spread[k] = clab_net_totals(sn).network / cycle;
+			clab_net_free(sn);
+		}
 		/* counts: our link 2d + 1 is + along dimension d, BookSim's
 		 * port 2 (n - 1 - d) */
 		unsigned long long tot_b = 0, tot_o = 0, differ = 0, compared = 0;
@@ -335,6 +355,14 @@ int main(int argc, char **argv)
 					differ += o != bv;
 				}
 		double ratio = ours / (double)b.cycles;
+		ncmp += !c->alltoall;
+		for (int pi = 0; pi < NPOL && !c->alltoall; pi++) {
+			double r = cyc[pi] / (double)b.cycles;
+			in10[pi] += r > 0.9 && r < 1.1;
+			in20[pi] += r > 0.8 && r < 1.2;
+			lo[pi] = r < lo[pi] ? r : lo[pi];
+			hi[pi] = r > hi[pi] ? r : hi[pi];
+		}
 		printf("%s\n  {\"case\": %zu, \"torus\": \"%s\", \"nodes\": %u, \"booksim_traffic\": \"%s\", \"pattern\": \"%s\", "
 		       "\"packets_per_node\": %d, \"booksim_cycles\": %ld, \"packet_engine_cycles\": %.0f, "
 		       "\"time_ratio\": %.4f, \"within_10pct\": %s, \"within_20pct\": %s, \"policies\": [",
@@ -348,6 +376,9 @@ int main(int argc, char **argv)
 					printf("\"%s\": \"%s\", ", policies[pi][j][0], policies[pi][j][1]);
 			printf("\"cycles\": %.0f, \"ratio\": %.4f}", cyc[pi], cyc[pi] / (double)b.cycles);
 		}
+		printf("], \"seed_ratios\": [");
+		for (int k = 0; k < nseed; k++)
+			printf("%s%.4f", k ? ", " : "", spread[k] / (double)b.cycles);
 		printf("], \"booksim_wall_s\": %.2f, "
 		       "\"packet_engine_wall_s\": %.3f, \"wall_ratio\": %.1f, \"chunks_booksim\": %llu, "
 		       "\"chunks_packet_engine\": %llu, \"per_link\": %s, \"links_compared\": %llu, "
@@ -360,6 +391,11 @@ int main(int argc, char **argv)
 		clab_net_free(net);
 		clab_map_free(&m);
 	}
+	printf("\n], \"summary\": [");
+	for (int pi = 0; pi < NPOL; pi++)
+		printf("%s\n  {\"policies\": %d, \"cases\": %d, \"within_10pct\": %d, \"within_20pct\": %d, "
+		       "\"min_ratio\": %.4f, \"max_ratio\": %.4f}", pi ? "," : "", pi, ncmp, in10[pi], in20[pi],
+		       lo[pi], hi[pi]);
 	printf("\n]}\n");
 	return 0;
 }
