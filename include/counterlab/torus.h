@@ -304,6 +304,25 @@ int clab_net_pattern(clab_net *n, const char *spec);
 /* One line per pattern: name, keys and what it does (for --help). */
 const char *clab_net_pattern_help(void);
 
+/* Open loop (packet engine): every node that sends in `pattern` makes a
+ * packet of max_payload bytes with probability load / chunks-per-packet
+ * every chunk time (a link's chunk), to a destination drawn by the bytes
+ * the pattern sends it, queued in one injection FIFO; after `warmup`
+ * chunk times, the packets made in the next `measure` are timed from
+ * making to delivery (arrivals go on for as long again after it, and the
+ * run drains all). Uses n's torus, map, routing and seed; n's counters
+ * are left alone. */
+typedef struct clab_openloop {
+	double load;           /* offered chunks per chunk time per sender */
+	uint64_t warmup, measure; /* chunk times */
+	double accepted;       /* out: chunks delivered per chunk time per
+				* sender in the window */
+	double latency_mean, latency_p99; /* out: chunk times */
+	uint64_t packets;      /* out: packets made in the window */
+	uint64_t events;       /* out: the run's events */
+} clab_openloop;
+int clab_net_openloop(clab_net *n, const char *pattern, clab_openloop *o);
+
 /* ---- live traffic (sim_backends/torus/live.c) ------------------------------
  * A live MPI program's messages (libcounterlab-mpi, README "Live MPI
  * programs") are routed one by one, exactly as clab_net routes them, and

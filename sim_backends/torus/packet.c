@@ -40,12 +40,13 @@
 
 #define NONE UINT32_MAX
 #define NV CLAB_NVC
-enum { EV_HEAD, EV_LINK, EV_NODE, EV_ROOM };
+enum { EV_HEAD, EV_LINK, EV_NODE, EV_ROOM, EV_RELEASE };
 
 typedef struct packet {
 	double t;          /* its head is ready at this router */
 	double tail;       /* its tail has arrived here */
 	uint32_t dst, next;
+	uint32_t flow;
 	uint16_t chunks;
 	uint16_t held;     /* chunks of room it holds in its input buffer */
 	uint16_t minmask;  /* at its current router: links of minimal routes */
@@ -390,6 +391,8 @@ static void send(sim *S, uint32_t x, uint32_t qi, int o, int v)
 		double done = S->now + ser > p->tail ? S->now + ser : p->tail;
 		if (done > S->r->time)
 			S->r->time = done;
+		if (S->r->done && done > S->r->done[p->flow])
+			S->r->done[p->flow] = done;
 		S->delivered++;
 		p->next = S->freepk;
 		S->freepk = i;
@@ -560,6 +563,12 @@ static int refill(sim *S, uint32_t x, int k)
 				READY_CLR(S, x, k);
 				return 0;
 			}
+			double t0 = S->flows[S->order[at]].at;
+			if (t0 > S->now) { /* not yet: the FIFO waits for it */
+				READY_CLR(S, x, k);
+				ev_push(S, EV_RELEASE, x, (uint32_t)k, t0);
+				return 0;
+			}
 			j->flow = S->order[at];
 			j->msgs = S->flows[j->flow].nmsg;
 			j->pos++;
@@ -579,6 +588,7 @@ static int refill(sim *S, uint32_t x, int k)
 	READY_CLR(S, x, k);
 	packet *p = &S->pk[i];
 	p->chunks = chunks_of(S->s, payload);
+	p->flow = j->flow;
 	double ser = ((double)p->chunks * S->s->chunk + S->s->extra_per_packet) * S->node_spb;
 	p->dst = f->dst;
 	p->vc = (uint8_t)f->vc;
@@ -849,6 +859,10 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 			break;
 		case EV_NODE:
 			give_back(S, e.node, S->tl);
+			node_free(S, e.node);
+			break;
+		case EV_RELEASE: /* an injection FIFO's next flow may start */
+			READY_SET(S, e.node, e.q);
 			node_free(S, e.node);
 			break;
 		case EV_ROOM: { /* unless that packet's room came back already */

@@ -207,6 +207,42 @@ static void test_booksim_options(void **state)
 	}
 }
 
+/* Open loop on a ring of 4 where only node 0 sends, to node 1 (generic
+ * torus: a packet of 17 chunks alone takes 28 chunk times, 448 ns, as in
+ * test_hand_times). */
+static void test_open_loop(void **state)
+{
+	(void)state;
+	setup s;
+	make(&s, "torus", "4", 1, BARE, NULL);
+	clab_net *n = net(&s, CLAB_NET_PACKET, CLAB_ROUTE_MPI);
+	/* a packet every chunk time (load 17): the link passes one per 17,
+	 * so it is busy all the window (1 chunk per chunk time accepted) and
+	 * the queue grows: the packet made at time k waits for the k + 1
+	 * before it, about 16 k */
+	clab_openloop o = {.load = 17, .warmup = 1000, .measure = 3400};
+	assert_int_equal(clab_net_openloop(n, "oneway:a=0,b=1,bytes=1", &o), CLAB_OK);
+	assert_int_equal(o.packets, 3400);
+	assert_true(fabs(o.accepted - 1) < 0.01);
+	assert_true(fabs(o.latency_mean - 16 * (1000 + 1700)) < 17 * 3);
+	/* a light load: each packet alone or nearly, none faster than alone */
+	o = (clab_openloop){.load = 0.02, .warmup = 1000, .measure = 100000};
+	assert_int_equal(clab_net_openloop(n, "oneway:a=0,b=1,bytes=1", &o), CLAB_OK);
+	assert_true(o.packets > 50 && o.packets < 250); /* 118 expected */
+	assert_true(o.latency_mean >= 28 - 1e-9 && o.latency_mean < 29);
+	assert_true(o.latency_p99 >= 28 - 1e-9 && o.latency_p99 < 28 + 17);
+	assert_true(fabs(o.accepted - 0.02) < 0.01);
+	/* the same seed, the same run; the net's own counters untouched */
+	clab_openloop o2 = {.load = 0.02, .warmup = 1000, .measure = 100000};
+	assert_int_equal(clab_net_openloop(n, "oneway:a=0,b=1,bytes=1", &o2), CLAB_OK);
+	assert_memory_equal(&o, &o2, sizeof o);
+	assert_int_equal(clab_net_count(n, 0, -1, CLAB_NET_SENT_CHUNKS, ALLVC), 0);
+	o.load = 0;
+	assert_int_equal(clab_net_openloop(n, "oneway:a=0,b=1,bytes=1", &o), CLAB_E_INVAL);
+	clab_net_free(n);
+	clab_map_free(&s.m);
+}
+
 /* Every packet and chunk arrives, by minimal routes, whatever the
  * routing and however small the buffers; per node, packets in by links
  * and injected = packets out by links and delivered. */
@@ -381,6 +417,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hand_times),
 		cmocka_unit_test(test_booksim_options),
+		cmocka_unit_test(test_open_loop),
 		cmocka_unit_test(test_no_deadlock),
 		cmocka_unit_test(test_agrees_with_flow),
 		cmocka_unit_test(test_adaptive),
