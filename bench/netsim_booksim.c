@@ -131,6 +131,8 @@ static void die(const char *what)
 
 typedef struct bsout {
 	long cycles;         /* injection and drain of the batch */
+	double ol_latency, ol_accepted; /* open loop: packet latency, flits per cycle per node */
+	int unstable;        /* open loop: BookSim gave up (saturated) */
 	double latency;      /* mean network latency of a packet */
 	unsigned long long *flits; /* [node][2n] sent per output link */
 	double wall;
@@ -138,7 +140,7 @@ typedef struct bsout {
 
 /* Writes the configuration, runs BookSim on it and reads its output. */
 static void booksim(const char *bin, const char *dir, int k, int n, const char *traffic,
-		    int packets, bsout *o)
+		    int packets, double load, bsout *o)
 {
 	char cfg[2048], out[2100], cmd[4400], name[64];
 	/* a file name of the traffic: hotspot({0,4}) -> hotspot_0_4 */
@@ -149,16 +151,23 @@ static void booksim(const char *bin, const char *dir, int k, int n, const char *
 		else if (j && name[j - 1] != '_')
 			name[j++] = '_';
 	name[j] = 0;
-	snprintf(cfg, sizeof cfg, "%s/%s_%d_%d_%d.cfg", dir, name, k, n, packets);
+	if (load > 0) /* open loop */
+		snprintf(cfg, sizeof cfg, "%s/open_%s_%d_%d_%g.cfg", dir, name, k, n, load);
+	else
+		snprintf(cfg, sizeof cfg, "%s/%s_%d_%d_%d.cfg", dir, name, k, n, packets);
 	snprintf(out, sizeof out, "%s.out", cfg);
 	FILE *f = fopen(cfg, "w");
 	if (!f)
 		die(cfg);
 	fprintf(f, "topology = torus;\nk = %d;\nn = %d;\nrouting_function = dim_order;\n"
 		"num_vcs = 2;\nvc_buf_size = %d;\ntraffic = %s;\npacket_size = %d;\n"
-		"sim_type = batch;\nbatch_size = %d;\nbatch_count = 1;\ninjection_rate = 1.0;\n"
-		"internal_speedup = 2.0;\nseed = 1;\nprint_activity = 1;\n", k, n, FIFO * PKT_CHUNKS, traffic,
-		PKT_CHUNKS, packets);
+		"internal_speedup = 2.0;\nseed = 1;\n", k, n, FIFO * PKT_CHUNKS, traffic, PKT_CHUNKS);
+	if (load > 0) /* steady state: warm-up, samples of 10000 cycles, drain */
+		fprintf(f, "sim_type = latency;\ninjection_rate_uses_flits = 1;\ninjection_rate = %g;\n"
+			"sample_period = 10000;\n", load);
+	else
+		fprintf(f, "sim_type = batch;\nbatch_size = %d;\nbatch_count = 1;\ninjection_rate = 1.0;\n"
+			"print_activity = 1;\n", packets);
 	fclose(f);
 	snprintf(cmd, sizeof cmd, "'%s' '%s' > '%s' 2>&1", bin, cfg, out);
 	/* a finished run of the same configuration is read again (its wall
@@ -183,6 +192,9 @@ static void booksim(const char *bin, const char *dir, int k, int n, const char *
 	o->flits = calloc(nodes * 2 * (size_t)n, sizeof *o->flits);
 	o->cycles = 0;
 	o->latency = -1;
+	o->ol_latency = o->ol_accepted = -1;
+	o->unstable = 0;
+	int overall = 0;
 	if (!o->flits || !(f = fopen(out, "r")))
 		die(out);
 	char line[512];
@@ -191,7 +203,14 @@ static void booksim(const char *bin, const char *dir, int k, int n, const char *
 		long c;
 		int i, p;
 		unsigned long long v;
-		if (sscanf(line, "Batch injected. Time used is %ld", &c) == 1 ||
+		overall |= !strncmp(line, "====== Overall Traffic Statistics", 33);
+		o->unstable |= !strncmp(line, "Simulation unstable", 19);
+		if (overall && o->ol_latency < 0 && sscanf(line, "Packet latency average = %lf", &o->ol_latency) == 1)
+			;
+		else if (overall && o->ol_accepted < 0 &&
+			 sscanf(line, "Accepted flit rate average = %lf", &o->ol_accepted) == 1)
+			;
+		else if (sscanf(line, "Batch injected. Time used is %ld", &c) == 1 ||
 		    sscanf(line, "Batch received. Time used is %ld", &c) == 1)
 			o->cycles += c;
 		else if (o->latency < 0 && sscanf(line, "Network latency average = %lf", &o->latency) == 1)
@@ -204,7 +223,7 @@ static void booksim(const char *bin, const char *dir, int k, int n, const char *
 			o->flits[(size_t)node * 2 * (size_t)n + (size_t)p] += v;
 	}
 	fclose(f);
-	if (!o->cycles)
+	if (load > 0 ? !o->unstable && o->ol_latency < 0 : !o->cycles)
 		die(out); /* BookSim failed: its output says why */
 	if ((w = fopen(wallf, "w"))) {
 		fprintf(w, "%.3f\n", o->wall);
@@ -237,6 +256,7 @@ static void traffic_of(const bcase *c, size_t nodes, char *bs, size_t nbs, char 
 	}
 }
 
+
 /* The router policies a run of ours takes (netspec parameters). */
 static const char *const policies[][5][2] = {
 	/* our defaults */
@@ -248,14 +268,102 @@ static const char *const policies[][5][2] = {
 };
 #define NPOL (int)(sizeof policies / sizeof *policies)
 
+/* Ours: the generic torus k^n as BookSim's (no MPI costs, its hop),
+ * routed in BookSim's order; s must outlive t. */
+static void ours_init(const clab_netspec *base, double hop_s, int k, int n, clab_netspec *s,
+		      clab_torus *t, clab_map *m, char shape[64])
+{
+	*s = *base;
+	char v[64], order[8] = "";
+	snprintf(v, sizeof v, "%.9g", hop_s);
+	if (clab_netspec_set(s, "hop_s", v) || clab_netspec_set(s, "o_send_s", "0") ||
+	    clab_netspec_set(s, "o_recv_s", "0") || clab_netspec_set(s, "gap_s", "0") ||
+	    clab_netspec_set(s, "latency_s", "0") || clab_netspec_set(s, "eager_max", "1000000000"))
+		die(clab_errmsg());
+	shape[0] = 0;
+	for (int d = 0; d < n; d++) {
+		snprintf(shape + strlen(shape), 64 - strlen(shape), "%s%d", d ? "x" : "", k);
+		order[d] = s->letters[n - 1 - d];
+	}
+	if (clab_torus_init(t, s, shape, 1, order) || clab_map_init(m, t, NULL))
+		die(clab_errmsg());
+}
+
+/* Open loop against BookSim's steady state (sim_type = latency): traffic
+ * of the table's kinds, loads in flits per cycle per node. */
+typedef struct ocase {
+	int k, n;
+	const char *kind;    /* uniform or a permutation */
+} ocase;
+
+static const ocase ocases[] = {
+	{8, 2, "uniform"}, {5, 2, "uniform"}, {4, 3, "uniform"}, {8, 2, "tornado"}, {5, 3, "tornado"},
+	{4, 4, "uniform"},
+};
+
+static void open_loop(const char *bin, const char *dir, const clab_netspec *base, double hop_s)
+{
+	static const double loads[] = {0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9};
+	printf(", \"open_loop\": [");
+	for (size_t ci = 0; ci < sizeof ocases / sizeof *ocases; ci++) {
+		const ocase *c = &ocases[ci];
+		clab_netspec s;
+		clab_torus t;
+		clab_map m;
+		char shape[64], pattern[64];
+		int err;
+		ours_init(base, hop_s, c->k, c->n, &s, &t, &m, shape);
+		for (size_t j = 0; j < sizeof *policies / sizeof **policies; j++)
+			if (clab_netspec_set(&s, policies[NPOL - 1][j][0], policies[NPOL - 1][j][1]))
+				die(clab_errmsg());
+		snprintf(pattern, sizeof pattern, strcmp(c->kind, "uniform") ? "perm:%s" : "%s:msgs=1000", c->kind);
+		clab_net *net = clab_net_new(&t, &m, &err);
+		if (!net || clab_net_configure(net, CLAB_NET_PACKET, CLAB_ROUTE_DETERMINISTIC, 1))
+			die(clab_errmsg());
+		/* saturation: the first load accepted below 95% (BookSim: or
+		 * given up as unstable) */
+		double sat_b = 0, sat_o = 0;
+		printf("%s\n  {\"torus\": \"%s\", \"traffic\": \"%s\", \"loads\": [", ci ? "," : "", shape, c->kind);
+		for (size_t li = 0; li < sizeof loads / sizeof *loads; li++) {
+			bsout b;
+			booksim(bin, dir, c->k, c->n, c->kind, 0, loads[li], &b);
+			free(b.flits);
+			clab_openloop o = {.load = loads[li], .warmup = 1000, .measure = 10000};
+			if (clab_net_openloop(net, pattern, &o))
+				die(clab_errmsg());
+			if (!sat_b && (b.unstable || b.ol_accepted < 0.95 * loads[li]))
+				sat_b = loads[li];
+			if (!sat_o && o.accepted < 0.95 * loads[li])
+				sat_o = loads[li];
+			printf("%s{\"load\": %g, \"booksim_latency\": %.4g, \"booksim_accepted\": %.4g, "
+			       "\"booksim_unstable\": %s, \"latency\": %.4g, \"latency_p99\": %.4g, \"accepted\": %.4g, "
+			       "\"latency_ratio\": %.4f}",
+			       li ? ", " : "", loads[li], b.unstable ? -1 : b.ol_latency, b.unstable ? -1 : b.ol_accepted,
+			       b.unstable ? "true" : "false", o.latency_mean, o.latency_p99, o.accepted,
+			       b.unstable ? 0 : o.latency_mean / b.ol_latency);
+			fflush(stdout);
+			if (b.unstable && o.accepted < 0.95 * loads[li])
+				break; /* both saturated: no further load says more */
+		}
+		printf("], \"booksim_saturates_by\": %g, \"saturates_by\": %g}", sat_b, sat_o);
+		clab_net_free(net);
+		clab_map_free(&m);
+	}
+	printf("\n]");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3 && argc != 4)
-		die("usage: netsim_booksim BOOKSIM WORKDIR [FIRST-LAST]  (cases, from 0)");
+		die("usage: netsim_booksim BOOKSIM WORKDIR [FIRST-LAST|open]  (cases from 0; open: the open loop only)");
 	size_t ncases = sizeof cases / sizeof *cases, first = 0, last = ncases - 1;
-	if (argc == 4 && sscanf(argv[3], "%zu-%zu", &first, &last) < 1)
-		die("want a case range FIRST-LAST");
-	if (argc == 4 && !strchr(argv[3], '-'))
+	/* "open": the open-loop comparison only; a range: those cases only */
+	int open = argc == 3 || !strcmp(argv[3], "open");
+	if (argc == 4 && !strcmp(argv[3], "open"))
+		first = 1, last = 0;
+	else if (argc == 4 && sscanf(argv[3], "%zu-%zu", &first, &last) < 1)
+		die("want a case range FIRST-LAST or open");
+	if (argc == 4 && !open && !strchr(argv[3], '-'))
 		last = first;
 	if (last >= ncases)
 		last = ncases - 1;
@@ -264,8 +372,8 @@ int main(int argc, char **argv)
 	/* BookSim's cycles per hop: one packet per node to its neighbour
 	 * on a ring (1 hop) and on a 2D torus (2 hops, no link shared) */
 	bsout one, two;
-	booksim(argv[1], argv[2], 5, 1, "neighbor", 1, &one);
-	booksim(argv[1], argv[2], 5, 2, "neighbor", 1, &two);
+	booksim(argv[1], argv[2], 5, 1, "neighbor", 1, 0, &one);
+	booksim(argv[1], argv[2], 5, 2, "neighbor", 1, 0, &two);
 	double hop_cycles = two.latency - one.latency;
 	free(one.flits);
 	free(two.flits);
@@ -290,24 +398,13 @@ int main(int argc, char **argv)
 		int perm = strcmp(c->kind, "uniform") && strcmp(c->kind, "hotspot");
 		int exact = perm && c->k % 2; /* no half-way ties, the same traffic */
 		bsout b;
-		booksim(argv[1], argv[2], c->k, c->n, traffic, packets, &b);
-		/* ours: the same torus, routed in BookSim's order */
-		clab_netspec s = *base;
-		char v[64], shape[64] = "", order[8] = "";
-		snprintf(v, sizeof v, "%.9g", hop_cycles * cycle);
-		if (clab_netspec_set(&s, "hop_s", v) || clab_netspec_set(&s, "o_send_s", "0") ||
-		    clab_netspec_set(&s, "o_recv_s", "0") || clab_netspec_set(&s, "gap_s", "0") ||
-		    clab_netspec_set(&s, "latency_s", "0") || clab_netspec_set(&s, "eager_max", "1000000000"))
-			die(clab_errmsg());
-		for (int d = 0; d < c->n; d++) {
-			snprintf(shape + strlen(shape), sizeof shape - strlen(shape), "%s%d", d ? "x" : "", c->k);
-			order[d] = s.letters[c->n - 1 - d];
-		}
+		booksim(argv[1], argv[2], c->k, c->n, traffic, packets, 0, &b);
+		clab_netspec s;
 		clab_torus t;
 		clab_map m;
+		char shape[64];
 		int err;
-		if (clab_torus_init(&t, &s, shape, 1, order) || clab_map_init(&m, &t, NULL))
-			die(clab_errmsg());
+		ours_init(base, hop_cycles * cycle, c->k, c->n, &s, &t, &m, shape);
 		/* each set of policies in turn, BookSim's last (the run
 		 * compared) */
 		double cyc[NPOL], wall = 0;
@@ -395,7 +492,10 @@ int main(int argc, char **argv)
 	for (int pi = 0; pi < NPOL; pi++)
 		printf("%s\n  {\"policies\": %d, \"cases\": %d, \"within_10pct\": %d, \"within_20pct\": %d, "
 		       "\"min_ratio\": %.4f, \"max_ratio\": %.4f}", pi ? "," : "", pi, ncmp, in10[pi], in20[pi],
-		       lo[pi], hi[pi]);
-	printf("\n]}\n");
+		       ncmp ? lo[pi] : 0, hi[pi]);
+	printf("\n]");
+	if (open)
+		open_loop(argv[1], argv[2], base, hop_cycles * cycle);
+	printf("}\n");
 	return 0;
 }

@@ -17,9 +17,10 @@
 #   BUILD   build directory (default build)
 #   BOOKSIM path to a BookSim2 binary (built by the user, README
 #           "Benchmarks"): netsim_validation.json then also compares the
-#           packet engine with it ("booksim"; 53 cases, about 10 minutes
-#           more; BookSim's runs are kept in build/bench/booksim and read
-#           again when a case comes back unchanged)
+#           packet engine with it ("booksim"; 53 batch cases and 6
+#           open-loop curves, about 30 minutes more; BookSim's runs are
+#           kept in build/bench/booksim and read again when a case comes
+#           back unchanged)
 #   PMPI_ROUNDS  alternating rounds of the pmpi ping-pong (default 6)
 #   READ_LATENCY_ARGS  "REPS BATCH" for read_latency (default: its own, 15 20000)
 set -euo pipefail
