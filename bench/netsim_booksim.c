@@ -39,22 +39,81 @@
 
 enum { PKT_CHUNKS = 17, FIFO = 7 };
 
+/* A case: a k-ary n-cube, a traffic and the bytes every node sends (in
+ * 512-byte packets of payload). Permutations are one message of `bytes`
+ * per node (BookSim: a batch of bytes / 512 packets to perm(node));
+ * uniform and hot-spot traffic are bytes / 512 one-packet messages, each
+ * to a destination drawn at random (hot-spot: among `hot` nodes i N /
+ * hot, BookSim's hotspot({...})). The list was fixed before any mechanism
+ * was changed to approach BookSim: the first six are the original
+ * comparison, the rest cover 2D to 5D, even and odd rings, 1 KB to 256 KB
+ * per node. */
 typedef struct bcase {
 	int k, n;
-	const char *traffic; /* BookSim's name */
-	const char *pattern; /* ours */
-	int packets;         /* per node */
-	int exact;           /* odd rings, a permutation: per-link counts agree */
-	int same;            /* the same traffic (else: ours differs on purpose) */
+	const char *kind;    /* tornado, neighbor, bitcomp, transpose, shuffle, uniform, hotspot */
+	long bytes;          /* per node */
+	int hot;             /* hotspot: hot nodes */
+	int alltoall;        /* ours runs an all-to-all instead (other traffic) */
 } bcase;
 
 static const bcase cases[] = {
-	{5, 3, "tornado", "perm:tornado,bytes=16k", 32, 1, 1},
-	{5, 3, "neighbor", "perm:neighbor,bytes=16k", 32, 1, 1},
-	{8, 3, "bitcomp", "perm:bitcomp,bytes=64k", 128, 0, 1},
-	{8, 3, "tornado", "perm:tornado,bytes=64k", 128, 0, 1},
-	{8, 3, "uniform", "uniform:bytes=512,msgs=1022", 2 * 511, 0, 1},
-	{8, 3, "uniform", "alltoall:bytes=1k", 2 * 511, 0, 0}, /* BookSim's run reused */
+	{5, 3, "tornado", 16 << 10, 0, 0},
+	{5, 3, "neighbor", 16 << 10, 0, 0},
+	{8, 3, "bitcomp", 64 << 10, 0, 0},
+	{8, 3, "tornado", 64 << 10, 0, 0},
+	{8, 3, "uniform", 1022 * 512, 0, 0},
+	{8, 3, "uniform", 1022 * 512, 0, 1}, /* BookSim's run reused */
+	/* 2D */
+	{4, 2, "uniform", 4 << 10, 0, 0},
+	{4, 2, "uniform", 64 << 10, 0, 0},
+	{4, 2, "tornado", 256 << 10, 0, 0},
+	{4, 2, "hotspot", 16 << 10, 4, 0},
+	{5, 2, "uniform", 16 << 10, 0, 0},
+	{5, 2, "tornado", 16 << 10, 0, 0},
+	{5, 2, "neighbor", 64 << 10, 0, 0},
+	{6, 2, "uniform", 64 << 10, 0, 0},
+	{7, 2, "tornado", 64 << 10, 0, 0},
+	{7, 2, "uniform", 16 << 10, 0, 0},
+	{8, 2, "tornado", 64 << 10, 0, 0},
+	{8, 2, "bitcomp", 16 << 10, 0, 0},
+	{8, 2, "transpose", 64 << 10, 0, 0},
+	{8, 2, "shuffle", 16 << 10, 0, 0},
+	{8, 2, "uniform", 16 << 10, 0, 0},
+	{8, 2, "hotspot", 4 << 10, 4, 0},
+	{16, 2, "tornado", 16 << 10, 0, 0},
+	{16, 2, "bitcomp", 4 << 10, 0, 0},
+	{16, 2, "neighbor", 256 << 10, 0, 0},
+	{16, 2, "uniform", 4 << 10, 0, 0},
+	/* 3D */
+	{3, 3, "uniform", 16 << 10, 0, 0},
+	{3, 3, "neighbor", 256 << 10, 0, 0},
+	{4, 3, "uniform", 16 << 10, 0, 0},
+	{4, 3, "tornado", 64 << 10, 0, 0},
+	{4, 3, "bitcomp", 64 << 10, 0, 0},
+	{4, 3, "transpose", 16 << 10, 0, 0},
+	{4, 3, "shuffle", 64 << 10, 0, 0},
+	{4, 3, "hotspot", 4 << 10, 8, 0},
+	{5, 3, "tornado", 64 << 10, 0, 0},
+	{5, 3, "uniform", 4 << 10, 0, 0},
+	{6, 3, "tornado", 16 << 10, 0, 0},
+	{6, 3, "uniform", 4 << 10, 0, 0},
+	{8, 3, "bitcomp", 1 << 10, 0, 0},
+	{8, 3, "neighbor", 16 << 10, 0, 0},
+	/* 4D */
+	{3, 4, "uniform", 16 << 10, 0, 0},
+	{3, 4, "neighbor", 64 << 10, 0, 0},
+	{4, 4, "bitcomp", 16 << 10, 0, 0},
+	{4, 4, "tornado", 16 << 10, 0, 0},
+	{4, 4, "uniform", 4 << 10, 0, 0},
+	{4, 4, "transpose", 16 << 10, 0, 0},
+	{4, 4, "hotspot", 1 << 10, 16, 0},
+	{5, 4, "tornado", 4 << 10, 0, 0},
+	/* 5D */
+	{3, 5, "uniform", 4 << 10, 0, 0},
+	{3, 5, "neighbor", 16 << 10, 0, 0},
+	{4, 5, "bitcomp", 1 << 10, 0, 0},
+	{4, 5, "uniform", 1 << 10, 0, 0},
+	{4, 5, "tornado", 4 << 10, 0, 0},
 };
 
 static double now_s(void)
@@ -72,6 +131,8 @@ static void die(const char *what)
 
 typedef struct bsout {
 	long cycles;         /* injection and drain of the batch */
+	double ol_latency, ol_accepted; /* open loop: packet latency, flits per cycle per node */
+	int unstable;        /* open loop: BookSim gave up (saturated) */
 	double latency;      /* mean network latency of a packet */
 	unsigned long long *flits; /* [node][2n] sent per output link */
 	double wall;
@@ -79,31 +140,61 @@ typedef struct bsout {
 
 /* Writes the configuration, runs BookSim on it and reads its output. */
 static void booksim(const char *bin, const char *dir, int k, int n, const char *traffic,
-		    int packets, bsout *o)
+		    int packets, double load, bsout *o)
 {
-	char cfg[2048], out[2100], cmd[4400];
-	snprintf(cfg, sizeof cfg, "%s/%s_%d_%d_%d.cfg", dir, traffic, k, n, packets);
+	char cfg[2048], out[2100], cmd[4400], name[64];
+	/* a file name of the traffic: hotspot({0,4}) -> hotspot_0_4 */
+	size_t j = 0;
+	for (const char *c = traffic; *c && j < sizeof name - 1; c++)
+		if ((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9'))
+			name[j++] = *c;
+		else if (j && name[j - 1] != '_')
+			name[j++] = '_';
+	name[j] = 0;
+	if (load > 0) /* open loop */
+		snprintf(cfg, sizeof cfg, "%s/open_%s_%d_%d_%g.cfg", dir, name, k, n, load);
+	else
+		snprintf(cfg, sizeof cfg, "%s/%s_%d_%d_%d.cfg", dir, name, k, n, packets);
 	snprintf(out, sizeof out, "%s.out", cfg);
 	FILE *f = fopen(cfg, "w");
 	if (!f)
 		die(cfg);
 	fprintf(f, "topology = torus;\nk = %d;\nn = %d;\nrouting_function = dim_order;\n"
 		"num_vcs = 2;\nvc_buf_size = %d;\ntraffic = %s;\npacket_size = %d;\n"
-		"sim_type = batch;\nbatch_size = %d;\nbatch_count = 1;\ninjection_rate = 1.0;\n"
-		"internal_speedup = 2.0;\nseed = 1;\nprint_activity = 1;\n", k, n, FIFO * PKT_CHUNKS, traffic,
-		PKT_CHUNKS, packets);
+		"internal_speedup = 2.0;\nseed = 1;\n", k, n, FIFO * PKT_CHUNKS, traffic, PKT_CHUNKS);
+	if (load > 0) /* steady state: warm-up, samples of 10000 cycles, drain */
+		fprintf(f, "sim_type = latency;\ninjection_rate_uses_flits = 1;\ninjection_rate = %g;\n"
+			"sample_period = 10000;\n", load);
+	else
+		fprintf(f, "sim_type = batch;\nbatch_size = %d;\nbatch_count = 1;\ninjection_rate = 1.0;\n"
+			"print_activity = 1;\n", packets);
 	fclose(f);
 	snprintf(cmd, sizeof cmd, "'%s' '%s' > '%s' 2>&1", bin, cfg, out);
-	double t0 = now_s();
-	if (system(cmd) == -1) /* BookSim's own status is not 0 even when it ran */
-		die(cmd);
-	o->wall = now_s() - t0;
+	/* a finished run of the same configuration is read again (its wall
+	 * time is the one noted next to it) */
+	char wallf[2200];
+	snprintf(wallf, sizeof wallf, "%s.wall", out);
+	FILE *w = fopen(wallf, "r");
+	if (!w || fscanf(w, "%lf", &o->wall) != 1) {
+		double t0 = now_s();
+		if (system(cmd) == -1) /* BookSim's own status is not 0 even when it ran */
+			die(cmd);
+		o->wall = now_s() - t0;
+		if (w)
+			fclose(w);
+		w = NULL;
+	}
+	if (w)
+		fclose(w);
 	size_t nodes = 1;
 	for (int i = 0; i < n; i++)
 		nodes *= (size_t)k;
 	o->flits = calloc(nodes * 2 * (size_t)n, sizeof *o->flits);
 	o->cycles = 0;
 	o->latency = -1;
+	o->ol_latency = o->ol_accepted = -1;
+	o->unstable = 0;
+	int overall = 0;
 	if (!o->flits || !(f = fopen(out, "r")))
 		die(out);
 	char line[512];
@@ -112,7 +203,14 @@ static void booksim(const char *bin, const char *dir, int k, int n, const char *
 		long c;
 		int i, p;
 		unsigned long long v;
-		if (sscanf(line, "Batch injected. Time used is %ld", &c) == 1 ||
+		overall |= !strncmp(line, "====== Overall Traffic Statistics", 33);
+		o->unstable |= !strncmp(line, "Simulation unstable", 19);
+		if (overall && o->ol_latency < 0 && sscanf(line, "Packet latency average = %lf", &o->ol_latency) == 1)
+			;
+		else if (overall && o->ol_accepted < 0 &&
+			 sscanf(line, "Accepted flit rate average = %lf", &o->ol_accepted) == 1)
+			;
+		else if (sscanf(line, "Batch injected. Time used is %ld", &c) == 1 ||
 		    sscanf(line, "Batch received. Time used is %ld", &c) == 1)
 			o->cycles += c;
 		else if (o->latency < 0 && sscanf(line, "Network latency average = %lf", &o->latency) == 1)
@@ -125,21 +223,157 @@ static void booksim(const char *bin, const char *dir, int k, int n, const char *
 			o->flits[(size_t)node * 2 * (size_t)n + (size_t)p] += v;
 	}
 	fclose(f);
-	if (!o->cycles)
+	if (load > 0 ? !o->unstable && o->ol_latency < 0 : !o->cycles)
 		die(out); /* BookSim failed: its output says why */
+	if ((w = fopen(wallf, "w"))) {
+		fprintf(w, "%.3f\n", o->wall);
+		fclose(w);
+	}
+}
+
+/* BookSim's traffic name and our pattern for case c. */
+static void traffic_of(const bcase *c, size_t nodes, char *bs, size_t nbs, char *ours, size_t nours)
+{
+	long pk = c->bytes / 512;
+	if (c->alltoall) {
+		snprintf(bs, nbs, "uniform");
+		snprintf(ours, nours, "alltoall:bytes=%ld", c->bytes / (long)(nodes - 1));
+	} else if (!strcmp(c->kind, "uniform")) {
+		snprintf(bs, nbs, "uniform");
+		snprintf(ours, nours, "uniform:bytes=512,msgs=%ld", pk);
+	} else if (!strcmp(c->kind, "hotspot")) {
+		/* the list in braces of its own: BookSim reads a bare
+		 * {a,b} as the hot nodes' list then their rates */
+		size_t at = (size_t)snprintf(bs, nbs, "hotspot({{");
+		for (int i = 0; i < c->hot && at < nbs; i++)
+			at += (size_t)snprintf(bs + at, nbs - at, "%s%zu", i ? "," : "", (size_t)i * nodes / (size_t)c->hot);
+		if (at < nbs)
+			snprintf(bs + at, nbs - at, "}})");
+		snprintf(ours, nours, "uniform:bytes=512,msgs=%ld,hot=%d", pk, c->hot);
+	} else {
+		snprintf(bs, nbs, "%s", c->kind);
+		snprintf(ours, nours, "perm:%s,bytes=%ld", c->kind, c->bytes);
+	}
+}
+
+
+/* The router policies a run of ours takes (netspec parameters). */
+static const char *const policies[][5][2] = {
+	/* our defaults */
+	{{"dateline", "0"}, {"round_robin", "0"}, {"tie", "parity"}, {"flow_unit", "packet"}, {"ports", "shared"}},
+	/* BookSim's VCs and allocators only */
+	{{"dateline", "1"}, {"round_robin", "1"}, {"tie", "parity"}, {"flow_unit", "packet"}, {"ports", "shared"}},
+	/* and its half-way ties, credits per flit, injection and ejection */
+	{{"dateline", "1"}, {"round_robin", "1"}, {"tie", "random"}, {"flow_unit", "chunk"}, {"ports", "split"}},
+};
+#define NPOL (int)(sizeof policies / sizeof *policies)
+
+/* Ours: the generic torus k^n as BookSim's (no MPI costs, its hop),
+ * routed in BookSim's order; s must outlive t. */
+static void ours_init(const clab_netspec *base, double hop_s, int k, int n, clab_netspec *s,
+		      clab_torus *t, clab_map *m, char shape[64])
+{
+	*s = *base;
+	char v[64], order[8] = "";
+	snprintf(v, sizeof v, "%.9g", hop_s);
+	if (clab_netspec_set(s, "hop_s", v) || clab_netspec_set(s, "o_send_s", "0") ||
+	    clab_netspec_set(s, "o_recv_s", "0") || clab_netspec_set(s, "gap_s", "0") ||
+	    clab_netspec_set(s, "latency_s", "0") || clab_netspec_set(s, "eager_max", "1000000000"))
+		die(clab_errmsg());
+	shape[0] = 0;
+	for (int d = 0; d < n; d++) {
+		snprintf(shape + strlen(shape), 64 - strlen(shape), "%s%d", d ? "x" : "", k);
+		order[d] = s->letters[n - 1 - d];
+	}
+	if (clab_torus_init(t, s, shape, 1, order) || clab_map_init(m, t, NULL))
+		die(clab_errmsg());
+}
+
+/* Open loop against BookSim's steady state (sim_type = latency): traffic
+ * of the table's kinds, loads in flits per cycle per node. */
+typedef struct ocase {
+	int k, n;
+	const char *kind;    /* uniform or a permutation */
+} ocase;
+
+static const ocase ocases[] = {
+	{8, 2, "uniform"}, {5, 2, "uniform"}, {4, 3, "uniform"}, {8, 2, "tornado"}, {5, 3, "tornado"},
+	{4, 4, "uniform"},
+};
+
+static void open_loop(const char *bin, const char *dir, const clab_netspec *base, double hop_s)
+{
+	static const double loads[] = {0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9};
+	printf(", \"open_loop\": [");
+	for (size_t ci = 0; ci < sizeof ocases / sizeof *ocases; ci++) {
+		const ocase *c = &ocases[ci];
+		clab_netspec s;
+		clab_torus t;
+		clab_map m;
+		char shape[64], pattern[64];
+		int err;
+		ours_init(base, hop_s, c->k, c->n, &s, &t, &m, shape);
+		for (size_t j = 0; j < sizeof *policies / sizeof **policies; j++)
+			if (clab_netspec_set(&s, policies[NPOL - 1][j][0], policies[NPOL - 1][j][1]))
+				die(clab_errmsg());
+		snprintf(pattern, sizeof pattern, strcmp(c->kind, "uniform") ? "perm:%s" : "%s:msgs=1000", c->kind);
+		clab_net *net = clab_net_new(&t, &m, &err);
+		if (!net || clab_net_configure(net, CLAB_NET_PACKET, CLAB_ROUTE_DETERMINISTIC, 1))
+			die(clab_errmsg());
+		/* saturation: the first load accepted below 95% (BookSim: or
+		 * given up as unstable) */
+		double sat_b = 0, sat_o = 0;
+		printf("%s\n  {\"torus\": \"%s\", \"traffic\": \"%s\", \"loads\": [", ci ? "," : "", shape, c->kind);
+		for (size_t li = 0; li < sizeof loads / sizeof *loads; li++) {
+			bsout b;
+			booksim(bin, dir, c->k, c->n, c->kind, 0, loads[li], &b);
+			free(b.flits);
+			clab_openloop o = {.load = loads[li], .warmup = 1000, .measure = 10000};
+			if (clab_net_openloop(net, pattern, &o))
+				die(clab_errmsg());
+			if (!sat_b && (b.unstable || b.ol_accepted < 0.95 * loads[li]))
+				sat_b = loads[li];
+			if (!sat_o && o.accepted < 0.95 * loads[li])
+				sat_o = loads[li];
+			printf("%s{\"load\": %g, \"booksim_latency\": %.4g, \"booksim_accepted\": %.4g, "
+			       "\"booksim_unstable\": %s, \"latency\": %.4g, \"latency_p99\": %.4g, \"accepted\": %.4g, "
+			       "\"latency_ratio\": %.4f}",
+			       li ? ", " : "", loads[li], b.unstable ? -1 : b.ol_latency, b.unstable ? -1 : b.ol_accepted,
+			       b.unstable ? "true" : "false", o.latency_mean, o.latency_p99, o.accepted,
+			       b.unstable ? 0 : o.latency_mean / b.ol_latency);
+			fflush(stdout);
+			if (b.unstable && o.accepted < 0.95 * loads[li])
+				break; /* both saturated: no further load says more */
+		}
+		printf("], \"booksim_saturates_by\": %g, \"saturates_by\": %g}", sat_b, sat_o);
+		clab_net_free(net);
+		clab_map_free(&m);
+	}
+	printf("\n]");
 }
 
 int main(int argc, char **argv)
 {
-	if (argc != 3)
-		die("usage: netsim_booksim BOOKSIM WORKDIR");
+	if (argc != 3 && argc != 4)
+		die("usage: netsim_booksim BOOKSIM WORKDIR [FIRST-LAST|open]  (cases from 0; open: the open loop only)");
+	size_t ncases = sizeof cases / sizeof *cases, first = 0, last = ncases - 1;
+	/* "open": the open-loop comparison only; a range: those cases only */
+	int open = argc == 3 || !strcmp(argv[3], "open");
+	if (argc == 4 && !strcmp(argv[3], "open"))
+		first = 1, last = 0;
+	else if (argc == 4 && sscanf(argv[3], "%zu-%zu", &first, &last) < 1)
+		die("want a case range FIRST-LAST or open");
+	if (argc == 4 && !open && !strchr(argv[3], '-'))
+		last = first;
+	if (last >= ncases)
+		last = ncases - 1;
 	const clab_netspec *base = clab_netspec_find("torus");
 	double cycle = base->chunk / base->link_bytes_s;
 	/* BookSim's cycles per hop: one packet per node to its neighbour
 	 * on a ring (1 hop) and on a 2D torus (2 hops, no link shared) */
 	bsout one, two;
-	booksim(argv[1], argv[2], 5, 1, "neighbor", 1, &one);
-	booksim(argv[1], argv[2], 5, 2, "neighbor", 1, &two);
+	booksim(argv[1], argv[2], 5, 1, "neighbor", 1, 0, &one);
+	booksim(argv[1], argv[2], 5, 2, "neighbor", 1, 0, &two);
 	double hop_cycles = two.latency - one.latency;
 	free(one.flits);
 	free(two.flits);
@@ -147,48 +381,62 @@ int main(int argc, char **argv)
 		die("could not measure BookSim's latency per hop");
 	printf("{\"cycle_s\": %.6g, \"hop_cycles\": %.3g, \"fifo_packets\": %d, \"packet_chunks\": %d, "
 	       "\"vc_buf_size\": %d, \"cases\": [", cycle, hop_cycles, FIFO, PKT_CHUNKS, FIFO * PKT_CHUNKS);
-	for (size_t ci = 0; ci < sizeof cases / sizeof *cases; ci++) {
+	/* the summary: cases of the same traffic (exact or statistical),
+	 * within 10% and 20%, the range of the ratio, per policy set */
+	int ncmp = 0, in10[NPOL] = {0}, in20[NPOL] = {0};
+	double lo[NPOL], hi[NPOL];
+	for (int pi = 0; pi < NPOL; pi++)
+		lo[pi] = 1e300, hi[pi] = 0;
+	for (size_t ci = first; ci <= last; ci++) {
 		const bcase *c = &cases[ci];
-		static bsout b; /* the previous case's run, if the same */
-		const bcase *p = ci ? &cases[ci - 1] : NULL;
-		if (!p || p->k != c->k || p->n != c->n || strcmp(p->traffic, c->traffic) || p->packets != c->packets) {
-			free(b.flits);
-			booksim(argv[1], argv[2], c->k, c->n, c->traffic, c->packets, &b);
-		}
-		/* ours: the same torus, routed in BookSim's order */
-		clab_netspec s = *base;
-		char v[64], shape[64] = "", order[8] = "";
-		snprintf(v, sizeof v, "%.9g", hop_cycles * cycle);
-		if (clab_netspec_set(&s, "hop_s", v) || clab_netspec_set(&s, "o_send_s", "0") ||
-		    clab_netspec_set(&s, "o_recv_s", "0") || clab_netspec_set(&s, "gap_s", "0") ||
-		    clab_netspec_set(&s, "latency_s", "0") || clab_netspec_set(&s, "eager_max", "1000000000"))
-			die(clab_errmsg());
-		for (int d = 0; d < c->n; d++) {
-			snprintf(shape + strlen(shape), sizeof shape - strlen(shape), "%s%d", d ? "x" : "", c->k);
-			order[d] = s.letters[c->n - 1 - d];
-		}
+		size_t nodes = 1;
+		for (int i = 0; i < c->n; i++)
+			nodes *= (size_t)c->k;
+		char traffic[4096], pattern[128];
+		traffic_of(c, nodes, traffic, sizeof traffic, pattern, sizeof pattern);
+		int packets = (int)(c->bytes / 512);
+		int perm = strcmp(c->kind, "uniform") && strcmp(c->kind, "hotspot");
+		int exact = perm && c->k % 2; /* no half-way ties, the same traffic */
+		bsout b;
+		booksim(argv[1], argv[2], c->k, c->n, traffic, packets, 0, &b);
+		clab_netspec s;
 		clab_torus t;
 		clab_map m;
+		char shape[64];
 		int err;
-		if (clab_torus_init(&t, &s, shape, 1, order) || clab_map_init(&m, &t, NULL))
-			die(clab_errmsg());
-		/* our defaults first (one bubble VC, oldest first), then
-		 * BookSim's policies (the run compared) */
-		double own = 0, ours = 0, wall = 0;
+		ours_init(base, hop_cycles * cycle, c->k, c->n, &s, &t, &m, shape);
+		/* each set of policies in turn, BookSim's last (the run
+		 * compared) */
+		double cyc[NPOL], wall = 0;
 		clab_net *net = NULL;
-		for (int policy = 0; policy < 2; policy++) {
-			const char *on = policy ? "1" : "0";
-			if (clab_netspec_set(&s, "dateline", on) || clab_netspec_set(&s, "round_robin", on))
-				die(clab_errmsg());
+		for (int pi = 0; pi < NPOL; pi++) {
+			for (size_t j = 0; j < sizeof *policies / sizeof **policies; j++)
+				if (policies[pi][j][0] && clab_netspec_set(&s, policies[pi][j][0], policies[pi][j][1]))
+					die(clab_errmsg());
 			clab_net_free(net);
 			net = clab_net_new(&t, &m, &err);
 			if (!net || clab_net_configure(net, CLAB_NET_PACKET, CLAB_ROUTE_DETERMINISTIC, 1))
 				die(clab_errmsg());
 			double t0 = now_s();
-			if (clab_net_pattern(net, c->pattern))
+			if (clab_net_pattern(net, pattern))
 				die(clab_errmsg());
 			wall = now_s() - t0;
-			*(policy ? &ours : &own) = clab_net_totals(net).network / cycle;
+			cyc[pi] = clab_net_totals(net).network / cycle;
+		}
+		double ours = cyc[NPOL - 1];
+		/* random traffic: how far our own draws spread it (seeds
+		 * 2..5 of the pattern, BookSim's policies) */
+		double spread[5] = {ours};
+		int nseed = perm || c->alltoall ? 0 : 5;
+		for (int k = 1; k < nseed; k++) {
+			char pk[160];
+			snprintf(pk, sizeof pk, "%s,seed=%d", pattern, k + 1);
+			clab_net *sn = clab_net_new(&t, &m, &err);
+			if (!sn || clab_net_configure(sn, CLAB_NET_PACKET, CLAB_ROUTE_DETERMINISTIC, 1) ||
+			    clab_net_pattern(sn, pk))
+				die(clab_errmsg());
+			spread[k] = clab_net_totals(sn).network / cycle;
+			clab_net_free(sn);
 		}
 		/* counts: our link 2d + 1 is + along dimension d, BookSim's
 		 * port 2 (n - 1 - d) */
@@ -203,21 +451,51 @@ int main(int argc, char **argv)
 					tot_o += o;
 					differ += o != bv;
 				}
-		printf("%s\n  {\"torus\": \"%s\", \"nodes\": %u, \"booksim_traffic\": \"%s\", \"pattern\": \"%s\", "
+		double ratio = ours / (double)b.cycles;
+		ncmp += !c->alltoall;
+		for (int pi = 0; pi < NPOL && !c->alltoall; pi++) {
+			double r = cyc[pi] / (double)b.cycles;
+			in10[pi] += r > 0.9 && r < 1.1;
+			in20[pi] += r > 0.8 && r < 1.2;
+			lo[pi] = r < lo[pi] ? r : lo[pi];
+			hi[pi] = r > hi[pi] ? r : hi[pi];
+		}
+		printf("%s\n  {\"case\": %zu, \"torus\": \"%s\", \"nodes\": %u, \"booksim_traffic\": \"%s\", \"pattern\": \"%s\", "
 		       "\"packets_per_node\": %d, \"booksim_cycles\": %ld, \"packet_engine_cycles\": %.0f, "
-		       "\"time_ratio\": %.4f, \"within_10pct\": %s, \"own_policies_cycles\": %.0f, "
-		       "\"own_policies_ratio\": %.4f, \"booksim_wall_s\": %.2f, "
+		       "\"time_ratio\": %.4f, \"within_10pct\": %s, \"within_20pct\": %s, \"policies\": [",
+		       ci > first ? "," : "", ci, shape, t.nodes, traffic, pattern, packets, b.cycles, ours,
+		       ratio, ratio > 0.9 && ratio < 1.1 ? "true" : "false",
+		       ratio > 0.8 && ratio < 1.2 ? "true" : "false");
+		for (int pi = 0; pi < NPOL; pi++) {
+			printf("%s{", pi ? ", " : "");
+			for (size_t j = 0; j < sizeof *policies / sizeof **policies; j++)
+				if (policies[pi][j][0])
+					printf("\"%s\": \"%s\", ", policies[pi][j][0], policies[pi][j][1]);
+			printf("\"cycles\": %.0f, \"ratio\": %.4f}", cyc[pi], cyc[pi] / (double)b.cycles);
+		}
+		printf("], \"seed_ratios\": [");
+		for (int k = 0; k < nseed; k++)
+			printf("%s%.4f", k ? ", " : "", spread[k] / (double)b.cycles);
+		printf("], \"booksim_wall_s\": %.2f, "
 		       "\"packet_engine_wall_s\": %.3f, \"wall_ratio\": %.1f, \"chunks_booksim\": %llu, "
 		       "\"chunks_packet_engine\": %llu, \"per_link\": %s, \"links_compared\": %llu, "
 		       "\"links_differing\": %llu, \"same_traffic\": %s}",
-		       ci ? "," : "", shape, t.nodes, c->traffic, c->pattern, c->packets, b.cycles, ours,
-		       ours / (double)b.cycles, ours / (double)b.cycles > 0.9 && ours / (double)b.cycles < 1.1 ? "true" : "false",
-		       own, own / (double)b.cycles, b.wall, wall, b.wall / wall, tot_b, tot_o, c->exact ? "true" : "false",
-		       c->exact ? compared : 0, c->exact ? differ : 0, c->same ? "true" : "false");
+		       b.wall, wall, b.wall / wall, tot_b, tot_o, exact ? "true" : "false",
+		       exact ? compared : 0, exact ? differ : 0,
+		       c->alltoall ? "false" : perm ? "true" : "\"statistical\"");
 		fflush(stdout);
+		free(b.flits);
 		clab_net_free(net);
 		clab_map_free(&m);
 	}
-	printf("\n]}\n");
+	printf("\n], \"summary\": [");
+	for (int pi = 0; pi < NPOL; pi++)
+		printf("%s\n  {\"policies\": %d, \"cases\": %d, \"within_10pct\": %d, \"within_20pct\": %d, "
+		       "\"min_ratio\": %.4f, \"max_ratio\": %.4f}", pi ? "," : "", pi, ncmp, in10[pi], in20[pi],
+		       ncmp ? lo[pi] : 0, hi[pi]);
+	printf("\n]");
+	if (open)
+		open_loop(argv[1], argv[2], base, hop_cycles * cycle);
+	printf("}\n");
 	return 0;
 }

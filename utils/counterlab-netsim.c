@@ -33,6 +33,9 @@ typedef struct opts {
 	enum clab_net_routing routing;
 	unsigned long long seed;
 	enum format format;
+	double load[64];         /* --open-loop */
+	int nload;
+	unsigned long long warmup, measure;
 } opts;
 
 static void usage(FILE *f)
@@ -70,6 +73,12 @@ static void usage(FILE *f)
 		"                        (repeatable; see --list-params)\n"
 		"  --list-params         the machine's network parameters and their values\n"
 		"  --pattern SPEC        traffic; repeat for phases in sequence\n"
+		"  --open-loop L1,L2,... packet engine, one pattern: each sender makes\n"
+		"                        packets at random (load: chunks per chunk time, 1 a\n"
+		"                        link's worth) to destinations drawn by the pattern's\n"
+		"                        bytes; prints accepted load, mean and 99th-percentile\n"
+		"                        latency per load, and where it saturates\n"
+		"  --open-loop-window W,M  chunk times of warm-up and measurement (1000,10000)\n"
 		"  --format table|csv|json   output (default table)\n"
 		"  --per-node            one row (or JSON object) per node\n"
 		"  --counters A,B,...    events in per-node tables (default the main ones)\n"
@@ -139,11 +148,11 @@ static int parse(int argc, char **argv, opts *o)
 		{"ranks", 1, 0, 'R'}, {"set", 1, 0, 'S'}, {"list-params", 0, 0, 'P'},
 		{"heatmap-range", 1, 0, 'Y'}, {"heatmap-with", 1, 0, 'W'}, {"engine", 1, 0, 'G'}, {"routing", 1, 0, 'r'},
 		{"seed", 1, 0, 's'}, {"tilemap", 1, 0, 'T'}, {"gemini", 1, 0, 'g'},
-		{"tiles", 1, 0, 'x'},
+		{"tiles", 1, 0, 'x'}, {"open-loop", 1, 0, 'O'}, {"open-loop-window", 1, 0, 'W'},
 		{0, 0, 0, 0},
 	};
 	int c, list = 0;
-	*o = (opts){.machine = "bgq", .ppn = -1, .seed = 1, .tiles = -1};
+	*o = (opts){.machine = "bgq", .ppn = -1, .seed = 1, .tiles = -1, .warmup = 1000, .measure = 10000};
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'm': o->machine = optarg; break;
@@ -253,6 +262,27 @@ static int parse(int argc, char **argv, opts *o)
 			o->seed = seed;
 			break;
 		}
+		case 'O': {
+			const char *at = optarg;
+			for (char *end; *at; at = *end == ',' ? end + 1 : end) {
+				errno = 0;
+				double v = strtod(at, &end);
+				if (end == at || errno || !(v > 0 && v <= 64) || (*end && *end != ',') ||
+				    o->nload == (int)(sizeof o->load / sizeof *o->load)) {
+					fprintf(stderr, "counterlab-netsim: --open-loop %s: want up to 64 loads 0 < L <= 64, comma-separated\n", optarg);
+					return 2;
+				}
+				o->load[o->nload++] = v;
+			}
+			break;
+		}
+		case 'W':
+			if (sscanf(optarg, "%llu,%llu", &o->warmup, &o->measure) != 2 || !o->measure ||
+			    o->warmup + o->measure > 100000000ull) {
+				fprintf(stderr, "counterlab-netsim: --open-loop-window %s: want W,M chunk times (M >= 1, W + M <= 1e8)\n", optarg);
+				return 2;
+			}
+			break;
 		case 'T': o->tilemap = optarg; break;
 		case 'g': o->gemini = optarg; break;
 		case 'x': {
@@ -300,6 +330,10 @@ static int parse(int argc, char **argv, opts *o)
 		return -3;
 	if (!o->npattern) {
 		fprintf(stderr, "counterlab-netsim: no --pattern given (see --help)\n");
+		return 2;
+	}
+	if (o->nload && (o->engine != CLAB_NET_PACKET || o->npattern != 1 || !strcmp(o->machine, "gemini"))) {
+		fprintf(stderr, "counterlab-netsim: --open-loop needs --engine packet and one --pattern (not gemini)\n");
 		return 2;
 	}
 	return 0;
@@ -673,6 +707,44 @@ int main(int argc, char **argv)
 		return die("model");
 	if (clab_net_configure(net, o.engine, o.routing, o.seed))
 		return die("--engine");
+	if (o.nload) { /* open loop: a row per load, then the saturation */
+		double sat_lo = 0, sat_hi = 0;
+		if (o.format == JSON)
+			printf("{\"pattern\": \"%s\", \"warmup\": %llu, \"measure\": %llu, \"loads\": [",
+			       o.pattern[0], o.warmup, o.measure);
+		else if (o.format == CSV)
+			printf("offered,accepted,latency_mean,latency_p99,packets\n");
+		else
+			printf("open loop, %s: warm-up %llu, window %llu chunk times (%.4g ns)\n%10s %10s %14s %14s %10s\n",
+			       o.pattern[0], o.warmup, o.measure, 1e9 * spec->chunk / spec->link_bytes_s,
+			       "offered", "accepted", "latency mean", "latency p99", "packets");
+		for (int i = 0; i < o.nload; i++) {
+			clab_openloop ol = {.load = o.load[i], .warmup = o.warmup, .measure = o.measure};
+			if (clab_net_openloop(net, o.pattern[0], &ol))
+				return die("--open-loop");
+			if (ol.accepted >= 0.95 * ol.load)
+				sat_lo = ol.load > sat_lo ? ol.load : sat_lo;
+			else if (!sat_hi || ol.load < sat_hi)
+				sat_hi = ol.load;
+			if (o.format == JSON)
+				printf("%s{\"offered\": %.4g, \"accepted\": %.4g, \"latency_mean\": %.4g, \"latency_p99\": %.4g, \"packets\": %llu}",
+				       i ? ", " : "", ol.load, ol.accepted, ol.latency_mean, ol.latency_p99,
+				       (unsigned long long)ol.packets);
+			else
+				printf(o.format == CSV ? "%.4g,%.4g,%.4g,%.4g,%llu\n" : "%10.4g %10.4g %14.4g %14.4g %10llu\n",
+				       ol.load, ol.accepted, ol.latency_mean, ol.latency_p99,
+				       (unsigned long long)ol.packets);
+			fflush(stdout);
+		}
+		/* saturated: accepting less than 95% of what is offered */
+		if (o.format == JSON)
+			printf("], \"saturation_above\": %.4g, \"saturation_below\": %.4g}\n", sat_lo, sat_hi);
+		else if (o.format == TABLE)
+			printf(sat_hi ? "saturation: above %.4g, by %.4g\n" : "saturation: above %.4g, not reached\n",
+			       sat_lo, sat_hi);
+		clab_net_free(net);
+		return 0;
+	}
 	clab_gemini *g = NULL;
 	if (gem) {
 		clab_gemini_tilemap tm;

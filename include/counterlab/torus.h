@@ -47,6 +47,18 @@ typedef struct clab_netspec {
 	uint32_t round_robin;      /* packet engine: 1 a free link serves the
 				    * waiting input queues in turn (BookSim2's
 				    * allocators), 0 the oldest waiting first */
+	uint32_t tie;              /* packet engine, a way exactly half round an
+				    * even ring: 0 (parity) the source's
+				    * coordinate parity picks the direction per
+				    * flow (BG/Q), 1 (random) a seeded draw per
+				    * packet and dimension (BookSim2) */
+	uint32_t flow_unit;        /* packet engine: 0 (packet) a buffer's room
+				    * comes back when a packet's tail has left,
+				    * 1 (chunk) chunk by chunk as it leaves */
+	uint32_t ports;            /* packet engine: 0 (shared) one node port
+				    * of drain_links links' worth, sending and
+				    * receiving in turns, 1 (split) an injection
+				    * and an ejection port of half that each */
 	uint32_t inj_fifos;        /* messages a node's MU injects at once */
 	uint32_t m2m_fifos;        /* MPI all-to-all as BG/Q's many-to-many:
 				    * each rank deals its descriptors over this
@@ -291,6 +303,25 @@ uint64_t clab_netevent_count(const clab_net *n, const clab_netevent *e,
 int clab_net_pattern(clab_net *n, const char *spec);
 /* One line per pattern: name, keys and what it does (for --help). */
 const char *clab_net_pattern_help(void);
+
+/* Open loop (packet engine): every node that sends in `pattern` makes a
+ * packet of max_payload bytes with probability load / chunks-per-packet
+ * every chunk time (a link's chunk), to a destination drawn by the bytes
+ * the pattern sends it, queued in one injection FIFO; after `warmup`
+ * chunk times, the packets made in the next `measure` are timed from
+ * making to delivery (arrivals go on for as long again after it, and the
+ * run drains all). Uses n's torus, map, routing and seed; n's counters
+ * are left alone. */
+typedef struct clab_openloop {
+	double load;           /* offered chunks per chunk time per sender */
+	uint64_t warmup, measure; /* chunk times */
+	double accepted;       /* out: chunks delivered per chunk time per
+				* sender in the window */
+	double latency_mean, latency_p99; /* out: chunk times */
+	uint64_t packets;      /* out: packets made in the window */
+	uint64_t events;       /* out: the run's events */
+} clab_openloop;
+int clab_net_openloop(clab_net *n, const char *pattern, clab_openloop *o);
 
 /* ---- live traffic (sim_backends/torus/live.c) ------------------------------
  * A live MPI program's messages (libcounterlab-mpi, README "Live MPI

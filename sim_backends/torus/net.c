@@ -90,6 +90,7 @@ struct clab_net {
 	int max_hops_proto[2]; /* longest route of eager [0], rendezvous [1] messages */
 	double flops, membytes;/* per rank, this phase */
 	int any_net, any_local;
+	int capture;           /* open loop: phases keep their flows, unrun */
 	uint64_t *tot;         /* [node][nl][NVC][T_N] */
 	uint64_t *notoken;     /* [node][nl] */
 	uint64_t cycles, local, phase_local, phases, phase_notoken;
@@ -387,7 +388,7 @@ static void add_flow(clab_net *n, uint32_t s, uint32_t r, uint64_t nmsg,
 			n->flows = f;
 			n->capflows = cap;
 		}
-		n->flows[n->nflows++] = (pkt_flow){s, r, nmsg, bytes, vc, 0};
+		n->flows[n->nflows++] = (pkt_flow){s, r, nmsg, bytes, vc, 0, 0};
 		return;
 	}
 	if (vc == CLAB_VC_DYNAMIC && !n->dyn_routes &&
@@ -1062,6 +1063,10 @@ int clab_net_phase_end(clab_net *n, uint64_t times, double *time_s)
 {
 	const clab_torus *t = n->t;
 	const clab_netspec *s = t->spec;
+	if (n->capture) { /* the traffic only (clab_net_openloop) */
+		expand_groups(n);
+		return n->capflows == SIZE_MAX ? clab_seterr(CLAB_E_NOMEM, "no memory for the flows of phase \"%s\"", n->label) : CLAB_OK;
+	}
 	clab_net_record *rec = record_of(n);
 	if (!rec)
 		return clab_seterr(CLAB_E_NOMEM, "no memory for the record of phase \"%s\"", n->label);
@@ -1072,7 +1077,7 @@ int clab_net_phase_end(clab_net *n, uint64_t times, double *time_s)
 	if (n->engine == CLAB_NET_PACKET) {
 		if (n->capflows == SIZE_MAX)
 			return clab_seterr(CLAB_E_NOMEM, "no memory for the flows of phase \"%s\"", n->label);
-		pkt_result res = {n->diff, n->pfifo, n->pnotoken, 0, 0};
+		pkt_result res = {.sent = n->diff, .fifo = n->pfifo, .notoken = n->pnotoken};
 		int rc = clab_packet_run(t, n->flows, n->nflows, n->seed + n->phases,
 					 n->progress, n->progress_arg, &res);
 		n->nflows = 0;
@@ -1300,4 +1305,150 @@ uint64_t clab_netevent_count(const clab_net *n, const clab_netevent *e,
 			     uint32_t node)
 {
 	return clab_net_count(n, node, e->link, e->what, e->vcmask);
+}
+
+/* ---- open loop ----------------------------------------------------------- */
+
+static uint64_t ol_draw(uint64_t *x) /* splitmix64 */
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+int clab_net_openloop(clab_net *n, const char *pattern, clab_openloop *o)
+{
+	const clab_torus *t = n->t;
+	const clab_netspec *s = t->spec;
+	if (!(o->load > 0 && o->load <= 64) || !o->measure)
+		return clab_seterr(CLAB_E_INVAL, "open loop: load %g (want 0 < load <= 64 chunks per chunk time per node) and a measurement window of at least one chunk time",
+				   o->load);
+	/* the pattern's traffic: who sends to whom, by bytes */
+	int err;
+	clab_net *c = clab_net_new(t, n->map, &err);
+	if (!c)
+		return err;
+	int rc = clab_net_configure(c, CLAB_NET_PACKET, n->routing, n->seed);
+	c->capture = 1;
+	if (!rc)
+		rc = clab_net_pattern(c, pattern);
+	size_t N = t->nodes, nf = 0, cap = 0;
+	uint64_t *first = calloc(N + 1, sizeof *first); /* c's flows by source */
+	size_t *bysrc = malloc(c->nflows * sizeof *bysrc + 1);
+	double *cum = malloc(c->nflows * sizeof *cum + 1);
+	pkt_flow *f = NULL;
+	double *lat = NULL;
+	if (!rc && (!first || !bysrc || !cum))
+		rc = clab_seterr(CLAB_E_NOMEM, "no memory for the open loop's traffic");
+	if (!rc && !c->nflows)
+		rc = clab_seterr(CLAB_E_PATTERN, "open loop: %s sends nothing between nodes", pattern);
+	for (size_t i = 0; !rc && i < c->nflows; i++)
+		first[c->flows[i].src + 1]++;
+	for (size_t x = 0; !rc && x < N; x++)
+		first[x + 1] += first[x];
+	for (size_t i = 0; !rc && i < c->nflows; i++) { /* a counting sort, stable */
+		size_t at = first[c->flows[i].src]++;
+		bysrc[at] = i;
+	}
+	for (size_t x = N; !rc && x > 0; x--)
+		first[x] = first[x - 1];
+	if (!rc)
+		first[0] = 0;
+	/* each node's destinations, weighted by the bytes the pattern sends */
+	size_t senders = 0;
+	for (size_t x = 0; !rc && x < N; x++) {
+		double w = 0;
+		for (uint64_t i = first[x]; i < first[x + 1]; i++) {
+			const pkt_flow *g = &c->flows[bysrc[i]];
+			w += (double)g->nmsg * (double)(g->bytes ? g->bytes : 1);
+			cum[i] = w;
+		}
+		senders += first[x + 1] > first[x];
+	}
+	/* Bernoulli arrivals per chunk time, packets of max_payload, for the
+	 * warm-up, the window and as long again after it (the window's
+	 * packets meet the same load until they are delivered) */
+	uint64_t chunks = (s->header + s->max_payload + s->chunk - 1) / s->chunk;
+	if (chunks * s->chunk < s->min_packet)
+		chunks = s->min_packet / s->chunk;
+	double p = o->load / (double)chunks, cyc = s->chunk / s->link_bytes_s;
+	uint64_t gen = o->warmup + 2 * o->measure, seed = n->seed * 0x2545f4914f6cdd1dull + 7;
+	int vc = n->routing == CLAB_ROUTE_ADAPTIVE ? CLAB_VC_DYNAMIC : CLAB_VC_ESCAPE;
+	for (size_t x = 0; !rc && x < N; x++) {
+		if (first[x + 1] == first[x])
+			continue;
+		for (uint64_t k = 0; k < gen && !rc; k++) {
+			if ((double)(ol_draw(&seed) >> 11) * 0x1p-53 >= p)
+				continue;
+			double w = (double)(ol_draw(&seed) >> 11) * 0x1p-53 * cum[first[x + 1] - 1];
+			uint64_t lo = first[x], hi = first[x + 1] - 1;
+			while (lo < hi) { /* the first destination whose sum passes w */
+				uint64_t mid = (lo + hi) / 2;
+				if (cum[mid] > w)
+					hi = mid;
+				else
+					lo = mid + 1;
+			}
+			if (nf == cap) {
+				cap = cap ? 2 * cap : 4096;
+				pkt_flow *g = realloc(f, cap * sizeof *g);
+				if (!g) {
+					rc = clab_seterr(CLAB_E_NOMEM, "no memory for the open loop's packets");
+					break;
+				}
+				f = g;
+			}
+			/* one injection FIFO in the order made: a source queue */
+			f[nf++] = (pkt_flow){(uint32_t)x, c->flows[bysrc[lo]].dst, 1, s->max_payload, vc, 1,
+					     (double)k * cyc};
+		}
+	}
+	size_t k = N * (size_t)n->tl;
+	cp_t *sent = rc ? NULL : calloc(k * CLAB_NVC, sizeof *sent);
+	double *fifo = rc ? NULL : calloc(k * CLAB_NVC, sizeof *fifo);
+	double *notoken = rc ? NULL : calloc(k, sizeof *notoken);
+	double *done = rc ? NULL : calloc(nf + 1, sizeof *done);
+	lat = rc ? NULL : malloc((nf + 1) * sizeof *lat);
+	if (!rc && (!sent || !fifo || !notoken || !done || !lat))
+		rc = clab_seterr(CLAB_E_NOMEM, "no memory for the open loop's results");
+	pkt_result res = {.sent = sent, .fifo = fifo, .notoken = notoken, .done = done};
+	if (!rc)
+		rc = clab_packet_run(t, f, nf, n->seed, NULL, NULL, &res);
+	if (!rc) {
+		/* latency: creation to delivery of the packets made in the
+		 * window; accepted: chunks delivered in it */
+		double w0 = (double)o->warmup * cyc, w1 = (double)(o->warmup + o->measure) * cyc, sum = 0;
+		uint64_t m = 0, got = 0;
+		for (size_t i = 0; i < nf; i++) {
+			if (f[i].at >= w0 && f[i].at < w1) {
+				lat[m] = (done[i] - f[i].at) / cyc;
+				sum += lat[m++];
+			}
+			got += done[i] >= w0 && done[i] < w1;
+		}
+		qsort(lat, m, sizeof *lat, cmp_double);
+		o->packets = m;
+		o->latency_mean = m ? sum / (double)m : 0;
+		o->latency_p99 = m ? lat[(m * 99 + 99) / 100 - 1] : 0;
+		o->accepted = (double)(got * chunks) / ((double)o->measure * (double)senders);
+		o->events = res.events;
+	}
+	free(sent);
+	free(fifo);
+	free(notoken);
+	free(done);
+	free(lat);
+	free(f);
+	free(first);
+	free(bysrc);
+	free(cum);
+	clab_net_free(c);
+	return rc;
 }

@@ -198,10 +198,12 @@ typedef struct param {
 	size_t off;
 	int is_u32;
 	double min, max;
+	const char *words; /* "a|b": names of the values 0, 1 (or NULL) */
 } param;
 
-#define P_D(f, lo, hi, m) {#f, m, offsetof(clab_netspec, f), 0, lo, hi}
-#define P_U(f, lo, hi, m) {#f, m, offsetof(clab_netspec, f), 1, lo, hi}
+#define P_D(f, lo, hi, m) {#f, m, offsetof(clab_netspec, f), 0, lo, hi, NULL}
+#define P_U(f, lo, hi, m) {#f, m, offsetof(clab_netspec, f), 1, lo, hi, NULL}
+#define P_W(f, w, m) {#f, m, offsetof(clab_netspec, f), 1, 0, 1, w}
 static const param params[] = {
 	P_D(link_bytes_s, 1e3, 1e13, "bytes per second per link and direction (raw)"),
 	P_D(hop_s, 0, 1e-3, "router latency per hop, s"),
@@ -214,6 +216,9 @@ static const param params[] = {
 	P_U(fifo_packets, 2, 1e4, "largest packets a link's receive buffer holds per VC"),
 	P_U(dateline, 0, 1, "packet engine: 1 two dateline VCs per link for dimension-ordered packets, 0 one bubble VC"),
 	P_U(round_robin, 0, 1, "packet engine: 1 a link serves waiting inputs in turn, 0 the oldest first"),
+	P_W(tie, "parity|random", "packet engine, half way round an even ring: parity (0) of the source per flow, random (1) per packet"),
+	P_W(flow_unit, "packet|chunk", "packet engine: a buffer's room comes back per packet (0, its tail gone) or per chunk (1)"),
+	P_W(ports, "shared|split", "packet engine: one node port for sending and receiving in turns (0), or one each of half drain_links (1)"),
 	P_U(inj_fifos, 1, 1024, "messages a node injects at once (packet engine)"),
 	P_U(m2m_fifos, 0, 64, "all-to-all as BG/Q's many-to-many over this many injection FIFOs per rank (0: each rank to the next members in turn)"),
 	P_U(header, 0, 4096, "packet header bytes"),
@@ -264,10 +269,26 @@ int clab_netspec_set(clab_netspec *s, const char *key, const char *value)
 	char *end;
 	errno = 0;
 	double v = strtod(value, &end);
+	/* a named value: its number */
+	if (p->words && end == value) {
+		v = 0;
+		for (const char *w = p->words; end == value; v++) {
+			size_t len = strcspn(w, "|");
+			if (strlen(value) == len && !strncmp(w, value, len))
+				end = (char *)value + len;
+			else if (!w[len])
+				break;
+			else
+				w += len + 1;
+		}
+		v--;
+	}
 	if (end == value || *end || errno || !isfinite(v) || v < p->min || v > p->max ||
 	    (p->is_u32 && v != floor(v)))
-		return clab_seterr(CLAB_E_INVAL, "%s=%s: want a %s in %g..%g", key, value,
-				   p->is_u32 ? "whole number" : "number", p->min, p->max);
+		return p->words ? clab_seterr(CLAB_E_INVAL, "%s=%s: want %s (or 0..%g)", key, value,
+					      p->words, p->max)
+			: clab_seterr(CLAB_E_INVAL, "%s=%s: want a %s in %g..%g", key, value,
+				      p->is_u32 ? "whole number" : "number", p->min, p->max);
 	clab_netspec t = *s;
 	char *at = (char *)&t + p->off;
 	if (p->is_u32)

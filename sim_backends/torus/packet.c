@@ -40,17 +40,19 @@
 
 #define NONE UINT32_MAX
 #define NV CLAB_NVC
-enum { EV_HEAD, EV_LINK, EV_NODE };
+enum { EV_HEAD, EV_LINK, EV_NODE, EV_ROOM, EV_RELEASE };
 
 typedef struct packet {
 	double t;          /* its head is ready at this router */
 	double tail;       /* its tail has arrived here */
 	uint32_t dst, next;
+	uint32_t flow;
 	uint16_t chunks;
 	uint16_t held;     /* chunks of room it holds in its input buffer */
 	uint16_t minmask;  /* at its current router: links of minimal routes */
 	int8_t dor;        /* and its dimension-ordered link (-1: arrived) */
-	uint8_t vc, dyn, odd, indim; /* indim: dimension it came along, 0xff injected */
+	uint8_t vc, dyn, indim; /* indim: dimension it came along, 0xff injected */
+	uint8_t tie;       /* bit d: half way round ring d it goes the - way */
 	uint8_t wraps;     /* dateline: its way along dimension indim wraps */
 } packet;
 
@@ -89,10 +91,12 @@ typedef struct sim {
 	queue *q;            /* [node][nq]: tl x NV input buffers, ninj FIFOs */
 	injq *iq;            /* [node][ninj] */
 	double *link_free, *nt_since, *node_free; /* [node][tl], [node][tl], [node] */
+	double *rx_free;     /* [node] the ejection port: node_free when shared */
 	/* the room a link's or the drain port's last packet gives back when
 	 * it is free again: [node][tl + 1] its queue (NONE: none), chunks */
 	uint32_t *back_q;
 	uint16_t *back_chunks;
+	double *back_t;      /* flow_unit chunk: when that room is back */
 	uint16_t *wait, *nwait; /* [node][nq]: queues whose heads wait, oldest first */
 	uint16_t *wwant;     /* [node][nq]: the links each of those may take
 			      * (a link's scan reads no packet it need not) */
@@ -253,10 +257,19 @@ static void wait_del(sim *S, uint32_t x, uint32_t qi)
 
 /* ---- routing ------------------------------------------------------------- */
 
+/* The run's next seeded draw. */
+static uint64_t xorshift(sim *S)
+{
+	S->rng ^= S->rng << 13;
+	S->rng ^= S->rng >> 7;
+	S->rng ^= S->rng << 17;
+	return S->rng;
+}
+
 static int delta(const sim *S, uint32_t x, const packet *p, int d)
 {
 	return clab_torus_delta(S->t, d, S->coord[(size_t)x * S->nd + d],
-				S->coord[(size_t)p->dst * S->nd + d], p->odd);
+				S->coord[(size_t)p->dst * S->nd + d], (p->tie >> d) & 1);
 }
 
 /* The dimension-ordered next link, -1 at the destination. */
@@ -313,7 +326,7 @@ static int vc_for(const sim *S, uint32_t x, const packet *p, int o)
 		return -1;
 	int v = p->dyn ? CLAB_VC_ESCAPE : p->vc;
 	if (S->s->dateline) /* a packet's room, no bubble */
-		return Q(S, y, next_queue(S, x, p, o, v))->room >= S->maxc ? v : -1;
+		return Q(S, y, next_queue(S, x, p, o, v))->room >= (S->s->flow_unit ? p->chunks : S->maxc) ? v : -1;
 	/* a packet holds a largest packet's room on a deterministic VC (no
 	 * room lost to odd sizes), and the bubble: entering a ring leaves
 	 * room for one more */
@@ -372,12 +385,14 @@ static void send(sim *S, uint32_t x, uint32_t qi, int o, int v)
 	double wire = (double)chunks * S->s->chunk + S->s->extra_per_packet, ser;
 	if (o < 0) { /* delivered: written to memory through the drain port */
 		ser = wire * S->node_spb;
-		S->node_free[x] = S->now + ser;
+		S->rx_free[x] = S->now + ser;
 		S->last_rcv[x] = 1;
 		ev_push(S, EV_NODE, x, 0, S->now + ser);
 		double done = S->now + ser > p->tail ? S->now + ser : p->tail;
 		if (done > S->r->time)
 			S->r->time = done;
+		if (S->r->done && done > S->r->done[p->flow])
+			S->r->done[p->flow] = done;
 		S->delivered++;
 		p->next = S->freepk;
 		S->freepk = i;
@@ -395,7 +410,7 @@ static void send(sim *S, uint32_t x, uint32_t qi, int o, int v)
 		p->wraps = (uint8_t)(dqi >= (uint32_t)(S->tl * NV));
 		occ_touch(S, dq);
 		dq->npk++;
-		p->held = v == CLAB_VC_DYNAMIC ? chunks : (uint16_t)S->maxc;
+		p->held = v == CLAB_VC_DYNAMIC || (S->s->dateline && S->s->flow_unit) ? chunks : (uint16_t)S->maxc;
 		dq->room -= p->held;
 		p->dyn = p->dyn && v == CLAB_VC_DYNAMIC;
 		p->vc = (uint8_t)v;
@@ -415,6 +430,16 @@ static void send(sim *S, uint32_t x, uint32_t qi, int o, int v)
 	if (qi < (uint32_t)S->nlq) {
 		S->back_q[b] = qi;
 		S->back_chunks[b] = held;
+		if (S->s->flow_unit) {
+			/* chunk by chunk: the room a packet of the feeding link
+			 * needs, chunk after chunk, is free in time from when the
+			 * first chunk has left (a slower port out: later, by what
+			 * the feeding link gains on it over the held chunks) */
+			double out = ser / chunks, in = S->s->chunk * S->link_spb;
+			double back = held * (out - in) > out ? held * (out - in) : out;
+			S->back_t[b] = S->now + back;
+			ev_push(S, EV_ROOM, x, (uint32_t)(o < 0 ? S->tl : o), S->now + back);
+		}
 	} else {
 		READY_SET(S, x, qi - (uint32_t)S->nlq);
 		if (S->node_free[x] <= S->now) /* an injection FIFO to refill */
@@ -436,7 +461,7 @@ static void try_head(sim *S, uint32_t x, uint32_t qi)
 	packet *p = &S->pk[q->head];
 	routes(S, x, p);
 	if (p->dst == x) {
-		if (S->node_free[x] <= S->now)
+		if (S->rx_free[x] <= S->now)
 			send(S, x, qi, -1, 0);
 		else
 			wait_add(S, x, qi);
@@ -456,10 +481,7 @@ static void try_head(sim *S, uint32_t x, uint32_t qi)
 		if (room > bestroom) {
 			best = o, bestv = v, bestroom = room, ties = 1;
 		} else if (room == bestroom) { /* a seeded draw among equals */
-			S->rng ^= S->rng << 13;
-			S->rng ^= S->rng >> 7;
-			S->rng ^= S->rng << 17;
-			if (S->rng % (uint64_t)++ties == 0)
+			if (xorshift(S) % (uint64_t)++ties == 0)
 				best = o, bestv = v;
 		}
 	}
@@ -541,6 +563,12 @@ static int refill(sim *S, uint32_t x, int k)
 				READY_CLR(S, x, k);
 				return 0;
 			}
+			double t0 = S->flows[S->order[at]].at;
+			if (t0 > S->now) { /* not yet: the FIFO waits for it */
+				READY_CLR(S, x, k);
+				ev_push(S, EV_RELEASE, x, (uint32_t)k, t0);
+				return 0;
+			}
 			j->flow = S->order[at];
 			j->msgs = S->flows[j->flow].nmsg;
 			j->pos++;
@@ -560,14 +588,20 @@ static int refill(sim *S, uint32_t x, int k)
 	READY_CLR(S, x, k);
 	packet *p = &S->pk[i];
 	p->chunks = chunks_of(S->s, payload);
+	p->flow = j->flow;
 	double ser = ((double)p->chunks * S->s->chunk + S->s->extra_per_packet) * S->node_spb;
 	p->dst = f->dst;
 	p->vc = (uint8_t)f->vc;
 	p->dyn = f->vc == CLAB_VC_DYNAMIC;
-	p->odd = S->odd[x];
+	/* the way half round an even ring: the source's parity (all the
+	 * flow's packets alike), or a draw per packet and dimension */
+	p->tie = S->s->tie ? (uint8_t)xorshift(S) : S->odd[x] ? 0xff : 0;
 	p->indim = 0xff;
 	p->held = 0;
-	p->t = p->tail = S->now + ser;
+	/* its head may leave when read whole, or (chunk by chunk) when its
+	 * first chunk is */
+	p->tail = S->now + ser;
+	p->t = S->s->flow_unit ? S->now + ser / p->chunks : p->tail;
 	q_push(S, q, i);
 	S->node_free[x] = S->now + ser;
 	S->last_rcv[x] = 0;
@@ -596,18 +630,26 @@ static int next_ready(const sim *S, uint32_t x)
 }
 
 /* The drain port of node x is free: a reception and an injection take
- * turns. */
+ * turns; or (ports split) its ejection port, its injection port or both
+ * are free, and each serves its side. */
 static void node_free(sim *S, uint32_t x)
 {
-	if (S->node_free[x] > S->now)
+	int split = S->rx_free != S->node_free, rx = S->rx_free[x] <= S->now,
+	    tx = S->node_free[x] <= S->now;
+	if (!rx && !tx)
 		return;
 	for (int pass = 0; pass < 2; pass++) {
-		if ((pass == 0) == (S->last_rcv[x] == 0)) {
+		int rcv = split ? pass == 0 : (pass == 0) == (S->last_rcv[x] == 0);
+		if (split && !(rcv ? rx : tx))
+			continue;
+		if (rcv) {
 			const uint16_t *w = S->wait + (size_t)x * S->nq;
 			for (int i = 0; S->nhere[x] && i < S->nwait[x]; i++)
 				if (Q(S, x, w[i])->here) {
 					send(S, x, w[i], -1, 0);
-					return;
+					if (!split)
+						return;
+					break;
 				}
 		} else {
 			for (int f; (f = next_ready(S, x)) >= 0;) {
@@ -626,7 +668,7 @@ static void give_back(sim *S, uint32_t x, int o)
 {
 	size_t b = (size_t)x * (S->tl + 1) + (size_t)o;
 	if (S->back_q[b] != NONE &&
-	    (o < S->tl ? S->link_free[(size_t)x * S->tl + o] : S->node_free[x]) <= S->now)
+	    (o < S->tl ? S->link_free[(size_t)x * S->tl + o] : S->rx_free[x]) <= S->now)
 		room_back(S, x, b, 0);
 }
 
@@ -653,9 +695,12 @@ static void sim_free(sim *S)
 	free(S->iq);
 	free(S->link_free);
 	free(S->nt_since);
+	if (S->rx_free != S->node_free)
+		free(S->rx_free);
 	free(S->node_free);
 	free(S->back_q);
 	free(S->back_chunks);
+	free(S->back_t);
 	free(S->wait);
 	free(S->wwant);
 	free(S->nwait);
@@ -692,7 +737,8 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 	S->maxc = chunks_of(s, s->max_payload);
 	S->minc = chunks_of(s, 0);
 	S->link_spb = 1 / s->link_bytes_s;
-	S->node_spb = 1 / (s->drain_links * s->link_bytes_s);
+	/* split ports: each side half the node's bandwidth */
+	S->node_spb = (s->ports ? 2 : 1) / (s->drain_links * s->link_bytes_s);
 	S->hop = s->hop_s;
 	S->rng = seed * 0x9e3779b97f4a7c15ull + 0x2545f4914f6cdd1dull;
 	S->flows = flows;
@@ -707,8 +753,10 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 	S->link_free = calloc(N * (size_t)S->tl, sizeof *S->link_free);
 	S->nt_since = malloc(N * (size_t)S->tl * sizeof *S->nt_since);
 	S->node_free = calloc(N, sizeof *S->node_free);
+	S->rx_free = s->ports ? calloc(N, sizeof *S->rx_free) : S->node_free;
 	S->back_q = malloc(N * (size_t)(S->tl + 1) * sizeof *S->back_q);
 	S->back_chunks = malloc(N * (size_t)(S->tl + 1) * sizeof *S->back_chunks);
+	S->back_t = malloc(N * (size_t)(S->tl + 1) * sizeof *S->back_t);
 	S->wait = malloc(N * (size_t)S->nq * sizeof *S->wait);
 	S->wwant = malloc(N * (size_t)S->nq * sizeof *S->wwant);
 	S->nwait = calloc(N, sizeof *S->nwait);
@@ -721,7 +769,7 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 	S->order = malloc(nflows * sizeof *S->order + 1);
 	S->start = calloc(N * (size_t)S->ninj + 1, sizeof *S->start);
 	if (!S->coord || !S->nb || !S->odd || !S->q || !S->iq || !S->link_free || !S->nt_since ||
-	    !S->node_free || !S->back_q || !S->back_chunks || !S->wait || !S->wwant || !S->nwait || !S->nhere || !S->last_rcv || !S->inj_rr || !S->ready || !S->last_port || !S->order ||
+	    !S->node_free || !S->rx_free || !S->back_q || !S->back_chunks || !S->back_t || !S->wait || !S->wwant || !S->nwait || !S->nhere || !S->last_rcv || !S->inj_rr || !S->ready || !S->last_port || !S->order ||
 	    !S->start) {
 		sim_free(S);
 		return clab_seterr(CLAB_E_NOMEM, "no memory for the packet engine on %zu nodes", N);
@@ -813,6 +861,16 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 			give_back(S, e.node, S->tl);
 			node_free(S, e.node);
 			break;
+		case EV_RELEASE: /* an injection FIFO's next flow may start */
+			READY_SET(S, e.node, e.q);
+			node_free(S, e.node);
+			break;
+		case EV_ROOM: { /* unless that packet's room came back already */
+			size_t b = (size_t)e.node * (S->tl + 1) + e.q;
+			if (S->back_q[b] != NONE && S->back_t[b] <= S->now)
+				room_back(S, e.node, b, 0);
+			break;
+		}
 		}
 		if (progress && r->events >= next_report) {
 			next_report += 1u << 20;

@@ -18,6 +18,7 @@ typedef struct pkt_flow {
 	uint64_t nmsg, bytes;
 	int vc;
 	uint32_t lane;
+	double at;         /* s: its node's MU starts it no sooner (open loop) */
 } pkt_flow;
 
 /* What a run adds to (arrays [node][2 * ndims][CLAB_NVC], or
@@ -29,6 +30,8 @@ typedef struct pkt_result {
 	double *notoken;   /* net cycles a link was free, a packet wanted
 			    * it, and the next node had no room */
 	double time;       /* s from the phase's start to the last delivery */
+	double *done;      /* NULL, or [flow]: s when its last packet was
+			    * delivered */
 	uint64_t events;   /* events the run handled */
 } pkt_result;
 

@@ -484,21 +484,29 @@ static uint64_t splitmix64(uint64_t *seed)
 static int run_uniform(clab_net *n, pattern_args *a)
 {
 	uint32_t P = clab_net_nranks(n);
-	uint64_t bytes, msgs, seed, iters;
+	uint64_t bytes, msgs, seed, iters, hot;
 	int rc = pattern_u64(a, "bytes", 512, 0, 1ull << 40, &bytes);
 	if (!rc) rc = pattern_u64(a, "msgs", P > 1 ? P - 1 : 1, 1, 1u << 24, &msgs);
 	if (!rc) rc = pattern_u64(a, "seed", 1, 0, UINT64_MAX, &seed);
 	if (!rc) rc = pattern_u64(a, "iters", 1, 1, 1ull << 40, &iters);
+	if (!rc) rc = pattern_u64(a, "hot", 0, 0, P, &hot);
 	if (!rc && P < 2)
 		rc = clab_seterr(CLAB_E_PATTERN, "%s: needs at least 2 ranks", a->pattern);
 	if (!rc && (uint64_t)P * msgs > 1u << 24) /* each is a flow of its own */
 		rc = clab_seterr(CLAB_E_PATTERN, "%s: %u ranks x %llu messages is more than 2^24 messages",
 				 a->pattern, P, (unsigned long long)msgs);
-	for (uint32_t r = 0; r < P && !rc; r++)
-		for (uint64_t i = 0; i < msgs && !rc; i++) {
-			uint32_t d = (uint32_t)(splitmix64(&seed) % (P - 1)); /* any rank but r */
-			rc = clab_net_send(n, r, d + (d >= r), bytes, 1, CLAB_VC_MPI);
+	/* hot=H: destinations are the H ranks i P / H (BookSim2's hotspot
+	 * traffic); a hot rank draws among the others */
+	for (uint32_t r = 0; r < P && !rc; r++) {
+		uint64_t me = hot ? ((uint64_t)r * hot + P - 1) / P : r; /* r's hot index, if hot */
+		int is_hot = !hot || (me < hot && me * P / hot == r);
+		uint64_t among = (hot ? hot : P) - is_hot;
+		for (uint64_t i = 0; i < msgs && among && !rc; i++) {
+			uint64_t d = splitmix64(&seed) % among; /* any but r */
+			d += is_hot && d >= me;
+			rc = clab_net_send(n, r, (uint32_t)(hot ? d * P / hot : d), bytes, 1, CLAB_VC_MPI);
 		}
+	}
 	return rc ? rc : clab_net_phase_end(n, iters, NULL);
 }
 
@@ -581,8 +589,8 @@ static const pattern patterns[] = {
 	{"perm", "of k seed file bytes iters",
 	 "every rank r sends `bytes` to perm(r) at once: perm:bitcomp (~r), transpose (swap the halves of r's bits), shuffle (rotate r's bits left), tornado (each torus coordinate + ceil(k/2)-1), neighbor (each coordinate + 1), shift (r + k), random (seed=), or file=PATH (line i: rank i's destination); the bit patterns need a power of two of ranks",
 	 run_perm, "of"},
-	{"uniform", "bytes msgs seed iters",
-	 "uniform random traffic: every rank sends msgs messages of `bytes` (default 512, and as many as it has peers), each to a rank drawn at random from the others (seed=), in the order drawn, all at once",
+	{"uniform", "bytes msgs seed hot iters",
+	 "uniform random traffic: every rank sends msgs messages of `bytes` (default 512, and as many as it has peers), each to a rank drawn at random from the others (seed=), in the order drawn, all at once; hot=H draws among the H hot-spot ranks i*P/H only",
 	 run_uniform, NULL},
 	{"bt", "class iters",
 	 "NAS BT (class A, B, C): multi-partition face exchange and x, y, z solve pipelines on a square number of ranks",

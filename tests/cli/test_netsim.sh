@@ -34,6 +34,19 @@ refuse --machine torus --torus 2x2x2x2x2x2x2 --pattern pingpong -- "has 7 dimens
 refuse --machine torus --torus 3x3 --pattern perm:bitcomp -- "needs a power of two of ranks"
 refuse --machine torus --pattern perm:file=/nonexistent -- "permutation file /nonexistent"
 refuse --set chunk=0 --pattern pingpong -- "chunk=0: want a whole number"
+# open loop: packet engine and one pattern; a row per load, then where it
+# saturates (a ring of 4 where node 0 alone sends: one link's worth)
+refuse --open-loop 0.5 --pattern pingpong -- "--open-loop needs --engine packet and one --pattern"
+refuse --engine packet --open-loop 0,1 --pattern pingpong -- "--open-loop 0,1: want up to 64 loads"
+refuse --engine packet --open-loop 0.5 --open-loop-window 10 --pattern pingpong -- "--open-loop-window 10: want W,M"
+if "$bin" --quiet --machine torus --torus 4 --engine packet --pattern oneway:a=0,b=1 \
+	--open-loop 0.5,2 --open-loop-window 100,100000 --format json >"$tmp/ol" &&
+	grep -q '"saturation_above": 0.5, "saturation_below": 2}' "$tmp/ol"; then
+	ok "--open-loop: saturates between 0.5 and 2"
+else
+	bad "--open-loop: $(cat "$tmp/ol")"
+fi
+
 # the engine that produced the figures is named, in the table and in JSON
 if "$bin" --quiet --machine torus --torus 4x4 --engine packet --pattern perm:tornado,bytes=4k \
 	--format json | grep -q '"engine": "packet"'; then

@@ -137,6 +137,112 @@ static void test_hand_times(void **state)
 	assert_true(fabs(t2[0] - (34 + 3 * (272 + 40) + 2 * 40 + 272) * 1e-9) < 1e-12);
 }
 
+/* The router options BookSim2 is compared with, worked by hand on a
+ * ring of 4 (generic torus as in test_hand_times). */
+static void test_booksim_options(void **state)
+{
+	(void)state;
+	setup s;
+	double ts;
+	/* tie: 64 packets 0 -> 2, half way round. parity: node 0 (even)
+	 * sends all 64 x 17 chunks the + way (its link 1); random: each
+	 * packet draws, so both ways carry some, the same for the same seed */
+	uint64_t way[3][2];
+	for (int k = 0; k < 3; k++) {
+		make(&s, "torus", "4", 1, BARE, "tie", k ? "random" : "parity", NULL);
+		clab_net *n = net(&s, CLAB_NET_PACKET, CLAB_ROUTE_MPI);
+		assert_int_equal(clab_net_send(n, 0, 2, 64 * 512, 1, CLAB_VC_MPI), CLAB_OK);
+		assert_int_equal(clab_net_phase_end(n, 1, &ts), CLAB_OK);
+		for (int l = 0; l < 2; l++)
+			way[k][l] = clab_net_count(n, 0, l, CLAB_NET_SENT_CHUNKS, ALLVC);
+		clab_net_free(n);
+		clab_map_free(&s.m);
+	}
+	assert_int_equal(way[0][0], 0);
+	assert_int_equal(way[0][1], 64 * 17);
+	assert_true(way[1][0] > 0 && way[1][1] > 0);
+	assert_int_equal(way[1][0] + way[1][1], 64 * 17);
+	assert_memory_equal(way[1], way[2], sizeof way[1]);
+
+	/* ports: nodes 0 and 2 send a packet each to node 1, node 1 sends
+	 * two to node 2, each side of a node moving 1 GB/s (544 ns a
+	 * packet). Shared (drain_links 0.5): node 1 reads its two 0..1088
+	 * (the heads from 0 and 2 arrive at 584 while it reads), then writes
+	 * them 1088..2176. Split (drain_links 1, half each way): it writes
+	 * them 584..1672 while it reads; node 2 writes node 1's second
+	 * 1128..1672 */
+	for (int split = 0; split < 2; split++) {
+		make(&s, "torus", "4", 1, BARE, "drain_links", split ? "1" : "0.5", "ports",
+		     split ? "split" : "shared", NULL);
+		clab_net *n = net(&s, CLAB_NET_PACKET, CLAB_ROUTE_MPI);
+		assert_int_equal(clab_net_send(n, 0, 1, 512, 1, CLAB_VC_MPI), CLAB_OK);
+		assert_int_equal(clab_net_send(n, 2, 1, 512, 1, CLAB_VC_MPI), CLAB_OK);
+		assert_int_equal(clab_net_send(n, 1, 2, 1024, 1, CLAB_VC_MPI), CLAB_OK);
+		assert_int_equal(clab_net_phase_end(n, 1, &ts), CLAB_OK);
+		assert_true(fabs(ts - (split ? 1672e-9 : 2176e-9)) < 1e-12);
+		clab_net_free(n);
+		clab_map_free(&s.m);
+	}
+
+	/* flow_unit: node 0 streams 6 packets to node 2 (two hops of 400 ns)
+	 * into 2-packet dateline buffers, reads of 34 ns (drain_links 8).
+	 * packet: a packet leaves node 1 from 400 ns after it started, its
+	 * room comes back 272 ns later, so node 0 sends at 34, 306, 706,
+	 * 978, 1378, 1650; the last is at node 1 at 2050 and its tail at
+	 * node 2 at 2050 + 272 + 400 = 2722 ns. chunk: a head leaves the
+	 * injection FIFO when its first chunk is read (2 ns) and a packet's
+	 * room comes back when its first chunk has left node 1 (16 ns): node
+	 * 0 sends at 2, 274, 546, 818, 1090, 1362 (its link the limit), the
+	 * last tail at node 2 at 1362 + 400 + 272 + 400 = 2434 ns (eager:
+	 * no rendezvous) */
+	for (int chunk = 0; chunk < 2; chunk++) {
+		make(&s, "torus", "4", 1, BARE, "drain_links", "8", "fifo_packets", "2", "dateline", "1",
+		     "hop_s", "400e-9", "eager_max", "1000000", "flow_unit", chunk ? "chunk" : "packet", NULL);
+		clab_net *n = net(&s, CLAB_NET_PACKET, CLAB_ROUTE_MPI);
+		assert_int_equal(clab_net_send(n, 0, 2, 6 * 512, 1, CLAB_VC_MPI), CLAB_OK);
+		assert_int_equal(clab_net_phase_end(n, 1, &ts), CLAB_OK);
+		assert_true(fabs(ts - (chunk ? 2434e-9 : 2722e-9)) < 1e-12);
+		clab_net_free(n);
+		clab_map_free(&s.m);
+	}
+}
+
+/* Open loop on a ring of 4 where only node 0 sends, to node 1 (generic
+ * torus: a packet of 17 chunks alone takes 28 chunk times, 448 ns, as in
+ * test_hand_times). */
+static void test_open_loop(void **state)
+{
+	(void)state;
+	setup s;
+	make(&s, "torus", "4", 1, BARE, NULL);
+	clab_net *n = net(&s, CLAB_NET_PACKET, CLAB_ROUTE_MPI);
+	/* a packet every chunk time (load 17): the link passes one per 17,
+	 * so it is busy all the window (1 chunk per chunk time accepted) and
+	 * the queue grows: the packet made at time k waits for the k + 1
+	 * before it, about 16 k */
+	clab_openloop o = {.load = 17, .warmup = 1000, .measure = 3400};
+	assert_int_equal(clab_net_openloop(n, "oneway:a=0,b=1,bytes=1", &o), CLAB_OK);
+	assert_int_equal(o.packets, 3400);
+	assert_true(fabs(o.accepted - 1) < 0.01);
+	assert_true(fabs(o.latency_mean - 16 * (1000 + 1700)) < 17 * 3);
+	/* a light load: each packet alone or nearly, none faster than alone */
+	o = (clab_openloop){.load = 0.02, .warmup = 1000, .measure = 100000};
+	assert_int_equal(clab_net_openloop(n, "oneway:a=0,b=1,bytes=1", &o), CLAB_OK);
+	assert_true(o.packets > 50 && o.packets < 250); /* 118 expected */
+	assert_true(o.latency_mean >= 28 - 1e-9 && o.latency_mean < 29);
+	assert_true(o.latency_p99 >= 28 - 1e-9 && o.latency_p99 < 28 + 17);
+	assert_true(fabs(o.accepted - 0.02) < 0.01);
+	/* the same seed, the same run; the net's own counters untouched */
+	clab_openloop o2 = {.load = 0.02, .warmup = 1000, .measure = 100000};
+	assert_int_equal(clab_net_openloop(n, "oneway:a=0,b=1,bytes=1", &o2), CLAB_OK);
+	assert_memory_equal(&o, &o2, sizeof o);
+	assert_int_equal(clab_net_count(n, 0, -1, CLAB_NET_SENT_CHUNKS, ALLVC), 0);
+	o.load = 0;
+	assert_int_equal(clab_net_openloop(n, "oneway:a=0,b=1,bytes=1", &o), CLAB_E_INVAL);
+	clab_net_free(n);
+	clab_map_free(&s.m);
+}
+
 /* Every packet and chunk arrives, by minimal routes, whatever the
  * routing and however small the buffers; per node, packets in by links
  * and injected = packets out by links and delivered. */
@@ -208,6 +314,18 @@ static void test_no_deadlock(void **state)
 		for (int p = 0; p < 6; p++)
 			for (int r = 0; r < 3; r++)
 				if (runs_on(p, shapes[sh]))
+					check_run(&s, patterns[p], routing[r]);
+		clab_map_free(&s.m);
+	}
+	/* and with BookSim2's flow control besides (random half-way ties,
+	 * room back chunk by chunk, split node ports), or the bubble with
+	 * room back chunk by chunk */
+	for (int sh = 0; sh < 3; sh++) {
+		make(&s, "torus", shapes[sh % 2], 1, "fifo_packets", "2", "dateline", sh < 2 ? "1" : "0",
+		     "round_robin", "1", "tie", "random", "flow_unit", "chunk", "ports", "split", NULL);
+		for (int p = 0; p < 6; p++)
+			for (int r = 0; r < 3; r++)
+				if (runs_on(p, shapes[sh % 2]))
 					check_run(&s, patterns[p], routing[r]);
 		clab_map_free(&s.m);
 	}
@@ -298,6 +416,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hand_times),
+		cmocka_unit_test(test_booksim_options),
+		cmocka_unit_test(test_open_loop),
 		cmocka_unit_test(test_no_deadlock),
 		cmocka_unit_test(test_agrees_with_flow),
 		cmocka_unit_test(test_adaptive),

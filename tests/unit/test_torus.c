@@ -402,6 +402,18 @@ static void test_message_costs(void **state)
 	assert_int_equal(clab_netspec_set(&slow, "flop_eff", "2"), CLAB_E_INVAL);
 	assert_non_null(strstr(clab_errmsg(), "flop_eff=2"));
 	assert_int_equal(clab_netspec_set(&slow, "eager_max", "1.5"), CLAB_E_INVAL);
+	/* the packet engine's choices by name or number, BG/Q's the default */
+	assert_int_equal(slow.tie + slow.flow_unit + slow.ports, 0);
+	assert_int_equal(clab_netspec_set(&slow, "tie", "random"), CLAB_OK);
+	assert_int_equal(clab_netspec_set(&slow, "flow_unit", "chunk"), CLAB_OK);
+	assert_int_equal(clab_netspec_set(&slow, "ports", "1"), CLAB_OK);
+	assert_int_equal(slow.tie + slow.flow_unit + slow.ports, 3);
+	assert_int_equal(clab_netspec_set(&slow, "tie", "parity"), CLAB_OK);
+	assert_int_equal(slow.tie, 0);
+	assert_int_equal(clab_netspec_set(&slow, "ports", "half"), CLAB_E_INVAL);
+	assert_non_null(strstr(clab_errmsg(), "ports=half: want shared|split"));
+	assert_int_equal(clab_netspec_set(&slow, "tie", "2"), CLAB_E_INVAL);
+	assert_int_equal(clab_netspec_set(&slow, "tie", "par"), CLAB_E_INVAL);
 	/* compute: FLOP-bound and memory-bound rooflines of a rank's share */
 	assert_int_equal(clab_net_compute(n, 1e9, 0), CLAB_OK);
 	assert_int_equal(clab_net_phase_end(n, 2, &t1), CLAB_OK);
@@ -1100,6 +1112,24 @@ static void test_uniform(void **state)
 	}
 	assert_memory_equal(rcv[0], rcv[1], sizeof rcv[0]);
 	assert_memory_not_equal(rcv[0], rcv[2], sizeof rcv[0]);
+	/* hot=3 on 64 ranks: only ranks 0, 21 and 42 (i 64 / 3) receive,
+	 * every rank's 7 messages leave its node (a hot rank's go to the
+	 * other two), and a seed spreads them over all three */
+	n = clab_net_new(&t, &m, &err);
+	assert_int_equal(clab_net_pattern(n, "uniform:bytes=0,msgs=7,hot=3"), CLAB_OK);
+	for (uint32_t x = 0; x < 64; x++) {
+		assert_int_equal(clab_net_count(n, x, 0, CLAB_NET_MU_PKT_INJ, 0), 7);
+		uint64_t r = clab_net_count(n, x, 0, CLAB_NET_MU_PKT_RCV, 0);
+		if (x == 0 || x == 21 || x == 42)
+			assert_true(r > 100);
+		else
+			assert_int_equal(r, 0);
+	}
+	assert_int_equal(clab_net_count(n, 0, 0, CLAB_NET_MU_PKT_RCV, 0) +
+			 clab_net_count(n, 21, 0, CLAB_NET_MU_PKT_RCV, 0) +
+			 clab_net_count(n, 42, 0, CLAB_NET_MU_PKT_RCV, 0), 64 * 7);
+	assert_int_equal(clab_net_pattern(n, "uniform:hot=65"), CLAB_E_PATTERN);
+	clab_net_free(n);
 	/* its errors */
 	n = clab_net_new(&t, &m, &err);
 	assert_int_equal(clab_net_pattern(n, "uniform:msgs=0"), CLAB_E_PATTERN);
