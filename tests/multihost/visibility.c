@@ -9,12 +9,15 @@
  *   mpirun -n 2 visibility   (BG/Q, ppn 1: the ranks on two nodes) */
 #include "../apps/app.h"
 
+static const char usage[] = "usage: mpirun -n 2 visibility\n"
+			     "  rank 0 sends rank 1 one message; each prints when the count shows\n";
+
 int main(int argc, char **argv)
 {
 	app a;
 	char b[8] = {0};
 	long long v[3] = {0};
-	app_init(&a, "visibility", &argc, &argv);
+	app_init(&a, "visibility", usage, &argc, &argv);
 	if (a.size != 2)
 		app_die(&a, "%s", "runs on 2 ranks (mpirun -n 2)");
 	app_events(&a, a.me ? "network:::PEVT_NW_USER_PP_RECV" : "network:::PEVT_NW_USER_PP_SENT");
