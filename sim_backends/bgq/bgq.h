@@ -222,7 +222,18 @@ bgq_node *bgq_node_get(clab_machine *m, int *err);
 /* Brings hw thread h's clock up to date for an operation of its owner:
  * host clock: CPU time; virtual clock with is_read: `tick` cycles. Core
  * lock held. */
-void bgq_node_sync(bgq_node *n, int h, int is_read);
+void bgq_node_catch_up(bgq_node *n, int h, int is_read);
+/* Whether anything moves a thread's clock when its owner reads or acts
+ * (inline: on the virtual clock without a tick, a read only reads). */
+static inline int bgq_node_moves(const bgq_node *n, int is_read)
+{
+	return n->host_clock | n->follow_host || (is_read && n->tick);
+}
+static inline void bgq_node_sync(bgq_node *n, int h, int is_read)
+{
+	if (bgq_node_moves(n, is_read))
+		bgq_node_catch_up(n, h, is_read);
+}
 /* The CNK's costs and timers, which set the kernel's share of each
  * thread's counts (before any thread counts). */
 void bgq_node_set_kernel(bgq_node *n, uint64_t sys_cycles, uint64_t irq_cycles,

@@ -652,10 +652,13 @@ static int punit_read(void *unit, void *set, uint64_t *vals)
 	punit_set *s = set;
 	bgq_core *k = &u->node->core[s->core];
 	pthread_mutex_lock(&k->lock);
-	if (s->acquired)
+	if (s->acquired) {
 		bgq_node_sync(u->node, s->hw, 1);
-	for (int i = 0; i < s->n; i++)
-		vals[i] = s->acquired ? k->ctr[s->ctr[i]].acc : s->val[i];
+		for (int i = 0; i < s->n; i++)
+			vals[i] = k->ctr[s->ctr[i]].acc;
+	} else {
+		memcpy(vals, s->val, (size_t)s->n * sizeof *vals);
+	}
 	pthread_mutex_unlock(&k->lock);
 	return CLAB_OK;
 }
