@@ -55,6 +55,7 @@ typedef struct bgq_relation {
 #define BGQ_EV_CYCLES 210    /* index of PEVT_CYCLES */
 #define BGQ_EV_L1P_MISS 145  /* index of PEVT_L1P_BAS_MISS: loads that go on to L2 */
 #define BGQ_MAX_TERMS 64
+#define BGQ_MEMO 32          /* a counter's memoized in-period sums (truth.c) */
 #define BGQ_L2_SLICES 16
 #define BGQ_L2_CTRS 16       /* fixed counters per slice */
 #define BGQ_SET_MAX 64       /* events in a node-wide unit's set */
@@ -158,6 +159,15 @@ typedef struct bgq_ctr {
 	int nrate;
 	uint32_t rate_ppm[BGQ_MAX_TERMS];
 	uint16_t rate_w[BGQ_MAX_TERMS];
+	/* Their common period (cycles, a divisor of 10^6): over one, every
+	 * term counts a whole ppm x period / 10^6, together per_period; so
+	 * the rounded terms at r add up to per_period x (r / period) and
+	 * their sum at r % period, which scans ask for at a few offsets
+	 * only (BGQ_SCAN apart): memo_val[x / memo_step] for x (key x + 1;
+	 * memo_step 0: too many offsets to keep). */
+	uint32_t period, memo_step;
+	uint64_t per_period;
+	uint32_t memo_key[BGQ_MEMO], memo_val[BGQ_MEMO];
 } bgq_ctr;
 
 /* A node-wide counter (L2, I/O) armed for slow overflow: the interrupt comes
@@ -183,6 +193,8 @@ typedef struct bgq_core {
 	void *group[BGQ_TPC];  /* set holding counter group g (counters c%4==g) */
 	bgq_ctr ctr[BGQ_CTRS];
 	uint32_t armed;        /* bit i: ctr[i] has an overflow period (punit.c) */
+	uint32_t held[BGQ_TPC]; /* bit i: ctr[i] is a set's and counts thread t
+				 * (punit.c): what a scan of t looks at */
 	int l1p_mode;          /* src of the L1p mode in use, -1 none */
 	int l1p_users;
 	int nsets[BGQ_TPC];    /* planned sets of each hardware thread */

@@ -53,6 +53,7 @@ uint64_t bgq_kernel_part(const bgq_hwt *t, int e, uint64_t v);
 void bgq_changed(bgq_node *n, int h);
 uint64_t bgq_ctr_truth_at(const bgq_node *n, int core, const bgq_ctr *c,
 			  int h, uint64_t at, int in_work);
+uint64_t bgq_ctr_truth_own(bgq_ctr *c, int s, const bgq_hwt *t, const prof_pos *pos);
 
 /* scan.c */
 void bgq_move_to(bgq_node *n, int h, uint64_t to, int in_work);

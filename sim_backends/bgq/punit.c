@@ -357,12 +357,16 @@ static int explain_held(place *p, const punit_set *s)
 /* ---- the unit ---------------------------------------------------------- */
 
 /* Gives s's counters back to the core, keeping their counts. Core lock held. */
-/* Keeps the core's mask of armed counters (the overflow search's list)
- * after counter c's arming changed. */
+/* Keeps the core's masks of armed counters (the overflow search's list)
+ * and of held ones per contributor (the scan's) after counter c's arming
+ * or holder changed. */
 static void note_armed(bgq_core *k, const bgq_ctr *c)
 {
 	uint32_t bit = 1u << (c - k->ctr);
 	k->armed = c->ovf_period ? k->armed | bit : k->armed & ~bit;
+	for (int t = 0; t < BGQ_TPC; t++)
+		k->held[t] = c->set && (c->contrib >> t & 1) ? k->held[t] | bit
+				: k->held[t] & ~bit;
 }
 
 static void release_locked(bgq_node *n, bgq_core *k, punit_set *s)

@@ -210,6 +210,34 @@ static uint64_t summed_truth(const bgq_ctr *c, const bgq_hwt *t,
 	return v;
 }
 
+static uint64_t gcd(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* The period of counter c's distinct rates and what they count over one
+ * (bgq_ctr.period); the memo starts empty. */
+static void rates_period(bgq_ctr *c)
+{
+	uint64_t p = 1;
+	for (int j = 0; j < c->nrate; j++) {
+		uint64_t pj = CLAB_PPM / gcd(c->rate_ppm[j], CLAB_PPM);
+		p = p / gcd(p, pj) * pj; /* both divide 10^6: so does p */
+	}
+	c->period = (uint32_t)p;
+	c->per_period = 0;
+	for (int j = 0; j < c->nrate; j++)
+		c->per_period += c->rate_w[j] * ((uint64_t)c->rate_ppm[j] * p / CLAB_PPM);
+	uint64_t step = gcd(p, BGQ_SCAN);
+	c->memo_step = p / step <= BGQ_MEMO && c->per_period <= UINT32_MAX ? (uint32_t)step : 0;
+	memset(c->memo_key, 0, sizeof c->memo_key);
+}
+
 /* The same from the counter's rates in pos's phase lap: the count at the
  * lap's phase start (refreshed when the lap, the profile or the work
  * change) plus each term's whole rate x whole millions of cycles and its
@@ -246,22 +274,40 @@ static uint64_t rated_truth(bgq_ctr *c, int s, const bgq_hwt *t,
 			if (ppm)
 				c->rate_w[j] = (uint16_t)(c->rate_w[j] + c->weight[k]);
 		}
+		rates_period(c);
 		q->prof = p;
 		q->ph = pos->ph;
 		q->laps = pos->laps;
 		q->wver = wver;
 		q->valid = 1;
 	}
-	uint64_t r = pos->r, part = r % CLAB_PPM;
-	uint64_t v = q->base + q->sum_ppm * (r / CLAB_PPM);
+	uint64_t r = pos->r;
 	if (c->contrib == 1u << s) { /* terms of one rate round alike */
+		uint64_t x = r % c->period, i = c->memo_step ? x / c->memo_step : 0;
+		uint64_t v = q->base + c->per_period * (r / c->period);
+		if (c->memo_step && c->memo_key[i] == x + 1)
+			return v + c->memo_val[i];
+		uint64_t in = 0;
 		for (int j = 0; j < c->nrate; j++)
-			v += c->rate_w[j] * ((uint64_t)c->rate_ppm[j] * part / CLAB_PPM);
-		return v;
+			in += c->rate_w[j] * ((uint64_t)c->rate_ppm[j] * x / CLAB_PPM);
+		if (c->memo_step) {
+			c->memo_key[i] = (uint32_t)(x + 1);
+			c->memo_val[i] = (uint32_t)in;
+		}
+		return v + in;
 	}
+	uint64_t part = r % CLAB_PPM, v = q->base + q->sum_ppm * (r / CLAB_PPM);
 	for (int k = 0; k < c->nterm; k++)
 		v += c->weight[k] * (row[c->term[k]] * part / CLAB_PPM);
 	return v;
+}
+
+/* Counter c's truth when its one contributor is thread t, hardware thread s
+ * of the core, as things are, its profile at pos: a scan takes pos once for
+ * all the counters of its thread. */
+uint64_t bgq_ctr_truth_own(bgq_ctr *c, int s, const bgq_hwt *t, const prof_pos *pos)
+{
+	return rated_truth(c, s, t, pos, t->now);
 }
 
 /* Counter c's truth with thread h's clock at `at` (h < 0: as things are). */
