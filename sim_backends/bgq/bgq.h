@@ -195,6 +195,10 @@ typedef struct bgq_core {
 	uint32_t armed;        /* bit i: ctr[i] has an overflow period (punit.c) */
 	uint32_t held[BGQ_TPC]; /* bit i: ctr[i] is a set's and counts thread t
 				 * (punit.c): what a scan of t looks at */
+	/* odd while a writer (core lock held) changes what a read returns:
+	 * reads that move no clock take the counts without the lock and try
+	 * again, or take the lock, when it moved (punit.c, read_unlocked) */
+	unsigned seq;
 	int l1p_mode;          /* src of the L1p mode in use, -1 none */
 	int l1p_users;
 	int nsets[BGQ_TPC];    /* planned sets of each hardware thread */
@@ -228,6 +232,23 @@ typedef struct bgq_node {
 	 * and its timer periods (bgq_node_set_kernel) */
 	uint64_t sys_cycles, irq_cycles, fit_period, dec_period;
 } bgq_node;
+
+/* A change of what reads of core k return (core lock held): opened by the
+ * outermost writer only, so that writers may call writers. */
+static inline int bgq_core_writing(bgq_core *k)
+{
+	if (k->seq & 1)
+		return 0;
+	__atomic_store_n(&k->seq, k->seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	return 1;
+}
+
+static inline void bgq_core_written(bgq_core *k, int opened)
+{
+	if (opened)
+		__atomic_store_n(&k->seq, k->seq + 1, __ATOMIC_RELEASE);
+}
 
 /* node.c and its rooms (node.h) */
 bgq_node *bgq_node_get(clab_machine *m, int *err);

@@ -27,6 +27,7 @@ static void scan_all(bgq_node *n, int core, unsigned smt, int skipped)
 	bgq_core *k = &n->core[core];
 	const bgq_hwt *t = &n->hwt[core * BGQ_TPC + (int)smt];
 	prof_pos pos = bgq_profile_pos(t->prof, t->act); /* the thread's counters share it */
+	int w = bgq_core_writing(k);
 	for (uint32_t b = k->held[smt]; b; b &= b - 1) {
 		bgq_ctr *c = &k->ctr[__builtin_ctz(b)];
 		if (c->running)
@@ -34,6 +35,7 @@ static void scan_all(bgq_node *n, int core, unsigned smt, int skipped)
 			     c->contrib == 1u << smt ? bgq_ctr_truth_own(c, (int)smt, t, &pos)
 						    : bgq_ctr_truth(n, core, c));
 	}
+	bgq_core_written(k, w);
 }
 
 /* Moves thread h's clock to `to`, running the scan at the core's last scan

@@ -244,6 +244,41 @@ static void rates_period(bgq_ctr *c)
  * rounded part of the rest, as clab_rate_count splits them, so the sum
  * equals the term-by-term one exactly. Contexts and work segments in
  * progress take the term-by-term way. */
+/* Refreshes contributor s's rates of counter c at pos (out of line: the
+ * reads that find them current stay short). */
+static __attribute__((noinline)) void rates_refresh(bgq_ctr *c, int s, const bgq_hwt *t,
+						    const prof_pos *pos, uint64_t now,
+						    uint64_t wver)
+{
+	struct bgq_ctr_rates *q = &c->rates[s];
+	const uint64_t *row = pos->p->ppm + (size_t)pos->ph * BGQ_N_NEV;
+	prof_pos start = *pos;
+	start.r = 0;
+	q->base = summed_truth(c, t, &start, now);
+	q->sum_ppm = 0;
+	/* the row covers every node event; a CNK term's rate is 0 */
+	c->nrate = 0;
+	for (int k = 0; k < c->nterm; k++) {
+		uint64_t ppm = row[c->term[k]];
+		q->sum_ppm += c->weight[k] * ppm;
+		int j = 0;
+		while (j < c->nrate && c->rate_ppm[j] != ppm)
+			j++;
+		if (ppm && j == c->nrate) {
+			c->rate_ppm[c->nrate] = (uint32_t)ppm;
+			c->rate_w[c->nrate++] = 0;
+		}
+		if (ppm)
+			c->rate_w[j] = (uint16_t)(c->rate_w[j] + c->weight[k]);
+	}
+	rates_period(c);
+	q->prof = pos->p;
+	q->ph = pos->ph;
+	q->laps = pos->laps;
+	q->wver = wver;
+	q->valid = 1;
+}
+
 static uint64_t rated_truth(bgq_ctr *c, int s, const bgq_hwt *t,
 			    const prof_pos *pos, uint64_t now)
 {
@@ -251,36 +286,10 @@ static uint64_t rated_truth(bgq_ctr *c, int s, const bgq_hwt *t,
 	if (c->exclude || t->wcount || !p)
 		return summed_truth(c, t, pos, now);
 	struct bgq_ctr_rates *q = &c->rates[s];
-	const uint64_t *row = p->ppm + (size_t)pos->ph * BGQ_N_NEV;
 	uint64_t wver = __atomic_load_n(&t->wver, __ATOMIC_ACQUIRE);
 	if (!q->valid || q->prof != p || q->ph != pos->ph || q->laps != pos->laps ||
-	    q->wver != wver) {
-		prof_pos start = *pos;
-		start.r = 0;
-		q->base = summed_truth(c, t, &start, now);
-		q->sum_ppm = 0;
-		/* the row covers every node event; a CNK term's rate is 0 */
-		c->nrate = 0;
-		for (int k = 0; k < c->nterm; k++) {
-			uint64_t ppm = row[c->term[k]];
-			q->sum_ppm += c->weight[k] * ppm;
-			int j = 0;
-			while (j < c->nrate && c->rate_ppm[j] != ppm)
-				j++;
-			if (ppm && j == c->nrate) {
-				c->rate_ppm[c->nrate] = (uint32_t)ppm;
-				c->rate_w[c->nrate++] = 0;
-			}
-			if (ppm)
-				c->rate_w[j] = (uint16_t)(c->rate_w[j] + c->weight[k]);
-		}
-		rates_period(c);
-		q->prof = p;
-		q->ph = pos->ph;
-		q->laps = pos->laps;
-		q->wver = wver;
-		q->valid = 1;
-	}
+	    q->wver != wver)
+		rates_refresh(c, s, t, pos, now, wver);
 	uint64_t r = pos->r;
 	if (c->contrib == 1u << s) { /* terms of one rate round alike */
 		uint64_t x = r % c->period, i = c->memo_step ? x / c->memo_step : 0;
@@ -297,6 +306,7 @@ static uint64_t rated_truth(bgq_ctr *c, int s, const bgq_hwt *t,
 		return v + in;
 	}
 	uint64_t part = r % CLAB_PPM, v = q->base + q->sum_ppm * (r / CLAB_PPM);
+	const uint64_t *row = p->ppm + (size_t)pos->ph * BGQ_N_NEV;
 	for (int k = 0; k < c->nterm; k++)
 		v += c->weight[k] * (row[c->term[k]] * part / CLAB_PPM);
 	return v;
