@@ -595,8 +595,12 @@ CLAB_HOT static inline __attribute__((always_inline)) void fold(const clab_evset
 								 const uint64_t *raw, int64_t *vals,
 								 int64_t *pub)
 {
-	for (int i = 0; i < s->n; i++)
-		pub[i] = vals[i] = fold_event(&s->ev[i], raw);
+	const evset_event *ev = s->ev;
+	for (int i = 0, n = s->n; i < n; i++) {
+		int64_t v = fold_event(&ev[i], raw);
+		vals[i] = v;
+		pub[i] = v;
+	}
 }
 
 /* A stopped set reads the counts it had when it stopped. Every read

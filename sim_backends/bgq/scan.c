@@ -25,6 +25,8 @@ static void scan(bgq_ctr *c, int skipped, uint64_t v)
 static void scan_all(bgq_node *n, int core, unsigned smt, int skipped)
 {
 	bgq_core *k = &n->core[core];
+	if (!k->held[smt])
+		return;
 	const bgq_hwt *t = &n->hwt[core * BGQ_TPC + (int)smt];
 	prof_pos pos = bgq_profile_pos(t->prof, t->act); /* the thread's counters share it */
 	int w = bgq_core_writing(k);

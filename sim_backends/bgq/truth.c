@@ -42,31 +42,65 @@ prof_pos bgq_pos_at(const bgq_hwt *t, uint64_t at, int in_work)
 	return bgq_profile_pos(t->prof, in_work ? t->act : t->act + (at - t->now));
 }
 
+/* How a thread's truth of node event nev is taken (bgq_nev_truth_at): fixed
+ * per event, so sums find it once. */
+enum { NK_WORK, NK_PERFMON, NK_MISS, NK_PRIM, NK_HITS, NK_MISS_ONLY, NK_MISS_PREFETCH };
+
+int bgq_nev_kind(int nev)
+{
+	/* the I/O unit counts messages only: no profile rate or work segment
+	 * gives it a count (bgq_feed_reason), they land in work[] at once */
+	if (nev >= BGQ_NEV_IO && nev < BGQ_NEV_CNK)
+		return NK_WORK;
+	if (nev >= BGQ_NEV_CNK && bgq_nev_feed(nev) == BGQ_FEED_OVERFLOW)
+		return NK_PERFMON;
+	if (nev == NEV_MISS)
+		return NK_MISS;
+	if (nev < BGQ_NEV_L2 || nev >= BGQ_NEV_IO ||
+	    bgq_nev_feed(nev) != BGQ_FEED_DERIVED)
+		return NK_PRIM;
+	switch (nev - BGQ_NEV_L2) {
+	case L2C_HITS: /* every load the L1p could not serve is looked up */
+		return NK_HITS;
+	case L2C_REQ_MISS_AND_EVICT: /* a full cache evicts on every miss */
+		return NK_MISS_ONLY;
+	default: /* FETCH_LINE, MISS_AND_EVICT: demand misses and prefetches */
+		return NK_MISS_PREFETCH;
+	}
+}
+
+/* The same by kind; *miss: the thread's L2 misses at pos once taken
+ * (UINT64_MAX before), shared by the events of one sum. */
+static uint64_t kind_truth_at(const bgq_hwt *t, const prof_pos *pos, int kind,
+			      int nev, uint64_t now, uint64_t *miss)
+{
+	switch (kind) {
+	case NK_WORK:
+		return t->work[nev];
+	case NK_PERFMON:
+		return __atomic_load_n(&t->perfmon, __ATOMIC_RELAXED);
+	case NK_PRIM:
+		return bgq_prim_truth_at(t, pos, nev, now);
+	}
+	if (*miss == UINT64_MAX)
+		*miss = miss_truth_at(t, pos, now);
+	switch (kind) {
+	case NK_HITS:
+		return bgq_prim_truth_at(t, pos, BGQ_EV_L1P_MISS, now) - *miss;
+	case NK_MISS_PREFETCH:
+		return *miss + bgq_prim_truth_at(t, pos, BGQ_NEV_L2 + L2C_PREFETCH, now);
+	default: /* NK_MISS, NK_MISS_ONLY */
+		return *miss;
+	}
+}
+
 /* Thread truth of node event nev at pos (PUnit opcode groups excepted:
  * the PUnit counts those through bgq_terms_for). */
 uint64_t bgq_nev_truth_at(const bgq_hwt *t, const prof_pos *pos, int nev,
 			  uint64_t now)
 {
-	/* the I/O unit counts messages only: no profile rate or work segment
-	 * gives it a count (bgq_feed_reason), they land in work[] at once */
-	if (nev >= BGQ_NEV_IO && nev < BGQ_NEV_CNK)
-		return t->work[nev];
-	if (nev >= BGQ_NEV_CNK && bgq_nev_feed(nev) == BGQ_FEED_OVERFLOW)
-		return __atomic_load_n(&t->perfmon, __ATOMIC_RELAXED);
-	if (nev == NEV_MISS)
-		return miss_truth_at(t, pos, now);
-	if (nev < BGQ_NEV_L2 || nev >= BGQ_NEV_IO ||
-	    bgq_nev_feed(nev) != BGQ_FEED_DERIVED)
-		return bgq_prim_truth_at(t, pos, nev, now);
-	uint64_t miss = miss_truth_at(t, pos, now);
-	switch (nev - BGQ_NEV_L2) {
-	case L2C_HITS: /* every load the L1p could not serve is looked up */
-		return bgq_prim_truth_at(t, pos, BGQ_EV_L1P_MISS, now) - miss;
-	case L2C_REQ_MISS_AND_EVICT: /* a full cache evicts on every miss */
-		return miss;
-	default: /* FETCH_LINE, MISS_AND_EVICT: demand misses and prefetches */
-		return miss + bgq_prim_truth_at(t, pos, BGQ_NEV_L2 + L2C_PREFETCH, now);
-	}
+	uint64_t miss = UINT64_MAX;
+	return kind_truth_at(t, pos, bgq_nev_kind(nev), nev, now, &miss);
 }
 
 #define PPB 1000000000u
@@ -125,6 +159,8 @@ int bgq_sum_init(bgq_sum *s, const int *nev, int k, int only)
 	s->k = k;
 	s->only = only;
 	memcpy(s->nev, nev, (size_t)k * sizeof *nev);
+	for (int i = 0; i < k; i++)
+		s->kind[i] = bgq_nev_kind(nev[i]);
 	memset(s->seen, 0xff, sizeof s->seen); /* no version yet */
 	s->changes = UINT64_MAX;
 	return CLAB_OK;
@@ -178,12 +214,13 @@ void bgq_node_sum(bgq_node *n, bgq_sum *s)
 			pthread_mutex_lock(&k->lock);
 			const bgq_hwt *t = &n->hwt[h];
 			prof_pos pos = bgq_profile_pos(t->prof, t->act);
-			uint64_t *v = s->val + (size_t)h * (size_t)s->k;
+			uint64_t *v = s->val + (size_t)h * (size_t)s->k, miss = UINT64_MAX;
 			for (int i = 0; i < s->k; i++) {
 				/* another thread may sum the same set: its threads
 				 * take turns per h (the core lock), the totals
 				 * add atomically */
-				uint64_t x = bgq_nev_truth_at(t, &pos, s->nev[i], t->now);
+				uint64_t x = kind_truth_at(t, &pos, s->kind[i], s->nev[i],
+							   t->now, &miss);
 				if (x == v[i])
 					continue;
 				__atomic_fetch_add(&s->total[i], x - v[i], __ATOMIC_RELAXED);
