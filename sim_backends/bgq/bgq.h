@@ -303,8 +303,10 @@ typedef struct bgq_sum {
 	int k, only;                  /* only: one thread (>= 0) or all (-1) */
 	int nev[BGQ_SET_MAX_NEV];
 	int kind[BGQ_SET_MAX_NEV];    /* bgq_nev_kind of each */
+	int timeless;                 /* all of them move only with work[] or
+				       * perfmon (wver), not with time */
 	uint64_t total[BGQ_SET_MAX_NEV];
-	uint64_t seen[BGQ_HWTHREADS]; /* version of each thread in val */
+	uint64_t seen[BGQ_HWTHREADS]; /* version (timeless: wver) of each thread in val */
 	uint64_t changes;             /* the node's changes when last summed */
 	uint64_t *val;                /* [BGQ_HWTHREADS][k] */
 } bgq_sum;

@@ -159,8 +159,11 @@ int bgq_sum_init(bgq_sum *s, const int *nev, int k, int only)
 	s->k = k;
 	s->only = only;
 	memcpy(s->nev, nev, (size_t)k * sizeof *nev);
-	for (int i = 0; i < k; i++)
+	s->timeless = 1;
+	for (int i = 0; i < k; i++) {
 		s->kind[i] = bgq_nev_kind(nev[i]);
+		s->timeless &= s->kind[i] == NK_WORK || s->kind[i] == NK_PERFMON;
+	}
 	memset(s->seen, 0xff, sizeof s->seen); /* no version yet */
 	s->changes = UINT64_MAX;
 	return CLAB_OK;
@@ -208,7 +211,10 @@ void bgq_node_sum(bgq_node *n, bgq_sum *s)
 			bits &= s->only / 64 == w ? 1ull << (s->only % 64) : 0;
 		for (; bits; bits &= bits - 1) {
 			int h = w * 64 + __builtin_ctzll(bits);
-			if (__atomic_load_n(&n->version[h], __ATOMIC_ACQUIRE) == s->seen[h])
+			/* a timeless sum's events move only with the work */
+			uint64_t ver = s->timeless ? __atomic_load_n(&n->hwt[h].wver, __ATOMIC_ACQUIRE)
+				     : __atomic_load_n(&n->version[h], __ATOMIC_ACQUIRE);
+			if (ver == s->seen[h])
 				continue;
 			bgq_core *k = &n->core[h / BGQ_TPC];
 			pthread_mutex_lock(&k->lock);
@@ -226,7 +232,7 @@ void bgq_node_sum(bgq_node *n, bgq_sum *s)
 				__atomic_fetch_add(&s->total[i], x - v[i], __ATOMIC_RELAXED);
 				__atomic_store_n(&v[i], x, __ATOMIC_RELAXED);
 			}
-			s->seen[h] = n->version[h];
+			s->seen[h] = s->timeless ? t->wver : n->version[h];
 			pthread_mutex_unlock(&k->lock);
 		}
 	}
