@@ -369,6 +369,7 @@ typedef struct bgq_fixed_set {
 	int64_t arg[BGQ_SET_MAX];  /* the event's qualifiers, as the kind keeps them */
 	uint64_t base[BGQ_SET_MAX], stopped[BGQ_SET_MAX];
 	bgq_sum sum[2];            /* the unit's running sums (values()) */
+	uint8_t timer[BGQ_SET_MAX]; /* CNK: event i counts a timer of the thread's clock */
 } bgq_fixed_set;
 
 typedef struct bgq_fixed_unit bgq_fixed_unit;

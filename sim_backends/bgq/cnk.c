@@ -31,6 +31,9 @@ static int cnk_values(bgq_fixed_unit *u, bgq_fixed_set *s, uint64_t *v)
 			rc = bgq_sum_init(&s->sum[1], hwt_nev, s->n + 1, s->hw);
 		if (rc)
 			return rc;
+		for (int i = 0; i < s->n; i++)
+			s->timer[i] = s->ev[i] >= CNK_HWT0 &&
+				      bgq_nev_feed(hwt_nev[i + 1]) == BGQ_FEED_CLOCK;
 	}
 	int need_node = 0;
 	for (int i = 0; i < s->n; i++)
@@ -42,7 +45,6 @@ static int cnk_values(bgq_fixed_unit *u, bgq_fixed_set *s, uint64_t *v)
 	/* a live MPI program's eager packets interrupt too */
 	const clab_live_node *live = u->net ? clab_live_block(u->net->tn.node) : NULL;
 	uint64_t live_fifo = live ? __atomic_load_n(&live->mu[CLAB_LIVE_MU_FIFO_RCV], __ATOMIC_RELAXED) : 0;
-	const int *hwt_nev = s->sum[1].nev;
 	for (int i = 0; i < s->n; i++) {
 		int ev = s->ev[i];
 		uint32_t sel = bgq_cnkunit_attr[ev].sel;
@@ -52,7 +54,7 @@ static int cnk_values(bgq_fixed_unit *u, bgq_fixed_set *s, uint64_t *v)
 			v[i] = u->irq_packets ? (node[0] + live_fifo) / u->irq_packets : 0;
 		else if (ev < CNK_HWT0)
 			v[i] = node[1];
-		else if (bgq_nev_feed(hwt_nev[i + 1]) == BGQ_FEED_CLOCK)
+		else if (s->timer[i])
 			v[i] = period ? hwt[0] / period : 0;
 		else
 			v[i] = hwt[i + 1];

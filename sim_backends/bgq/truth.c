@@ -147,7 +147,9 @@ void bgq_changed(bgq_node *n, int h)
 	uint64_t q = __atomic_fetch_add(&n->changes, 1, __ATOMIC_ACQ_REL);
 	__atomic_store_n(&n->change_log[q % BGQ_CHANGE_LOG],
 			 q << 8 | (uint64_t)h, __ATOMIC_RELEASE);
-	__atomic_fetch_or(&n->live[h / 64], 1ull << (h % 64), __ATOMIC_RELAXED);
+	uint64_t bit = 1ull << (h % 64); /* once set, never cleared */
+	if (!(__atomic_load_n(&n->live[h / 64], __ATOMIC_RELAXED) & bit))
+		__atomic_fetch_or(&n->live[h / 64], bit, __ATOMIC_RELAXED);
 }
 
 int bgq_sum_init(bgq_sum *s, const int *nev, int k, int only)
@@ -202,14 +204,13 @@ void bgq_node_sum(bgq_node *n, bgq_sum *s)
 	if (last == changes)
 		return;
 	uint64_t look[2] = {0, 0};
-	if (!changed_since(n, last, changes, look))
+	if (s->only >= 0) /* one thread: its version says whether it changed */
+		look[s->only / 64] = 1ull << (s->only % 64);
+	else if (!changed_since(n, last, changes, look))
 		for (int w = 0; w < 2; w++)
 			look[w] = __atomic_load_n(&n->live[w], __ATOMIC_RELAXED);
 	for (int w = 0; w < 2; w++) {
-		uint64_t bits = look[w];
-		if (s->only >= 0)
-			bits &= s->only / 64 == w ? 1ull << (s->only % 64) : 0;
-		for (; bits; bits &= bits - 1) {
+		for (uint64_t bits = look[w]; bits; bits &= bits - 1) {
 			int h = w * 64 + __builtin_ctzll(bits);
 			/* a timeless sum's events move only with the work */
 			uint64_t ver = s->timeless ? __atomic_load_n(&n->hwt[h].wver, __ATOMIC_ACQUIRE)
