@@ -315,6 +315,8 @@ int bgq_sum_init(bgq_sum *s, const int *nev, int k, int only);
 void bgq_sum_free(bgq_sum *s);
 /* Brings s->total (and s->val) up to date. Takes core locks one at a time. */
 void bgq_node_sum(bgq_node *n, bgq_sum *s);
+/* The same for thread h alone, its core lock held. */
+void bgq_node_sum_thread(bgq_node *n, bgq_sum *s, int h);
 /* bgq_node_sync for node-wide units: takes and drops h's core lock. */
 void bgq_node_sync_thread(bgq_node *n, int h, int is_read);
 

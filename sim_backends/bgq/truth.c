@@ -194,6 +194,30 @@ static int changed_since(const bgq_node *n, uint64_t from, uint64_t to,
 	return 1;
 }
 
+void bgq_node_sum_thread(bgq_node *n, bgq_sum *s, int h)
+{
+	if (s->only >= 0 && s->only != h)
+		return;
+	const bgq_hwt *t = &n->hwt[h];
+	/* a timeless sum's events move only with the work */
+	uint64_t ver = s->timeless ? __atomic_load_n(&t->wver, __ATOMIC_ACQUIRE)
+		     : __atomic_load_n(&n->version[h], __ATOMIC_ACQUIRE);
+	if (ver == s->seen[h])
+		return;
+	prof_pos pos = bgq_profile_pos(t->prof, t->act);
+	uint64_t *v = s->val + (size_t)h * (size_t)s->k, miss = UINT64_MAX;
+	for (int i = 0; i < s->k; i++) {
+		/* another thread may sum the same set: its threads take turns
+		 * per h (the core lock), the totals add atomically */
+		uint64_t x = kind_truth_at(t, &pos, s->kind[i], s->nev[i], t->now, &miss);
+		if (x == v[i])
+			continue;
+		__atomic_fetch_add(&s->total[i], x - v[i], __ATOMIC_RELAXED);
+		__atomic_store_n(&v[i], x, __ATOMIC_RELAXED);
+	}
+	s->seen[h] = ver;
+}
+
 void bgq_node_sum(bgq_node *n, bgq_sum *s)
 {
 	/* only the threads that changed since the last sum are looked at (all
@@ -212,28 +236,13 @@ void bgq_node_sum(bgq_node *n, bgq_sum *s)
 	for (int w = 0; w < 2; w++) {
 		for (uint64_t bits = look[w]; bits; bits &= bits - 1) {
 			int h = w * 64 + __builtin_ctzll(bits);
-			/* a timeless sum's events move only with the work */
 			uint64_t ver = s->timeless ? __atomic_load_n(&n->hwt[h].wver, __ATOMIC_ACQUIRE)
 				     : __atomic_load_n(&n->version[h], __ATOMIC_ACQUIRE);
-			if (ver == s->seen[h])
+			if (ver == s->seen[h]) /* again under the lock */
 				continue;
 			bgq_core *k = &n->core[h / BGQ_TPC];
 			pthread_mutex_lock(&k->lock);
-			const bgq_hwt *t = &n->hwt[h];
-			prof_pos pos = bgq_profile_pos(t->prof, t->act);
-			uint64_t *v = s->val + (size_t)h * (size_t)s->k, miss = UINT64_MAX;
-			for (int i = 0; i < s->k; i++) {
-				/* another thread may sum the same set: its threads
-				 * take turns per h (the core lock), the totals
-				 * add atomically */
-				uint64_t x = kind_truth_at(t, &pos, s->kind[i], s->nev[i],
-							   t->now, &miss);
-				if (x == v[i])
-					continue;
-				__atomic_fetch_add(&s->total[i], x - v[i], __ATOMIC_RELAXED);
-				__atomic_store_n(&v[i], x, __ATOMIC_RELAXED);
-			}
-			s->seen[h] = s->timeless ? t->wver : n->version[h];
+			bgq_node_sum_thread(n, s, h);
 			pthread_mutex_unlock(&k->lock);
 		}
 	}
