@@ -22,18 +22,21 @@ static int cnk_values(bgq_fixed_unit *u, bgq_fixed_set *s, uint64_t *v)
 {
 	if (!s->sum[0].val) {
 		int node_nev[2] = {BGQ_NEV_IO + MU_FIFO_PKT_RCV, BGQ_NEV_CNK + 1};
+		/* the thread's cycles, and its own count of each event that
+		 * is neither a node event nor a timer (those read node[] and
+		 * the cycles: -1 keeps their place uncounted) */
 		int hwt_nev[BGQ_SET_MAX_NEV];
 		hwt_nev[0] = BGQ_EV_CYCLES;
-		for (int i = 0; i < s->n; i++)
-			hwt_nev[i + 1] = bgq_nev_of(BGQ_UNIT_CNK, s->ev[i]);
+		for (int i = 0; i < s->n; i++) {
+			int nev = bgq_nev_of(BGQ_UNIT_CNK, s->ev[i]);
+			s->timer[i] = s->ev[i] >= CNK_HWT0 && bgq_nev_feed(nev) == BGQ_FEED_CLOCK;
+			hwt_nev[i + 1] = s->ev[i] < CNK_HWT0 || s->timer[i] ? -1 : nev;
+		}
 		int rc = bgq_sum_init(&s->sum[0], node_nev, 2, -1);
 		if (!rc)
 			rc = bgq_sum_init(&s->sum[1], hwt_nev, s->n + 1, s->hw);
 		if (rc)
 			return rc;
-		for (int i = 0; i < s->n; i++)
-			s->timer[i] = s->ev[i] >= CNK_HWT0 &&
-				      bgq_nev_feed(hwt_nev[i + 1]) == BGQ_FEED_CLOCK;
 	}
 	int need_node = 0;
 	for (int i = 0; i < s->n; i++)

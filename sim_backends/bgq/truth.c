@@ -44,10 +44,13 @@ prof_pos bgq_pos_at(const bgq_hwt *t, uint64_t at, int in_work)
 
 /* How a thread's truth of node event nev is taken (bgq_nev_truth_at): fixed
  * per event, so sums find it once. */
-enum { NK_WORK, NK_PERFMON, NK_MISS, NK_PRIM, NK_HITS, NK_MISS_ONLY, NK_MISS_PREFETCH };
+enum { NK_NONE, NK_WORK, NK_PERFMON, NK_MISS, NK_PRIM, NK_HITS, NK_MISS_ONLY,
+       NK_MISS_PREFETCH };
 
 int bgq_nev_kind(int nev)
 {
+	if (nev < 0) /* a place a sum keeps without counting */
+		return NK_NONE;
 	/* the I/O unit counts messages only: no profile rate or work segment
 	 * gives it a count (bgq_feed_reason), they land in work[] at once */
 	if (nev >= BGQ_NEV_IO && nev < BGQ_NEV_CNK)
@@ -75,6 +78,8 @@ static uint64_t kind_truth_at(const bgq_hwt *t, const prof_pos *pos, int kind,
 			      int nev, uint64_t now, uint64_t *miss)
 {
 	switch (kind) {
+	case NK_NONE:
+		return 0;
 	case NK_WORK:
 		return t->work[nev];
 	case NK_PERFMON:
@@ -164,7 +169,8 @@ int bgq_sum_init(bgq_sum *s, const int *nev, int k, int only)
 	s->timeless = 1;
 	for (int i = 0; i < k; i++) {
 		s->kind[i] = bgq_nev_kind(nev[i]);
-		s->timeless &= s->kind[i] == NK_WORK || s->kind[i] == NK_PERFMON;
+		s->timeless &= s->kind[i] == NK_NONE || s->kind[i] == NK_WORK ||
+			       s->kind[i] == NK_PERFMON;
 	}
 	memset(s->seen, 0xff, sizeof s->seen); /* no version yet */
 	s->changes = UINT64_MAX;
