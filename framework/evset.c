@@ -72,15 +72,28 @@ static inline int64_t *off_at(clab_snap *b, int kind)
 	return b->v + (size_t)(4 + kind) * (size_t)b->cap;
 }
 
-/* scaled NULL: the counts start again from zero (both kinds). */
-CLAB_HOT static inline void publish(clab_evset *s, const int64_t *scaled,
-				    const int64_t *raw)
+/* A write of the values: opened (the copy to fill, which readers do not
+ * take meanwhile), filled, closed (readers take it). */
+CLAB_HOT static inline int64_t *publish_open(clab_evset *s)
 {
-	clab_snap *b = s->snap;
 	unsigned q = s->snap_seq;
-	int next = !s->snap_cur;
 	__atomic_store_n(&s->snap_seq, q + 1, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
+	return snap_at(s->snap, !s->snap_cur, CLAB_SNAP_SCALED);
+}
+
+CLAB_HOT static inline void publish_close(clab_evset *s)
+{
+	__atomic_store_n(&s->snap_cur, !s->snap_cur, __ATOMIC_RELEASE);
+	__atomic_store_n(&s->snap_seq, s->snap_seq + 1, __ATOMIC_RELEASE);
+}
+
+/* scaled NULL: the counts start again from zero (both kinds). */
+static void publish(clab_evset *s, const int64_t *scaled, const int64_t *raw)
+{
+	clab_snap *b = s->snap;
+	int next = !s->snap_cur;
+	publish_open(s);
 	size_t len = (size_t)s->n * sizeof *b->v;
 	if (scaled) {
 		memcpy(snap_at(b, next, CLAB_SNAP_SCALED), scaled, len);
@@ -90,8 +103,7 @@ CLAB_HOT static inline void publish(clab_evset *s, const int64_t *scaled,
 		memset(snap_at(b, next, CLAB_SNAP_SCALED), 0, len);
 		memset(snap_at(b, next, CLAB_SNAP_RAW), 0, len);
 	}
-	__atomic_store_n(&s->snap_cur, next, __ATOMIC_RELEASE);
-	__atomic_store_n(&s->snap_seq, q + 2, __ATOMIC_RELEASE);
+	publish_close(s);
 }
 
 /* The counts start again from zero (start, reset, new events). */
@@ -539,13 +551,11 @@ int clab_evset_start(clab_evset *s)
 	return clab_leave(start(s));
 }
 
-/* Event e's value from its requests' counts raw[]; inlined into fold(),
- * so a plain event costs one load. */
-CLAB_HOT static inline __attribute__((always_inline)) int64_t fold_event(const evset_event *e,
-									const uint64_t *raw)
+/* A derived event's value from its requests' counts raw[]: out of line, so
+ * that the plain events' loop stays a few instructions (no term array). */
+static __attribute__((noinline)) int64_t fold_derived(const evset_event *e,
+						      const uint64_t *raw)
 {
-	if (e->derived == CLAB_NOT_DERIVED)
-		return (int64_t)raw[e->req[0]];
 	int64_t t[CLAB_MAX_TERMS] = {0};
 	for (int k = 0; k < e->nterms; k++)
 		t[k] = (int64_t)raw[e->req[k]];
@@ -565,15 +575,32 @@ CLAB_HOT static inline __attribute__((always_inline)) int64_t fold_event(const e
 	return v;
 }
 
+/* Event e's value from its requests' counts raw[]: a plain event costs one
+ * load. */
+CLAB_HOT static inline __attribute__((always_inline)) int64_t fold_event(const evset_event *e,
+									const uint64_t *raw)
+{
+	if (__builtin_expect(e->derived == CLAB_NOT_DERIVED, 1))
+		return (int64_t)raw[e->req[0]];
+	return fold_derived(e, raw);
+}
+
 CLAB_HOT int64_t clab_evset_fold_one(const clab_evset *s, int i, const uint64_t *raw)
 {
 	return fold_event(&s->ev[i], raw);
 }
 
-CLAB_HOT static void fold(const clab_evset *s, const uint64_t *raw, int64_t *vals)
+/* The values into vals[] and the snapshot copy pub[] at once. */
+CLAB_HOT static inline __attribute__((always_inline)) void fold(const clab_evset *s,
+								 const uint64_t *raw, int64_t *vals,
+								 int64_t *pub)
 {
-	for (int i = 0; i < s->n; i++)
-		vals[i] = fold_event(&s->ev[i], raw);
+	const evset_event *ev = s->ev;
+	for (int i = 0, n = s->n; i < n; i++) {
+		int64_t v = fold_event(&ev[i], raw);
+		vals[i] = v;
+		pub[i] = v;
+	}
 }
 
 /* A stopped set reads the counts it had when it stopped. Every read
@@ -594,8 +621,8 @@ CLAB_HOT static inline __attribute__((always_inline)) int read_(clab_evset *s, i
 		int rc = s->c->ops->read(s->c->unit, s->bset, raw);
 		if (rc)
 			return rc;
-		fold(s, raw, vals);
-		publish(s, vals, NULL);
+		fold(s, raw, vals, publish_open(s));
+		publish_close(s);
 	}
 	take_off(s, vals, kind_of(s, scaled));
 	return CLAB_OK;

@@ -232,10 +232,27 @@ int64_t clab_postfix_eval(const clab_token *tok, int ntok,
 /* guard.c: library calls that take locks run between these. clab_enter
  * returns nonzero when the call interrupted another call of its own
  * thread (from a signal handler): it must not wait for any lock. */
-int clab_enter(void *caller_pc);
-int clab_leave(int rc);
+#define CLAB_CALL_TLS __thread __attribute__((tls_model("initial-exec")))
+extern CLAB_CALL_TLS volatile int clab_call_depth, clab_call_open_at, clab_call_due;
+extern CLAB_CALL_TLS void *clab_caller_pc;
+void clab_leave_due(void);
+/* Inline: every read passes here. */
+static inline int clab_enter(void *caller_pc)
+{
+	int d = clab_call_depth++;
+	if (d == 0) {
+		clab_caller_pc = caller_pc;
+		return 0;
+	}
+	return d != clab_call_open_at;
+}
+static inline int clab_leave(int rc)
+{
+	if (--clab_call_depth == 0 && clab_call_due)
+		clab_leave_due();
+	return rc;
+}
 #define CLAB_ENTER() clab_enter(__builtin_return_address(0))
-extern __thread void *clab_caller_pc __attribute__((tls_model("initial-exec")));
 int clab_guard_depth(void);
 /* Work for the end of the outermost call: registered once, asked for. */
 void clab_guard_at_leave(void (*fn)(void *pc));

@@ -485,9 +485,10 @@ int clab_papi_read(hwd_context_t *ctx, hwd_control_state_t *ctl,
 	int rc = clab_evset_read(s->set, v);
 	if (rc)
 		return fail(rc);
-	for (int i = 0; i < s->n; i++)
-		s->vals[s->pos[i]] = v[i];
-	*events = s->vals;
+	long long *out = s->vals;
+	for (int i = 0, n = s->n; i < n; i++)
+		out[s->pos[i]] = v[i];
+	*events = out;
 	return PAPI_OK;
 }
 

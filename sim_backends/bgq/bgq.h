@@ -55,6 +55,7 @@ typedef struct bgq_relation {
 #define BGQ_EV_CYCLES 210    /* index of PEVT_CYCLES */
 #define BGQ_EV_L1P_MISS 145  /* index of PEVT_L1P_BAS_MISS: loads that go on to L2 */
 #define BGQ_MAX_TERMS 64
+#define BGQ_MEMO 32          /* a counter's memoized in-period sums (truth.c) */
 #define BGQ_L2_SLICES 16
 #define BGQ_L2_CTRS 16       /* fixed counters per slice */
 #define BGQ_SET_MAX 64       /* events in a node-wide unit's set */
@@ -158,6 +159,15 @@ typedef struct bgq_ctr {
 	int nrate;
 	uint32_t rate_ppm[BGQ_MAX_TERMS];
 	uint16_t rate_w[BGQ_MAX_TERMS];
+	/* Their common period (cycles, a divisor of 10^6): over one, every
+	 * term counts a whole ppm x period / 10^6, together per_period; so
+	 * the rounded terms at r add up to per_period x (r / period) and
+	 * their sum at r % period, which scans ask for at a few offsets
+	 * only (BGQ_SCAN apart): memo_val[x / memo_step] for x (key x + 1;
+	 * memo_step 0: too many offsets to keep). */
+	uint32_t period, memo_step;
+	uint64_t per_period;
+	uint32_t memo_key[BGQ_MEMO], memo_val[BGQ_MEMO];
 } bgq_ctr;
 
 /* A node-wide counter (L2, I/O) armed for slow overflow: the interrupt comes
@@ -183,6 +193,12 @@ typedef struct bgq_core {
 	void *group[BGQ_TPC];  /* set holding counter group g (counters c%4==g) */
 	bgq_ctr ctr[BGQ_CTRS];
 	uint32_t armed;        /* bit i: ctr[i] has an overflow period (punit.c) */
+	uint32_t held[BGQ_TPC]; /* bit i: ctr[i] is a set's and counts thread t
+				 * (punit.c): what a scan of t looks at */
+	/* odd while a writer (core lock held) changes what a read returns:
+	 * reads that move no clock take the counts without the lock and try
+	 * again, or take the lock, when it moved (punit.c, read_unlocked) */
+	unsigned seq;
 	int l1p_mode;          /* src of the L1p mode in use, -1 none */
 	int l1p_users;
 	int nsets[BGQ_TPC];    /* planned sets of each hardware thread */
@@ -217,12 +233,40 @@ typedef struct bgq_node {
 	uint64_t sys_cycles, irq_cycles, fit_period, dec_period;
 } bgq_node;
 
+/* A change of what reads of core k return (core lock held): opened by the
+ * outermost writer only, so that writers may call writers. */
+static inline int bgq_core_writing(bgq_core *k)
+{
+	if (k->seq & 1)
+		return 0;
+	__atomic_store_n(&k->seq, k->seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	return 1;
+}
+
+static inline void bgq_core_written(bgq_core *k, int opened)
+{
+	if (opened)
+		__atomic_store_n(&k->seq, k->seq + 1, __ATOMIC_RELEASE);
+}
+
 /* node.c and its rooms (node.h) */
 bgq_node *bgq_node_get(clab_machine *m, int *err);
 /* Brings hw thread h's clock up to date for an operation of its owner:
  * host clock: CPU time; virtual clock with is_read: `tick` cycles. Core
  * lock held. */
-void bgq_node_sync(bgq_node *n, int h, int is_read);
+void bgq_node_catch_up(bgq_node *n, int h, int is_read);
+/* Whether anything moves a thread's clock when its owner reads or acts
+ * (inline: on the virtual clock without a tick, a read only reads). */
+static inline int bgq_node_moves(const bgq_node *n, int is_read)
+{
+	return n->host_clock | n->follow_host || (is_read && n->tick);
+}
+static inline void bgq_node_sync(bgq_node *n, int h, int is_read)
+{
+	if (bgq_node_moves(n, is_read))
+		bgq_node_catch_up(n, h, is_read);
+}
 /* The CNK's costs and timers, which set the kernel's share of each
  * thread's counts (before any thread counts). */
 void bgq_node_set_kernel(bgq_node *n, uint64_t sys_cycles, uint64_t irq_cycles,
@@ -258,8 +302,11 @@ const char *bgq_nev_name(int nev);
 typedef struct bgq_sum {
 	int k, only;                  /* only: one thread (>= 0) or all (-1) */
 	int nev[BGQ_SET_MAX_NEV];
+	int kind[BGQ_SET_MAX_NEV];    /* bgq_nev_kind of each */
+	int timeless;                 /* all of them move only with work[] or
+				       * perfmon (wver), not with time */
 	uint64_t total[BGQ_SET_MAX_NEV];
-	uint64_t seen[BGQ_HWTHREADS]; /* version of each thread in val */
+	uint64_t seen[BGQ_HWTHREADS]; /* version (timeless: wver) of each thread in val */
 	uint64_t changes;             /* the node's changes when last summed */
 	uint64_t *val;                /* [BGQ_HWTHREADS][k] */
 } bgq_sum;
@@ -268,6 +315,8 @@ int bgq_sum_init(bgq_sum *s, const int *nev, int k, int only);
 void bgq_sum_free(bgq_sum *s);
 /* Brings s->total (and s->val) up to date. Takes core locks one at a time. */
 void bgq_node_sum(bgq_node *n, bgq_sum *s);
+/* The same for thread h alone, its core lock held. */
+void bgq_node_sum_thread(bgq_node *n, bgq_sum *s, int h);
 /* bgq_node_sync for node-wide units: takes and drops h's core lock. */
 void bgq_node_sync_thread(bgq_node *n, int h, int is_read);
 
@@ -322,6 +371,7 @@ typedef struct bgq_fixed_set {
 	int64_t arg[BGQ_SET_MAX];  /* the event's qualifiers, as the kind keeps them */
 	uint64_t base[BGQ_SET_MAX], stopped[BGQ_SET_MAX];
 	bgq_sum sum[2];            /* the unit's running sums (values()) */
+	uint8_t timer[BGQ_SET_MAX]; /* CNK: event i counts a timer of the thread's clock */
 } bgq_fixed_set;
 
 typedef struct bgq_fixed_unit bgq_fixed_unit;

@@ -68,7 +68,7 @@ static void follow_host(bgq_node *n, int h)
 	clab_host_sampler_resume(t->hs);
 }
 
-void bgq_node_sync(bgq_node *n, int h, int is_read)
+void bgq_node_catch_up(bgq_node *n, int h, int is_read)
 {
 	bgq_hwt *t = &n->hwt[h];
 	if (n->follow_host) {
@@ -112,6 +112,8 @@ void bgq_node_sync(bgq_node *n, int h, int is_read)
 
 void bgq_node_sync_thread(bgq_node *n, int h, int is_read)
 {
+	if (!bgq_node_moves(n, is_read))
+		return;
 	pthread_mutex_lock(&n->core[h / BGQ_TPC].lock);
 	bgq_node_sync(n, h, is_read);
 	pthread_mutex_unlock(&n->core[h / BGQ_TPC].lock);

@@ -22,10 +22,16 @@ static int cnk_values(bgq_fixed_unit *u, bgq_fixed_set *s, uint64_t *v)
 {
 	if (!s->sum[0].val) {
 		int node_nev[2] = {BGQ_NEV_IO + MU_FIFO_PKT_RCV, BGQ_NEV_CNK + 1};
+		/* the thread's cycles, and its own count of each event that
+		 * is neither a node event nor a timer (those read node[] and
+		 * the cycles: -1 keeps their place uncounted) */
 		int hwt_nev[BGQ_SET_MAX_NEV];
 		hwt_nev[0] = BGQ_EV_CYCLES;
-		for (int i = 0; i < s->n; i++)
-			hwt_nev[i + 1] = bgq_nev_of(BGQ_UNIT_CNK, s->ev[i]);
+		for (int i = 0; i < s->n; i++) {
+			int nev = bgq_nev_of(BGQ_UNIT_CNK, s->ev[i]);
+			s->timer[i] = s->ev[i] >= CNK_HWT0 && bgq_nev_feed(nev) == BGQ_FEED_CLOCK;
+			hwt_nev[i + 1] = s->ev[i] < CNK_HWT0 || s->timer[i] ? -1 : nev;
+		}
 		int rc = bgq_sum_init(&s->sum[0], node_nev, 2, -1);
 		if (!rc)
 			rc = bgq_sum_init(&s->sum[1], hwt_nev, s->n + 1, s->hw);
@@ -42,7 +48,6 @@ static int cnk_values(bgq_fixed_unit *u, bgq_fixed_set *s, uint64_t *v)
 	/* a live MPI program's eager packets interrupt too */
 	const clab_live_node *live = u->net ? clab_live_block(u->net->tn.node) : NULL;
 	uint64_t live_fifo = live ? __atomic_load_n(&live->mu[CLAB_LIVE_MU_FIFO_RCV], __ATOMIC_RELAXED) : 0;
-	const int *hwt_nev = s->sum[1].nev;
 	for (int i = 0; i < s->n; i++) {
 		int ev = s->ev[i];
 		uint32_t sel = bgq_cnkunit_attr[ev].sel;
@@ -52,7 +57,7 @@ static int cnk_values(bgq_fixed_unit *u, bgq_fixed_set *s, uint64_t *v)
 			v[i] = u->irq_packets ? (node[0] + live_fifo) / u->irq_packets : 0;
 		else if (ev < CNK_HWT0)
 			v[i] = node[1];
-		else if (bgq_nev_feed(hwt_nev[i + 1]) == BGQ_FEED_CLOCK)
+		else if (s->timer[i])
 			v[i] = period ? hwt[0] / period : 0;
 		else
 			v[i] = hwt[i + 1];

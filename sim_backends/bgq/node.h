@@ -48,11 +48,13 @@ uint64_t bgq_prim_truth_at(const bgq_hwt *t, const prof_pos *pos, int e,
 prof_pos bgq_pos_at(const bgq_hwt *t, uint64_t at, int in_work);
 uint64_t bgq_nev_truth_at(const bgq_hwt *t, const prof_pos *pos, int nev,
 			  uint64_t now);
+int bgq_nev_kind(int nev);
 uint64_t bgq_kernel_ppb(const bgq_node *n, const bgq_profile *p);
 uint64_t bgq_kernel_part(const bgq_hwt *t, int e, uint64_t v);
 void bgq_changed(bgq_node *n, int h);
 uint64_t bgq_ctr_truth_at(const bgq_node *n, int core, const bgq_ctr *c,
 			  int h, uint64_t at, int in_work);
+uint64_t bgq_ctr_truth_own(bgq_ctr *c, int s, const bgq_hwt *t, const prof_pos *pos);
 
 /* scan.c */
 void bgq_move_to(bgq_node *n, int h, uint64_t to, int in_work);

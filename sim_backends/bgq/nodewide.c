@@ -152,11 +152,24 @@ void bgq_fixed_discard(void *unit, void *set)
 	set_free(set);
 }
 
-/* The caller's clock moves first, as for the PUnit (tick on reads). */
+/* The caller's clock moves first, as for the PUnit (tick on reads), and
+ * its thread's share of the set's sums follows in the same turn of its core
+ * lock (values() then finds it current). A sum that values() never took
+ * (changes unset) is left alone. */
 static int now_values(bgq_fixed_unit *u, bgq_fixed_set *s, int is_read,
 		      uint64_t *v)
 {
-	bgq_node_sync_thread(u->node, s->hw, is_read);
+	bgq_node *n = u->node;
+	if (bgq_node_moves(n, is_read)) {
+		bgq_core *k = &n->core[s->hw / BGQ_TPC];
+		pthread_mutex_lock(&k->lock);
+		bgq_node_catch_up(n, s->hw, is_read);
+		for (int j = 0; j < 2; j++)
+			if (s->sum[j].val &&
+			    __atomic_load_n(&s->sum[j].changes, __ATOMIC_RELAXED) != UINT64_MAX)
+				bgq_node_sum_thread(n, &s->sum[j], s->hw);
+		pthread_mutex_unlock(&k->lock);
+	}
 	return u->kind->values(u, s, v);
 }
 

@@ -71,6 +71,9 @@ uint64_t bgq_next_interrupt(bgq_node *n, int h, uint64_t to, int in_work)
 	bgq_hwt *t = &n->hwt[h];
 	bgq_core *k = &n->core[h / BGQ_TPC];
 	unsigned smt = (unsigned)(h % BGQ_TPC);
+	int nslow = __atomic_load_n(&n->nslow, __ATOMIC_ACQUIRE);
+	if (!k->armed && !nslow)
+		return NONE; /* nothing armed: the common read */
 	uint64_t when = NONE, tc[BGQ_CTRS], stc[BGQ_SLOW_MAX];
 	for (uint32_t b = k->armed; b; b &= b - 1) {
 		int i = __builtin_ctz(b);
@@ -87,7 +90,6 @@ uint64_t bgq_next_interrupt(bgq_node *n, int h, uint64_t to, int in_work)
 		if (tc[i] != NONE && tc[i] + BGQ_OVF_LATENCY < when)
 			when = tc[i] + BGQ_OVF_LATENCY;
 	}
-	int nslow = __atomic_load_n(&n->nslow, __ATOMIC_ACQUIRE);
 	if (nslow)
 		pthread_mutex_lock(&n->slow_lock);
 	for (int j = 0; nslow && j < BGQ_SLOW_MAX; j++) {
@@ -129,7 +131,9 @@ void bgq_ctr_freeze(bgq_node *n, int core, bgq_ctr *c)
 {
 	if (!c->running)
 		return;
+	int w = bgq_core_writing(&n->core[core]);
 	c->acc = bgq_ctr_truth(n, core, c) - c->start; /* drained: exact */
+	bgq_core_written(&n->core[core], w);
 	c->running = 0;
 	c->frozen = 1;
 }

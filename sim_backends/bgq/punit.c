@@ -22,6 +22,7 @@ typedef struct punit_set {
 	int acquired;
 	int l1p;                 /* holds the core's L1p mode (acquired) */
 	uint64_t val[BGQ_CTRS];  /* counts as of the last release */
+	const uint64_t *acc[BGQ_CTRS]; /* while acquired: ctr[i]'s count */
 	uint64_t ovf_period[BGQ_CTRS]; /* overflow arming, applied at acquire */
 	void *ovf_cookie;
 } punit_set;
@@ -357,18 +358,23 @@ static int explain_held(place *p, const punit_set *s)
 /* ---- the unit ---------------------------------------------------------- */
 
 /* Gives s's counters back to the core, keeping their counts. Core lock held. */
-/* Keeps the core's mask of armed counters (the overflow search's list)
- * after counter c's arming changed. */
+/* Keeps the core's masks of armed counters (the overflow search's list)
+ * and of held ones per contributor (the scan's) after counter c's arming
+ * or holder changed. */
 static void note_armed(bgq_core *k, const bgq_ctr *c)
 {
 	uint32_t bit = 1u << (c - k->ctr);
 	k->armed = c->ovf_period ? k->armed | bit : k->armed & ~bit;
+	for (int t = 0; t < BGQ_TPC; t++)
+		k->held[t] = c->set && (c->contrib >> t & 1) ? k->held[t] | bit
+				: k->held[t] & ~bit;
 }
 
 static void release_locked(bgq_node *n, bgq_core *k, punit_set *s)
 {
 	if (!s->acquired)
 		return;
+	int w = bgq_core_writing(k);
 	for (int i = 0; i < s->n; i++) {
 		bgq_ctr *c = &k->ctr[s->ctr[i]];
 		if (c->running) /* drain: exact */
@@ -384,6 +390,7 @@ static void release_locked(bgq_node *n, bgq_core *k, punit_set *s)
 		k->l1p_mode = -1;
 	s->l1p = 0;
 	s->acquired = 0;
+	bgq_core_written(k, w);
 }
 
 static int punit_program(void *unit, int hw, const clab_evreq *reqs, int n,
@@ -464,6 +471,7 @@ static int punit_acquire(void *unit, void *set, void *replace)
 		pthread_mutex_unlock(&k->lock);
 		return rc;
 	}
+	int w = bgq_core_writing(k);
 	if (r)
 		release_locked(u->node, k, r);
 	s->groups = groups;
@@ -484,6 +492,7 @@ static int punit_acquire(void *unit, void *set, void *replace)
 		c->ovf_period = c->ovf_next = s->ovf_period[i];
 		c->ovf_cookie = s->ovf_cookie;
 		c->ovf_req = i;
+		s->acc[i] = &c->acc;
 		note_armed(k, c);
 		int src = bgq_punit_attr[s->ev[i]].src;
 		if (is_l1p_mode(src) && !s->l1p) {
@@ -493,6 +502,7 @@ static int punit_acquire(void *unit, void *set, void *replace)
 		}
 	}
 	s->acquired = 1;
+	bgq_core_written(k, w);
 	pthread_mutex_unlock(&k->lock);
 	return CLAB_OK;
 }
@@ -524,6 +534,7 @@ static void punit_discard(void *unit, void *set)
 static void zero_locked(bgq_node *n, punit_set *s, int run)
 {
 	bgq_core *k = &n->core[s->core];
+	int w = bgq_core_writing(k);
 	for (int i = 0; i < s->n; i++) {
 		bgq_ctr *c = &k->ctr[s->ctr[i]];
 		c->start = bgq_ctr_truth(n, s->core, c);
@@ -537,6 +548,7 @@ static void zero_locked(bgq_node *n, punit_set *s, int run)
 			c->frozen = 0;
 		}
 	}
+	bgq_core_written(k, w);
 }
 
 static int punit_start(void *unit, void *set)
@@ -565,7 +577,9 @@ static int punit_reset(void *unit, void *set)
 		bgq_node_sync(u->node, s->hw, 0);
 		zero_locked(u->node, s, -1);
 	}
+	int w = bgq_core_writing(k);
 	memset(s->val, 0, sizeof s->val);
+	bgq_core_written(k, w);
 	pthread_mutex_unlock(&k->lock);
 	return CLAB_OK;
 }
@@ -582,6 +596,7 @@ static int punit_stop(void *unit, void *set)
 		return CLAB_OK;
 	}
 	bgq_node_sync(u->node, s->hw, 0);
+	int w = bgq_core_writing(k);
 	for (int i = 0; i < s->n; i++) {
 		bgq_ctr *c = &k->ctr[s->ctr[i]];
 		if (c->running)
@@ -590,6 +605,7 @@ static int punit_stop(void *unit, void *set)
 		c->frozen = 0;
 		s->val[i] = c->acc;
 	}
+	bgq_core_written(k, w);
 	pthread_mutex_unlock(&k->lock);
 	return CLAB_OK;
 }
@@ -646,16 +662,39 @@ static int punit_handler(void *unit, void *set, int on)
 
 /* Reads give UPC_C's value as of the last scan, up to BGQ_SCAN cycles old;
  * a set that holds no counters has the counts it had when it let go. */
+/* A read that moves no clock: the counts as the last writer left them,
+ * without the lock (seqlock, bgq_core.seq); 0 when a writer was on the
+ * way, and the read takes the lock. Never spins on a writer. */
+static int read_unlocked(const bgq_core *k, const punit_set *s, uint64_t *vals)
+{
+	unsigned q = __atomic_load_n(&k->seq, __ATOMIC_ACQUIRE);
+	if (q & 1)
+		return 0;
+	if (s->acquired)
+		for (int i = 0; i < s->n; i++)
+			vals[i] = __atomic_load_n(s->acc[i], __ATOMIC_RELAXED);
+	else
+		for (int i = 0; i < s->n; i++)
+			vals[i] = s->val[i];
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return __atomic_load_n(&k->seq, __ATOMIC_RELAXED) == q;
+}
+
 static int punit_read(void *unit, void *set, uint64_t *vals)
 {
 	punit *u = unit;
 	punit_set *s = set;
 	bgq_core *k = &u->node->core[s->core];
+	if (!bgq_node_moves(u->node, 1) && read_unlocked(k, s, vals))
+		return CLAB_OK;
 	pthread_mutex_lock(&k->lock);
-	if (s->acquired)
+	if (s->acquired) {
 		bgq_node_sync(u->node, s->hw, 1);
-	for (int i = 0; i < s->n; i++)
-		vals[i] = s->acquired ? k->ctr[s->ctr[i]].acc : s->val[i];
+		for (int i = 0; i < s->n; i++)
+			vals[i] = *s->acc[i];
+	} else {
+		memcpy(vals, s->val, (size_t)s->n * sizeof *vals);
+	}
 	pthread_mutex_unlock(&k->lock);
 	return CLAB_OK;
 }

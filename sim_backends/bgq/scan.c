@@ -12,9 +12,9 @@
  * `skipped`: the scans between the previous one and this were not run one by
  * one; each would have added its interval's movement (less than 2^14, see
  * check_rates), so together they add the whole movement. */
-static void scan(bgq_node *n, int core, bgq_ctr *c, int skipped)
+static void scan(bgq_ctr *c, int skipped, uint64_t v)
 {
-	uint64_t v = bgq_ctr_truth(n, core, c) - c->start;
+	v -= c->start;
 	if (skipped)
 		c->acc = v; /* acc always equals v at the last scan */
 	else
@@ -25,9 +25,19 @@ static void scan(bgq_node *n, int core, bgq_ctr *c, int skipped)
 static void scan_all(bgq_node *n, int core, unsigned smt, int skipped)
 {
 	bgq_core *k = &n->core[core];
-	for (int i = 0; i < BGQ_CTRS; i++)
-		if (k->ctr[i].running && (k->ctr[i].contrib & (1u << smt)))
-			scan(n, core, &k->ctr[i], skipped);
+	if (!k->held[smt])
+		return;
+	const bgq_hwt *t = &n->hwt[core * BGQ_TPC + (int)smt];
+	prof_pos pos = bgq_profile_pos(t->prof, t->act); /* the thread's counters share it */
+	int w = bgq_core_writing(k);
+	for (uint32_t b = k->held[smt]; b; b &= b - 1) {
+		bgq_ctr *c = &k->ctr[__builtin_ctz(b)];
+		if (c->running)
+			scan(c, skipped,
+			     c->contrib == 1u << smt ? bgq_ctr_truth_own(c, (int)smt, t, &pos)
+						    : bgq_ctr_truth(n, core, c));
+	}
+	bgq_core_written(k, w);
 }
 
 /* Moves thread h's clock to `to`, running the scan at the core's last scan

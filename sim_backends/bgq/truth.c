@@ -42,31 +42,70 @@ prof_pos bgq_pos_at(const bgq_hwt *t, uint64_t at, int in_work)
 	return bgq_profile_pos(t->prof, in_work ? t->act : t->act + (at - t->now));
 }
 
+/* How a thread's truth of node event nev is taken (bgq_nev_truth_at): fixed
+ * per event, so sums find it once. */
+enum { NK_NONE, NK_WORK, NK_PERFMON, NK_MISS, NK_PRIM, NK_HITS, NK_MISS_ONLY,
+       NK_MISS_PREFETCH };
+
+int bgq_nev_kind(int nev)
+{
+	if (nev < 0) /* a place a sum keeps without counting */
+		return NK_NONE;
+	/* the I/O unit counts messages only: no profile rate or work segment
+	 * gives it a count (bgq_feed_reason), they land in work[] at once */
+	if (nev >= BGQ_NEV_IO && nev < BGQ_NEV_CNK)
+		return NK_WORK;
+	if (nev >= BGQ_NEV_CNK && bgq_nev_feed(nev) == BGQ_FEED_OVERFLOW)
+		return NK_PERFMON;
+	if (nev == NEV_MISS)
+		return NK_MISS;
+	if (nev < BGQ_NEV_L2 || nev >= BGQ_NEV_IO ||
+	    bgq_nev_feed(nev) != BGQ_FEED_DERIVED)
+		return NK_PRIM;
+	switch (nev - BGQ_NEV_L2) {
+	case L2C_HITS: /* every load the L1p could not serve is looked up */
+		return NK_HITS;
+	case L2C_REQ_MISS_AND_EVICT: /* a full cache evicts on every miss */
+		return NK_MISS_ONLY;
+	default: /* FETCH_LINE, MISS_AND_EVICT: demand misses and prefetches */
+		return NK_MISS_PREFETCH;
+	}
+}
+
+/* The same by kind; *miss: the thread's L2 misses at pos once taken
+ * (UINT64_MAX before), shared by the events of one sum. */
+static uint64_t kind_truth_at(const bgq_hwt *t, const prof_pos *pos, int kind,
+			      int nev, uint64_t now, uint64_t *miss)
+{
+	switch (kind) {
+	case NK_NONE:
+		return 0;
+	case NK_WORK:
+		return t->work[nev];
+	case NK_PERFMON:
+		return __atomic_load_n(&t->perfmon, __ATOMIC_RELAXED);
+	case NK_PRIM:
+		return bgq_prim_truth_at(t, pos, nev, now);
+	}
+	if (*miss == UINT64_MAX)
+		*miss = miss_truth_at(t, pos, now);
+	switch (kind) {
+	case NK_HITS:
+		return bgq_prim_truth_at(t, pos, BGQ_EV_L1P_MISS, now) - *miss;
+	case NK_MISS_PREFETCH:
+		return *miss + bgq_prim_truth_at(t, pos, BGQ_NEV_L2 + L2C_PREFETCH, now);
+	default: /* NK_MISS, NK_MISS_ONLY */
+		return *miss;
+	}
+}
+
 /* Thread truth of node event nev at pos (PUnit opcode groups excepted:
  * the PUnit counts those through bgq_terms_for). */
 uint64_t bgq_nev_truth_at(const bgq_hwt *t, const prof_pos *pos, int nev,
 			  uint64_t now)
 {
-	/* the I/O unit counts messages only: no profile rate or work segment
-	 * gives it a count (bgq_feed_reason), they land in work[] at once */
-	if (nev >= BGQ_NEV_IO && nev < BGQ_NEV_CNK)
-		return t->work[nev];
-	if (nev >= BGQ_NEV_CNK && bgq_nev_feed(nev) == BGQ_FEED_OVERFLOW)
-		return __atomic_load_n(&t->perfmon, __ATOMIC_RELAXED);
-	if (nev == NEV_MISS)
-		return miss_truth_at(t, pos, now);
-	if (nev < BGQ_NEV_L2 || nev >= BGQ_NEV_IO ||
-	    bgq_nev_feed(nev) != BGQ_FEED_DERIVED)
-		return bgq_prim_truth_at(t, pos, nev, now);
-	uint64_t miss = miss_truth_at(t, pos, now);
-	switch (nev - BGQ_NEV_L2) {
-	case L2C_HITS: /* every load the L1p could not serve is looked up */
-		return bgq_prim_truth_at(t, pos, BGQ_EV_L1P_MISS, now) - miss;
-	case L2C_REQ_MISS_AND_EVICT: /* a full cache evicts on every miss */
-		return miss;
-	default: /* FETCH_LINE, MISS_AND_EVICT: demand misses and prefetches */
-		return miss + bgq_prim_truth_at(t, pos, BGQ_NEV_L2 + L2C_PREFETCH, now);
-	}
+	uint64_t miss = UINT64_MAX;
+	return kind_truth_at(t, pos, bgq_nev_kind(nev), nev, now, &miss);
 }
 
 #define PPB 1000000000u
@@ -113,7 +152,9 @@ void bgq_changed(bgq_node *n, int h)
 	uint64_t q = __atomic_fetch_add(&n->changes, 1, __ATOMIC_ACQ_REL);
 	__atomic_store_n(&n->change_log[q % BGQ_CHANGE_LOG],
 			 q << 8 | (uint64_t)h, __ATOMIC_RELEASE);
-	__atomic_fetch_or(&n->live[h / 64], 1ull << (h % 64), __ATOMIC_RELAXED);
+	uint64_t bit = 1ull << (h % 64); /* once set, never cleared */
+	if (!(__atomic_load_n(&n->live[h / 64], __ATOMIC_RELAXED) & bit))
+		__atomic_fetch_or(&n->live[h / 64], bit, __ATOMIC_RELAXED);
 }
 
 int bgq_sum_init(bgq_sum *s, const int *nev, int k, int only)
@@ -125,6 +166,12 @@ int bgq_sum_init(bgq_sum *s, const int *nev, int k, int only)
 	s->k = k;
 	s->only = only;
 	memcpy(s->nev, nev, (size_t)k * sizeof *nev);
+	s->timeless = 1;
+	for (int i = 0; i < k; i++) {
+		s->kind[i] = bgq_nev_kind(nev[i]);
+		s->timeless &= s->kind[i] == NK_NONE || s->kind[i] == NK_WORK ||
+			       s->kind[i] == NK_PERFMON;
+	}
 	memset(s->seen, 0xff, sizeof s->seen); /* no version yet */
 	s->changes = UINT64_MAX;
 	return CLAB_OK;
@@ -153,6 +200,30 @@ static int changed_since(const bgq_node *n, uint64_t from, uint64_t to,
 	return 1;
 }
 
+void bgq_node_sum_thread(bgq_node *n, bgq_sum *s, int h)
+{
+	if (s->only >= 0 && s->only != h)
+		return;
+	const bgq_hwt *t = &n->hwt[h];
+	/* a timeless sum's events move only with the work */
+	uint64_t ver = s->timeless ? __atomic_load_n(&t->wver, __ATOMIC_ACQUIRE)
+		     : __atomic_load_n(&n->version[h], __ATOMIC_ACQUIRE);
+	if (ver == s->seen[h])
+		return;
+	prof_pos pos = bgq_profile_pos(t->prof, t->act);
+	uint64_t *v = s->val + (size_t)h * (size_t)s->k, miss = UINT64_MAX;
+	for (int i = 0; i < s->k; i++) {
+		/* another thread may sum the same set: its threads take turns
+		 * per h (the core lock), the totals add atomically */
+		uint64_t x = kind_truth_at(t, &pos, s->kind[i], s->nev[i], t->now, &miss);
+		if (x == v[i])
+			continue;
+		__atomic_fetch_add(&s->total[i], x - v[i], __ATOMIC_RELAXED);
+		__atomic_store_n(&v[i], x, __ATOMIC_RELAXED);
+	}
+	s->seen[h] = ver;
+}
+
 void bgq_node_sum(bgq_node *n, bgq_sum *s)
 {
 	/* only the threads that changed since the last sum are looked at (all
@@ -163,33 +234,21 @@ void bgq_node_sum(bgq_node *n, bgq_sum *s)
 	if (last == changes)
 		return;
 	uint64_t look[2] = {0, 0};
-	if (!changed_since(n, last, changes, look))
+	if (s->only >= 0) /* one thread: its version says whether it changed */
+		look[s->only / 64] = 1ull << (s->only % 64);
+	else if (!changed_since(n, last, changes, look))
 		for (int w = 0; w < 2; w++)
 			look[w] = __atomic_load_n(&n->live[w], __ATOMIC_RELAXED);
 	for (int w = 0; w < 2; w++) {
-		uint64_t bits = look[w];
-		if (s->only >= 0)
-			bits &= s->only / 64 == w ? 1ull << (s->only % 64) : 0;
-		for (; bits; bits &= bits - 1) {
+		for (uint64_t bits = look[w]; bits; bits &= bits - 1) {
 			int h = w * 64 + __builtin_ctzll(bits);
-			if (__atomic_load_n(&n->version[h], __ATOMIC_ACQUIRE) == s->seen[h])
+			uint64_t ver = s->timeless ? __atomic_load_n(&n->hwt[h].wver, __ATOMIC_ACQUIRE)
+				     : __atomic_load_n(&n->version[h], __ATOMIC_ACQUIRE);
+			if (ver == s->seen[h]) /* again under the lock */
 				continue;
 			bgq_core *k = &n->core[h / BGQ_TPC];
 			pthread_mutex_lock(&k->lock);
-			const bgq_hwt *t = &n->hwt[h];
-			prof_pos pos = bgq_profile_pos(t->prof, t->act);
-			uint64_t *v = s->val + (size_t)h * (size_t)s->k;
-			for (int i = 0; i < s->k; i++) {
-				/* another thread may sum the same set: its threads
-				 * take turns per h (the core lock), the totals
-				 * add atomically */
-				uint64_t x = bgq_nev_truth_at(t, &pos, s->nev[i], t->now);
-				if (x == v[i])
-					continue;
-				__atomic_fetch_add(&s->total[i], x - v[i], __ATOMIC_RELAXED);
-				__atomic_store_n(&v[i], x, __ATOMIC_RELAXED);
-			}
-			s->seen[h] = n->version[h];
+			bgq_node_sum_thread(n, s, h);
 			pthread_mutex_unlock(&k->lock);
 		}
 	}
@@ -210,12 +269,75 @@ static uint64_t summed_truth(const bgq_ctr *c, const bgq_hwt *t,
 	return v;
 }
 
+static uint64_t gcd(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* The period of counter c's distinct rates and what they count over one
+ * (bgq_ctr.period); the memo starts empty. */
+static void rates_period(bgq_ctr *c)
+{
+	uint64_t p = 1;
+	for (int j = 0; j < c->nrate; j++) {
+		uint64_t pj = CLAB_PPM / gcd(c->rate_ppm[j], CLAB_PPM);
+		p = p / gcd(p, pj) * pj; /* both divide 10^6: so does p */
+	}
+	c->period = (uint32_t)p;
+	c->per_period = 0;
+	for (int j = 0; j < c->nrate; j++)
+		c->per_period += c->rate_w[j] * ((uint64_t)c->rate_ppm[j] * p / CLAB_PPM);
+	uint64_t step = gcd(p, BGQ_SCAN);
+	c->memo_step = p / step <= BGQ_MEMO && c->per_period <= UINT32_MAX ? (uint32_t)step : 0;
+	memset(c->memo_key, 0, sizeof c->memo_key);
+}
+
 /* The same from the counter's rates in pos's phase lap: the count at the
  * lap's phase start (refreshed when the lap, the profile or the work
  * change) plus each term's whole rate x whole millions of cycles and its
  * rounded part of the rest, as clab_rate_count splits them, so the sum
  * equals the term-by-term one exactly. Contexts and work segments in
  * progress take the term-by-term way. */
+/* Refreshes contributor s's rates of counter c at pos (out of line: the
+ * reads that find them current stay short). */
+static __attribute__((noinline)) void rates_refresh(bgq_ctr *c, int s, const bgq_hwt *t,
+						    const prof_pos *pos, uint64_t now,
+						    uint64_t wver)
+{
+	struct bgq_ctr_rates *q = &c->rates[s];
+	const uint64_t *row = pos->p->ppm + (size_t)pos->ph * BGQ_N_NEV;
+	prof_pos start = *pos;
+	start.r = 0;
+	q->base = summed_truth(c, t, &start, now);
+	q->sum_ppm = 0;
+	/* the row covers every node event; a CNK term's rate is 0 */
+	c->nrate = 0;
+	for (int k = 0; k < c->nterm; k++) {
+		uint64_t ppm = row[c->term[k]];
+		q->sum_ppm += c->weight[k] * ppm;
+		int j = 0;
+		while (j < c->nrate && c->rate_ppm[j] != ppm)
+			j++;
+		if (ppm && j == c->nrate) {
+			c->rate_ppm[c->nrate] = (uint32_t)ppm;
+			c->rate_w[c->nrate++] = 0;
+		}
+		if (ppm)
+			c->rate_w[j] = (uint16_t)(c->rate_w[j] + c->weight[k]);
+	}
+	rates_period(c);
+	q->prof = pos->p;
+	q->ph = pos->ph;
+	q->laps = pos->laps;
+	q->wver = wver;
+	q->valid = 1;
+}
+
 static uint64_t rated_truth(bgq_ctr *c, int s, const bgq_hwt *t,
 			    const prof_pos *pos, uint64_t now)
 {
@@ -223,45 +345,38 @@ static uint64_t rated_truth(bgq_ctr *c, int s, const bgq_hwt *t,
 	if (c->exclude || t->wcount || !p)
 		return summed_truth(c, t, pos, now);
 	struct bgq_ctr_rates *q = &c->rates[s];
-	const uint64_t *row = p->ppm + (size_t)pos->ph * BGQ_N_NEV;
 	uint64_t wver = __atomic_load_n(&t->wver, __ATOMIC_ACQUIRE);
 	if (!q->valid || q->prof != p || q->ph != pos->ph || q->laps != pos->laps ||
-	    q->wver != wver) {
-		prof_pos start = *pos;
-		start.r = 0;
-		q->base = summed_truth(c, t, &start, now);
-		q->sum_ppm = 0;
-		/* the row covers every node event; a CNK term's rate is 0 */
-		c->nrate = 0;
-		for (int k = 0; k < c->nterm; k++) {
-			uint64_t ppm = row[c->term[k]];
-			q->sum_ppm += c->weight[k] * ppm;
-			int j = 0;
-			while (j < c->nrate && c->rate_ppm[j] != ppm)
-				j++;
-			if (ppm && j == c->nrate) {
-				c->rate_ppm[c->nrate] = (uint32_t)ppm;
-				c->rate_w[c->nrate++] = 0;
-			}
-			if (ppm)
-				c->rate_w[j] = (uint16_t)(c->rate_w[j] + c->weight[k]);
-		}
-		q->prof = p;
-		q->ph = pos->ph;
-		q->laps = pos->laps;
-		q->wver = wver;
-		q->valid = 1;
-	}
-	uint64_t r = pos->r, part = r % CLAB_PPM;
-	uint64_t v = q->base + q->sum_ppm * (r / CLAB_PPM);
+	    q->wver != wver)
+		rates_refresh(c, s, t, pos, now, wver);
+	uint64_t r = pos->r;
 	if (c->contrib == 1u << s) { /* terms of one rate round alike */
+		uint64_t x = r % c->period, i = c->memo_step ? x / c->memo_step : 0;
+		uint64_t v = q->base + c->per_period * (r / c->period);
+		if (c->memo_step && c->memo_key[i] == x + 1)
+			return v + c->memo_val[i];
+		uint64_t in = 0;
 		for (int j = 0; j < c->nrate; j++)
-			v += c->rate_w[j] * ((uint64_t)c->rate_ppm[j] * part / CLAB_PPM);
-		return v;
+			in += c->rate_w[j] * ((uint64_t)c->rate_ppm[j] * x / CLAB_PPM);
+		if (c->memo_step) {
+			c->memo_key[i] = (uint32_t)(x + 1);
+			c->memo_val[i] = (uint32_t)in;
+		}
+		return v + in;
 	}
+	uint64_t part = r % CLAB_PPM, v = q->base + q->sum_ppm * (r / CLAB_PPM);
+	const uint64_t *row = p->ppm + (size_t)pos->ph * BGQ_N_NEV;
 	for (int k = 0; k < c->nterm; k++)
 		v += c->weight[k] * (row[c->term[k]] * part / CLAB_PPM);
 	return v;
+}
+
+/* Counter c's truth when its one contributor is thread t, hardware thread s
+ * of the core, as things are, its profile at pos: a scan takes pos once for
+ * all the counters of its thread. */
+uint64_t bgq_ctr_truth_own(bgq_ctr *c, int s, const bgq_hwt *t, const prof_pos *pos)
+{
+	return rated_truth(c, s, t, pos, t->now);
 }
 
 /* Counter c's truth with thread h's clock at `at` (h < 0: as things are). */

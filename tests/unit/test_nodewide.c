@@ -405,6 +405,36 @@ static void test_io_messages(void **state)
 	clab_thread_detach(t);
 }
 
+/* An I/O sum moves only with the threads' messages (their work), so it
+ * looks again only at threads whose work changed: every later message of a
+ * thread it has summed still counts, and clocks moving alone change
+ * nothing. */
+static void test_io_sum_follows_messages(void **state)
+{
+	(void)state;
+	clab_thread *t = hw(20), *u = hw(21);
+	clab_evset *s = NULL;
+	const char *ev[] = {"PEVT_MU_MSG_INJ"};
+	assert_int_equal(program(io, t, &s, ev, 1), CLAB_OK);
+	assert_int_equal(clab_evset_start(s), CLAB_OK);
+	int64_t v[1];
+	for (int64_t k = 1; k <= 3; k++) {
+		assert_int_equal(clab_thread_message(t, CLAB_MSG_SEND, 100), CLAB_OK);
+		read_all(s, v);
+		assert_int_equal(v[0], 2 * k - 1);
+		assert_int_equal(clab_thread_advance(t, 5000), CLAB_OK);
+		assert_int_equal(clab_thread_advance(u, 5000), CLAB_OK);
+		read_all(s, v);
+		assert_int_equal(v[0], 2 * k - 1);
+		assert_int_equal(clab_thread_message(u, CLAB_MSG_SEND, 100), CLAB_OK);
+		read_all(s, v);
+		assert_int_equal(v[0], 2 * k);
+	}
+	clab_evset_destroy(s);
+	clab_thread_detach(t);
+	clab_thread_detach(u);
+}
+
 /* Each CNK event set reports deltas since its own start; per-thread
  * counters are the set's thread's, node counters the node's. */
 static void test_cnk_deltas(void **state)
@@ -533,6 +563,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tables),
+		cmocka_unit_test(test_io_sum_follows_messages),
 		cmocka_unit_test(test_catalogs),
 		cmocka_unit_test(test_l2_mode),
 		cmocka_unit_test(test_l2_node_wide),

@@ -1,6 +1,7 @@
 /* The simulated BG/Q processor unit: counter groups and borrowing, the A2
  * signal and L1p rules, 14-bit counters accumulated on the scan, and
  * deterministic counts from rate profiles and explicit work. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -276,6 +277,52 @@ static void deterministic(void **state)
 	assert_int_equal(got[0][3], 8 * qma);
 }
 
+/* Reads on the virtual clock take the counts without the core lock: one
+ * taken while another thread's clock moves (scans) is of one instant. Two
+ * events of the same terms count alike at every scan, so a read that saw
+ * one counter of a scan and not the other would differ. The clock moves
+ * until the reader has seen it move often enough (counts, not time). */
+static clab_evset *torn_set;
+static int torn_done;
+static long torn_changed;
+
+static void *torn_reader(void *arg)
+{
+	long *bad = arg;
+	int64_t v[2], last = 0;
+	while (!__atomic_load_n(&torn_done, __ATOMIC_ACQUIRE)) {
+		if (clab_evset_read(torn_set, v) != CLAB_OK || v[0] != v[1] || v[0] < last)
+			(*bad)++;
+		if (v[0] != last)
+			__atomic_store_n(&torn_changed, torn_changed + 1, __ATOMIC_RELEASE);
+		last = v[0];
+	}
+	return NULL;
+}
+
+static void reads_of_one_instant(void **state)
+{
+	(void)state;
+	clab_thread *t = hw(8);
+	const char *ev[] = {"PEVT_AXU_INSTR_COMMIT", "PEVT_INST_QFPU_ALL"};
+	assert_int_equal(program(core, t, &torn_set, ev, 2), CLAB_OK);
+	assert_int_equal(clab_evset_start(torn_set), CLAB_OK);
+	long bad = 0;
+	pthread_t r;
+	assert_int_equal(pthread_create(&r, NULL, torn_reader, &bad), 0);
+	for (uint64_t i = 0; i < 20000 || __atomic_load_n(&torn_changed, __ATOMIC_ACQUIRE) < 2000; i++)
+		assert_int_equal(clab_thread_advance(t, 800 + i % 7), CLAB_OK);
+	__atomic_store_n(&torn_done, 1, __ATOMIC_RELEASE);
+	pthread_join(r, NULL);
+	assert_int_equal(bad, 0);
+	int64_t v[2];
+	assert_int_equal(clab_evset_stop(torn_set, v), CLAB_OK);
+	assert_true(v[0] > 0);
+	assert_int_equal(v[0], v[1]);
+	clab_evset_destroy(torn_set);
+	clab_thread_detach(t);
+}
+
 /* Explicit work: counts land exactly, core events see every thread of the
  * core, and impossible rates are refused. */
 static void work_and_core_scope(void **state)
@@ -396,6 +443,7 @@ int main(void)
 		cmocka_unit_test(l1p_rules),
 		cmocka_unit_test(wrap_and_lag),
 		cmocka_unit_test(deterministic),
+		cmocka_unit_test(reads_of_one_instant),
 		cmocka_unit_test(work_and_core_scope),
 		cmocka_unit_test(contexts),
 	};

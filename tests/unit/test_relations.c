@@ -260,6 +260,46 @@ static void cached_rates_equal_the_sum(void **state)
 	clab_machine_close(m);
 }
 
+/* Scans ask for a counter's truth BGQ_SCAN cycles apart, where its rates'
+ * in-period sums are memoized: what the memo gives is what summing the
+ * terms gives, on a profile of one phase and across phases and laps. */
+static void memoized_sums_equal_the_sum(void **state)
+{
+	(void)state;
+	static const char *const spec[] = {"bgq:clock=virtual,activity=compute",
+					   "bgq:clock=virtual,activity=phases"};
+	int all = -1;
+	for (int e = 0; e < BGQ_N_PUNIT; e++)
+		if (strcmp(bgq_punit_natives[e].name, "PEVT_INST_ALL") == 0)
+			all = e;
+	for (size_t p = 0; p < sizeof spec / sizeof spec[0]; p++) {
+		clab_machine *m = open_machine(spec[p]);
+		int err = 0;
+		bgq_node *n = bgq_node_get(m, &err);
+		clab_thread *t = attach_hw(m, 0);
+		bgq_ctr kept;
+		memset(&kept, 0, sizeof kept);
+		kept.nterm = bgq_terms_for(all, 0, kept.term, kept.weight);
+		kept.contrib = 1;
+		int hits = 0;
+		for (int step = 0; step < 400; step++) {
+			/* scan-grid steps; every 50th crosses phases and laps */
+			uint64_t d = BGQ_SCAN * (step % 50 == 49 ? 12345u : 1u + (uint64_t)step % 37);
+			assert_int_equal(clab_thread_advance(t, d), CLAB_OK);
+			uint32_t before[BGQ_MEMO];
+			memcpy(before, kept.memo_key, sizeof before);
+			uint64_t v = bgq_ctr_truth(n, 0, &kept), terms = 0;
+			hits += kept.memo_step && memcmp(before, kept.memo_key, sizeof before) == 0;
+			for (int k = 0; k < kept.nterm; k++) /* each term on its own */
+				terms += truth(n, &kept.term[k], &kept.weight[k], 1, 1);
+			assert_int_equal(v, terms);
+		}
+		/* the memo was there to answer, and did */
+		assert_true(hits > 200);
+		clab_machine_close(m);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -267,6 +307,7 @@ int main(void)
 		cmocka_unit_test(profile_breaking_a_bound_is_refused),
 		cmocka_unit_test(commit_counts_follow_the_classes),
 		cmocka_unit_test(cached_rates_equal_the_sum),
+		cmocka_unit_test(memoized_sums_equal_the_sum),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }
