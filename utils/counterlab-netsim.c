@@ -139,6 +139,7 @@ static void progress_draw(void *arg, double frac)
 
 static int parse(int argc, char **argv, opts *o)
 {
+	enum { OPT_WINDOW = 256 }; /* long options without a letter */
 	static const struct option longopts[] = {
 		{"machine", 1, 0, 'm'}, {"torus", 1, 0, 't'}, {"ppn", 1, 0, 'n'},
 		{"map", 1, 0, 'M'}, {"order", 1, 0, 'o'}, {"pattern", 1, 0, 'p'},
@@ -148,7 +149,7 @@ static int parse(int argc, char **argv, opts *o)
 		{"ranks", 1, 0, 'R'}, {"set", 1, 0, 'S'}, {"list-params", 0, 0, 'P'},
 		{"heatmap-range", 1, 0, 'Y'}, {"heatmap-with", 1, 0, 'W'}, {"engine", 1, 0, 'G'}, {"routing", 1, 0, 'r'},
 		{"seed", 1, 0, 's'}, {"tilemap", 1, 0, 'T'}, {"gemini", 1, 0, 'g'},
-		{"tiles", 1, 0, 'x'}, {"open-loop", 1, 0, 'O'}, {"open-loop-window", 1, 0, 'W'},
+		{"tiles", 1, 0, 'x'}, {"open-loop", 1, 0, 'O'}, {"open-loop-window", 1, 0, OPT_WINDOW},
 		{0, 0, 0, 0},
 	};
 	int c, list = 0;
@@ -276,7 +277,7 @@ static int parse(int argc, char **argv, opts *o)
 			}
 			break;
 		}
-		case 'W':
+		case OPT_WINDOW:
 			if (sscanf(optarg, "%llu,%llu", &o->warmup, &o->measure) != 2 || !o->measure ||
 			    o->warmup + o->measure > 100000000ull) {
 				fprintf(stderr, "counterlab-netsim: --open-loop-window %s: want W,M chunk times (M >= 1, W + M <= 1e8)\n", optarg);
