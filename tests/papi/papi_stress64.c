@@ -325,6 +325,19 @@ static int stress(const profile *p, int pidx)
 	on_signal(SIGPROF, on_sample);
 	papi_threads_on(p->spec);
 	user_domain_if_refused("kernel");
+	/* PAPI looks event sets up in a table it reallocates as it grows,
+	 * without a lock (a thread reading a set while another's create
+	 * moves the table reads freed memory: PAPI's race, seen here as a
+	 * crash in PAPI_read's lookup). Grown to every set the walk can hold
+	 * at once before the threads start, it never moves again. */
+	enum { ROOM = NTHREADS * (NSETS + 1) + 16 };
+	static int grow[ROOM];
+	for (int i = 0; i < ROOM; i++) {
+		grow[i] = PAPI_NULL;
+		CHECK_PAPI(PAPI_create_eventset(&grow[i]));
+	}
+	for (int i = 0; i < ROOM; i++)
+		CHECK_PAPI(PAPI_destroy_eventset(&grow[i]));
 	static tstate ts[NTHREADS];
 	pthread_t th[NTHREADS];
 	struct itimerval it = {{0, 1000}, {0, 1000}};
