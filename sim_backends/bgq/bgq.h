@@ -54,6 +54,9 @@ typedef struct bgq_relation {
 #define BGQ_CPU_SAMPLE_NS 20000 /* host clock: CPU time resampled this often */
 #define BGQ_EV_CYCLES 210    /* index of PEVT_CYCLES */
 #define BGQ_EV_L1P_MISS 145  /* index of PEVT_L1P_BAS_MISS: loads that go on to L2 */
+#define BGQ_EV_FST 214       /* PEVT_INST_XU_FST, _QST, _ST: the store classes; */
+#define BGQ_EV_QST 216       /* the A2's L1D writes through, so each store is */
+#define BGQ_EV_ST 233        /* looked up in the L2 */
 #define BGQ_MAX_TERMS 64
 #define BGQ_MEMO 32          /* a counter's memoized in-period sums (truth.c) */
 #define BGQ_L2_SLICES 16

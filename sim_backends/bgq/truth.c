@@ -63,7 +63,7 @@ int bgq_nev_kind(int nev)
 	    bgq_nev_feed(nev) != BGQ_FEED_DERIVED)
 		return NK_PRIM;
 	switch (nev - BGQ_NEV_L2) {
-	case L2C_HITS: /* every load the L1p could not serve is looked up */
+	case L2C_HITS: /* every load the L1p could not serve, and every store */
 		return NK_HITS;
 	case L2C_REQ_MISS_AND_EVICT: /* a full cache evicts on every miss */
 		return NK_MISS_ONLY;
@@ -90,8 +90,11 @@ static uint64_t kind_truth_at(const bgq_hwt *t, const prof_pos *pos, int kind,
 	if (*miss == UINT64_MAX)
 		*miss = miss_truth_at(t, pos, now);
 	switch (kind) {
-	case NK_HITS:
-		return bgq_prim_truth_at(t, pos, BGQ_EV_L1P_MISS, now) - *miss;
+	case NK_HITS: /* stores hit: the model gives the L2 no store misses */
+		return bgq_prim_truth_at(t, pos, BGQ_EV_L1P_MISS, now) - *miss +
+		       bgq_prim_truth_at(t, pos, BGQ_EV_ST, now) +
+		       bgq_prim_truth_at(t, pos, BGQ_EV_FST, now) +
+		       bgq_prim_truth_at(t, pos, BGQ_EV_QST, now);
 	case NK_MISS_PREFETCH:
 		return *miss + bgq_prim_truth_at(t, pos, BGQ_NEV_L2 + L2C_PREFETCH, now);
 	default: /* NK_MISS, NK_MISS_ONLY */

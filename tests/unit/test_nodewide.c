@@ -69,6 +69,9 @@ static void test_tables(void **state)
 	(void)state;
 	assert_string_equal(bgq_punit_natives[BGQ_EV_L1P_MISS].name, "PEVT_L1P_BAS_MISS");
 	assert_string_equal(bgq_punit_natives[BGQ_EV_CYCLES].name, "PEVT_CYCLES");
+	assert_string_equal(bgq_punit_natives[BGQ_EV_ST].name, "PEVT_INST_XU_ST");
+	assert_string_equal(bgq_punit_natives[BGQ_EV_FST].name, "PEVT_INST_XU_FST");
+	assert_string_equal(bgq_punit_natives[BGQ_EV_QST].name, "PEVT_INST_XU_QST");
 	static const char *const l2c[] = {"PEVT_L2_HITS", "PEVT_L2_MISSES",
 		"PEVT_L2_PREFETCH", "PEVT_L2_FETCH_LINE"};
 	for (int i = 0; i < 4; i++)
@@ -189,6 +192,30 @@ static void test_l2_node_wide(void **state)
 	clab_thread_detach(b);
 	clab_thread_detach(c);
 	clab_thread_detach(d);
+}
+
+/* The A2's L1D writes through: every store is an L2 lookup, a hit (the
+ * model gives the L2 no store misses), beside the loads the L1p passes on. */
+static void test_l2_stores_hit(void **state)
+{
+	(void)state;
+	clab_thread *a = hw(3), *c = hw(40);
+	clab_evset *s = NULL;
+	const char *ev[] = {"PEVT_L2_HITS", "PEVT_L2_MISSES", "L2_ACCESSES"};
+	assert_int_equal(program(l2, a, &s, ev, 3), CLAB_OK);
+	assert_int_equal(clab_evset_start(s), CLAB_OK);
+	const char *w[] = {"PEVT_L1P_BAS_MISS", "PEVT_L2_MISSES", "PEVT_INST_XU_ST",
+			   "PEVT_INST_XU_FST", "PEVT_INST_XU_QST"};
+	uint64_t n[] = {100, 10, 300, 20, 10};
+	assert_int_equal(clab_thread_work(c, 1000, w, n, 5), CLAB_OK);
+	int64_t v[3];
+	read_all(s, v);
+	assert_int_equal(v[0], 100 - 10 + 330);
+	assert_int_equal(v[1], 10);
+	assert_int_equal(v[2], 430);
+	clab_evset_destroy(s);
+	clab_thread_detach(a);
+	clab_thread_detach(c);
 }
 
 /* Summed over slices, a _SLICE event equals its combined event for the same
@@ -567,6 +594,7 @@ int main(void)
 		cmocka_unit_test(test_catalogs),
 		cmocka_unit_test(test_l2_mode),
 		cmocka_unit_test(test_l2_node_wide),
+		cmocka_unit_test(test_l2_stores_hit),
 		cmocka_unit_test(test_l2_slices),
 		cmocka_unit_test(test_l2_slice_spread),
 		cmocka_unit_test(test_l2_equals_l1p),
