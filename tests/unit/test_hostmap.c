@@ -194,9 +194,26 @@ static void replay_fuzz(void **state)
 	}
 }
 
-/* The simulated thread does what the replayed host thread did: between two
- * reads, each PUnit count grows by k times the mapping of one step of the
- * file (every step is the same; k is how many samples the reads took). */
+/* A replay file at path (a mkstemp template), open for writing; the
+ * caller writes its header and steps, then replay_on() points the host
+ * sampler at it. */
+static FILE *replay_file(char *path)
+{
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	FILE *f = fdopen(fd, "w");
+	assert_non_null(f);
+	return f;
+}
+
+/* Closes f and opens a host-clock BG/Q that follows the replay at path. */
+static clab_machine *replay_on(FILE *f, const char *path)
+{
+	fclose(f);
+	setenv("COUNTERLAB_HOST_REPLAY", path, 1);
+	return open_machine("bgq:clock=host,activity=host");
+}
+
 /* Every quantity the emulator counts, through the node: each rule's event
  * is one the node takes (a derived one would drop the whole sample), and
  * the commit counts follow from the classes fed. */
@@ -204,9 +221,7 @@ static void node_takes_every_rule(void **state)
 {
 	(void)state;
 	char path[] = "/tmp/clab-replay-XXXXXX";
-	int fd = mkstemp(path);
-	assert_true(fd >= 0);
-	FILE *f = fdopen(fd, "w");
+	FILE *f = replay_file(path);
 	fprintf(f, "cpu_ns");
 	for (int q = 0; q < CLAB_HQ_N; q++)
 		fprintf(f, " %s", clab_hq_name[q]);
@@ -217,9 +232,7 @@ static void node_takes_every_rule(void **state)
 			fprintf(f, " %d", i * (q == CLAB_HQ_INSTRUCTIONS ? 1000 : q == CLAB_HQ_CYCLES ? 4000 : 60));
 		fprintf(f, "\n");
 	}
-	fclose(f);
-	setenv("COUNTERLAB_HOST_REPLAY", path, 1);
-	clab_machine *m = open_machine("bgq:clock=host,activity=host");
+	clab_machine *m = replay_on(f, path);
 	clab_component *core = clab_machine_component(m, "core");
 	clab_thread *t = attach_hw(m, 0);
 	static const char *const ev[] = {"PEVT_INST_XU_BRC", "PEVT_XU_BR_COMMIT",
@@ -244,20 +257,19 @@ static void node_takes_every_rule(void **state)
 	unlink(path);
 }
 
+/* The simulated thread does what the replayed host thread did: between two
+ * reads, each PUnit count grows by k times the mapping of one step of the
+ * file (every step is the same; k is how many samples the reads took). */
 static void node_follows_replay(void **state)
 {
 	(void)state;
 	char path[] = "/tmp/clab-replay-XXXXXX";
-	int fd = mkstemp(path);
-	assert_true(fd >= 0);
-	FILE *f = fdopen(fd, "w");
+	FILE *f = replay_file(path);
 	fprintf(f, "cpu_ns instructions branches loads stores\n");
 	for (int i = 0; i < 64; i++) /* 0.5 ms, 1M instructions per step */
 		fprintf(f, "%d %d %d %d %d\n", i * 500000, i * 1000000, i * 100000, i * 300000,
 			i * 100000);
-	fclose(f);
-	setenv("COUNTERLAB_HOST_REPLAY", path, 1);
-	clab_machine *m = open_machine("bgq:clock=host,activity=host");
+	clab_machine *m = replay_on(f, path);
 	clab_component *core = clab_machine_component(m, "core");
 	clab_thread *t = attach_hw(m, 0);
 	static const char *const ev[] = {"PEVT_INST_XU_IADD", "PEVT_INST_XU_LD",
