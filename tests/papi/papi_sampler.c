@@ -109,18 +109,26 @@ static void monotone(tstate *t, const char *what, const long long *v, long long 
 
 enum { OP_READ, OP_READ_TS, OP_ACCUM, OP_L2 };
 
+/* Handlers nest: SIGALRM may land in the SIGPROF handler. PAPI_accum is a
+ * read, then a reset: an accum that interrupts another between the two
+ * hands the same counts over again, on any PAPI. So a nested handler
+ * reads and never accumulates. */
+static __thread volatile int depth;
+
 static void on_sample(int sig)
 {
 	(void)sig;
 	int saved = errno;
 	tstate *t = me;
-	if (t && t->ready) {
+	depth++;
+	/* nested, with nothing but the accumulated set: nothing to do */
+	if (t && t->ready && (depth == 1 || t->r != PAPI_NULL || t->l != PAPI_NULL)) {
 		int ops[4], nops = 0;
 		if (t->r != PAPI_NULL) {
 			ops[nops++] = OP_READ;
 			ops[nops++] = OP_READ_TS;
 		}
-		if (t->a != PAPI_NULL)
+		if (t->a != PAPI_NULL && depth == 1)
 			ops[nops++] = OP_ACCUM;
 		if (t->l != PAPI_NULL)
 			ops[nops++] = OP_L2;
@@ -150,6 +158,7 @@ static void on_sample(int sig)
 			FAIL(t, "a handler's call", 0, rc, 0, 0);
 		t->samples++;
 	}
+	depth--;
 	errno = saved;
 }
 
