@@ -361,6 +361,10 @@ static const char *event_unit(const clab_netevent *e, int gem, const clab_netspe
 		       : strstr(e->name, "TRAFFIC") ? "bytes"
 		       : strstr(e->name, "TRANSLATIONS") ? "translations" : "counts";
 	}
+	if (strstr(e->name, "TOKEN_ACKS")) /* BG/L: one per chunk received */
+		return "token acks";
+	if (strstr(e->name, "_ACKS")) /* BG/L: one per packet received */
+		return "acks";
 	switch (e->what) {
 	case CLAB_NET_SENT_CHUNKS:
 	case CLAB_NET_RECV_CHUNKS:

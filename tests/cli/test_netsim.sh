@@ -146,6 +146,17 @@ if "$bin" --quiet --machine torus --torus 8x8 --ppn 1 --map "$tmp/tor.map" --pat
 else
 	bad "heat map title: ${title:-none}"
 fi
+# BG/L events by what one count is: a no-token event counts cycles (the
+# priority VC's too, though no traffic uses it), an ack event acks
+for ev in "XP_LINK_AVAIL_NO_VCBP_TOKENS:network cycles" "XP_ACKS:acks" "XP_TOKEN_ACKS:token acks"; do
+	if "$bin" --quiet --machine bgl --pattern incast:senders=4 --heatmap "$tmp/b.png" \
+		--heatmap-event "BGL_UPC_TS_${ev%%:*}" >/dev/null &&
+		png_title "$tmp/b.png" | grep -qF "BGL_UPC_TS_${ev%%:*} (${ev#*:} per node)"; then
+		ok "BG/L heat map unit: ${ev%%:*} in ${ev#*:}"
+	else
+		bad "BG/L heat map unit of ${ev%%:*}: $(png_title "$tmp/b.png")"
+	fi
+done
 # two runs side by side on one scale; the other run's per-node CSV must be
 # of the same torus and hold the event
 "$bin" --quiet --machine torus --torus 8x8 --ppn 1 --map "$tmp/tor.map" --pattern perm:tornado \
