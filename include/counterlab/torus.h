@@ -188,8 +188,7 @@ enum clab_netctr {
 	CLAB_NET_RECV_CHUNKS,   /* chunks received on the link, per VC */
 	CLAB_NET_RECV_PACKETS,  /* packets received on the link, per VC */
 	CLAB_NET_RECV_FIFO,     /* receive-FIFO occupancy summed per net cycle, per VC */
-	CLAB_NET_NO_TOKEN,      /* net cycles the link was free but had no token
-				   (kept per link; a VC mask of 0 counts none) */
+	CLAB_NET_NO_TOKEN,      /* net cycles the link was free but had no token */
 	CLAB_NET_CYCLES,        /* network cycles of all phases */
 	/* per node (link and VCs ignored), the node's message unit: */
 	CLAB_NET_MU_PKT_INJ,    /* packets injected, torus and on-node */

@@ -36,7 +36,7 @@
 	{"BGL_UPC_TS_" DIR "_ACKS", DIR " acks sent (one per packet received)", CLAB_NET_RECV_PACKETS, ALL, LINK, 0}, \
 	{"BGL_UPC_TS_" DIR "_TOKEN_ACKS", DIR " token acks sent (one per chunk received)", CLAB_NET_RECV_CHUNKS, ALL, LINK, 0}, \
 	{"BGL_UPC_TS_" DIR "_LINK_AVAIL_NO_VCBN_TOKENS", DIR " cycles link free, no bubble normal token", CLAB_NET_NO_TOKEN, ALL, LINK, 0}, \
-	{"BGL_UPC_TS_" DIR "_LINK_AVAIL_NO_VCBP_TOKENS", DIR " cycles link free, no bubble priority token", CLAB_NET_NO_TOKEN, 0, LINK, 0}, \
+	{"BGL_UPC_TS_" DIR "_LINK_AVAIL_NO_VCBP_TOKENS", DIR " cycles link free, no bubble priority token", CLAB_NET_SENT_CHUNKS, 0, LINK, 0}, \
 	{"BGL_UPC_TS_" DIR "_LINK_AVAIL_NO_VCD0_VCD1_TOKENS", DIR " cycles link free, no dynamic VC token", CLAB_NET_NO_TOKEN, ALL, LINK, 0}, \
 	{"BGL_UPC_TS_" DIR "_LINK_AVAIL_NO_VCD0_VCD_VCBN_TOKENS", DIR " cycles link free, no dynamic or bubble normal token", CLAB_NET_NO_TOKEN, ALL, LINK, 1}
 

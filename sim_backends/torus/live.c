@@ -162,7 +162,7 @@ uint64_t clab_live_count(const clab_live_node *b, const clab_torus *t, int link,
 	}
 	int lo = link < 0 ? 0 : link, hi = link < 0 ? 2 * t->ndims : link + 1;
 	uint64_t sum = 0;
-	for (int l = lo; what == CLAB_NET_NO_TOKEN && vcmask && l < hi && l < CLAB_LIVE_LINKS; l++)
+	for (int l = lo; what == CLAB_NET_NO_TOKEN && l < hi && l < CLAB_LIVE_LINKS; l++)
 		sum += __atomic_load_n(&b->no_token[l], __ATOMIC_RELAXED);
 	for (int l = lo; what == CLAB_NET_RECV_FIFO && l < hi && l < CLAB_LIVE_LINKS; l++)
 		for (int vc = 0; vc < CLAB_NVC; vc++)

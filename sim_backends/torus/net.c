@@ -1268,7 +1268,7 @@ uint64_t clab_net_count(const clab_net *n, uint32_t node, int link,
 		return sum;
 	}
 	if (what == CLAB_NET_NO_TOKEN)
-		return vcmask ? n->notoken[(size_t)node * n->nl + link] : 0;
+		return n->notoken[(size_t)node * n->nl + link];
 	int k = what == CLAB_NET_SENT_CHUNKS || what == CLAB_NET_RECV_CHUNKS ? T_CHUNKS
 		: what == CLAB_NET_RECV_FIFO ? T_FIFO : T_PACKETS;
 	uint32_t from = node;
