@@ -155,7 +155,7 @@ typedef struct bgq_ctr {
 	struct bgq_ctr_rates {
 		const bgq_profile *prof;
 		uint64_t wver, laps, base, sum_ppm;
-		int ph, valid;
+		int ph;       /* prof NULL: none yet */
 	} rates[BGQ_TPC];
 	/* A counter of one thread: its terms' distinct non-zero rates there,
 	 * each with the summed weight of the terms at that rate. */

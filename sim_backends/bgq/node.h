@@ -37,7 +37,14 @@ int bgq_check_rates(const uint64_t *ppm_or_count, uint64_t per,
 		    const char *what);
 void bgq_profile_free(bgq_profile *p);
 int bgq_profile_get(bgq_node *n, const char *name, const bgq_profile **out);
-prof_pos bgq_profile_pos(const bgq_profile *p, uint64_t act);
+prof_pos bgq_profile_pos_lap(const bgq_profile *p, uint64_t act);
+/* Inline: a profile of one endless phase (or none) needs no division. */
+static inline prof_pos bgq_profile_pos(const bgq_profile *p, uint64_t act)
+{
+	if (!p || !p->period)
+		return (prof_pos){p, 0, act, 0};
+	return bgq_profile_pos_lap(p, act);
+}
 uint64_t bgq_profile_count_at(const prof_pos *pos, int e);
 uint64_t bgq_miss_count_at(const prof_pos *pos);
 
@@ -55,6 +62,29 @@ void bgq_changed(bgq_node *n, int h);
 uint64_t bgq_ctr_truth_at(const bgq_node *n, int core, const bgq_ctr *c,
 			  int h, uint64_t at, int in_work);
 uint64_t bgq_ctr_truth_own(bgq_ctr *c, int s, const bgq_hwt *t, const prof_pos *pos);
+
+/* The short way of a counter's truth from its rates (truth.c,
+ * rated_truth): c's one contributor is hardware thread s of the core, at
+ * pos of its profile with work version wver, and neither contexts nor a
+ * work segment in progress split its terms. 0 when c's rates are not those
+ * of pos's phase lap or the memo does not hold pos's offset in the period:
+ * the long way then refreshes them. Inline: a scan takes it for every
+ * counter of its thread. */
+static inline int bgq_rated_own(const bgq_ctr *c, int s, const prof_pos *pos,
+				uint64_t wver, uint64_t *v)
+{
+	const struct bgq_ctr_rates *q = &c->rates[s];
+	uint32_t step = c->memo_step, period = c->period;
+	if (q->prof != pos->p || q->ph != pos->ph || q->laps != pos->laps ||
+	    q->wver != wver || !step)
+		return 0;
+	uint64_t r = pos->r, laps = r / period, x = r - laps * period;
+	uint32_t i = (uint32_t)x / step;
+	if (c->memo_key[i] != x + 1)
+		return 0;
+	*v = q->base + c->per_period * laps + c->memo_val[i];
+	return 1;
+}
 
 /* scan.c */
 void bgq_move_to(bgq_node *n, int h, uint64_t to, int in_work);

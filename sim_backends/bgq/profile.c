@@ -145,15 +145,12 @@ out:
 	return rc;
 }
 
-prof_pos bgq_profile_pos(const bgq_profile *p, uint64_t act)
+/* bgq_profile_pos of a periodic profile: laps, phase, offset. */
+prof_pos bgq_profile_pos_lap(const bgq_profile *p, uint64_t act)
 {
-	prof_pos pos = {p, 0, act, 0};
-	if (p && p->period) {
-		pos.laps = act / p->period;
-		pos.r = act % p->period;
-		while (pos.ph < p->nphase - 1 && pos.r >= p->cycles[pos.ph])
-			pos.r -= p->cycles[pos.ph++];
-	}
+	prof_pos pos = {p, act / p->period, act % p->period, 0};
+	while (pos.ph < p->nphase - 1 && pos.r >= p->cycles[pos.ph])
+		pos.r -= p->cycles[pos.ph++];
 	return pos;
 }
 

@@ -338,7 +338,6 @@ static __attribute__((noinline)) void rates_refresh(bgq_ctr *c, int s, const bgq
 	q->ph = pos->ph;
 	q->laps = pos->laps;
 	q->wver = wver;
-	q->valid = 1;
 }
 
 static uint64_t rated_truth(bgq_ctr *c, int s, const bgq_hwt *t,
@@ -348,16 +347,16 @@ static uint64_t rated_truth(bgq_ctr *c, int s, const bgq_hwt *t,
 	if (c->exclude || t->wcount || !p)
 		return summed_truth(c, t, pos, now);
 	struct bgq_ctr_rates *q = &c->rates[s];
-	uint64_t wver = __atomic_load_n(&t->wver, __ATOMIC_ACQUIRE);
-	if (!q->valid || q->prof != p || q->ph != pos->ph || q->laps != pos->laps ||
-	    q->wver != wver)
+	uint64_t wver = __atomic_load_n(&t->wver, __ATOMIC_ACQUIRE), v;
+	int own = c->contrib == 1u << s;
+	if (own && bgq_rated_own(c, s, pos, wver, &v))
+		return v;
+	if (q->prof != p || q->ph != pos->ph || q->laps != pos->laps || q->wver != wver)
 		rates_refresh(c, s, t, pos, now, wver);
 	uint64_t r = pos->r;
-	if (c->contrib == 1u << s) { /* terms of one rate round alike */
+	if (own) { /* terms of one rate round alike */
 		uint64_t x = r % c->period, i = c->memo_step ? x / c->memo_step : 0;
-		uint64_t v = q->base + c->per_period * (r / c->period);
-		if (c->memo_step && c->memo_key[i] == x + 1)
-			return v + c->memo_val[i];
+		v = q->base + c->per_period * (r / c->period);
 		uint64_t in = 0;
 		for (int j = 0; j < c->nrate; j++)
 			in += c->rate_w[j] * ((uint64_t)c->rate_ppm[j] * x / CLAB_PPM);
@@ -367,7 +366,8 @@ static uint64_t rated_truth(bgq_ctr *c, int s, const bgq_hwt *t,
 		}
 		return v + in;
 	}
-	uint64_t part = r % CLAB_PPM, v = q->base + q->sum_ppm * (r / CLAB_PPM);
+	uint64_t part = r % CLAB_PPM;
+	v = q->base + q->sum_ppm * (r / CLAB_PPM);
 	const uint64_t *row = p->ppm + (size_t)pos->ph * BGQ_N_NEV;
 	for (int k = 0; k < c->nterm; k++)
 		v += c->weight[k] * (row[c->term[k]] * part / CLAB_PPM);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include "helpers.h"
 #include "../opcodes.h"
+#include "../../sim_backends/bgq/node.h"
 
 #define GROUP(g) (0x111111u << (g))
 
@@ -433,6 +434,114 @@ static void contexts(void **state)
 	}
 }
 
+/* The slow integration: counter c's weighted terms summed one by one from
+ * the profile's prefix counts, its contributors at their clocks, thread h's
+ * at `at` (h < 0: as things are). */
+static uint64_t terms_at(const bgq_node *n, int core, const bgq_ctr *c, int h,
+			 uint64_t at)
+{
+	uint64_t v = 0;
+	for (int s = 0; s < BGQ_TPC; s++) {
+		if (!(c->contrib >> s & 1))
+			continue;
+		const bgq_hwt *t = &n->hwt[core * BGQ_TPC + s];
+		uint64_t when = core * BGQ_TPC + s == h ? at : t->now;
+		prof_pos pos = bgq_pos_at(t, when, 0);
+		for (int k = 0; k < c->nterm; k++) {
+			assert_true(c->term[k] < BGQ_NEV_L2);
+			v += c->weight[k] * bgq_prim_truth_at(t, &pos, c->term[k], when);
+		}
+	}
+	return v;
+}
+
+static uint64_t lcg(uint64_t *x)
+{
+	*x = *x * 6364136223846793005ull + 1442695040888963407ull;
+	return *x >> 33;
+}
+
+/* What scans and drains take from a counter's rates (the fast path: a
+ * phase lap's base plus rate x cycles, in-period sums memoized) equals the
+ * slow integration at random clock positions over the phases and laps of a
+ * periodic profile whose rates round, with explicit work and a sibling's
+ * moves in between; after a move of the owner, UPC_C holds the truth at
+ * the move's last scan point. */
+static void rates_match_terms(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/clab-rates-XXXXXX.ini";
+	int fd = mkstemps(path, 4);
+	assert_true(fd >= 0);
+	const char *text =
+		"[phase a]\ncycles = 1000\nPEVT_INST_XU_IADD = 0.333333\n"
+		"PEVT_INST_QFPU_QMA = 0.25\nPEVT_INST_XU_LD = 0.123457\n"
+		"PEVT_L1P_BAS_LU_STALL_SRT = 0.05\n"
+		"[phase b]\ncycles = 3337\nPEVT_INST_XU_LD = 0.333\nPEVT_INST_QFPU_FADD = 0.700001\n"
+		"[phase c]\ncycles = 250001\nPEVT_INST_XU_IADD = 0.000013\n"
+		"PEVT_INST_QFPU_QMA = 0.999999\nPEVT_INST_XU_ST = 0.5\n"
+		"PEVT_L1P_BAS_LU_STALL_SRT = 0.000007\n";
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	char spec[256];
+	snprintf(spec, sizeof spec, "bgq:clock=virtual,activity=%s", path);
+	clab_machine *mm = open_machine(spec);
+	unlink(path);
+	int err, core_no = 5, h = core_no * BGQ_TPC + 1;
+	bgq_node *n = bgq_node_get(mm, &err);
+	assert_non_null(n);
+	bgq_core *k = &n->core[core_no];
+	clab_thread *t = attach_hw(mm, h), *sib = attach_hw(mm, h + 2);
+	clab_evset *s = NULL;
+	const char *ev[] = {"PEVT_INST_ALL", "PEVT_INST_XU_IADD", "PEVT_CYCLES",
+			    "PAPI_FP_OPS", "PEVT_INST_QFPU_ALL", "PEVT_L1P_BAS_LU_STALL_SRT"};
+	assert_int_equal(program(clab_machine_component(mm, "core"), t, &s, ev, 6), CLAB_OK);
+	assert_int_equal(clab_evset_start(s), CLAB_OK);
+	for (int c = 0; c < BGQ_CTRS; c++)
+		if (k->ctr[c].running)
+			assert_int_equal(k->ctr[c].start, terms_at(n, core_no, &k->ctr[c], -1, 0));
+	const char *wev[] = {"PEVT_INST_XU_IADD", "PEVT_INST_QFPU_FADD"};
+	uint64_t x = 12345, checked = 0, scans = 0;
+	for (int it = 0; it < 4000; it++) {
+		uint64_t kind = lcg(&x) % 10, d = lcg(&x);
+		d = kind < 5 ? 1 + d % 1700 : kind < 8 ? 1 + d % 400000 : 1 + d % 3000000;
+		int moved = 0;
+		if (kind == 3) {
+			assert_int_equal(clab_thread_advance(sib, d), CLAB_OK);
+		} else if (kind == 4) {
+			uint64_t wc[] = {d / 3, d / 7};
+			assert_int_equal(clab_thread_work(t, d, wev, wc, 2), CLAB_OK);
+		} else {
+			assert_int_equal(clab_thread_advance(t, d), CLAB_OK);
+			moved = d >= BGQ_SCAN;
+		}
+		int64_t v[6];
+		assert_int_equal(clab_evset_read(s, v), CLAB_OK);
+		const bgq_hwt *th = &n->hwt[h];
+		uint64_t last = th->now - (th->now - k->phase) % BGQ_SCAN;
+		for (int c = 0; c < BGQ_CTRS; c++) {
+			bgq_ctr *ct = &k->ctr[c];
+			if (!ct->running)
+				continue;
+			if (moved) { /* the scan of the move's last scan point */
+				assert_int_equal(ct->acc, terms_at(n, core_no, ct, h, last) - ct->start);
+				scans++;
+			}
+			for (int j = 0; j < 3; j++) {
+				uint64_t at = th->now + (j == 0 ? 0 : lcg(&x) % (j == 1 ? 5000 : 600000));
+				assert_int_equal(bgq_ctr_truth_at(n, core_no, ct, h, at, 0),
+						 terms_at(n, core_no, ct, h, at));
+				checked++;
+			}
+		}
+	}
+	assert_true(checked > 40000 && scans > 8000);
+	clab_evset_destroy(s);
+	clab_thread_detach(sib);
+	clab_thread_detach(t);
+	clab_machine_close(mm);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -446,6 +555,7 @@ int main(void)
 		cmocka_unit_test(reads_of_one_instant),
 		cmocka_unit_test(work_and_core_scope),
 		cmocka_unit_test(contexts),
+		cmocka_unit_test(rates_match_terms),
 	};
 	return cmocka_run_group_tests_name("bgq-punit", tests, setup, teardown);
 }
