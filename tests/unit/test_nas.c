@@ -157,8 +157,17 @@ static void bt_four_ranks(void **state)
 				chunk_hops(w, r, r ^ x, 30 * 33 * 33) +
 				chunk_hops(w, r, r ^ x, 5 * 33 * 33);
 	assert_int_equal(chunks_of(w, pattern_nas_bt, "bt:class=A,iters=2"), niter * want);
-	/* copy_faces, then 3 solves x 2 sweeps x (q - 1) stages */
+	/* copy_faces, then 3 solves x 2 sweeps x (q - 1) stages, a step each */
 	assert_int_equal(clab_net_phases(w->n), niter * 7);
+	static const char *const step[4] = {"bt: compute + copy_faces", "bt: x solve pipeline",
+					    "bt: y solve pipeline", "bt: z solve pipeline"};
+	int nrec;
+	const clab_net_record *rec = clab_net_records(w->n, &nrec);
+	assert_int_equal(nrec, 4);
+	for (int i = 0; i < 4; i++) {
+		assert_string_equal(rec[i].label, step[i]);
+		assert_int_equal(rec[i].phases, niter * (i ? 2 : 1));
+	}
 	drop(w);
 }
 
