@@ -166,10 +166,13 @@ int pattern_nas_bt(clab_net *n, pattern_args *a)
 	phase(&j, niter);
 
 	/* x, y, z solves: forward elimination (5x5 block and right-hand side
-	 * per line) to the successor, back substitution to the predecessor */
+	 * per line) to the successor, back substitution to the predecessor;
+	 * a step each, as a map favours some axes' partners over others */
+	static const char *const solve[3] = {"bt: x solve pipeline", "bt: y solve pipeline",
+					     "bt: z solve pipeline"};
 	uint64_t M = N / (uint64_t)q + 1;
-	clab_net_label(n, "bt: x, y, z solve pipelines");
 	for (int ax = 0; ax < 3; ax++) {
+		clab_net_label(n, solve[ax]);
 		for (int dir = +1; dir >= -1; dir -= 2) {
 			for (uint32_t r = 0; r < P; r++)
 				msg(&j, r, bt_next(q, r % q, r / q, ax, dir),
