@@ -14,8 +14,7 @@
 # `make bench UPDATE=1`, run `bash bench/tables.sh docs/*.md` and commit
 # the JSON and the docs together (tests/cli/test_docs.sh checks them).
 set -euo pipefail
-cd "$(dirname "$0")/.."
-R=bench/results
+R=$(cd "$(dirname "$0")" && pwd)/results
 command -v jq > /dev/null || { echo "bench/tables.sh: needs jq (make deps installs it)" >&2; exit 2; }
 
 # jq helpers: f(d) a number with d decimals; pct(d) a fraction as a percentage;
