@@ -28,7 +28,7 @@ LIBS := -liniparser -lhwloc -lpfm -lpthread -lm
 
 DEB_PACKAGES := build-essential dpkg-dev pkg-config libpfm4-dev libhwloc-dev \
 	libcmocka-dev libiniparser-dev libpng-dev openmpi-bin libopenmpi-dev patchelf \
-	gfortran papi-tools libfftw3-dev iproute2 qemu-user
+	gfortran papi-tools libfftw3-dev iproute2 qemu-user jq
 
 # the emulator plugin (activity = emulated), against QEMU's plugin header
 # from Debian's qemu source package (or QEMU_PLUGIN_H=/path/to/qemu-plugin.h)

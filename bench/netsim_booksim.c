@@ -1,5 +1,5 @@
 /* The packet engine against BookSim2 (Stanford's cycle-level network
- * simulator, built by the user: README "Benchmarks"), printed as one JSON
+ * simulator, built by the user: docs/torus.md), printed as one JSON
  * object that bench/run.sh adds to bench/results/netsim_validation.json
  * as "booksim" when make bench is given BOOKSIM=/path/to/booksim.
  *

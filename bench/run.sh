@@ -14,11 +14,11 @@
 #           compares with (default Debian's, /usr/lib/$(gcc -print-multiarch))
 #   STOCK_LIBPFM  directory of a libpfm.so.4 that knows this CPU, put first
 #           on the stock side's library path when the system's does not
-#           (built by the user, README "Benchmarks")
+#           (built by the user, docs/benchmarks.md)
 #   PREFIX  where PAPI and libcounterlab are installed (default build/prefix)
 #   BUILD   build directory (default build)
-#   BOOKSIM path to a BookSim2 binary (built by the user, README
-#           "Benchmarks"): netsim_validation.json then also compares the
+#   BOOKSIM path to a BookSim2 binary (built by the user, docs/torus.md):
+#           netsim_validation.json then also compares the
 #           packet engine with it ("booksim"; 53 batch cases and 6
 #           open-loop curves, about 30 minutes more; BookSim's runs are
 #           kept in build/bench/booksim and read again when a case comes

@@ -7,7 +7,7 @@
 #   1. as root: make demo, make check;
 #   2. the installed tree: make install PREFIX=/opt/counterlab with the
 #      network cut off (nothing is fetched again), no build-tree path in any
-#      installed RUNPATH, an outside program built with pkg-config alone
+#      installed RUNPATH, examples/hello_papi.c built with pkg-config alone
 #      counting PAPI_TOT_CYC with the build tree gone, make uninstall;
 #   3. on a second fresh root filesystem, as an unprivileged user: make deps,
 #      the one line it prints run as root, make deps again, make demo, make
@@ -136,7 +136,7 @@ fi
 
 # ---- 2. the installed tree ----------------------------------------------------
 if wants install; then
-cp tests/fresh/outside.c "$root/tmp/outside.c" || fail "cannot copy tests/fresh/outside.c"
+cp examples/hello_papi.c "$root/tmp/outside.c" || fail "cannot copy examples/hello_papi.c"
 step "root: make install PREFIX=/opt/counterlab (network cut off)" install.log \
 	in_root "cd /root/counterlab && http_proxy=http://127.0.0.1:9 https_proxy=http://127.0.0.1:9 \
 		make install PREFIX=/opt/counterlab"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# PAPI's whole test suite against our libpapi (README "Tests"): every ctest,
+# PAPI's whole test suite against our libpapi (docs/testing.md): every ctest,
 # ftest and validation test of the built PAPI tree and Debian's papi-tools
 # binaries, on each clock, compared with tests/papi/expected.tsv
 # (test, clock, verdict, reason).

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Runs every test of counterlab (see README "Tests"): cmocka unit tests, the
+# Runs every test of counterlab (see docs/testing.md): cmocka unit tests, the
 # same built with AddressSanitizer and UndefinedBehaviorSanitizer, PAPI-level
 # tests through the real PAPI API, and PAPI's whole test suite against its
 # table of expected verdicts (tests/papi-suite.sh). Prints a summary
@@ -96,6 +96,15 @@ run "cli/test_netsim" bash tests/cli/test_netsim.sh "$PREFIX/bin"
 
 # every counterlab-* program's --help, errors and self-description
 run "cli/test_tools" bash tests/cli/test_tools.sh "$PREFIX/bin"
+
+# README's tour as written, and what README says it prints
+run "cli/test_readme" bash tests/cli/test_readme.sh "$PREFIX/bin"
+
+# the documentation names nothing outside the repository and no issue numbers
+run "cli/test_docs_refs" bash tests/cli/test_docs_refs.sh
+
+# the docs' benchmark tables are bench/results/*.json's (bench/tables.sh)
+run "cli/test_docs_figures" bash tests/cli/test_docs_figures.sh
 
 # counterlab-run: the program's own instructions under the emulator
 run "cli/test_emulated" env CC="$CC" PREFIX="$PREFIX" bash tests/cli/test_emulated.sh "$PREFIX/bin"

@@ -94,8 +94,8 @@ static void usage(FILE *f)
 		"Output: the counters, and the modelled time of every labelled step and of\n"
 		"the whole run, split into network (bytes over links and node drain, per-\n"
 		"message overheads, latency), on-node (copies between ranks of a node) and\n"
-		"compute (the pattern's FLOPs and memory traffic) - README \"The torus\n"
-		"network model\".\n\n"
+		"compute (the pattern's FLOPs and memory traffic) - docs/torus.md,\n"
+		"\"Time\".\n\n"
 		"Patterns:\n%s", clab_net_pattern_help());
 }
 
@@ -671,7 +671,7 @@ int main(int argc, char **argv)
 	if (rc == -3) {
 		const char *meaning;
 		double v;
-		printf("network parameters of %s (sources: sim_backends/torus/netspec.c, README):\n",
+		printf("network parameters of %s (sources: sim_backends/torus/netspec.c, docs/torus.md):\n",
 		       spec->name);
 		for (int i = 0; clab_netspec_param(spec, i, &meaning, &v); i++)
 			printf("  %-14s %-12g %s\n", clab_netspec_param(spec, i, NULL, NULL), v, meaning);

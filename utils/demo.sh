@@ -60,7 +60,7 @@ for map in ABCDET "$out/fft-columns.map"; do
 done
 echo
 echo "The whole FFT (z FFTs, all-to-all in columns, y FFTs, all-to-all in rows, x FFTs),"
-echo "each step's network, on-node and compute time in ms (README: the torus network model):"
+echo "each step's network, on-node and compute time in ms (docs/torus.md):"
 printf '%-8s %-32s %10s %10s %10s %10s\n' map step network on-node compute total
 for map in ABCDET "$out/fft-columns.map"; do
 	name=$([ "$map" = ABCDET ] && echo ABCDET || echo columns)
@@ -76,7 +76,7 @@ awk -v c1="$(step ABCDET 'in columns')" -v c2="$(step columns 'in columns')" \
 	-v w1="$(step ABCDET 'whole run')" -v w2="$(step columns 'whole run')" 'BEGIN {
 	printf "Columns on one node against ABCDET: first all-to-all %.1fx faster, second %.2f of its time, whole FFT %.0f%% faster\n",
 		c1 / c2, r2 / r1, 100 * (1 - w2 / w1)
-	print "(published on BG/Q: about 10x, no degradation, 10-18% for mid-size problems; README: the torus network model)" }'
+	print "(published on BG/Q: about 10x, no degradation, 10-18% for mid-size problems; docs/torus.md)" }'
 # both maps' second all-to-all side by side in one picture, one colour scale
 # from 0 to the busier map's busiest node (--heatmap-range, --heatmap-with)
 top=$(for name in ABCDET columns; do get "$out/fft-$name-phase2.json" PEVT_NW_USER_PP_SENT max; done | sort -n | tail -1)

@@ -1,6 +1,5 @@
 /* Cray's Gemini Performance Counter library (GPCD), as counterlab offers
- * it over its simulated Gemini router (compat/gpcd, README "GPCD
- * compatibility"). Programs written for Cray's gpcd_lib.h compile against
+ * it over its simulated Gemini router (compat/gpcd, docs/bgpm-gpcd.md). Programs written for Cray's gpcd_lib.h compile against
  * this header unchanged: the same types (whose fields programs walk), the
  * same functions, return codes (0 or a negative errno) and register
  * names. Registers are the 288 tile counters

@@ -1,7 +1,6 @@
 /* The Cray Gemini network (XE6/XK7): routers in a 3D torus, two nodes per
  * router, 48 router tiles per router with 6 counters each, and the NIC
- * counters monitoring tools read (README "The Cray
- * Gemini network").
+ * counters monitoring tools read (docs/gemini.md).
  *
  * A clab_gemini sits on a torus of routers (clab_torus of the "gemini"
  * netspec: one torus position per router, ppn = ranks per router, the
@@ -100,7 +99,7 @@ void clab_gemini_free(clab_gemini *g);
  * CLAB_GEM_MPI_PUT_MIN rendezvous by GET (the header pushed, the data
  * pulled, a header back when done); above, rendezvous by PUT (the header,
  * then the data pushed in chunks of CLAB_GEM_MPI_CHUNK bytes, each
- * followed by a header). README "The Cray Gemini network". */
+ * followed by a header). docs/gemini.md. */
 enum clab_gemini_proto { CLAB_GEM_MPI, CLAB_GEM_PUT, CLAB_GEM_GET };
 #define CLAB_GEM_MPI_HEADER 64
 #define CLAB_GEM_MPI_PUT_MIN (512u << 10)

@@ -1,6 +1,6 @@
 /* libcounterlab-mpi: a PMPI layer that routes a live MPI program's
  * messages over the simulated torus of the machine COUNTERLAB_MACHINE
- * names (README "Live MPI programs"). A program needs none of this to be
+ * names (docs/mpi.md). A program needs none of this to be
  * counted (linked or LD_PRELOADed, the library sees its MPI calls); these
  * calls only tell where the layer placed the calling rank. */
 #ifndef COUNTERLAB_LIVE_MPI_H

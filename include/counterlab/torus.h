@@ -202,8 +202,7 @@ typedef struct clab_net clab_net;
 clab_net *clab_net_new(const clab_torus *t, const clab_map *map, int *err);
 void clab_net_free(clab_net *n);
 
-/* Two engines behind this one interface (README "The torus network
- * model"): flow (default) prices a phase from its link loads; packet
+/* Two engines behind this one interface (docs/torus.md): flow (default) prices a phase from its link loads; packet
  * simulates its packets, event by event, through VC buffers with tokens.
  * Routing: MPI's choice by message size (default), all deterministic
  * (escape VC, dimension order) or all adaptive (dynamic VC). seed orders
@@ -235,7 +234,7 @@ void clab_net_label(clab_net *n, const char *label);
  * times (identical iterations), adds it to the totals. */
 int clab_net_phase_end(clab_net *n, uint64_t times, double *time_s);
 
-/* Time of phases, seconds (README "The torus network model", Time):
+/* Time of phases, seconds (docs/torus.md, "Time"):
  *   network  max(busiest link or node drain + o_send + o_recv, busiest
  *            rank's messages x max(o, gap)) + the longest message latency
  *   on-node  max(busiest node's on-node bytes / local_bytes_s + o_send +
@@ -324,8 +323,7 @@ typedef struct clab_openloop {
 int clab_net_openloop(clab_net *n, const char *pattern, clab_openloop *o);
 
 /* ---- live traffic (sim_backends/torus/live.c) ------------------------------
- * A live MPI program's messages (libcounterlab-mpi, README "Live MPI
- * programs") are routed one by one, exactly as clab_net routes them, and
+ * A live MPI program's messages (libcounterlab-mpi, docs/mpi.md) are routed one by one, exactly as clab_net routes them, and
  * land in per-node blocks of counters that the live layer keeps in memory
  * shared between processes; a machine's network unit adds a node's block
  * to what the model counted for clab_sim_traffic. */

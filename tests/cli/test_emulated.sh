@@ -116,7 +116,7 @@ done
 
 # 2c. PAPI's own validation tests that compare counts with their loops'
 # real work, and fail on every profile-driven clock (tests/papi/expected.tsv),
-# pass under the emulator (the fast ones; the others are README's); and
+# pass under the emulator (the fast ones; the others are docs/emulated.md's); and
 # PAPI's overflow test, whose handler runs on the emulator's signal frame
 src=${PAPI_TESTS_DIR:-$prefix/../papi/src}
 for t in validation_tests/papi_br_cn validation_tests/papi_br_ins validation_tests/papi_br_ucn \

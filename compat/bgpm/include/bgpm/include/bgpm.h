@@ -1,8 +1,7 @@
 /* libbgpm: the Blue Gene/Q performance-monitor API (BGPM) over counterlab's
  * simulated BG/Q node. Names, signatures and numeric codes follow IBM's
  * documented interface so that programs written for it build unchanged;
- * what this implementation does and does not do is in README.md
- * ("BGPM compatibility"). Link with -lbgpm -lcounterlab. */
+ * what this implementation does and does not do is in docs/bgpm-gpcd.md. Link with -lbgpm -lcounterlab. */
 #ifndef COUNTERLAB_BGPM_H
 #define COUNTERLAB_BGPM_H
 

@@ -1,5 +1,5 @@
-/* The part of BG/Q's node personality that libbgpm fills in (see README,
- * "BGPM compatibility"): clock frequency, memory size, torus shape and
+/* The part of BG/Q's node personality that libbgpm fills in (see
+ * docs/bgpm-gpcd.md): clock frequency, memory size, torus shape and
  * this node's coordinates. Field names follow IBM's firmware header. */
 #ifndef COUNTERLAB_BGQ_PERSONALITY_H
 #define COUNTERLAB_BGQ_PERSONALITY_H

@@ -1,12 +1,14 @@
-/* A program from outside the project (tests/fresh-machine.sh): built against
- * an installed counterlab with pkg-config alone, it counts PAPI_TOT_CYC over
- * a loop and prints "PAPI_TOT_CYC N". */
+/* A PAPI program that knows nothing of counterlab (README "Install"): it
+ * counts PAPI_TOT_CYC over a loop and prints "PAPI_TOT_CYC N". Built
+ * against build/prefix or an installed tree with pkg-config alone; the
+ * fresh-machine test (tests/fresh-machine.sh) builds it against an
+ * installed tree and runs it with the build tree gone. */
 #include <stdio.h>
 #include <papi.h>
 
 static int fail(const char *what, int rc)
 {
-	fprintf(stderr, "outside: %s: %s\n", what, PAPI_strerror(rc));
+	fprintf(stderr, "hello_papi: %s: %s\n", what, PAPI_strerror(rc));
 	return 1;
 }
 
