@@ -4,7 +4,7 @@
  * Runs an unmodified, dynamically linked x86-64 program under QEMU's
  * user-mode emulator with counterlab's plugin, so that the program's own
  * instructions and memory accesses drive the simulated node (activity =
- * emulated; README "Activity from emulated execution"). The program uses
+ * emulated; docs/emulated.md). The program uses
  * PAPI, libbgpm or nothing as it would natively. Exits with the program's
  * status. */
 #define _GNU_SOURCE

@@ -1,5 +1,5 @@
-/* counterlab's processor-unit component; PAPI component 0 (see README:
- * "How counterlab sits inside PAPI"). */
+/* counterlab's processor-unit component; PAPI component 0 (see
+ * docs/architecture.md, "How counterlab sits inside PAPI"). */
 #include "../glue/clab_papi.h"
 
 CLAB_PAPI_COMPONENT(core, "core",

@@ -1,4 +1,4 @@
-/* counterlab's l2 component (see README: "How counterlab sits inside PAPI"). */
+/* counterlab's l2 component (see docs/architecture.md, "How counterlab sits inside PAPI"). */
 #include "../glue/clab_papi.h"
 
 CLAB_PAPI_COMPONENT(l2, "l2",

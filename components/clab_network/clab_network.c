@@ -1,4 +1,4 @@
-/* counterlab's network component (see README: "How counterlab sits inside PAPI"). */
+/* counterlab's network component (see docs/architecture.md, "How counterlab sits inside PAPI"). */
 #include "../glue/clab_papi.h"
 
 CLAB_PAPI_COMPONENT(network, "network",

@@ -1,4 +1,4 @@
-/* Host counts onto BG/Q event classes (see hostmap.h and README "Activity
+/* Host counts onto BG/Q event classes (see hostmap.h and docs/host.md, "Activity
  * from the host"). The rules, one per row of `rules` below:
  *   - loads, stores and branches are the XU classes LD, ST and BRC (under
  *     emulation the load/store classes count instructions with a memory

@@ -1,6 +1,6 @@
 /* Activity from the real program: the host's own counts of the calling
  * thread, mapped onto the BG/Q PUnit's event classes so that a simulated
- * hardware thread does what the program really does (README "Activity from
+ * hardware thread does what the program really does (docs/host.md, "Activity from
  * the host"). The mapping is here (hostmap.c); the counts come from a
  * sampler over perf_event (backends/linux/hostcount.c), or from a file of
  * recorded samples (COUNTERLAB_HOST_REPLAY). */

@@ -3,7 +3,7 @@
  * once; a set notes where its counters stood at start. Counts are the sums
  * of every thread's truth at the thread's own clock (bgq_node_sum), read
  * current: the UPC_C scan lag of the real L2 and I/O counters is not
- * modelled for reads (see README, "The node-wide units"). A set is
+ * modelled for reads (see docs/bgq.md, "The node-wide units"). A set is
  * checked on its own when programmed; the node-wide rules (L2 mode, one
  * network set, overflow thresholds) bind the sets that run (acquire). */
 #include <stdlib.h>

@@ -415,7 +415,7 @@ static int punit_program(void *unit, int hw, const clab_evreq *reqs, int n,
 	place p = {.k = k, .alone = 1, .smt = smt};
 	uint8_t groups = 0;
 	/* A replaced set's memory is reused. Allocated before the lock: a
-	 * reader waiting for it may have interrupted malloc (README, "Reading
+	 * reader waiting for it may have interrupted malloc (docs/papi.md, "Reading
 	 * from a signal handler") */
 	punit_set *s = r ? r : calloc(1, sizeof *s);
 	if (!s)

@@ -72,8 +72,7 @@ uint64_t clab_machine_net_count(const clab_machine_net *b, const clab_live_node 
 }
 
 /* [network] keys: this rank, the routing order, and the parameters of the
- * torus model (clab_netspec_param's names; README "The torus network
- * model") that a profile may change from their documented defaults. */
+ * torus model (clab_netspec_param's names; docs/torus.md) that a profile may change from their documented defaults. */
 const char *const clab_machine_net_keys[] = {
 	"rank", "order",
 	"link_bytes_s", "hop_s", "latency_s", "o_send_s", "o_recv_s", "gap_s", "eager_max",

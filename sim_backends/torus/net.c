@@ -15,7 +15,7 @@
  * once. On BG/Q an all-to-all goes in its MPI's order (m2m_post): the
  * flow engine's loads do not depend on it, its contention term does.
  *
- * Time (README, "The torus network model"). Flows that share a link share
+ * Time (docs/torus.md). Flows that share a link share
  * it fairly; the bytes of a phase of equal-sized flows are moved when its
  * busiest link, or its busiest node (which moves at most drain_links
  * links' worth between torus and memory, sending and receiving together),
@@ -987,7 +987,7 @@ static double wire_bytes(const clab_net *n, uint32_t node, int link)
  * only the head packet of an input buffer is routed, and with uniform
  * destinations a FIFO-input switch saturates at 2 - sqrt(2) = 58.6% of
  * its links' rate (Karol, Hluchyj, Morgan, IEEE Trans. Commun. 1987). The
- * flow engine takes that as derived, not fitted; README's validation
+ * flow engine takes that as derived, not fitted; docs/torus.md's validation
  * table gives what is left against the packet engine.
  *
  * All-to-alls sent in lockstep (each rank to the next member, the one

@@ -1,7 +1,7 @@
 /* The torus machines' network facts (IBM's BG/Q and BG/L documentation) and
  * costs, and how a message is cut into packets on each. Every number says
  * where it comes from; "modeller's choice" marks the ones for which no
- * public figure was found (README, "The torus network model", lists them).
+ * public figure was found (docs/torus.md lists them).
  * Figures marked "recalled" are quoted from the named publication without
  * the text at hand: approximate, worth re-checking. */
 #include <errno.h>

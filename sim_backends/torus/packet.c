@@ -1,5 +1,5 @@
 /* The packet engine: a discrete-event simulation of a phase's messages as
- * packets crossing the torus (README "The torus network model", Packet
+ * packets crossing the torus (docs/torus.md, Packet
  * engine). Only what happens is simulated (an event when a packet's head
  * is ready at a router, a link or a node's message unit comes free, or a
  * buffer's room comes back), never a sweep over all routers per cycle.

@@ -6,7 +6,7 @@
  * world barrier, where the live layer times the step's traffic on the
  * torus model: the waiting counters (BG/L's no-token cycles, BG/Q's
  * receive-FIFO occupancy) come from that timing, the chunks and packets
- * from the messages themselves (README "Live MPI programs").
+ * from the messages themselves (docs/mpi.md).
  *
  * Rank 0 prints `senders,send,EVENT,...` and a line per step: each event
  * summed over all simulated nodes (each node once). Default events: the

@@ -1,4 +1,4 @@
-/* When a count made on one host shows on another (README "Several
+/* When a count made on one host shows on another (docs/mpi.md, "Several
  * hosts"). Rank 0 sends rank 1 one 8-byte message; the receive side of
  * the link (PEVT_NW_USER_PP_RECV of rank 1's node) is counted by the
  * sender, on its host. Rank 1 reads it once the message has arrived,

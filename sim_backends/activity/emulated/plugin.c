@@ -1,5 +1,4 @@
-/* counterlab's QEMU TCG plugin (activity = emulated; README "Activity from
- * emulated execution"): classifies every executed guest instruction, runs
+/* counterlab's QEMU TCG plugin (activity = emulated; docs/emulated.md): classifies every executed guest instruction, runs
  * the A2's data caches, a branch predictor and an in-order timing model,
  * and keeps the counts of each guest thread in its slot of the file that
  * counterlab-run created (../emulated.h), where the program's

@@ -1,5 +1,5 @@
 /* libcounterlab-mpi: live MPI traffic as an activity source of the
- * simulated machine (README "Live MPI programs").
+ * simulated machine (docs/mpi.md).
  *
  * Interposition. The MPI calls below are the standard PMPI wrappers: each
  * notes the messages the calling rank sends (size, destination's world
@@ -99,7 +99,7 @@ static void add(uint32_t x, size_t k, uint64_t v)
  * model's totals into its host's blocks before the barrier completes. So
  * a PAPI read after a world barrier sees the waiting of all traffic
  * before it; between barriers they hold still. With several hosts the
- * leads hand out their hosts' adds at the same barrier (README "Several
+ * leads hand out their hosts' adds at the same barrier (docs/mpi.md, "Several
  * hosts"). */
 
 static size_t flow_slot(uint64_t dst, uint64_t bytes, uint64_t vc)
