@@ -32,7 +32,11 @@
  * back) takes a second buffer of the link for that whole ring, the others
  * the first, which breaks every ring's cycle. A free link serves the
  * oldest waiting head that can take it, or with `round_robin` the input
- * ports in turn. */
+ * ports in turn. With `speedup` k (BookSim2's internal speedup) a link's
+ * crossbar port, not the link, takes the head: it moves the packet in
+ * 1/k of the link's time into the link's output queue (the room it needs
+ * beyond taken as before), which the link sends in order; the input's
+ * next head no longer waits for the link. */
 #include <stdlib.h>
 #include <string.h>
 #include "counterlab/backend.h"
@@ -91,6 +95,8 @@ typedef struct sim {
 	queue *q;            /* [node][nq]: tl x NV input buffers, ninj FIFOs */
 	injq *iq;            /* [node][ninj] */
 	double *link_free, *nt_since, *node_free; /* [node][tl], [node][tl], [node] */
+	double *wire_free;   /* speedup: [node][tl] the link has sent its output
+			      * queue (link_free: the crossbar may fill it) */
 	double *rx_free;     /* [node] the ejection port: node_free when shared */
 	/* the room a link's or the drain port's last packet gives back when
 	 * it is free again: [node][tl + 1] its queue (NONE: none), chunks */
@@ -399,6 +405,15 @@ static void send(sim *S, uint32_t x, uint32_t qi, int o, int v)
 	} else {
 		size_t xl = (size_t)x * S->tl + (size_t)o;
 		ser = wire * S->link_spb;
+		/* speedup: the crossbar moves it into the link's output
+		 * queue in ser / speedup, the link sends it when those before
+		 * it have gone */
+		double start = S->now;
+		if (S->s->speedup) {
+			start = S->wire_free[xl] > S->now ? S->wire_free[xl] : S->now;
+			S->wire_free[xl] = start + ser;
+			ser /= S->s->speedup;
+		}
 		S->link_free[xl] = S->now + ser;
 		ev_push(S, EV_LINK, x, (uint32_t)o, S->now + ser);
 		nt_close(S, x, o);
@@ -415,8 +430,8 @@ static void send(sim *S, uint32_t x, uint32_t qi, int o, int v)
 		p->dyn = p->dyn && v == CLAB_VC_DYNAMIC;
 		p->vc = (uint8_t)v;
 		p->indim = (uint8_t)(o / 2);
-		p->t = S->now + S->hop;
-		p->tail = p->t + ser;
+		p->t = start + S->hop;
+		p->tail = p->t + wire * S->link_spb;
 		int first = dq->head == NONE;
 		q_push(S, dq, i);
 		if (first)
@@ -695,6 +710,7 @@ static void sim_free(sim *S)
 	free(S->iq);
 	free(S->link_free);
 	free(S->nt_since);
+	free(S->wire_free);
 	if (S->rx_free != S->node_free)
 		free(S->rx_free);
 	free(S->node_free);
@@ -752,6 +768,7 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 	S->iq = calloc(N * (size_t)S->ninj, sizeof *S->iq);
 	S->link_free = calloc(N * (size_t)S->tl, sizeof *S->link_free);
 	S->nt_since = malloc(N * (size_t)S->tl * sizeof *S->nt_since);
+	S->wire_free = calloc(N * (size_t)S->tl, sizeof *S->wire_free);
 	S->node_free = calloc(N, sizeof *S->node_free);
 	S->rx_free = s->ports ? calloc(N, sizeof *S->rx_free) : S->node_free;
 	S->back_q = malloc(N * (size_t)(S->tl + 1) * sizeof *S->back_q);
@@ -768,7 +785,7 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 	S->last_port = calloc(N * (size_t)S->tl, sizeof *S->last_port);
 	S->order = malloc(nflows * sizeof *S->order + 1);
 	S->start = calloc(N * (size_t)S->ninj + 1, sizeof *S->start);
-	if (!S->coord || !S->nb || !S->odd || !S->q || !S->iq || !S->link_free || !S->nt_since ||
+	if (!S->coord || !S->nb || !S->odd || !S->q || !S->iq || !S->link_free || !S->nt_since || !S->wire_free ||
 	    !S->node_free || !S->rx_free || !S->back_q || !S->back_chunks || !S->back_t || !S->wait || !S->wwant || !S->nwait || !S->nhere || !S->last_rcv || !S->inj_rr || !S->ready || !S->last_port || !S->order ||
 	    !S->start) {
 		sim_free(S);

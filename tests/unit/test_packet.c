@@ -205,6 +205,35 @@ static void test_booksim_options(void **state)
 		clab_net_free(n);
 		clab_map_free(&s.m);
 	}
+
+	/* speedup: node 1 sends A1, A2 to node 2; node 0 sends P to node 2
+	 * and then Q1, Q2 to node 1 (reads of 34 ns, drain_links 8; 272 ns
+	 * on a link). Node 1's link + carries A1 34..306 and A2 306..578
+	 * (oldest first: A2 waited since 68, P's head came at 74); node 0's
+	 * link + carries P 34..306, Q1 306..578, Q2 578..850 (heads at node 1
+	 * at 74, 346, 618). 0: P waits at the head of node 1's input buffer
+	 * for the link until 578 (tail at node 2 at 890), Q1 behind it goes
+	 * to memory when P has left, 850..884, Q2 884..918: 918 ns. 2: the
+	 * crossbar moves a packet in 136 ns into the link's queue: A2 at
+	 * 170, P at 306 (queued behind A2: the link sends it 578..850, its
+	 * tail at node 2 at 890), so Q1 is out of the buffer by 476 and Q2
+	 * written 618..652, its tail there at 890: 890 ns. 1: the queue
+	 * fills no faster than the link empties it, as 0 */
+	for (int sp = 0; sp < 3; sp++) {
+		char v[2] = {(char)('0' + sp), 0};
+		make(&s, "torus", "4", 1, BARE, "drain_links", "8", "speedup", v, NULL);
+		clab_net *n = net(&s, CLAB_NET_PACKET, CLAB_ROUTE_MPI);
+		assert_int_equal(clab_net_send(n, 1, 2, 1024, 1, CLAB_VC_MPI), CLAB_OK);
+		assert_int_equal(clab_net_send(n, 0, 2, 512, 1, CLAB_VC_MPI), CLAB_OK);
+		assert_int_equal(clab_net_send(n, 0, 1, 1024, 1, CLAB_VC_MPI), CLAB_OK);
+		assert_int_equal(clab_net_phase_end(n, 1, &ts), CLAB_OK);
+		assert_true(fabs(ts - (sp == 2 ? 890e-9 : 918e-9)) < 1e-12);
+		/* the same chunks cross the same links */
+		assert_int_equal(clab_net_count(n, 1, 1, CLAB_NET_SENT_CHUNKS, ALLVC), 3 * 17);
+		assert_int_equal(clab_net_count(n, 0, 1, CLAB_NET_SENT_CHUNKS, ALLVC), 3 * 17);
+		clab_net_free(n);
+		clab_map_free(&s.m);
+	}
 }
 
 /* Open loop on a ring of 4 where only node 0 sends, to node 1 (generic
