@@ -689,16 +689,74 @@ static void give_back(sim *S, uint32_t x, int o)
 
 /* ---- the run ------------------------------------------------------------- */
 
-typedef struct flow_key { uint64_t key, sub; uint32_t f; } flow_key;
-
-static int cmp_key(const void *a, const void *b)
+/* Each node's flows in the order its injection FIFOs take them, into
+ * S->order, and where each node's FIFO starts in it, into S->start (as
+ * counts, summed by the caller). A node's flows go in turns over its
+ * destinations (the first flow to each, in the order the pattern sent
+ * them, then the second, ...), so that its injection FIFOs work on
+ * different destinations at once, as the MPI sends of its ranks would;
+ * they are dealt round-robin: FIFO k takes the dealt flows k, k +
+ * inj_fifos, ..., then the flows given lane k + 1 in the order given.
+ * Counting sorts (no comparisons: a small phase's sort had been most of
+ * its run). */
+static int order_flows(sim *S, const pkt_flow *flows, size_t nflows, size_t N)
 {
-	const flow_key *x = a, *y = b;
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	if (x->sub != y->sub)
-		return x->sub < y->sub ? -1 : 1;
-	return x->f < y->f ? -1 : x->f > y->f;
+	uint32_t *bysrc = malloc(nflows * sizeof *bysrc + 1), *turn = malloc(nflows * sizeof *turn + 1);
+	uint32_t *first = calloc(N + 1, sizeof *first), *cnt = calloc(N, sizeof *cnt);
+	uint32_t *dealt = malloc(nflows * sizeof *dealt + 1), *tstart = calloc(nflows + 2, sizeof *tstart);
+	uint32_t *lstart = malloc(((size_t)S->ninj + 2) * sizeof *lstart);
+	if (!bysrc || !turn || !first || !cnt || !dealt || !tstart || !lstart) {
+		free(bysrc), free(turn), free(first), free(cnt), free(dealt), free(tstart), free(lstart);
+		return -1;
+	}
+	uint64_t F = S->s->inj_fifos, at = 0;
+	for (size_t f = 0; f < nflows; f++)
+		first[flows[f].src + 1]++;
+	for (size_t x = 0; x < N; x++)
+		first[x + 1] += first[x];
+	for (size_t f = 0; f < nflows; f++) /* by source, each in the order sent */
+		bysrc[first[flows[f].src] + cnt[flows[f].src]++] = (uint32_t)f;
+	for (size_t x = 0; x < N; x++) {
+		uint32_t b = first[x], e = first[x + 1], nd = 0, maxt = 0;
+		for (uint32_t i = b; i < e; i++)
+			cnt[flows[bysrc[i]].dst] = 0;
+		for (uint32_t i = b; i < e; i++) { /* its turn: earlier flows to the same destination */
+			const pkt_flow *fl = &flows[bysrc[i]];
+			if (!fl->lane && (turn[i] = cnt[fl->dst]++) + 1 > maxt)
+				maxt = turn[i] + 1;
+		}
+		/* the dealt flows by turn, then as sent */
+		memset(tstart, 0, (maxt + 2) * sizeof *tstart);
+		for (uint32_t i = b; i < e; i++)
+			if (!flows[bysrc[i]].lane)
+				tstart[turn[i] + 1]++, nd++;
+		for (uint32_t k = 0; k < maxt; k++)
+			tstart[k + 1] += tstart[k];
+		for (uint32_t i = b; i < e; i++)
+			if (!flows[bysrc[i]].lane)
+				dealt[tstart[turn[i]]++] = bysrc[i];
+		/* the flows with a lane by lane, then as sent (after the
+		 * dealt ones in dealt[]) */
+		memset(lstart, 0, ((size_t)S->ninj + 2) * sizeof *lstart);
+		for (uint32_t i = b; i < e; i++)
+			lstart[flows[bysrc[i]].lane + 1] += flows[bysrc[i]].lane > 0;
+		for (int k = 0; k <= S->ninj; k++)
+			lstart[k + 1] += lstart[k];
+		for (uint32_t i = b, *put = dealt + nd; i < e; i++)
+			if (flows[bysrc[i]].lane)
+				put[lstart[flows[bysrc[i]].lane]++] = bysrc[i];
+		/* FIFO k: dealt flows k, k + F, ..., then lane k + 1's */
+		for (int k = 0; k < S->ninj; k++) {
+			size_t xk = x * (size_t)S->ninj + (size_t)k;
+			for (uint64_t d = (uint64_t)k; d < nd; d += F)
+				S->order[at++] = dealt[d], S->start[xk + 1]++;
+			/* lstart[k + 1] now ends lane k + 1's, lstart[k] ends lane k's */
+			for (uint32_t i = lstart[k]; i < lstart[k + 1]; i++)
+				S->order[at++] = dealt[nd + i], S->start[xk + 1]++;
+		}
+	}
+	free(bysrc), free(turn), free(first), free(cnt), free(dealt), free(tstart), free(lstart);
+	return 0;
 }
 
 static void sim_free(sim *S)
@@ -815,45 +873,10 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 		uint64_t b = flows[f].bytes, m = s->max_payload;
 		S->total += flows[f].nmsg * (b / m + (b % m || !b));
 	}
-	flow_key *key = malloc(nflows * sizeof *key + 1);
-	if (!key) {
+	if (order_flows(S, flows, nflows, N)) {
 		sim_free(S);
 		return clab_seterr(CLAB_E_NOMEM, "no memory for the packet engine's %zu flows", nflows);
 	}
-	/* each node's flows in turns over its destinations (the first flow to
-	 * each, in the order the pattern sent them, then the second, ...), so
-	 * that its injection FIFOs work on different destinations at once, as
-	 * the MPI sends of its ranks would */
-	/* (flows with a lane keep it, in the order given, and come after the
-	 * dealt ones) */
-	for (size_t f = 0; f < nflows; f++)
-		key[f] = (flow_key){(uint64_t)flows[f].src << 32 | flows[f].dst,
-				    flows[f].lane ? 1 : 0, (uint32_t)f};
-	qsort(key, nflows, sizeof *key, cmp_key);
-	uint64_t prev = UINT64_MAX, turn = 0; /* then key: src << 32 | turn, ties as sent */
-	for (size_t f = 0; f < nflows; f++) {
-		turn = key[f].key == prev ? turn + 1 : 0;
-		prev = key[f].key;
-		key[f].key = (uint64_t)flows[key[f].f].src << 32 | turn;
-	}
-	qsort(key, nflows, sizeof *key, cmp_key);
-	/* then by FIFO: FIFO k of a node takes its dealt flows k, k +
-	 * inj_fifos, ..., then the flows given lane k + 1 */
-	uint64_t dealt = 0;
-	for (size_t f = 0; f < nflows; f++) {
-		const pkt_flow *fl = &flows[key[f].f];
-		if (f && flows[key[f - 1].f].src != fl->src)
-			dealt = 0;
-		uint64_t fifo = fl->lane ? fl->lane - 1 : dealt % s->inj_fifos;
-		key[f].sub = fl->lane ? 1ull << 63 | key[f].f : dealt / s->inj_fifos;
-		dealt += !fl->lane;
-		key[f].key = (uint64_t)fl->src * (uint64_t)S->ninj + fifo;
-		S->start[key[f].key + 1]++;
-	}
-	qsort(key, nflows, sizeof *key, cmp_key);
-	for (size_t f = 0; f < nflows; f++)
-		S->order[f] = key[f].f;
-	free(key);
 	for (size_t i = 0; i < N * (size_t)S->ninj; i++)
 		S->start[i + 1] += S->start[i];
 	for (size_t x = 0; x < N; x++)
