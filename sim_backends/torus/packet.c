@@ -37,6 +37,7 @@
  * 1/k of the link's time into the link's output queue (the room it needs
  * beyond taken as before), which the link sends in order; the input's
  * next head no longer waits for the link. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "counterlab/backend.h"
@@ -152,9 +153,11 @@ static int ev_less(const ev *a, const ev *b)
 	return a->t < b->t;
 }
 
+/* The heap keeps an event of time +inf past its last (heap[nheap]), so a
+ * pop picks the earlier child without checking that there are two. */
 static void ev_push(sim *S, int kind, uint32_t node, uint32_t q, double t)
 {
-	if (S->nheap == S->capheap) {
+	if (S->nheap + 1 >= S->capheap) {
 		size_t cap = S->capheap ? 2 * S->capheap : 4096;
 		ev *h = realloc(S->heap, cap * sizeof *h);
 		if (!h) {
@@ -166,6 +169,7 @@ static void ev_push(sim *S, int kind, uint32_t node, uint32_t q, double t)
 	}
 	ev e = {t, node, (uint16_t)q, (uint8_t)kind};
 	size_t i = S->nheap++;
+	S->heap[S->nheap].t = HUGE_VAL;
 	while (i && ev_less(&e, &S->heap[(i - 1) / 2])) {
 		S->heap[i] = S->heap[(i - 1) / 2];
 		i = (i - 1) / 2;
@@ -175,21 +179,21 @@ static void ev_push(sim *S, int kind, uint32_t node, uint32_t q, double t)
 
 static ev ev_pop(sim *S)
 {
-	ev top = S->heap[0], last = S->heap[--S->nheap];
+	ev *h = S->heap, top = h[0], last = h[--S->nheap];
 	size_t i = 0, n = S->nheap;
+	h[n].t = HUGE_VAL;
 	for (;;) {
 		size_t c = 2 * i + 1;
 		if (c >= n)
 			break;
-		if (c + 1 < n && ev_less(&S->heap[c + 1], &S->heap[c]))
-			c++;
-		if (!ev_less(&S->heap[c], &last))
+		c += h[c + 1].t < h[c].t; /* h[n] is +inf: never taken */
+		if (!(h[c].t < last.t))
 			break;
-		S->heap[i] = S->heap[c];
+		h[i] = h[c];
 		i = c;
 	}
 	if (n)
-		S->heap[i] = last;
+		h[i] = last;
 	return top;
 }
 
