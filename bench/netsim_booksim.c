@@ -258,18 +258,20 @@ static void traffic_of(const bcase *c, size_t nodes, char *bs, size_t nbs, char 
 
 
 /* The router policies a run of ours takes (netspec parameters). */
-static const char *const policies[][6][2] = {
+static const char *const policies[][7][2] = {
 	/* our defaults */
-	{{"dateline", "0"}, {"round_robin", "0"}, {"tie", "parity"}, {"flow_unit", "packet"}, {"ports", "shared"}, {"speedup", "0"}},
+	{{"dateline", "0"}, {"round_robin", "0"}, {"tie", "parity"}, {"flow_unit", "packet"}, {"ports", "shared"}, {"speedup", "0"}, {"interleave", "0"}},
 	/* BookSim's VCs and allocators only */
-	{{"dateline", "1"}, {"round_robin", "1"}, {"tie", "parity"}, {"flow_unit", "packet"}, {"ports", "shared"}, {"speedup", "0"}},
+	{{"dateline", "1"}, {"round_robin", "1"}, {"tie", "parity"}, {"flow_unit", "packet"}, {"ports", "shared"}, {"speedup", "0"}, {"interleave", "0"}},
 	/* and its half-way ties, credits per flit, injection and ejection */
-	{{"dateline", "1"}, {"round_robin", "1"}, {"tie", "random"}, {"flow_unit", "chunk"}, {"ports", "split"}, {"speedup", "0"}},
+	{{"dateline", "1"}, {"round_robin", "1"}, {"tie", "random"}, {"flow_unit", "chunk"}, {"ports", "split"}, {"speedup", "0"}, {"interleave", "0"}},
 	/* and its crossbar's speedup into output queues (not the set
 	 * compared: alone it makes odd-ring tornado and bit complement far
 	 * faster than BookSim, whose links interleave the flits of packets
 	 * switched together) */
-	{{"dateline", "1"}, {"round_robin", "1"}, {"tie", "random"}, {"flow_unit", "chunk"}, {"ports", "split"}, {"speedup", "2"}},
+	{{"dateline", "1"}, {"round_robin", "1"}, {"tie", "random"}, {"flow_unit", "chunk"}, {"ports", "split"}, {"speedup", "2"}, {"interleave", "0"}},
+	/* interleave */
+	{{"dateline", "1"}, {"round_robin", "1"}, {"tie", "random"}, {"flow_unit", "chunk"}, {"ports", "split"}, {"speedup", "0"}, {"interleave", "1"}},
 };
 #define NPOL (int)(sizeof policies / sizeof *policies)
 enum { COMPARED = 2 }; /* the set the time ratio and the open loop take */

@@ -65,6 +65,12 @@ typedef struct clab_netspec {
 				    * at k links' worth into a queue per output
 				    * link, which the link sends in order
 				    * (BookSim2's internal_speedup) */
+	uint32_t interleave;       /* packet engine: 0 one packet crosses a link
+				    * at a time (virtual cut-through: BG/Q, BG/L),
+				    * 1 packets bound for different buffers at
+				    * the far end (VCs) share the link chunk by
+				    * chunk, each no faster than it arrives
+				    * (BookSim2's flit-level links) */
 	uint32_t inj_fifos;        /* messages a node's MU injects at once */
 	uint32_t m2m_fifos;        /* MPI all-to-all as BG/Q's many-to-many:
 				    * each rank deals its descriptors over this

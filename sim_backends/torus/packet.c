@@ -36,7 +36,12 @@
  * crossbar port, not the link, takes the head: it moves the packet in
  * 1/k of the link's time into the link's output queue (the room it needs
  * beyond taken as before), which the link sends in order; the input's
- * next head no longer waits for the link. */
+ * next head no longer waits for the link. With `interleave` a link
+ * carries a packet per lane (each VC's buffer at the far end) at once,
+ * sharing its rate equally among those still sending (chunk by chunk, as
+ * a flit-level router's link), and a crossing ends no sooner than the
+ * packet's tail has arrived at its router; the lane, the input that sent
+ * it and its room there stay taken until it ends. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,7 +50,7 @@
 
 #define NONE UINT32_MAX
 #define NV CLAB_NVC
-enum { EV_HEAD, EV_LINK, EV_NODE, EV_ROOM, EV_RELEASE };
+enum { EV_HEAD, EV_LINK, EV_NODE, EV_ROOM, EV_RELEASE, EV_TX, EV_TXROOM };
 
 typedef struct packet {
 	double t;          /* its head is ready at this router */
@@ -59,6 +64,9 @@ typedef struct packet {
 	uint8_t vc, dyn, indim; /* indim: dimension it came along, 0xff injected */
 	uint8_t tie;       /* bit d: half way round ring d it goes the - way */
 	uint8_t wraps;     /* dateline: its way along dimension indim wraps */
+	uint8_t pend;      /* interleave: written to memory (by t) before its
+			    * tail arrived */
+	uint32_t tx;       /* interleave: its last crossing under way, NONE */
 } packet;
 
 typedef struct queue {   /* an input buffer of one VC, or an injection FIFO */
@@ -66,8 +74,21 @@ typedef struct queue {   /* an input buffer of one VC, or an injection FIFO */
 	int32_t room;      /* chunks (tokens) left; injection FIFOs: unused */
 	double since, occ; /* occupancy integral: packets x s */
 	uint8_t waiting;   /* its head waits for an output */
+	uint8_t busy;      /* interleave: its last packet out is still crossing */
 	uint8_t here;      /* that head has arrived (waits for the drain port) */
 } queue;
+
+/* interleave: a packet crossing a link, sharing it with the crossings
+ * on the link's other lanes (one lane per buffer at the far end) */
+typedef struct tx {
+	double work;       /* s of the link's whole rate still to send */
+	double floor;      /* it ends no sooner: its tail's arrival (+inf:
+			    * the crossing before has not ended) */
+	uint32_t pk, next; /* the packet; its crossing of the next link */
+	uint32_t x, qi;    /* the node and input queue it left */
+	uint16_t held, gen; /* room to give back there (0: given) */
+	uint8_t o, lane;
+} tx;
 
 typedef struct injq {    /* an injection FIFO's messages */
 	uint64_t pos;      /* next flow of the FIFO's list */
@@ -98,6 +119,16 @@ typedef struct sim {
 	double *link_free, *nt_since, *node_free; /* [node][tl], [node][tl], [node] */
 	double *wire_free;   /* speedup: [node][tl] the link has sent its output
 			      * queue (link_free: the crossbar may fill it) */
+	/* interleave: [node][tl][nl] each lane's crossing (NONE: free);
+	 * [node][tl] crossings still sending, when their work was last
+	 * brought up to date, the time of the link's next EV_TX */
+	int nl;
+	uint32_t *lane_tx;
+	uint8_t *nact;
+	double *lupd, *lsched;
+	tx *tx;
+	uint32_t ntx, captx, freetx;
+	uint16_t gen;
 	double *rx_free;     /* [node] the ejection port: node_free when shared */
 	/* the room a link's or the drain port's last packet gives back when
 	 * it is free again: [node][tl + 1] its queue (NONE: none), chunks */
@@ -362,22 +393,185 @@ static void nt_close(sim *S, uint32_t x, int o)
 
 static void try_link(sim *S, uint32_t x, int o);
 
-/* Gives back the room noted in slot b of node x; the feeding link tries
- * at once, or (later: from inside a move) by an event at this time. */
-static void room_back(sim *S, uint32_t x, size_t b, int later)
+/* Gives back `chunks` of room of input buffer qi of node x; the feeding
+ * link tries at once, or (later: from inside a move) by an event at this
+ * time. */
+static void room_give(sim *S, uint32_t x, uint32_t qi, int chunks, int later)
 {
-	uint32_t qi = S->back_q[b];
-	S->back_q[b] = NONE;
 	queue *q = Q(S, x, qi);
 	occ_touch(S, q);
 	q->npk--;
-	q->room += S->back_chunks[b];
+	q->room += chunks;
 	int l = link_of(S, qi); /* the link it came in by */
 	uint32_t up = S->nb[(size_t)x * S->tl + l];
 	if (later)
 		ev_push(S, EV_LINK, up, (uint32_t)(l ^ 1), S->now);
 	else
 		try_link(S, up, l ^ 1);
+}
+
+/* Gives back the room noted in slot b of node x. */
+static void room_back(sim *S, uint32_t x, size_t b, int later)
+{
+	uint32_t qi = S->back_q[b];
+	S->back_q[b] = NONE;
+	room_give(S, x, qi, S->back_chunks[b], later);
+}
+
+/* Packet i is in memory at `done`. */
+static void delivered(sim *S, uint32_t i, double done)
+{
+	packet *p = &S->pk[i];
+	if (done > S->r->time)
+		S->r->time = done;
+	if (S->r->done && done > S->r->done[p->flow])
+		S->r->done[p->flow] = done;
+	S->delivered++;
+	p->next = S->freepk;
+	S->freepk = i;
+}
+
+/* ---- interleave: crossings sharing a link, a lane each ------------------- */
+
+/* The lane of a link whose far-end buffer is dqi: its VC, or the
+ * dateline buffer's own. */
+static int lane_of(uint32_t dqi, int tl)
+{
+	return dqi < (uint32_t)(tl * NV) ? (int)(dqi % NV) : NV;
+}
+
+static int lane_busy(const sim *S, uint32_t x, int o, uint32_t dqi)
+{
+	return S->lane_tx[((size_t)x * S->tl + (size_t)o) * (size_t)S->nl + (size_t)lane_of(dqi, S->tl)] != NONE;
+}
+
+/* Brings the work of link xo's crossings up to now: those still sending
+ * had equal shares of the link since the last time (none of them can
+ * have ended in between: an EV_TX comes at the first end). */
+static void tx_progress(sim *S, size_t xo)
+{
+	double dt = S->now - S->lupd[xo];
+	S->lupd[xo] = S->now;
+	int n = S->nact[xo];
+	if (dt <= 0 || !n)
+		return;
+	double eps = 1e-6 * S->s->chunk * S->link_spb;
+	for (int l = 0; l < S->nl; l++) {
+		uint32_t id = S->lane_tx[xo * (size_t)S->nl + (size_t)l];
+		if (id == NONE || S->tx[id].work <= 0)
+			continue;
+		if ((S->tx[id].work -= dt / n) <= eps) {
+			S->tx[id].work = 0;
+			S->nact[xo]--;
+		}
+	}
+}
+
+/* An EV_TX at the first of link o's crossings to end or stop sending
+ * (ones before it in the heap go stale: lsched no longer names them). */
+static void tx_sched(sim *S, uint32_t x, int o)
+{
+	size_t xo = (size_t)x * S->tl + (size_t)o;
+	double next = HUGE_VAL;
+	for (int l = 0; l < S->nl; l++) {
+		uint32_t id = S->lane_tx[xo * (size_t)S->nl + (size_t)l];
+		if (id == NONE)
+			continue;
+		const tx *t = &S->tx[id];
+		double at = t->work > 0 ? S->now + t->work * S->nact[xo] : t->floor > S->now ? t->floor : S->now;
+		if (at < next)
+			next = at;
+	}
+	if (next < HUGE_VAL && next != S->lsched[xo]) {
+		S->lsched[xo] = next;
+		ev_push(S, EV_TX, x, (uint32_t)o, next);
+	}
+}
+
+/* Crossing id has ended: its lane is free, its tail is at the next
+ * router hop_s later (the packet's next crossing may end from then), its
+ * room at the node it left comes back, and that input may send again. */
+static void tx_done(sim *S, uint32_t id)
+{
+	tx *t = &S->tx[id];
+	size_t xo = (size_t)t->x * S->tl + t->o;
+	S->lane_tx[xo * (size_t)S->nl + t->lane] = NONE;
+	packet *p = &S->pk[t->pk];
+	if (t->next != NONE) {
+		tx *n = &S->tx[t->next];
+		n->floor = S->now + S->hop;
+		tx_progress(S, (size_t)n->x * S->tl + n->o);
+		tx_sched(S, n->x, n->o);
+	} else {
+		p->tx = NONE;
+		p->tail = S->now + S->hop;
+		if (p->pend) /* written already: done when its tail is in */
+			delivered(S, t->pk, p->t > p->tail ? p->t : p->tail);
+	}
+	if (t->held)
+		room_give(S, t->x, t->qi, t->held, 1);
+	queue *q = Q(S, t->x, t->qi);
+	q->busy = 0;
+	if (q->head != NONE) {
+		double ready = S->pk[q->head].t;
+		ev_push(S, EV_HEAD, t->x, t->qi, ready > S->now ? ready : S->now);
+	}
+	t->next = S->freetx;
+	S->freetx = id;
+}
+
+/* Link o of node x: crossings that have sent their work and whose tail
+ * is in end; free lanes take waiting heads. */
+static void tx_link(sim *S, uint32_t x, int o)
+{
+	size_t xo = (size_t)x * S->tl + (size_t)o;
+	tx_progress(S, xo);
+	for (int l = 0; l < S->nl; l++) {
+		uint32_t id = S->lane_tx[xo * (size_t)S->nl + (size_t)l];
+		if (id != NONE && S->tx[id].work <= 0 && S->tx[id].floor <= S->now)
+			tx_done(S, id);
+	}
+	try_link(S, x, o);
+	tx_sched(S, x, o);
+}
+
+/* Packet i starts across link o of node x into buffer dqi, having left
+ * input queue qi (room `held` there). */
+static void tx_start(sim *S, uint32_t x, int o, uint32_t dqi, uint32_t i, uint32_t qi, uint16_t held, double ser)
+{
+	uint32_t id = S->freetx;
+	if (id != NONE) {
+		S->freetx = S->tx[id].next;
+	} else {
+		if (S->ntx == S->captx) {
+			uint32_t cap = S->captx ? 2 * S->captx : 1024;
+			tx *a = realloc(S->tx, (size_t)cap * sizeof *a);
+			if (!a) {
+				S->nomem = 1;
+				return;
+			}
+			S->tx = a;
+			S->captx = cap;
+		}
+		id = S->ntx++;
+	}
+	packet *p = &S->pk[i];
+	tx *t = &S->tx[id];
+	size_t xo = (size_t)x * S->tl + (size_t)o;
+	*t = (tx){ser, p->tx != NONE ? HUGE_VAL : p->tail, i, NONE, x, qi,
+		  qi < (uint32_t)S->nlq ? held : 0, ++S->gen, (uint8_t)o, (uint8_t)lane_of(dqi, S->tl)};
+	if (p->tx != NONE) /* its tail is still coming: it ends when that has */
+		S->tx[p->tx].next = id;
+	p->tx = id;
+	tx_progress(S, xo);
+	S->lane_tx[xo * (size_t)S->nl + t->lane] = id;
+	S->nact[xo]++;
+	Q(S, x, qi)->busy = 1;
+	/* chunk by chunk: its room is free in time once its first chunk has
+	 * left, a chunk time per crossing sharing the link */
+	if (S->s->flow_unit && t->held)
+		ev_push(S, EV_TXROOM, id, t->gen, S->now + S->s->chunk * S->link_spb * S->nact[xo]);
+	tx_sched(S, x, o);
 }
 
 /* Moves the head of queue qi of node x out: across link o on VC v, or
@@ -398,14 +592,12 @@ static void send(sim *S, uint32_t x, uint32_t qi, int o, int v)
 		S->rx_free[x] = S->now + ser;
 		S->last_rcv[x] = 1;
 		ev_push(S, EV_NODE, x, 0, S->now + ser);
-		double done = S->now + ser > p->tail ? S->now + ser : p->tail;
-		if (done > S->r->time)
-			S->r->time = done;
-		if (S->r->done && done > S->r->done[p->flow])
-			S->r->done[p->flow] = done;
-		S->delivered++;
-		p->next = S->freepk;
-		S->freepk = i;
+		if (p->tx != NONE) { /* its tail is still crossing */
+			p->pend = 1;
+			p->t = S->now + ser;
+		} else {
+			delivered(S, i, S->now + ser > p->tail ? S->now + ser : p->tail);
+		}
 	} else {
 		size_t xl = (size_t)x * S->tl + (size_t)o;
 		ser = wire * S->link_spb;
@@ -418,8 +610,10 @@ static void send(sim *S, uint32_t x, uint32_t qi, int o, int v)
 			S->wire_free[xl] = start + ser;
 			ser /= S->s->speedup;
 		}
-		S->link_free[xl] = S->now + ser;
-		ev_push(S, EV_LINK, x, (uint32_t)o, S->now + ser);
+		if (!S->s->interleave) {
+			S->link_free[xl] = S->now + ser;
+			ev_push(S, EV_LINK, x, (uint32_t)o, S->now + ser);
+		}
 		nt_close(S, x, o);
 		S->r->sent[xl * NV + (size_t)v].c += chunks;
 		S->r->sent[xl * NV + (size_t)v].p += 1;
@@ -435,11 +629,20 @@ static void send(sim *S, uint32_t x, uint32_t qi, int o, int v)
 		p->vc = (uint8_t)v;
 		p->indim = (uint8_t)(o / 2);
 		p->t = start + S->hop;
-		p->tail = p->t + wire * S->link_spb;
 		int first = dq->head == NONE;
 		q_push(S, dq, i);
 		if (first)
 			ev_push(S, EV_HEAD, y, dqi, p->t);
+		if (S->s->interleave) { /* its room, the next head: when it ends */
+			tx_start(S, x, o, dqi, i, qi, held, ser);
+			if (qi >= (uint32_t)S->nlq) {
+				READY_SET(S, x, qi - (uint32_t)S->nlq);
+				if (S->node_free[x] <= S->now)
+					ev_push(S, EV_NODE, x, 0, S->now);
+			}
+			return;
+		}
+		p->tail = p->t + wire * S->link_spb;
 	}
 	/* its room comes back when its tail has left: when the link (or the
 	 * drain port) it took is free again */
@@ -475,7 +678,7 @@ static void send(sim *S, uint32_t x, uint32_t qi, int o, int v)
 static void try_head(sim *S, uint32_t x, uint32_t qi)
 {
 	queue *q = Q(S, x, qi);
-	if (q->head == NONE)
+	if (q->head == NONE || q->busy)
 		return;
 	packet *p = &S->pk[q->head];
 	routes(S, x, p);
@@ -495,8 +698,10 @@ static void try_head(sim *S, uint32_t x, uint32_t qi)
 			nt_open(S, x, o);
 			continue;
 		}
-		uint32_t y = S->nb[(size_t)x * S->tl + o];
-		int room = Q(S, y, next_queue(S, x, p, o, v))->room;
+		uint32_t y = S->nb[(size_t)x * S->tl + o], dqi = next_queue(S, x, p, o, v);
+		if (S->s->interleave && lane_busy(S, x, o, dqi))
+			continue;
+		int room = Q(S, y, dqi)->room;
 		if (room > bestroom) {
 			best = o, bestv = v, bestroom = room, ties = 1;
 		} else if (room == bestroom) { /* a seeded draw among equals */
@@ -537,7 +742,7 @@ static void try_link(sim *S, uint32_t x, int o)
 		wanted = 1;
 		int v = p->dyn && rd >= p->chunks ? CLAB_VC_DYNAMIC
 			: o != p->dor ? -1 : vc_for(S, x, p, o);
-		if (v < 0)
+		if (v < 0 || (S->s->interleave && lane_busy(S, x, o, next_queue(S, x, p, o, v))))
 			continue;
 		if (!S->s->round_robin) {
 			pick = i, pickv = v;
@@ -550,6 +755,8 @@ static void try_link(sim *S, uint32_t x, int o)
 	if (pick >= 0) {
 		S->last_port[xo] = (uint8_t)port_of(S, w[pick]);
 		send(S, x, w[pick], o, pickv);
+		if (S->s->interleave) /* another lane may take another head */
+			try_link(S, x, o);
 		return;
 	}
 	if (wanted)
@@ -617,6 +824,8 @@ static int refill(sim *S, uint32_t x, int k)
 	p->tie = S->s->tie ? (uint8_t)xorshift(S) : S->odd[x] ? 0xff : 0;
 	p->indim = 0xff;
 	p->held = 0;
+	p->pend = 0;
+	p->tx = NONE;
 	/* its head may leave when read whole, or (chunk by chunk) when its
 	 * first chunk is */
 	p->tail = S->now + ser;
@@ -773,6 +982,11 @@ static void sim_free(sim *S)
 	free(S->link_free);
 	free(S->nt_since);
 	free(S->wire_free);
+	free(S->lane_tx);
+	free(S->nact);
+	free(S->lupd);
+	free(S->lsched);
+	free(S->tx);
 	if (S->rx_free != S->node_free)
 		free(S->rx_free);
 	free(S->node_free);
@@ -810,6 +1024,9 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 	if (S->tl * (NV + 1) + S->ninj > UINT16_MAX)
 		return clab_seterr(CLAB_E_INVAL, "packet engine: %d injection FIFOs per node is more than it keeps",
 				   S->ninj);
+	if (s->interleave && s->speedup)
+		return clab_seterr(CLAB_E_INVAL, "packet engine: interleave and speedup are two models of a "
+				   "router's output; set one of them");
 	S->nlq = S->tl * (NV + (s->dateline ? 1 : 0));
 	S->nq = S->nlq + S->ninj;
 	S->maxc = chunks_of(s, s->max_payload);
@@ -831,6 +1048,23 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 	S->link_free = calloc(N * (size_t)S->tl, sizeof *S->link_free);
 	S->nt_since = malloc(N * (size_t)S->tl * sizeof *S->nt_since);
 	S->wire_free = calloc(N * (size_t)S->tl, sizeof *S->wire_free);
+	S->nl = NV + (s->dateline ? 1 : 0);
+	S->freetx = NONE;
+	if (s->interleave) {
+		S->lane_tx = malloc(N * (size_t)S->tl * (size_t)S->nl * sizeof *S->lane_tx);
+		S->nact = calloc(N * (size_t)S->tl, 1);
+		S->lupd = calloc(N * (size_t)S->tl, sizeof *S->lupd);
+		S->lsched = malloc(N * (size_t)S->tl * sizeof *S->lsched);
+		if (!S->lane_tx || !S->nact || !S->lupd || !S->lsched) {
+			sim_free(S);
+			return clab_seterr(CLAB_E_NOMEM, "no memory for the packet engine on %zu nodes", N);
+		}
+		for (size_t i = 0; i < N * (size_t)S->tl; i++) {
+			S->lsched[i] = HUGE_VAL;
+			for (int l = 0; l < S->nl; l++)
+				S->lane_tx[i * (size_t)S->nl + (size_t)l] = NONE;
+		}
+	}
 	S->node_free = calloc(N, sizeof *S->node_free);
 	S->rx_free = s->ports ? calloc(N, sizeof *S->rx_free) : S->node_free;
 	S->back_q = malloc(N * (size_t)(S->tl + 1) * sizeof *S->back_q);
@@ -867,7 +1101,7 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 			S->nt_since[x * (size_t)S->tl + l] = -1;
 		}
 		for (int i = 0; i < S->nq; i++)
-			*Q(S, x, i) = (queue){NONE, NONE, 0, room, 0, 0, 0, 0};
+			*Q(S, x, i) = (queue){NONE, NONE, 0, room, 0, 0, 0, 0, 0};
 		for (int k = 0; k < S->ninj; k++)
 			S->iq[x * (size_t)S->ninj + k] = (injq){0, 0, 0, NONE};
 		for (int w = 0; w < S->rw; w++) /* cleared as they turn out empty */
@@ -904,6 +1138,20 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 		case EV_NODE:
 			give_back(S, e.node, S->tl);
 			node_free(S, e.node);
+			break;
+		case EV_TX: { /* unless a later change moved it */
+			size_t xo = (size_t)e.node * S->tl + e.q;
+			if (e.t == S->lsched[xo]) {
+				S->lsched[xo] = HUGE_VAL;
+				tx_link(S, e.node, e.q);
+			}
+			break;
+		}
+		case EV_TXROOM: /* a crossing's first chunk has left */
+			if (S->tx[e.node].gen == e.q && S->tx[e.node].held) {
+				room_give(S, S->tx[e.node].x, S->tx[e.node].qi, S->tx[e.node].held, 0);
+				S->tx[e.node].held = 0;
+			}
 			break;
 		case EV_RELEASE: /* an injection FIFO's next flow may start */
 			READY_SET(S, e.node, e.q);
