@@ -70,7 +70,9 @@ typedef struct clab_netspec {
 				    * 1 packets bound for different buffers at
 				    * the far end (VCs) share the link chunk by
 				    * chunk, each no faster than it arrives
-				    * (BookSim2's flit-level links) */
+				    * (BookSim2's flit-level links; with
+				    * speedup, a queue per lane fed by the
+				    * crossbar) */
 	uint32_t inj_fifos;        /* messages a node's MU injects at once */
 	uint32_t m2m_fifos;        /* MPI all-to-all as BG/Q's many-to-many:
 				    * each rank deals its descriptors over this

@@ -41,7 +41,12 @@
  * sharing its rate equally among those still sending (chunk by chunk, as
  * a flit-level router's link), and a crossing ends no sooner than the
  * packet's tail has arrived at its router; the lane, the input that sent
- * it and its room there stay taken until it ends. */
+ * it and its room there stay taken until it ends. With both (BookSim2's
+ * router: a crossbar at speedup times the link's rate filling an output
+ * queue whose link interleaves the flits of packets moved together), a
+ * lane takes the next packet, and the input that sent it is free, once
+ * the crossbar has moved it whole, which is no sooner than its tail has
+ * arrived; the link shares its rate among its lanes' first packets. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,7 +55,7 @@
 
 #define NONE UINT32_MAX
 #define NV CLAB_NVC
-enum { EV_HEAD, EV_LINK, EV_NODE, EV_ROOM, EV_RELEASE, EV_TX, EV_TXROOM };
+enum { EV_HEAD, EV_LINK, EV_NODE, EV_ROOM, EV_RELEASE, EV_TX, EV_TXROOM, EV_SWEND };
 
 typedef struct packet {
 	double t;          /* its head is ready at this router */
@@ -83,11 +88,18 @@ typedef struct queue {   /* an input buffer of one VC, or an injection FIFO */
 typedef struct tx {
 	double work;       /* s of the link's whole rate still to send */
 	double floor;      /* it ends no sooner: its tail's arrival (+inf:
-			    * the crossing before has not ended) */
+			    * the crossing before has not ended); with
+			    * speedup, its tail's move into the queue */
 	uint32_t pk, next; /* the packet; its crossing of the next link */
 	uint32_t x, qi;    /* the node and input queue it left */
 	uint16_t held, gen; /* room to give back there (0: given) */
 	uint8_t o, lane;
+	/* speedup: when the crossbar began to move it, the next crossing
+	 * queued on its lane, its buffer at the far end, whether it has
+	 * been moved whole (the lane and its input are free again) */
+	double start, mv;  /* mv: its link time / speedup */
+	uint32_t lnext, dqi;
+	uint8_t switched;
 } tx;
 
 typedef struct injq {    /* an injection FIFO's messages */
@@ -123,7 +135,7 @@ typedef struct sim {
 	 * [node][tl] crossings still sending, when their work was last
 	 * brought up to date, the time of the link's next EV_TX */
 	int nl;
-	uint32_t *lane_tx;
+	uint32_t *lane_tx, *lane_last; /* speedup: a queue per lane, last */
 	uint8_t *nact;
 	double *lupd, *lsched;
 	tx *tx;
@@ -442,7 +454,45 @@ static int lane_of(uint32_t dqi, int tl)
 
 static int lane_busy(const sim *S, uint32_t x, int o, uint32_t dqi)
 {
-	return S->lane_tx[((size_t)x * S->tl + (size_t)o) * (size_t)S->nl + (size_t)lane_of(dqi, S->tl)] != NONE;
+	size_t l = ((size_t)x * S->tl + (size_t)o) * (size_t)S->nl + (size_t)lane_of(dqi, S->tl);
+	if (S->s->speedup) /* until the crossbar has moved its last packet */
+		return S->lane_last[l] != NONE && !S->tx[S->lane_last[l]].switched;
+	return S->lane_tx[l] != NONE;
+}
+
+static void tx_sched(sim *S, uint32_t x, int o);
+static void tx_progress(sim *S, size_t xo);
+
+/* speedup: crossing id's packet has its tail at this router by `tail`:
+ * the crossbar has moved it whole at the later of that and its start
+ * plus its link time / speedup; the link cannot send its tail before. */
+static void sw_known(sim *S, uint32_t id, double tail)
+{
+	tx *t = &S->tx[id];
+	double end = t->start + t->mv > tail ? t->start + t->mv : tail;
+	t->floor = end;
+	ev_push(S, EV_SWEND, id, t->gen, end);
+	tx_progress(S, (size_t)t->x * S->tl + t->o);
+	tx_sched(S, t->x, t->o);
+}
+
+/* speedup: crossing id has been moved whole: its lane may take the next
+ * packet, its input may send again, its room there comes back. */
+static void sw_end(sim *S, uint32_t id)
+{
+	tx *t = &S->tx[id];
+	t->switched = 1;
+	if (t->held) {
+		room_give(S, t->x, t->qi, t->held, 1);
+		t->held = 0;
+	}
+	queue *q = Q(S, t->x, t->qi);
+	q->busy = 0;
+	if (q->head != NONE && S->pk[q->head].t < HUGE_VAL) {
+		double ready = S->pk[q->head].t;
+		ev_push(S, EV_HEAD, t->x, t->qi, ready > S->now ? ready : S->now);
+	}
+	ev_push(S, EV_LINK, t->x, t->o, S->now);
 }
 
 /* Brings the work of link xo's crossings up to now: those still sending
@@ -494,27 +544,51 @@ static void tx_sched(sim *S, uint32_t x, int o)
 static void tx_done(sim *S, uint32_t id)
 {
 	tx *t = &S->tx[id];
-	size_t xo = (size_t)t->x * S->tl + t->o;
-	S->lane_tx[xo * (size_t)S->nl + t->lane] = NONE;
+	size_t xo = (size_t)t->x * S->tl + t->o, xl = xo * (size_t)S->nl + t->lane;
+	if (S->s->speedup && !t->switched) /* its EV_SWEND is due at this same time */
+		sw_end(S, id);
+	S->lane_tx[xl] = NONE;
 	packet *p = &S->pk[t->pk];
+	if (S->s->speedup) { /* the next packet queued on the lane goes on */
+		if (S->lane_last[xl] == id)
+			S->lane_last[xl] = NONE;
+		uint32_t nid = t->lnext;
+		if (nid != NONE) {
+			tx *n = &S->tx[nid];
+			S->lane_tx[xl] = nid;
+			S->nact[xo]++;
+			packet *np = &S->pk[n->pk];
+			np->t = S->now + S->hop;
+			uint32_t y = S->nb[xo];
+			queue *dq = Q(S, y, n->dqi);
+			if (dq->head == n->pk && !dq->busy)
+				ev_push(S, EV_HEAD, y, n->dqi, np->t);
+		}
+	}
 	if (t->next != NONE) {
 		tx *n = &S->tx[t->next];
-		n->floor = S->now + S->hop;
-		tx_progress(S, (size_t)n->x * S->tl + n->o);
-		tx_sched(S, n->x, n->o);
+		if (S->s->speedup) {
+			sw_known(S, t->next, S->now + S->hop);
+		} else {
+			n->floor = S->now + S->hop;
+			tx_progress(S, (size_t)n->x * S->tl + n->o);
+			tx_sched(S, n->x, n->o);
+		}
 	} else {
 		p->tx = NONE;
 		p->tail = S->now + S->hop;
 		if (p->pend) /* written already: done when its tail is in */
 			delivered(S, t->pk, p->t > p->tail ? p->t : p->tail);
 	}
-	if (t->held)
-		room_give(S, t->x, t->qi, t->held, 1);
-	queue *q = Q(S, t->x, t->qi);
-	q->busy = 0;
-	if (q->head != NONE) {
-		double ready = S->pk[q->head].t;
-		ev_push(S, EV_HEAD, t->x, t->qi, ready > S->now ? ready : S->now);
+	if (!S->s->speedup) { /* (with speedup: when it was moved whole) */
+		if (t->held)
+			room_give(S, t->x, t->qi, t->held, 1);
+		queue *q = Q(S, t->x, t->qi);
+		q->busy = 0;
+		if (q->head != NONE && S->pk[q->head].t < HUGE_VAL) {
+			double ready = S->pk[q->head].t;
+			ev_push(S, EV_HEAD, t->x, t->qi, ready > S->now ? ready : S->now);
+		}
 	}
 	t->next = S->freetx;
 	S->freetx = id;
@@ -558,19 +632,36 @@ static void tx_start(sim *S, uint32_t x, int o, uint32_t dqi, uint32_t i, uint32
 	packet *p = &S->pk[i];
 	tx *t = &S->tx[id];
 	size_t xo = (size_t)x * S->tl + (size_t)o;
-	*t = (tx){ser, p->tx != NONE ? HUGE_VAL : p->tail, i, NONE, x, qi,
-		  qi < (uint32_t)S->nlq ? held : 0, ++S->gen, (uint8_t)o, (uint8_t)lane_of(dqi, S->tl)};
-	if (p->tx != NONE) /* its tail is still coming: it ends when that has */
+	int k = (int)S->s->speedup;
+	*t = (tx){ser, HUGE_VAL, i, NONE, x, qi, qi < (uint32_t)S->nlq ? held : 0, ++S->gen, (uint8_t)o,
+		  (uint8_t)lane_of(dqi, S->tl), S->now, k ? ser / k : 0, NONE, dqi, 0};
+	int known = p->tx == NONE; /* its tail's arrival here (else: when the crossing before ends) */
+	if (!known)
 		S->tx[p->tx].next = id;
 	p->tx = id;
 	tx_progress(S, xo);
-	S->lane_tx[xo * (size_t)S->nl + t->lane] = id;
-	S->nact[xo]++;
-	Q(S, x, qi)->busy = 1;
+	size_t xl = xo * (size_t)S->nl + t->lane;
+	if (k && S->lane_tx[xl] != NONE) { /* queued behind its lane's packets */
+		S->tx[S->lane_last[xl]].lnext = id;
+		S->pk[i].t = HUGE_VAL; /* its head is at the next router when it goes */
+	} else {
+		S->lane_tx[xl] = id;
+		S->nact[xo]++;
+	}
+	if (k)
+		S->lane_last[xl] = id;
+	if (qi < (uint32_t)S->nlq) /* (an injection FIFO is refilled when its packet leaves) */
+		Q(S, x, qi)->busy = 1;
 	/* chunk by chunk: its room is free in time once its first chunk has
-	 * left, a chunk time per crossing sharing the link */
+	 * left, a chunk time per crossing sharing the link (speedup: moved
+	 * at speedup times the link's rate) */
 	if (S->s->flow_unit && t->held)
-		ev_push(S, EV_TXROOM, id, t->gen, S->now + S->s->chunk * S->link_spb * S->nact[xo]);
+		ev_push(S, EV_TXROOM, id, t->gen,
+			S->now + S->s->chunk * S->link_spb * (k ? 1.0 / k : S->nact[xo]));
+	if (known && k)
+		sw_known(S, id, p->tail);
+	else if (known)
+		t->floor = p->tail;
 	tx_sched(S, x, o);
 }
 
@@ -605,7 +696,7 @@ static void send(sim *S, uint32_t x, uint32_t qi, int o, int v)
 		 * queue in ser / speedup, the link sends it when those before
 		 * it have gone */
 		double start = S->now;
-		if (S->s->speedup) {
+		if (S->s->speedup && !S->s->interleave) {
 			start = S->wire_free[xl] > S->now ? S->wire_free[xl] : S->now;
 			S->wire_free[xl] = start + ser;
 			ser /= S->s->speedup;
@@ -631,10 +722,11 @@ static void send(sim *S, uint32_t x, uint32_t qi, int o, int v)
 		p->t = start + S->hop;
 		int first = dq->head == NONE;
 		q_push(S, dq, i);
-		if (first)
-			ev_push(S, EV_HEAD, y, dqi, p->t);
-		if (S->s->interleave) { /* its room, the next head: when it ends */
+		if (S->s->interleave) /* its room, the next head: when it ends */
 			tx_start(S, x, o, dqi, i, qi, held, ser);
+		if (first && S->pk[i].t < HUGE_VAL)
+			ev_push(S, EV_HEAD, y, dqi, S->pk[i].t);
+		if (S->s->interleave) {
 			if (qi >= (uint32_t)S->nlq) {
 				READY_SET(S, x, qi - (uint32_t)S->nlq);
 				if (S->node_free[x] <= S->now)
@@ -667,7 +759,7 @@ static void send(sim *S, uint32_t x, uint32_t qi, int o, int v)
 		if (S->node_free[x] <= S->now) /* an injection FIFO to refill */
 			ev_push(S, EV_NODE, x, 0, S->now);
 	}
-	if (q->head != NONE) { /* the input sends one packet at a time */
+	if (q->head != NONE && S->pk[q->head].t < HUGE_VAL) { /* the input sends one packet at a time */
 		double ready = S->pk[q->head].t;
 		ev_push(S, EV_HEAD, x, qi, ready > S->now + ser ? ready : S->now + ser);
 	}
@@ -681,6 +773,8 @@ static void try_head(sim *S, uint32_t x, uint32_t qi)
 	if (q->head == NONE || q->busy)
 		return;
 	packet *p = &S->pk[q->head];
+	if (S->s->interleave && p->t > S->now) /* not here yet: its own event comes */
+		return;
 	routes(S, x, p);
 	if (p->dst == x) {
 		if (S->rx_free[x] <= S->now)
@@ -983,6 +1077,7 @@ static void sim_free(sim *S)
 	free(S->nt_since);
 	free(S->wire_free);
 	free(S->lane_tx);
+	free(S->lane_last);
 	free(S->nact);
 	free(S->lupd);
 	free(S->lsched);
@@ -1024,9 +1119,6 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 	if (S->tl * (NV + 1) + S->ninj > UINT16_MAX)
 		return clab_seterr(CLAB_E_INVAL, "packet engine: %d injection FIFOs per node is more than it keeps",
 				   S->ninj);
-	if (s->interleave && s->speedup)
-		return clab_seterr(CLAB_E_INVAL, "packet engine: interleave and speedup are two models of a "
-				   "router's output; set one of them");
 	S->nlq = S->tl * (NV + (s->dateline ? 1 : 0));
 	S->nq = S->nlq + S->ninj;
 	S->maxc = chunks_of(s, s->max_payload);
@@ -1052,17 +1144,18 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 	S->freetx = NONE;
 	if (s->interleave) {
 		S->lane_tx = malloc(N * (size_t)S->tl * (size_t)S->nl * sizeof *S->lane_tx);
+		S->lane_last = malloc(N * (size_t)S->tl * (size_t)S->nl * sizeof *S->lane_last);
 		S->nact = calloc(N * (size_t)S->tl, 1);
 		S->lupd = calloc(N * (size_t)S->tl, sizeof *S->lupd);
 		S->lsched = malloc(N * (size_t)S->tl * sizeof *S->lsched);
-		if (!S->lane_tx || !S->nact || !S->lupd || !S->lsched) {
+		if (!S->lane_tx || !S->lane_last || !S->nact || !S->lupd || !S->lsched) {
 			sim_free(S);
 			return clab_seterr(CLAB_E_NOMEM, "no memory for the packet engine on %zu nodes", N);
 		}
 		for (size_t i = 0; i < N * (size_t)S->tl; i++) {
 			S->lsched[i] = HUGE_VAL;
 			for (int l = 0; l < S->nl; l++)
-				S->lane_tx[i * (size_t)S->nl + (size_t)l] = NONE;
+				S->lane_tx[i * (size_t)S->nl + (size_t)l] = S->lane_last[i * (size_t)S->nl + (size_t)l] = NONE;
 		}
 	}
 	S->node_free = calloc(N, sizeof *S->node_free);
@@ -1147,6 +1240,10 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 			}
 			break;
 		}
+		case EV_SWEND: /* a crossing moved whole into its link's queue */
+			if (S->tx[e.node].gen == e.q && !S->tx[e.node].switched)
+				sw_end(S, e.node);
+			break;
 		case EV_TXROOM: /* a crossing's first chunk has left */
 			if (S->tx[e.node].gen == e.q && S->tx[e.node].held) {
 				room_give(S, S->tx[e.node].x, S->tx[e.node].qi, S->tx[e.node].held, 0);
