@@ -59,6 +59,20 @@ typedef struct clab_netspec {
 				    * of drain_links links' worth, sending and
 				    * receiving in turns, 1 (split) an injection
 				    * and an ejection port of half that each */
+	uint32_t speedup;          /* packet engine: 0 a link takes its packets
+				    * straight from the input buffers, one at a
+				    * time; k a router's crossbar moves packets
+				    * at k links' worth into a queue per output
+				    * link, which the link sends in order
+				    * (BookSim2's internal_speedup) */
+	uint32_t interleave;       /* packet engine: 0 one packet crosses a link
+				    * at a time (virtual cut-through: BG/Q, BG/L),
+				    * 1 packets bound for different buffers at
+				    * the far end (VCs) share the link chunk by
+				    * chunk, each no faster than it arrives
+				    * (BookSim2's flit-level links; with
+				    * speedup, a queue per lane fed by the
+				    * crossbar) */
 	uint32_t inj_fifos;        /* messages a node's MU injects at once */
 	uint32_t m2m_fifos;        /* MPI all-to-all as BG/Q's many-to-many:
 				    * each rank deals its descriptors over this

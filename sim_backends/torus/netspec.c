@@ -219,6 +219,8 @@ static const param params[] = {
 	P_W(tie, "parity|random", "packet engine, half way round an even ring: parity (0) of the source per flow, random (1) per packet"),
 	P_W(flow_unit, "packet|chunk", "packet engine: a buffer's room comes back per packet (0, its tail gone) or per chunk (1)"),
 	P_W(ports, "shared|split", "packet engine: one node port for sending and receiving in turns (0), or one each of half drain_links (1)"),
+	P_U(speedup, 0, 8, "packet engine: 0 a link takes packets straight from its router's input buffers; k a crossbar at k links' worth fills a queue per output link"),
+	P_U(interleave, 0, 1, "packet engine: 1 packets on different VCs share a link chunk by chunk, 0 one packet crosses at a time"),
 	P_U(inj_fifos, 1, 1024, "messages a node injects at once (packet engine)"),
 	P_U(m2m_fifos, 0, 64, "all-to-all as BG/Q's many-to-many over this many injection FIFOs per rank (0: each rank to the next members in turn)"),
 	P_U(header, 0, 4096, "packet header bytes"),

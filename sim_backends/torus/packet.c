@@ -32,7 +32,22 @@
  * back) takes a second buffer of the link for that whole ring, the others
  * the first, which breaks every ring's cycle. A free link serves the
  * oldest waiting head that can take it, or with `round_robin` the input
- * ports in turn. */
+ * ports in turn. With `speedup` k (BookSim2's internal speedup) a link's
+ * crossbar port, not the link, takes the head: it moves the packet in
+ * 1/k of the link's time into the link's output queue (the room it needs
+ * beyond taken as before), which the link sends in order; the input's
+ * next head no longer waits for the link. With `interleave` a link
+ * carries a packet per lane (each VC's buffer at the far end) at once,
+ * sharing its rate equally among those still sending (chunk by chunk, as
+ * a flit-level router's link), and a crossing ends no sooner than the
+ * packet's tail has arrived at its router; the lane, the input that sent
+ * it and its room there stay taken until it ends. With both (BookSim2's
+ * router: a crossbar at speedup times the link's rate filling an output
+ * queue whose link interleaves the flits of packets moved together), a
+ * lane takes the next packet, and the input that sent it is free, once
+ * the crossbar has moved it whole, which is no sooner than its tail has
+ * arrived; the link shares its rate among its lanes' first packets. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "counterlab/backend.h"
@@ -40,7 +55,7 @@
 
 #define NONE UINT32_MAX
 #define NV CLAB_NVC
-enum { EV_HEAD, EV_LINK, EV_NODE, EV_ROOM, EV_RELEASE };
+enum { EV_HEAD, EV_LINK, EV_NODE, EV_ROOM, EV_RELEASE, EV_TX, EV_TXROOM, EV_SWEND };
 
 typedef struct packet {
 	double t;          /* its head is ready at this router */
@@ -54,6 +69,9 @@ typedef struct packet {
 	uint8_t vc, dyn, indim; /* indim: dimension it came along, 0xff injected */
 	uint8_t tie;       /* bit d: half way round ring d it goes the - way */
 	uint8_t wraps;     /* dateline: its way along dimension indim wraps */
+	uint8_t pend;      /* interleave: written to memory (by t) before its
+			    * tail arrived */
+	uint32_t tx;       /* interleave: its last crossing under way, NONE */
 } packet;
 
 typedef struct queue {   /* an input buffer of one VC, or an injection FIFO */
@@ -61,8 +79,28 @@ typedef struct queue {   /* an input buffer of one VC, or an injection FIFO */
 	int32_t room;      /* chunks (tokens) left; injection FIFOs: unused */
 	double since, occ; /* occupancy integral: packets x s */
 	uint8_t waiting;   /* its head waits for an output */
+	uint8_t busy;      /* interleave: its last packet out is still crossing */
 	uint8_t here;      /* that head has arrived (waits for the drain port) */
 } queue;
+
+/* interleave: a packet crossing a link, sharing it with the crossings
+ * on the link's other lanes (one lane per buffer at the far end) */
+typedef struct tx {
+	double work;       /* s of the link's whole rate still to send */
+	double floor;      /* it ends no sooner: its tail's arrival (+inf:
+			    * the crossing before has not ended); with
+			    * speedup, its tail's move into the queue */
+	uint32_t pk, next; /* the packet; its crossing of the next link */
+	uint32_t x, qi;    /* the node and input queue it left */
+	uint16_t held, gen; /* room to give back there (0: given) */
+	uint8_t o, lane;
+	/* speedup: when the crossbar began to move it, the next crossing
+	 * queued on its lane, its buffer at the far end, whether it has
+	 * been moved whole (the lane and its input are free again) */
+	double start, mv;  /* mv: its link time / speedup */
+	uint32_t lnext, dqi;
+	uint8_t switched;
+} tx;
 
 typedef struct injq {    /* an injection FIFO's messages */
 	uint64_t pos;      /* next flow of the FIFO's list */
@@ -91,6 +129,18 @@ typedef struct sim {
 	queue *q;            /* [node][nq]: tl x NV input buffers, ninj FIFOs */
 	injq *iq;            /* [node][ninj] */
 	double *link_free, *nt_since, *node_free; /* [node][tl], [node][tl], [node] */
+	double *wire_free;   /* speedup: [node][tl] the link has sent its output
+			      * queue (link_free: the crossbar may fill it) */
+	/* interleave: [node][tl][nl] each lane's crossing (NONE: free);
+	 * [node][tl] crossings still sending, when their work was last
+	 * brought up to date, the time of the link's next EV_TX */
+	int nl;
+	uint32_t *lane_tx, *lane_last; /* speedup: a queue per lane, last */
+	uint8_t *nact;
+	double *lupd, *lsched;
+	tx *tx;
+	uint32_t ntx, captx, freetx;
+	uint16_t gen;
 	double *rx_free;     /* [node] the ejection port: node_free when shared */
 	/* the room a link's or the drain port's last packet gives back when
 	 * it is free again: [node][tl + 1] its queue (NONE: none), chunks */
@@ -146,9 +196,11 @@ static int ev_less(const ev *a, const ev *b)
 	return a->t < b->t;
 }
 
+/* The heap keeps an event of time +inf past its last (heap[nheap]), so a
+ * pop picks the earlier child without checking that there are two. */
 static void ev_push(sim *S, int kind, uint32_t node, uint32_t q, double t)
 {
-	if (S->nheap == S->capheap) {
+	if (S->nheap + 1 >= S->capheap) {
 		size_t cap = S->capheap ? 2 * S->capheap : 4096;
 		ev *h = realloc(S->heap, cap * sizeof *h);
 		if (!h) {
@@ -160,6 +212,7 @@ static void ev_push(sim *S, int kind, uint32_t node, uint32_t q, double t)
 	}
 	ev e = {t, node, (uint16_t)q, (uint8_t)kind};
 	size_t i = S->nheap++;
+	S->heap[S->nheap].t = HUGE_VAL;
 	while (i && ev_less(&e, &S->heap[(i - 1) / 2])) {
 		S->heap[i] = S->heap[(i - 1) / 2];
 		i = (i - 1) / 2;
@@ -169,21 +222,21 @@ static void ev_push(sim *S, int kind, uint32_t node, uint32_t q, double t)
 
 static ev ev_pop(sim *S)
 {
-	ev top = S->heap[0], last = S->heap[--S->nheap];
+	ev *h = S->heap, top = h[0], last = h[--S->nheap];
 	size_t i = 0, n = S->nheap;
+	h[n].t = HUGE_VAL;
 	for (;;) {
 		size_t c = 2 * i + 1;
 		if (c >= n)
 			break;
-		if (c + 1 < n && ev_less(&S->heap[c + 1], &S->heap[c]))
-			c++;
-		if (!ev_less(&S->heap[c], &last))
+		c += h[c + 1].t < h[c].t; /* h[n] is +inf: never taken */
+		if (!(h[c].t < last.t))
 			break;
-		S->heap[i] = S->heap[c];
+		h[i] = h[c];
 		i = c;
 	}
 	if (n)
-		S->heap[i] = last;
+		h[i] = last;
 	return top;
 }
 
@@ -352,22 +405,264 @@ static void nt_close(sim *S, uint32_t x, int o)
 
 static void try_link(sim *S, uint32_t x, int o);
 
-/* Gives back the room noted in slot b of node x; the feeding link tries
- * at once, or (later: from inside a move) by an event at this time. */
-static void room_back(sim *S, uint32_t x, size_t b, int later)
+/* Gives back `chunks` of room of input buffer qi of node x; the feeding
+ * link tries at once, or (later: from inside a move) by an event at this
+ * time. */
+static void room_give(sim *S, uint32_t x, uint32_t qi, int chunks, int later)
 {
-	uint32_t qi = S->back_q[b];
-	S->back_q[b] = NONE;
 	queue *q = Q(S, x, qi);
 	occ_touch(S, q);
 	q->npk--;
-	q->room += S->back_chunks[b];
+	q->room += chunks;
 	int l = link_of(S, qi); /* the link it came in by */
 	uint32_t up = S->nb[(size_t)x * S->tl + l];
 	if (later)
 		ev_push(S, EV_LINK, up, (uint32_t)(l ^ 1), S->now);
 	else
 		try_link(S, up, l ^ 1);
+}
+
+/* Gives back the room noted in slot b of node x. */
+static void room_back(sim *S, uint32_t x, size_t b, int later)
+{
+	uint32_t qi = S->back_q[b];
+	S->back_q[b] = NONE;
+	room_give(S, x, qi, S->back_chunks[b], later);
+}
+
+/* Packet i is in memory at `done`. */
+static void delivered(sim *S, uint32_t i, double done)
+{
+	packet *p = &S->pk[i];
+	if (done > S->r->time)
+		S->r->time = done;
+	if (S->r->done && done > S->r->done[p->flow])
+		S->r->done[p->flow] = done;
+	S->delivered++;
+	p->next = S->freepk;
+	S->freepk = i;
+}
+
+/* ---- interleave: crossings sharing a link, a lane each ------------------- */
+
+/* The lane of a link whose far-end buffer is dqi: its VC, or the
+ * dateline buffer's own. */
+static int lane_of(uint32_t dqi, int tl)
+{
+	return dqi < (uint32_t)(tl * NV) ? (int)(dqi % NV) : NV;
+}
+
+static int lane_busy(const sim *S, uint32_t x, int o, uint32_t dqi)
+{
+	size_t l = ((size_t)x * S->tl + (size_t)o) * (size_t)S->nl + (size_t)lane_of(dqi, S->tl);
+	if (S->s->speedup) /* until the crossbar has moved its last packet */
+		return S->lane_last[l] != NONE && !S->tx[S->lane_last[l]].switched;
+	return S->lane_tx[l] != NONE;
+}
+
+static void tx_sched(sim *S, uint32_t x, int o);
+static void tx_progress(sim *S, size_t xo);
+
+/* speedup: crossing id's packet has its tail at this router by `tail`:
+ * the crossbar has moved it whole at the later of that and its start
+ * plus its link time / speedup; the link cannot send its tail before. */
+static void sw_known(sim *S, uint32_t id, double tail)
+{
+	tx *t = &S->tx[id];
+	double end = t->start + t->mv > tail ? t->start + t->mv : tail;
+	t->floor = end;
+	ev_push(S, EV_SWEND, id, t->gen, end);
+	tx_progress(S, (size_t)t->x * S->tl + t->o);
+	tx_sched(S, t->x, t->o);
+}
+
+/* speedup: crossing id has been moved whole: its lane may take the next
+ * packet, its input may send again, its room there comes back. */
+static void sw_end(sim *S, uint32_t id)
+{
+	tx *t = &S->tx[id];
+	t->switched = 1;
+	if (t->held) {
+		room_give(S, t->x, t->qi, t->held, 1);
+		t->held = 0;
+	}
+	queue *q = Q(S, t->x, t->qi);
+	q->busy = 0;
+	if (q->head != NONE && S->pk[q->head].t < HUGE_VAL) {
+		double ready = S->pk[q->head].t;
+		ev_push(S, EV_HEAD, t->x, t->qi, ready > S->now ? ready : S->now);
+	}
+	ev_push(S, EV_LINK, t->x, t->o, S->now);
+}
+
+/* Brings the work of link xo's crossings up to now: those still sending
+ * had equal shares of the link since the last time (none of them can
+ * have ended in between: an EV_TX comes at the first end). */
+static void tx_progress(sim *S, size_t xo)
+{
+	double dt = S->now - S->lupd[xo];
+	S->lupd[xo] = S->now;
+	int n = S->nact[xo];
+	if (dt <= 0 || !n)
+		return;
+	double eps = 1e-6 * S->s->chunk * S->link_spb;
+	for (int l = 0; l < S->nl; l++) {
+		uint32_t id = S->lane_tx[xo * (size_t)S->nl + (size_t)l];
+		if (id == NONE || S->tx[id].work <= 0)
+			continue;
+		if ((S->tx[id].work -= dt / n) <= eps) {
+			S->tx[id].work = 0;
+			S->nact[xo]--;
+		}
+	}
+}
+
+/* An EV_TX at the first of link o's crossings to end or stop sending
+ * (ones before it in the heap go stale: lsched no longer names them). */
+static void tx_sched(sim *S, uint32_t x, int o)
+{
+	size_t xo = (size_t)x * S->tl + (size_t)o;
+	double next = HUGE_VAL;
+	for (int l = 0; l < S->nl; l++) {
+		uint32_t id = S->lane_tx[xo * (size_t)S->nl + (size_t)l];
+		if (id == NONE)
+			continue;
+		const tx *t = &S->tx[id];
+		double at = t->work > 0 ? S->now + t->work * S->nact[xo] : t->floor > S->now ? t->floor : S->now;
+		if (at < next)
+			next = at;
+	}
+	if (next < HUGE_VAL && next != S->lsched[xo]) {
+		S->lsched[xo] = next;
+		ev_push(S, EV_TX, x, (uint32_t)o, next);
+	}
+}
+
+/* Crossing id has ended: its lane is free, its tail is at the next
+ * router hop_s later (the packet's next crossing may end from then), its
+ * room at the node it left comes back, and that input may send again. */
+static void tx_done(sim *S, uint32_t id)
+{
+	tx *t = &S->tx[id];
+	size_t xo = (size_t)t->x * S->tl + t->o, xl = xo * (size_t)S->nl + t->lane;
+	if (S->s->speedup && !t->switched) /* its EV_SWEND is due at this same time */
+		sw_end(S, id);
+	S->lane_tx[xl] = NONE;
+	packet *p = &S->pk[t->pk];
+	if (S->s->speedup) { /* the next packet queued on the lane goes on */
+		if (S->lane_last[xl] == id)
+			S->lane_last[xl] = NONE;
+		uint32_t nid = t->lnext;
+		if (nid != NONE) {
+			tx *n = &S->tx[nid];
+			S->lane_tx[xl] = nid;
+			S->nact[xo]++;
+			packet *np = &S->pk[n->pk];
+			np->t = S->now + S->hop;
+			uint32_t y = S->nb[xo];
+			queue *dq = Q(S, y, n->dqi);
+			if (dq->head == n->pk && !dq->busy)
+				ev_push(S, EV_HEAD, y, n->dqi, np->t);
+		}
+	}
+	if (t->next != NONE) {
+		tx *n = &S->tx[t->next];
+		if (S->s->speedup) {
+			sw_known(S, t->next, S->now + S->hop);
+		} else {
+			n->floor = S->now + S->hop;
+			tx_progress(S, (size_t)n->x * S->tl + n->o);
+			tx_sched(S, n->x, n->o);
+		}
+	} else {
+		p->tx = NONE;
+		p->tail = S->now + S->hop;
+		if (p->pend) /* written already: done when its tail is in */
+			delivered(S, t->pk, p->t > p->tail ? p->t : p->tail);
+	}
+	if (!S->s->speedup) { /* (with speedup: when it was moved whole) */
+		if (t->held)
+			room_give(S, t->x, t->qi, t->held, 1);
+		queue *q = Q(S, t->x, t->qi);
+		q->busy = 0;
+		if (q->head != NONE && S->pk[q->head].t < HUGE_VAL) {
+			double ready = S->pk[q->head].t;
+			ev_push(S, EV_HEAD, t->x, t->qi, ready > S->now ? ready : S->now);
+		}
+	}
+	t->next = S->freetx;
+	S->freetx = id;
+}
+
+/* Link o of node x: crossings that have sent their work and whose tail
+ * is in end; free lanes take waiting heads. */
+static void tx_link(sim *S, uint32_t x, int o)
+{
+	size_t xo = (size_t)x * S->tl + (size_t)o;
+	tx_progress(S, xo);
+	for (int l = 0; l < S->nl; l++) {
+		uint32_t id = S->lane_tx[xo * (size_t)S->nl + (size_t)l];
+		if (id != NONE && S->tx[id].work <= 0 && S->tx[id].floor <= S->now)
+			tx_done(S, id);
+	}
+	try_link(S, x, o);
+	tx_sched(S, x, o);
+}
+
+/* Packet i starts across link o of node x into buffer dqi, having left
+ * input queue qi (room `held` there). */
+static void tx_start(sim *S, uint32_t x, int o, uint32_t dqi, uint32_t i, uint32_t qi, uint16_t held, double ser)
+{
+	uint32_t id = S->freetx;
+	if (id != NONE) {
+		S->freetx = S->tx[id].next;
+	} else {
+		if (S->ntx == S->captx) {
+			uint32_t cap = S->captx ? 2 * S->captx : 1024;
+			tx *a = realloc(S->tx, (size_t)cap * sizeof *a);
+			if (!a) {
+				S->nomem = 1;
+				return;
+			}
+			S->tx = a;
+			S->captx = cap;
+		}
+		id = S->ntx++;
+	}
+	packet *p = &S->pk[i];
+	tx *t = &S->tx[id];
+	size_t xo = (size_t)x * S->tl + (size_t)o;
+	int k = (int)S->s->speedup;
+	*t = (tx){ser, HUGE_VAL, i, NONE, x, qi, qi < (uint32_t)S->nlq ? held : 0, ++S->gen, (uint8_t)o,
+		  (uint8_t)lane_of(dqi, S->tl), S->now, k ? ser / k : 0, NONE, dqi, 0};
+	int known = p->tx == NONE; /* its tail's arrival here (else: when the crossing before ends) */
+	if (!known)
+		S->tx[p->tx].next = id;
+	p->tx = id;
+	tx_progress(S, xo);
+	size_t xl = xo * (size_t)S->nl + t->lane;
+	if (k && S->lane_tx[xl] != NONE) { /* queued behind its lane's packets */
+		S->tx[S->lane_last[xl]].lnext = id;
+		S->pk[i].t = HUGE_VAL; /* its head is at the next router when it goes */
+	} else {
+		S->lane_tx[xl] = id;
+		S->nact[xo]++;
+	}
+	if (k)
+		S->lane_last[xl] = id;
+	if (qi < (uint32_t)S->nlq) /* (an injection FIFO is refilled when its packet leaves) */
+		Q(S, x, qi)->busy = 1;
+	/* chunk by chunk: its room is free in time once its first chunk has
+	 * left, a chunk time per crossing sharing the link (speedup: moved
+	 * at speedup times the link's rate) */
+	if (S->s->flow_unit && t->held)
+		ev_push(S, EV_TXROOM, id, t->gen,
+			S->now + S->s->chunk * S->link_spb * (k ? 1.0 / k : S->nact[xo]));
+	if (known && k)
+		sw_known(S, id, p->tail);
+	else if (known)
+		t->floor = p->tail;
+	tx_sched(S, x, o);
 }
 
 /* Moves the head of queue qi of node x out: across link o on VC v, or
@@ -388,19 +683,28 @@ static void send(sim *S, uint32_t x, uint32_t qi, int o, int v)
 		S->rx_free[x] = S->now + ser;
 		S->last_rcv[x] = 1;
 		ev_push(S, EV_NODE, x, 0, S->now + ser);
-		double done = S->now + ser > p->tail ? S->now + ser : p->tail;
-		if (done > S->r->time)
-			S->r->time = done;
-		if (S->r->done && done > S->r->done[p->flow])
-			S->r->done[p->flow] = done;
-		S->delivered++;
-		p->next = S->freepk;
-		S->freepk = i;
+		if (p->tx != NONE) { /* its tail is still crossing */
+			p->pend = 1;
+			p->t = S->now + ser;
+		} else {
+			delivered(S, i, S->now + ser > p->tail ? S->now + ser : p->tail);
+		}
 	} else {
 		size_t xl = (size_t)x * S->tl + (size_t)o;
 		ser = wire * S->link_spb;
-		S->link_free[xl] = S->now + ser;
-		ev_push(S, EV_LINK, x, (uint32_t)o, S->now + ser);
+		/* speedup: the crossbar moves it into the link's output
+		 * queue in ser / speedup, the link sends it when those before
+		 * it have gone */
+		double start = S->now;
+		if (S->s->speedup && !S->s->interleave) {
+			start = S->wire_free[xl] > S->now ? S->wire_free[xl] : S->now;
+			S->wire_free[xl] = start + ser;
+			ser /= S->s->speedup;
+		}
+		if (!S->s->interleave) {
+			S->link_free[xl] = S->now + ser;
+			ev_push(S, EV_LINK, x, (uint32_t)o, S->now + ser);
+		}
 		nt_close(S, x, o);
 		S->r->sent[xl * NV + (size_t)v].c += chunks;
 		S->r->sent[xl * NV + (size_t)v].p += 1;
@@ -415,12 +719,22 @@ static void send(sim *S, uint32_t x, uint32_t qi, int o, int v)
 		p->dyn = p->dyn && v == CLAB_VC_DYNAMIC;
 		p->vc = (uint8_t)v;
 		p->indim = (uint8_t)(o / 2);
-		p->t = S->now + S->hop;
-		p->tail = p->t + ser;
+		p->t = start + S->hop;
 		int first = dq->head == NONE;
 		q_push(S, dq, i);
-		if (first)
-			ev_push(S, EV_HEAD, y, dqi, p->t);
+		if (S->s->interleave) /* its room, the next head: when it ends */
+			tx_start(S, x, o, dqi, i, qi, held, ser);
+		if (first && S->pk[i].t < HUGE_VAL)
+			ev_push(S, EV_HEAD, y, dqi, S->pk[i].t);
+		if (S->s->interleave) {
+			if (qi >= (uint32_t)S->nlq) {
+				READY_SET(S, x, qi - (uint32_t)S->nlq);
+				if (S->node_free[x] <= S->now)
+					ev_push(S, EV_NODE, x, 0, S->now);
+			}
+			return;
+		}
+		p->tail = p->t + wire * S->link_spb;
 	}
 	/* its room comes back when its tail has left: when the link (or the
 	 * drain port) it took is free again */
@@ -445,7 +759,7 @@ static void send(sim *S, uint32_t x, uint32_t qi, int o, int v)
 		if (S->node_free[x] <= S->now) /* an injection FIFO to refill */
 			ev_push(S, EV_NODE, x, 0, S->now);
 	}
-	if (q->head != NONE) { /* the input sends one packet at a time */
+	if (q->head != NONE && S->pk[q->head].t < HUGE_VAL) { /* the input sends one packet at a time */
 		double ready = S->pk[q->head].t;
 		ev_push(S, EV_HEAD, x, qi, ready > S->now + ser ? ready : S->now + ser);
 	}
@@ -456,9 +770,11 @@ static void send(sim *S, uint32_t x, uint32_t qi, int o, int v)
 static void try_head(sim *S, uint32_t x, uint32_t qi)
 {
 	queue *q = Q(S, x, qi);
-	if (q->head == NONE)
+	if (q->head == NONE || q->busy)
 		return;
 	packet *p = &S->pk[q->head];
+	if (S->s->interleave && p->t > S->now) /* not here yet: its own event comes */
+		return;
 	routes(S, x, p);
 	if (p->dst == x) {
 		if (S->rx_free[x] <= S->now)
@@ -476,8 +792,10 @@ static void try_head(sim *S, uint32_t x, uint32_t qi)
 			nt_open(S, x, o);
 			continue;
 		}
-		uint32_t y = S->nb[(size_t)x * S->tl + o];
-		int room = Q(S, y, next_queue(S, x, p, o, v))->room;
+		uint32_t y = S->nb[(size_t)x * S->tl + o], dqi = next_queue(S, x, p, o, v);
+		if (S->s->interleave && lane_busy(S, x, o, dqi))
+			continue;
+		int room = Q(S, y, dqi)->room;
 		if (room > bestroom) {
 			best = o, bestv = v, bestroom = room, ties = 1;
 		} else if (room == bestroom) { /* a seeded draw among equals */
@@ -518,7 +836,7 @@ static void try_link(sim *S, uint32_t x, int o)
 		wanted = 1;
 		int v = p->dyn && rd >= p->chunks ? CLAB_VC_DYNAMIC
 			: o != p->dor ? -1 : vc_for(S, x, p, o);
-		if (v < 0)
+		if (v < 0 || (S->s->interleave && lane_busy(S, x, o, next_queue(S, x, p, o, v))))
 			continue;
 		if (!S->s->round_robin) {
 			pick = i, pickv = v;
@@ -531,6 +849,8 @@ static void try_link(sim *S, uint32_t x, int o)
 	if (pick >= 0) {
 		S->last_port[xo] = (uint8_t)port_of(S, w[pick]);
 		send(S, x, w[pick], o, pickv);
+		if (S->s->interleave) /* another lane may take another head */
+			try_link(S, x, o);
 		return;
 	}
 	if (wanted)
@@ -598,6 +918,8 @@ static int refill(sim *S, uint32_t x, int k)
 	p->tie = S->s->tie ? (uint8_t)xorshift(S) : S->odd[x] ? 0xff : 0;
 	p->indim = 0xff;
 	p->held = 0;
+	p->pend = 0;
+	p->tx = NONE;
 	/* its head may leave when read whole, or (chunk by chunk) when its
 	 * first chunk is */
 	p->tail = S->now + ser;
@@ -674,16 +996,74 @@ static void give_back(sim *S, uint32_t x, int o)
 
 /* ---- the run ------------------------------------------------------------- */
 
-typedef struct flow_key { uint64_t key, sub; uint32_t f; } flow_key;
-
-static int cmp_key(const void *a, const void *b)
+/* Each node's flows in the order its injection FIFOs take them, into
+ * S->order, and where each node's FIFO starts in it, into S->start (as
+ * counts, summed by the caller). A node's flows go in turns over its
+ * destinations (the first flow to each, in the order the pattern sent
+ * them, then the second, ...), so that its injection FIFOs work on
+ * different destinations at once, as the MPI sends of its ranks would;
+ * they are dealt round-robin: FIFO k takes the dealt flows k, k +
+ * inj_fifos, ..., then the flows given lane k + 1 in the order given.
+ * Counting sorts (no comparisons: a small phase's sort had been most of
+ * its run). */
+static int order_flows(sim *S, const pkt_flow *flows, size_t nflows, size_t N)
 {
-	const flow_key *x = a, *y = b;
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	if (x->sub != y->sub)
-		return x->sub < y->sub ? -1 : 1;
-	return x->f < y->f ? -1 : x->f > y->f;
+	uint32_t *bysrc = malloc(nflows * sizeof *bysrc + 1), *turn = malloc(nflows * sizeof *turn + 1);
+	uint32_t *first = calloc(N + 1, sizeof *first), *cnt = calloc(N, sizeof *cnt);
+	uint32_t *dealt = malloc(nflows * sizeof *dealt + 1), *tstart = calloc(nflows + 2, sizeof *tstart);
+	uint32_t *lstart = malloc(((size_t)S->ninj + 2) * sizeof *lstart);
+	if (!bysrc || !turn || !first || !cnt || !dealt || !tstart || !lstart) {
+		free(bysrc), free(turn), free(first), free(cnt), free(dealt), free(tstart), free(lstart);
+		return -1;
+	}
+	uint64_t F = S->s->inj_fifos, at = 0;
+	for (size_t f = 0; f < nflows; f++)
+		first[flows[f].src + 1]++;
+	for (size_t x = 0; x < N; x++)
+		first[x + 1] += first[x];
+	for (size_t f = 0; f < nflows; f++) /* by source, each in the order sent */
+		bysrc[first[flows[f].src] + cnt[flows[f].src]++] = (uint32_t)f;
+	for (size_t x = 0; x < N; x++) {
+		uint32_t b = first[x], e = first[x + 1], nd = 0, maxt = 0;
+		for (uint32_t i = b; i < e; i++)
+			cnt[flows[bysrc[i]].dst] = 0;
+		for (uint32_t i = b; i < e; i++) { /* its turn: earlier flows to the same destination */
+			const pkt_flow *fl = &flows[bysrc[i]];
+			if (!fl->lane && (turn[i] = cnt[fl->dst]++) + 1 > maxt)
+				maxt = turn[i] + 1;
+		}
+		/* the dealt flows by turn, then as sent */
+		memset(tstart, 0, (maxt + 2) * sizeof *tstart);
+		for (uint32_t i = b; i < e; i++)
+			if (!flows[bysrc[i]].lane)
+				tstart[turn[i] + 1]++, nd++;
+		for (uint32_t k = 0; k < maxt; k++)
+			tstart[k + 1] += tstart[k];
+		for (uint32_t i = b; i < e; i++)
+			if (!flows[bysrc[i]].lane)
+				dealt[tstart[turn[i]]++] = bysrc[i];
+		/* the flows with a lane by lane, then as sent (after the
+		 * dealt ones in dealt[]) */
+		memset(lstart, 0, ((size_t)S->ninj + 2) * sizeof *lstart);
+		for (uint32_t i = b; i < e; i++)
+			lstart[flows[bysrc[i]].lane + 1] += flows[bysrc[i]].lane > 0;
+		for (int k = 0; k <= S->ninj; k++)
+			lstart[k + 1] += lstart[k];
+		for (uint32_t i = b, *put = dealt + nd; i < e; i++)
+			if (flows[bysrc[i]].lane)
+				put[lstart[flows[bysrc[i]].lane]++] = bysrc[i];
+		/* FIFO k: dealt flows k, k + F, ..., then lane k + 1's */
+		for (int k = 0; k < S->ninj; k++) {
+			size_t xk = x * (size_t)S->ninj + (size_t)k;
+			for (uint64_t d = (uint64_t)k; d < nd; d += F)
+				S->order[at++] = dealt[d], S->start[xk + 1]++;
+			/* lstart[k + 1] now ends lane k + 1's, lstart[k] ends lane k's */
+			for (uint32_t i = lstart[k]; i < lstart[k + 1]; i++)
+				S->order[at++] = dealt[nd + i], S->start[xk + 1]++;
+		}
+	}
+	free(bysrc), free(turn), free(first), free(cnt), free(dealt), free(tstart), free(lstart);
+	return 0;
 }
 
 static void sim_free(sim *S)
@@ -695,6 +1075,13 @@ static void sim_free(sim *S)
 	free(S->iq);
 	free(S->link_free);
 	free(S->nt_since);
+	free(S->wire_free);
+	free(S->lane_tx);
+	free(S->lane_last);
+	free(S->nact);
+	free(S->lupd);
+	free(S->lsched);
+	free(S->tx);
 	if (S->rx_free != S->node_free)
 		free(S->rx_free);
 	free(S->node_free);
@@ -752,6 +1139,25 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 	S->iq = calloc(N * (size_t)S->ninj, sizeof *S->iq);
 	S->link_free = calloc(N * (size_t)S->tl, sizeof *S->link_free);
 	S->nt_since = malloc(N * (size_t)S->tl * sizeof *S->nt_since);
+	S->wire_free = calloc(N * (size_t)S->tl, sizeof *S->wire_free);
+	S->nl = NV + (s->dateline ? 1 : 0);
+	S->freetx = NONE;
+	if (s->interleave) {
+		S->lane_tx = malloc(N * (size_t)S->tl * (size_t)S->nl * sizeof *S->lane_tx);
+		S->lane_last = malloc(N * (size_t)S->tl * (size_t)S->nl * sizeof *S->lane_last);
+		S->nact = calloc(N * (size_t)S->tl, 1);
+		S->lupd = calloc(N * (size_t)S->tl, sizeof *S->lupd);
+		S->lsched = malloc(N * (size_t)S->tl * sizeof *S->lsched);
+		if (!S->lane_tx || !S->lane_last || !S->nact || !S->lupd || !S->lsched) {
+			sim_free(S);
+			return clab_seterr(CLAB_E_NOMEM, "no memory for the packet engine on %zu nodes", N);
+		}
+		for (size_t i = 0; i < N * (size_t)S->tl; i++) {
+			S->lsched[i] = HUGE_VAL;
+			for (int l = 0; l < S->nl; l++)
+				S->lane_tx[i * (size_t)S->nl + (size_t)l] = S->lane_last[i * (size_t)S->nl + (size_t)l] = NONE;
+		}
+	}
 	S->node_free = calloc(N, sizeof *S->node_free);
 	S->rx_free = s->ports ? calloc(N, sizeof *S->rx_free) : S->node_free;
 	S->back_q = malloc(N * (size_t)(S->tl + 1) * sizeof *S->back_q);
@@ -768,7 +1174,7 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 	S->last_port = calloc(N * (size_t)S->tl, sizeof *S->last_port);
 	S->order = malloc(nflows * sizeof *S->order + 1);
 	S->start = calloc(N * (size_t)S->ninj + 1, sizeof *S->start);
-	if (!S->coord || !S->nb || !S->odd || !S->q || !S->iq || !S->link_free || !S->nt_since ||
+	if (!S->coord || !S->nb || !S->odd || !S->q || !S->iq || !S->link_free || !S->nt_since || !S->wire_free ||
 	    !S->node_free || !S->rx_free || !S->back_q || !S->back_chunks || !S->back_t || !S->wait || !S->wwant || !S->nwait || !S->nhere || !S->last_rcv || !S->inj_rr || !S->ready || !S->last_port || !S->order ||
 	    !S->start) {
 		sim_free(S);
@@ -788,7 +1194,7 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 			S->nt_since[x * (size_t)S->tl + l] = -1;
 		}
 		for (int i = 0; i < S->nq; i++)
-			*Q(S, x, i) = (queue){NONE, NONE, 0, room, 0, 0, 0, 0};
+			*Q(S, x, i) = (queue){NONE, NONE, 0, room, 0, 0, 0, 0, 0};
 		for (int k = 0; k < S->ninj; k++)
 			S->iq[x * (size_t)S->ninj + k] = (injq){0, 0, 0, NONE};
 		for (int w = 0; w < S->rw; w++) /* cleared as they turn out empty */
@@ -798,45 +1204,10 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 		uint64_t b = flows[f].bytes, m = s->max_payload;
 		S->total += flows[f].nmsg * (b / m + (b % m || !b));
 	}
-	flow_key *key = malloc(nflows * sizeof *key + 1);
-	if (!key) {
+	if (order_flows(S, flows, nflows, N)) {
 		sim_free(S);
 		return clab_seterr(CLAB_E_NOMEM, "no memory for the packet engine's %zu flows", nflows);
 	}
-	/* each node's flows in turns over its destinations (the first flow to
-	 * each, in the order the pattern sent them, then the second, ...), so
-	 * that its injection FIFOs work on different destinations at once, as
-	 * the MPI sends of its ranks would */
-	/* (flows with a lane keep it, in the order given, and come after the
-	 * dealt ones) */
-	for (size_t f = 0; f < nflows; f++)
-		key[f] = (flow_key){(uint64_t)flows[f].src << 32 | flows[f].dst,
-				    flows[f].lane ? 1 : 0, (uint32_t)f};
-	qsort(key, nflows, sizeof *key, cmp_key);
-	uint64_t prev = UINT64_MAX, turn = 0; /* then key: src << 32 | turn, ties as sent */
-	for (size_t f = 0; f < nflows; f++) {
-		turn = key[f].key == prev ? turn + 1 : 0;
-		prev = key[f].key;
-		key[f].key = (uint64_t)flows[key[f].f].src << 32 | turn;
-	}
-	qsort(key, nflows, sizeof *key, cmp_key);
-	/* then by FIFO: FIFO k of a node takes its dealt flows k, k +
-	 * inj_fifos, ..., then the flows given lane k + 1 */
-	uint64_t dealt = 0;
-	for (size_t f = 0; f < nflows; f++) {
-		const pkt_flow *fl = &flows[key[f].f];
-		if (f && flows[key[f - 1].f].src != fl->src)
-			dealt = 0;
-		uint64_t fifo = fl->lane ? fl->lane - 1 : dealt % s->inj_fifos;
-		key[f].sub = fl->lane ? 1ull << 63 | key[f].f : dealt / s->inj_fifos;
-		dealt += !fl->lane;
-		key[f].key = (uint64_t)fl->src * (uint64_t)S->ninj + fifo;
-		S->start[key[f].key + 1]++;
-	}
-	qsort(key, nflows, sizeof *key, cmp_key);
-	for (size_t f = 0; f < nflows; f++)
-		S->order[f] = key[f].f;
-	free(key);
 	for (size_t i = 0; i < N * (size_t)S->ninj; i++)
 		S->start[i + 1] += S->start[i];
 	for (size_t x = 0; x < N; x++)
@@ -860,6 +1231,24 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 		case EV_NODE:
 			give_back(S, e.node, S->tl);
 			node_free(S, e.node);
+			break;
+		case EV_TX: { /* unless a later change moved it */
+			size_t xo = (size_t)e.node * S->tl + e.q;
+			if (e.t == S->lsched[xo]) {
+				S->lsched[xo] = HUGE_VAL;
+				tx_link(S, e.node, e.q);
+			}
+			break;
+		}
+		case EV_SWEND: /* a crossing moved whole into its link's queue */
+			if (S->tx[e.node].gen == e.q && !S->tx[e.node].switched)
+				sw_end(S, e.node);
+			break;
+		case EV_TXROOM: /* a crossing's first chunk has left */
+			if (S->tx[e.node].gen == e.q && S->tx[e.node].held) {
+				room_give(S, S->tx[e.node].x, S->tx[e.node].qi, S->tx[e.node].held, 0);
+				S->tx[e.node].held = 0;
+			}
 			break;
 		case EV_RELEASE: /* an injection FIFO's next flow may start */
 			READY_SET(S, e.node, e.q);

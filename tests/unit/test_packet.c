@@ -205,6 +205,66 @@ static void test_booksim_options(void **state)
 		clab_net_free(n);
 		clab_map_free(&s.m);
 	}
+
+	/* speedup: node 1 sends A1, A2 to node 2; node 0 sends P to node 2
+	 * and then Q1, Q2 to node 1 (reads of 34 ns, drain_links 8; 272 ns
+	 * on a link). Node 1's link + carries A1 34..306 and A2 306..578
+	 * (oldest first: A2 waited since 68, P's head came at 74); node 0's
+	 * link + carries P 34..306, Q1 306..578, Q2 578..850 (heads at node 1
+	 * at 74, 346, 618). 0: P waits at the head of node 1's input buffer
+	 * for the link until 578 (tail at node 2 at 890), Q1 behind it goes
+	 * to memory when P has left, 850..884, Q2 884..918: 918 ns. 2: the
+	 * crossbar moves a packet in 136 ns into the link's queue: A2 at
+	 * 170, P at 306 (queued behind A2: the link sends it 578..850, its
+	 * tail at node 2 at 890), so Q1 is out of the buffer by 476 and Q2
+	 * written 618..652, its tail there at 890: 890 ns. 1: the queue
+	 * fills no faster than the link empties it, as 0. The same with
+	 * interleave (one VC here: nothing to share a link with) */
+	for (int k = 0; k < 6; k++) {
+		int sp = k % 3;
+		char v[2] = {(char)('0' + sp), 0};
+		make(&s, "torus", "4", 1, BARE, "drain_links", "8", "speedup", v, "interleave", k < 3 ? "0" : "1",
+		     NULL);
+		clab_net *n = net(&s, CLAB_NET_PACKET, CLAB_ROUTE_MPI);
+		assert_int_equal(clab_net_send(n, 1, 2, 1024, 1, CLAB_VC_MPI), CLAB_OK);
+		assert_int_equal(clab_net_send(n, 0, 2, 512, 1, CLAB_VC_MPI), CLAB_OK);
+		assert_int_equal(clab_net_send(n, 0, 1, 1024, 1, CLAB_VC_MPI), CLAB_OK);
+		assert_int_equal(clab_net_phase_end(n, 1, &ts), CLAB_OK);
+		assert_true(fabs(ts - (sp == 2 ? 890e-9 : 918e-9)) < 1e-12);
+		/* the same chunks cross the same links */
+		assert_int_equal(clab_net_count(n, 1, 1, CLAB_NET_SENT_CHUNKS, ALLVC), 3 * 17);
+		assert_int_equal(clab_net_count(n, 0, 1, CLAB_NET_SENT_CHUNKS, ALLVC), 3 * 17);
+		clab_net_free(n);
+		clab_map_free(&s.m);
+	}
+
+	/* interleave, on a ring of 7 with the dateline (reads 136 ns,
+	 * split ports of drain_links 4; 272 ns a packet on a link). Node 6
+	 * sends Q to 1 (wrapping: the dateline buffer), on its link 136..408,
+	 * at node 0 at 176; node 0 reads X (to 6) then P (to 2), P ready at
+	 * 272; node 1 reads packets to 0 and 6, then R (to 3), ready at 408.
+	 * 0: Q takes link 0+ 176..448, P 448..720 (at node 1 at 488); R
+	 * crosses 1+ 408..680 and 2+ 448..720; P crosses 1+ 680..952, its
+	 * tail at node 2 at 992 ns. 1: P's and Q's buffers differ: P joins Q
+	 * on 0+ at 272, each at half rate, Q ends at 624, P at 720; P is at
+	 * node 1 at 312 and takes 1+'s lane (R's too), where it cannot end
+	 * before its tail is in (760): R waits until then, crosses 1+
+	 * 760..1032, then 2+ up to its tail's arrival (1072) and reaches
+	 * node 3 at 1112 ns. With speedup 2 as well the same: P's move into
+	 * 1+'s queue ends only when its tail is in (760) */
+	for (int k = 0; k < 4; k++) {
+		make(&s, "torus", "7", 1, BARE, "drain_links", "4", "ports", "split", "dateline", "1",
+		     "eager_max", "1000000", "interleave", k & 1 ? "1" : "0", "speedup", k & 2 ? "2" : "0", NULL);
+		clab_net *n = net(&s, CLAB_NET_PACKET, CLAB_ROUTE_MPI);
+		static const uint32_t from[] = {6, 0, 0, 1, 1, 1}, to[] = {1, 6, 2, 0, 6, 3};
+		for (int i = 0; i < 6; i++)
+			assert_int_equal(clab_net_send(n, from[i], to[i], 512, 1, CLAB_VC_MPI), CLAB_OK);
+		assert_int_equal(clab_net_phase_end(n, 1, &ts), CLAB_OK);
+		assert_true(fabs(ts - (k & 1 ? 1112e-9 : 992e-9)) < 1e-12);
+		assert_int_equal(clab_net_count(n, 0, 1, CLAB_NET_SENT_CHUNKS, ALLVC), 2 * 17);
+		clab_net_free(n);
+		clab_map_free(&s.m);
+	}
 }
 
 /* Open loop on a ring of 4 where only node 0 sends, to node 1 (generic
@@ -323,6 +383,18 @@ static void test_no_deadlock(void **state)
 	for (int sh = 0; sh < 3; sh++) {
 		make(&s, "torus", shapes[sh % 2], 1, "fifo_packets", "2", "dateline", sh < 2 ? "1" : "0",
 		     "round_robin", "1", "tie", "random", "flow_unit", "chunk", "ports", "split", NULL);
+		for (int p = 0; p < 6; p++)
+			for (int r = 0; r < 3; r++)
+				if (runs_on(p, shapes[sh % 2]))
+					check_run(&s, patterns[p], routing[r]);
+		clab_map_free(&s.m);
+	}
+	/* and links interleaving their VCs (with the dateline or the
+	 * bubble), the crossbar's speedup, or both */
+	for (int sh = 0; sh < 4; sh++) {
+		make(&s, "torus", shapes[sh % 2], 1, "fifo_packets", "2", "dateline", sh != 2 ? "1" : "0",
+		     "round_robin", "1", "tie", "random", "flow_unit", sh ? "chunk" : "packet", "ports", "split",
+		     "speedup", sh & 1 ? "2" : "0", "interleave", sh != 1 ? "1" : "0", NULL);
 		for (int p = 0; p < 6; p++)
 			for (int r = 0; r < 3; r++)
 				if (runs_on(p, shapes[sh % 2]))
