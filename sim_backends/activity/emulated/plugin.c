@@ -125,6 +125,7 @@ typedef struct vcpu {
 	uint64_t seq;            /* blocks run: tells executions of an instruction apart */
 	int paused;              /* the simulator's own work (CLAB_EMU_SYSCALL) */
 	memref pend, last_load;  /* the access being joined; the last load counted */
+	memref atomic_load;      /* the last load of an instruction that may be atomic */
 	cache l1;
 	uint64_t l1_mru;         /* line + 1 of the L1's last lookup that left it most
 				  * recent in its set: the same line again is a hit
@@ -211,6 +212,8 @@ static void load_missed(uint64_t *q, int l2_miss)
  * what size, how far apart. */
 #define SPLIT(pieces, size_log2, stride_log2) \
 	((uint64_t)(pieces) << 48 | (uint64_t)(size_log2) << 52 | (uint64_t)(stride_log2) << 56)
+/* ... and an instruction that QEMU may make atomic (see atomic_rmw) */
+#define MAY_BE_ATOMIC (1ull << 60)
 
 static void count_access(vcpu *v, const memref *a)
 {
@@ -290,6 +293,22 @@ static void flush_pending(vcpu *v)
 
 /* An access of an instruction that QEMU may make in pieces (see
  * in_pieces): a piece that continues the pending access joins it. */
+/* QEMU 7.2 reports an atomic read-modify-write (a locked instruction, or
+ * xchg, once the process has a second thread) as one access that
+ * qemu_plugin_mem_is_store calls a store; without a second thread the same
+ * instruction is a load, then a store. So the store of an instruction that
+ * may be atomic (MAY_BE_ATOMIC), when its load did not come first, is such
+ * an access: its load is counted before it. Returns 1 then. */
+static int atomic_rmw(vcpu *v, const memref *a)
+{
+	memref *l = &v->atomic_load;
+	if (!a->store) {
+		*l = *a;
+		return 0;
+	}
+	return !(l->seq == a->seq && l->pc == a->pc && l->addr == a->addr);
+}
+
 static void on_piece(unsigned int vcpu_index, qemu_plugin_meminfo_t info, uint64_t vaddr,
 		     void *udata)
 {
@@ -298,7 +317,7 @@ static void on_piece(unsigned int vcpu_index, qemu_plugin_meminfo_t info, uint64
 		return;
 	unsigned size = 1u << qemu_plugin_mem_size_shift(info);
 	int store = qemu_plugin_mem_is_store(info);
-	uint64_t pc = (uint64_t)(uintptr_t)udata;
+	uint64_t pc = (uint64_t)(uintptr_t)udata & ~MAY_BE_ATOMIC;
 	memref *p = &v->pend;
 	if (p->size && p->seq == v->seq && p->pc == pc && p->store == store &&
 	    p->addr + p->size == vaddr && p->size + size <= 64) {
@@ -307,6 +326,11 @@ static void on_piece(unsigned int vcpu_index, qemu_plugin_meminfo_t info, uint64
 	}
 	flush_pending(v);
 	*p = (memref){.seq = v->seq, .pc = pc, .addr = vaddr, .size = size, .store = store};
+	if ((uintptr_t)udata & MAY_BE_ATOMIC && atomic_rmw(v, p)) {
+		memref load = *p;
+		load.store = 0;
+		count_access(v, &load);
+	}
 }
 
 /* An access of any other instruction: counted as it comes. */
@@ -317,9 +341,14 @@ static void on_access(unsigned int vcpu_index, qemu_plugin_meminfo_t info, uint6
 	if (!v || v->paused)
 		return;
 	flush_pending(v);
-	memref a = {.seq = v->seq, .pc = (uint64_t)(uintptr_t)udata, .addr = vaddr,
-		    .size = 1u << qemu_plugin_mem_size_shift(info),
+	memref a = {.seq = v->seq, .pc = (uint64_t)(uintptr_t)udata & ~MAY_BE_ATOMIC,
+		    .addr = vaddr, .size = 1u << qemu_plugin_mem_size_shift(info),
 		    .store = qemu_plugin_mem_is_store(info)};
+	if ((uintptr_t)udata & MAY_BE_ATOMIC && atomic_rmw(v, &a)) {
+		a.store = 0;
+		count_access(v, &a);
+		a.store = 1;
+	}
 	count_access(v, &a);
 }
 
@@ -399,14 +428,47 @@ static int no_access(const char *mn)
 	       starts(mn, "clflush") || starts(mn, "clwb");
 }
 
-/* Mnemonics that read a memory destination without writing it. */
+/* x87 stores: they write their memory operand without reading it; every
+ * other x87 instruction only reads its memory operand. */
+static int x87_store(const char *mn)
+{
+	return mn[0] == 'f' && (starts(mn, "fst") || starts(mn, "fist") || starts(mn, "fnst") ||
+				starts(mn, "fsave") || starts(mn, "fnsave") ||
+				starts(mn, "fbstp") || starts(mn, "fxsave"));
+}
+
+/* Mnemonics that read a memory destination without writing it (bt, not
+ * bts, btr, btc; x87 loads; ldmxcsr). */
 static int reads_dest(const char *mn)
 {
 	const char *b = mn[0] == 'v' ? mn + 1 : mn;
 	return (starts(mn, "cmp") && !starts(mn, "cmpxchg")) || starts(mn, "test") ||
 	       starts(mn, "push") || starts(b, "ucomis") || starts(b, "comis") ||
-	       starts(mn, "bt") || starts(mn, "mul") || starts(mn, "imul") ||
-	       starts(mn, "div") || starts(mn, "idiv");
+	       (starts(mn, "bt") && mn[2] != 's' && mn[2] != 'r' && mn[2] != 'c') ||
+	       starts(mn, "mul") || starts(mn, "imul") || starts(mn, "div") ||
+	       starts(mn, "idiv") || starts(b, "ldmxcsr") || (mn[0] == 'f' && !x87_store(mn));
+}
+
+/* Operations that write a memory destination without reading it (besides
+ * the moves): x87 stores, extracts, stmxcsr. */
+static int writes_dest(const char *mn)
+{
+	const char *b = mn[0] == 'v' ? mn + 1 : mn;
+	return x87_store(mn) || starts(b, "pextr") || starts(b, "extract") ||
+	       starts(b, "stmxcsr") || starts(b, "cvtps2ph");
+}
+
+/* Plain moves other than mov*: x87 loads and stores of a value as it is
+ * (fld, fst, fstp with a size suffix; not fild, fist, which convert),
+ * string loads and stores, setcc. */
+static int other_move(const char *mn)
+{
+	static const char *const x87[] = {"flds", "fldl", "fldt", "fsts", "fstl",
+					  "fstps", "fstpl", "fstpt"};
+	for (size_t i = 0; i < sizeof x87 / sizeof x87[0]; i++)
+		if (!strcmp(mn, x87[i]))
+			return 1;
+	return starts(mn, "lods") || starts(mn, "stos") || starts(mn, "set");
 }
 
 /* Moves and conversions whose vector operand is at most 8 bytes of memory. */
@@ -417,35 +479,41 @@ static int narrow_vector(const char *mn)
 	return !strcmp(b, "movd") || !strcmp(b, "movq") || starts(b, "movlp") ||
 	       starts(b, "movhp") || starts(b, "pinsr") || starts(b, "pextr") ||
 	       starts(b, "broadcast") || starts(b, "cvt") || starts(b, "movddup") ||
-	       (l > 2 && (!strcmp(b + l - 2, "ss") || !strcmp(b + l - 2, "sd")));
+	       starts(b, "extractps") || (l > 2 && (!strcmp(b + l - 2, "ss") || !strcmp(b + l - 2, "sd")));
 }
 
-/* The index of the memory operand among ops, -1: none (or one that is
- * not accessed: lea, nop, prefetch); *k: how many operands. */
-static int mem_operand(const char *mn, const char *ops, int *k)
+/* The index of the (last) memory operand among ops, -1: none (or one
+ * that is not accessed: lea, nop, prefetch); *k: how many operands;
+ * *nmem: how many of them are memory (2: a string move or compare). */
+static int mem_operand(const char *mn, const char *ops, int *k, int *nmem)
 {
 	const char *op[4];
 	size_t len[4];
 	int mem = -1;
 	*k = operands(ops, op, len);
+	*nmem = 0;
 	for (int i = 0; i < *k; i++)
-		if (is_mem(op[i]))
+		if (is_mem(op[i])) {
 			mem = i;
+			++*nmem;
+		}
 	return no_access(mn) ? -1 : mem;
 }
 
 /* An x86 instruction counts as the A2 instructions a compiler would emit
  * for it (the A2 is a load/store machine): a move to or from memory is one
- * load or store; any other instruction that reads memory is a load, the
- * operation, and a store when memory is also its destination (AT&T syntax:
- * the destination last; a lone operand is written unless the mnemonic
- * only reads it). Wide (the quad classes): a vector register beside it and
+ * load or store (a string move is a load and a store); any other
+ * instruction that reads memory is a load, the operation, and a store when
+ * memory is also its destination (AT&T syntax: the destination last; a
+ * lone operand is written unless the mnemonic only reads it); one that
+ * writes memory without reading it (an x87 store, an extract) is the
+ * operation and a store. Wide (the quad classes): a vector register beside it and
  * not a scalar or 8-byte move (AT&T spells no operand size, so this is
  * read from the mnemonic). The accesses themselves are counted as they
  * happen. */
 static void mem_class(const char *mn, const char *ops, uint64_t *n)
 {
-	int k, mem = mem_operand(mn, ops, &k);
+	int k, nmem, mem = mem_operand(mn, ops, &k, &nmem);
 	if (mem < 0 && (starts(mn, "push") || starts(mn, "pop"))) {
 		/* a register saved to or restored from the stack: the store or
 		 * load a PowerPC compiler would write */
@@ -455,14 +523,27 @@ static void mem_class(const char *mn, const char *ops, uint64_t *n)
 	if (mem < 0)
 		return;
 	const char *b = mn[0] == 'v' ? mn + 1 : mn;
+	if (nmem == 2) {
+		/* movs: a load and a store; cmps: two loads and the compare */
+		n[CLAB_HQ_LD_INSNS]++;
+		n[starts(mn, "movs") ? CLAB_HQ_ST_INSNS : CLAB_HQ_LD_INSNS]++;
+		n[CLAB_HQ_INSTRUCTIONS] += starts(mn, "movs") ? 1 : 2;
+		return;
+	}
 	int move = starts(b, "mov") || starts(b, "lddqu") || starts(b, "broadcast") ||
-		   starts(mn, "set");
-	int dest = mem == k - 1 && !reads_dest(mn);
+		   other_move(mn);
+	int writes = writes_dest(mn);
+	int dest = writes || (mem == k - 1 && !reads_dest(mn));
 	int vec = strstr(ops, "%xmm") || strstr(ops, "%ymm") || strstr(ops, "%zmm");
 	int wide = vec && !narrow_vector(mn);
 	if (move) {
 		n[dest ? (wide ? CLAB_HQ_QST_INSNS : CLAB_HQ_ST_INSNS)
 		       : (wide ? CLAB_HQ_QLD_INSNS : CLAB_HQ_LD_INSNS)]++;
+		return;
+	}
+	if (writes) { /* the operation, then the store */
+		n[wide ? CLAB_HQ_QST_INSNS : CLAB_HQ_ST_INSNS]++;
+		n[CLAB_HQ_INSTRUCTIONS]++;
 		return;
 	}
 	n[wide ? CLAB_HQ_QLD_INSNS : CLAB_HQ_LD_INSNS]++;
@@ -478,10 +559,10 @@ static void mem_class(const char *mn, const char *ops, uint64_t *n)
 static void fp_class(const char *mn, const char *ops, int cls, uint64_t k, int wide,
 		     uint64_t *n)
 {
-	int nops;
+	int nops, nmem;
 	n[cls] += k;
 	n[CLAB_HQ_INSTRUCTIONS] += k - 1;
-	if (mem_operand(mn, ops, &nops) >= 0) {
+	if (mem_operand(mn, ops, &nops, &nmem) >= 0) {
 		n[wide ? CLAB_HQ_QLD_INSNS : CLAB_HQ_LD_INSNS] += k;
 		n[CLAB_HQ_INSTRUCTIONS] += k;
 	}
@@ -520,11 +601,14 @@ static int in_pieces(const char *mn, const char *ops)
 /* Adds one instruction's classes to n (from its disassembly by QEMU's own
  * disassembler, AT&T syntax: mnemonics carry size suffixes, "callq",
  * "retq", "jmpq"); *cond tells a conditional branch, *split how
- * valgrind splits its load (vex_split), *pieces how QEMU makes it (in_pieces). */
-static void classify(const char *dis, uint64_t *n, int *cond, uint64_t *split, int *pieces)
+ * valgrind splits its load (vex_split), *pieces how QEMU makes it (in_pieces),
+ * *atomic whether QEMU may make it atomic (a lock prefix, xchg). */
+static void classify(const char *dis, uint64_t *n, int *cond, uint64_t *split, int *pieces,
+		     int *atomic)
 {
 	char m[32];
 	const char *ops = dis;
+	int lock = 0;
 	/* skip prefixes */
 	for (;;) {
 		size_t len = strcspn(ops, " ");
@@ -535,6 +619,7 @@ static void classify(const char *dis, uint64_t *n, int *cond, uint64_t *split, i
 		ops += len;
 		while (*ops == ' ')
 			ops++;
+		lock |= !strcmp(m, "lock");
 		if (strcmp(m, "rep") && strcmp(m, "repe") && strcmp(m, "repne") && strcmp(m, "lock") &&
 		    strcmp(m, "notrack") && strcmp(m, "bnd") && strcmp(m, "repz") && strcmp(m, "repnz"))
 			break;
@@ -544,6 +629,7 @@ static void classify(const char *dis, uint64_t *n, int *cond, uint64_t *split, i
 	*cond = 0;
 	*split = vex_split(m, ops);
 	*pieces = in_pieces(m, ops);
+	*atomic = lock || starts(m, "xchg"); /* xchg with memory is locked */
 	int jump = !strcmp(m, "jmp") || !strcmp(m, "jmpq") || starts(m, "call") ||
 		   starts(m, "ret");
 	if (m[0] == 'j' && !jump) {
@@ -619,15 +705,15 @@ static void on_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		char *dis = qemu_plugin_insn_disas(insn);
 		int cond = 0;
 		uint64_t split = 0;
-		int pieces = 1;
-		classify(dis ? dis : "", t->n, &cond, &split, &pieces);
+		int pieces = 1, atomic = 0;
+		classify(dis ? dis : "", t->n, &cond, &split, &pieces, &atomic);
 		free(dis);
 		if (i == n - 1) {
 			t->cond_last = cond;
 			t->branch = pc;
 			t->fallthrough = pc + qemu_plugin_insn_size(insn);
 		}
-		void *id = (void *)(uintptr_t)(pc | split);
+		void *id = (void *)(uintptr_t)(pc | split | (atomic ? MAY_BE_ATOMIC : 0));
 		qemu_plugin_register_vcpu_mem_cb(insn, pieces ? on_piece : on_access,
 						 QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW, id);
 	}
