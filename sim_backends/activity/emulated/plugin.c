@@ -66,38 +66,31 @@ enum { BHT_SIZE = 1024 };
 
 /* ---- caches: sets of tags, most recently used first ------------------- */
 
-typedef struct cache {
-	int ways, line_shift, set_bits;
-	uint64_t *tag; /* sets x ways; 0 is an empty way (tags are line + 1) */
-} cache;
+/* The geometry is fixed (constants let the compiler unroll the lookups). */
+enum {
+	L1_LINE_SHIFT = 6, L1_WAYS = 8, L1_SETS = 16384 / 64 / L1_WAYS,
+	L2_LINE_SHIFT = 7, L2_WAYS = 16, L2_SETS = (32 << 20) / 128 / L2_WAYS,
+};
 
-static int cache_init(cache *c, int size, int ways, int line)
+/* Looks tag t (line + 1; 0 is an empty way) up in a set of `ways`; on a hit
+ * it becomes the most recent; on a miss it is installed when `allocate`,
+ * and the least recent goes. Returns 1 on a hit. */
+static inline __attribute__((always_inline)) int set_ref(uint64_t *set, int ways, uint64_t t,
+							 int allocate)
 {
-	c->ways = ways;
-	c->line_shift = __builtin_ctz((unsigned)line);
-	c->set_bits = __builtin_ctz((unsigned)(size / line / ways));
-	c->tag = calloc((size_t)size / (size_t)line, sizeof *c->tag);
-	return c->tag ? 0 : -1;
-}
-
-/* Looks line up; on a hit it becomes the most recent; on a miss it is
- * installed when `allocate`. Returns 1 on a hit. */
-static inline int cache_ref(cache *c, uint64_t line, int allocate)
-{
-	uint64_t *set = c->tag + (line & ((1u << c->set_bits) - 1)) * (uint64_t)c->ways;
-	uint64_t t = line + 1;
+	if (set[0] == t)
+		return 1;
 	int w;
-	for (w = 0; w < c->ways; w++)
+	for (w = 1; w < ways; w++)
 		if (set[w] == t)
 			break;
-	if (w == c->ways) {
+	int hit = w < ways;
+	if (!hit) {
 		if (!allocate)
 			return 0;
-		w = c->ways - 1; /* the least recent goes */
+		w = ways - 1;
 	}
-	int hit = set[w] == t;
-	for (; w > 0; w--)
-		set[w] = set[w - 1];
+	memmove(set + 1, set, (size_t)w * sizeof *set);
 	set[0] = t;
 	return hit;
 }
@@ -126,7 +119,7 @@ typedef struct vcpu {
 	int paused;              /* the simulator's own work (CLAB_EMU_SYSCALL) */
 	memref pend, last_load;  /* the access being joined; the last load counted */
 	memref atomic_load;      /* the last load of an instruction that may be atomic */
-	cache l1;
+	uint64_t l1[L1_SETS * L1_WAYS]; /* the L1D's tags */
 	uint64_t l1_mru;         /* line + 1 of the L1's last lookup that left it most
 				  * recent in its set: the same line again is a hit
 				  * that changes nothing (0: none) */
@@ -135,7 +128,7 @@ typedef struct vcpu {
 
 static clab_emu_file *file;
 static vcpu *cpus[CLAB_EMU_SLOTS];
-static cache l2;
+static uint64_t *l2; /* the L2's tags: L2_SETS x L2_WAYS */
 static pthread_mutex_t l2_lock = PTHREAD_MUTEX_INITIALIZER;
 static int threads; /* the process may have more than one thread: lock the L2 */
 static uint64_t l2_mru; /* as vcpu.l1_mru, for the shared L2 */
@@ -149,7 +142,7 @@ static vcpu *cpu_new(unsigned int i)
 	if (i >= CLAB_EMU_SLOTS)
 		return NULL;
 	vcpu *v = calloc(1, sizeof *v);
-	if (!v || cache_init(&v->l1, 16384, 8, 64)) {
+	if (!v) {
 		fprintf(stderr, "counterlab plugin: out of memory\n");
 		exit(1);
 	}
@@ -167,32 +160,38 @@ static inline vcpu *cpu_of(unsigned int i)
 
 /* ---- memory accesses -------------------------------------------------- */
 
-/* A hit on the line most recently referenced needs no lock: another
- * thread's lookup in progress cannot evict it (it is the most recent of
- * 16 ways), so the hit is right in either order. */
-static int l2_ref(uint64_t addr)
+/* An L2 lookup of line, with allocation. A hit on the line most recently
+ * referenced needs no lock: another thread's lookup in progress cannot
+ * evict it (it is the most recent of 16 ways), so the hit is right in
+ * either order. */
+static inline int l2_ref(uint64_t line)
 {
-	uint64_t t = (addr >> l2.line_shift) + 1;
+	uint64_t t = line + 1, *set = l2 + (line & (L2_SETS - 1)) * L2_WAYS;
 	if (__atomic_load_n(&l2_mru, __ATOMIC_RELAXED) == t)
 		return 1;
 	if (!threads) {
 		l2_mru = t;
-		return cache_ref(&l2, t - 1, 1);
+		return set_ref(set, L2_WAYS, t, 1);
 	}
 	pthread_mutex_lock(&l2_lock);
-	int hit = cache_ref(&l2, t - 1, 1);
+	int hit = set_ref(set, L2_WAYS, t, 1);
 	__atomic_store_n(&l2_mru, t, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&l2_lock);
 	return hit;
 }
 
+static inline uint64_t *l1_set(vcpu *v, uint64_t line)
+{
+	return v->l1 + (line & (L1_SETS - 1)) * L1_WAYS;
+}
+
 /* L1 lookup with allocation (see vcpu.l1_mru) */
-static int l1_ref(vcpu *v, uint64_t line)
+static inline int l1_ref(vcpu *v, uint64_t line)
 {
 	if (line + 1 == v->l1_mru)
 		return 1;
 	v->l1_mru = line + 1;
-	return cache_ref(&v->l1, line, 1);
+	return set_ref(l1_set(v, line), L1_WAYS, line + 1, 1);
 }
 
 /* A load that missed the L1D, and the L2 too when l2_miss */
@@ -242,8 +241,8 @@ static void count_access(vcpu *v, const memref *a)
 			v->last_load.size = a->size;
 		}
 	}
-	uint64_t first = a->addr >> v->l1.line_shift;
-	uint64_t last = (a->addr + a->size - 1) >> v->l1.line_shift;
+	uint64_t first = a->addr >> L1_LINE_SHIFT;
+	uint64_t last = (a->addr + a->size - 1) >> L1_LINE_SHIFT;
 	if (cachegrind_policy) {
 		/* as cachegrind: an access across a line boundary looks up both
 		 * lines and is one miss at most; one that misses the L1 looks
@@ -254,9 +253,9 @@ static void count_access(vcpu *v, const memref *a)
 		if (!miss)
 			return;
 		miss = 0;
-		for (uint64_t line = a->addr >> l2.line_shift;
-		     line <= (a->addr + a->size - 1) >> l2.line_shift; line++)
-			miss |= !l2_ref(line << l2.line_shift);
+		for (uint64_t line = a->addr >> L2_LINE_SHIFT;
+		     line <= (a->addr + a->size - 1) >> L2_LINE_SHIFT; line++)
+			miss |= !l2_ref(line);
 		if (!a->store) {
 			load_missed(q, miss);
 		} else {
@@ -269,15 +268,15 @@ static void count_access(vcpu *v, const memref *a)
 	for (uint64_t line = first; line <= last; line++) {
 		if (!a->store) {
 			if (!l1_ref(v, line))
-				load_missed(q, !l2_ref(line << v->l1.line_shift));
+				load_missed(q, !l2_ref(line >> (L2_LINE_SHIFT - L1_LINE_SHIFT)));
 		} else { /* write-through: the L2 sees every store */
 			if (line + 1 == v->l1_mru)
 				;
-			else if (cache_ref(&v->l1, line, 0))
+			else if (set_ref(l1_set(v, line), L1_WAYS, line + 1, 0))
 				v->l1_mru = line + 1;
 			else /* a miss leaves the L1 as it was */
 				q[CLAB_HQ_L1D_STORE_MISSES]++;
-			if (!l2_ref(line << v->l1.line_shift))
+			if (!l2_ref(line >> (L2_LINE_SHIFT - L1_LINE_SHIFT)))
 				q[CLAB_HQ_L2_STORE_MISSES]++;
 		}
 	}
@@ -291,8 +290,6 @@ static void flush_pending(vcpu *v)
 	}
 }
 
-/* An access of an instruction that QEMU may make in pieces (see
- * in_pieces): a piece that continues the pending access joins it. */
 /* QEMU 7.2 reports an atomic read-modify-write (a locked instruction, or
  * xchg, once the process has a second thread) as one access that
  * qemu_plugin_mem_is_store calls a store; without a second thread the same
@@ -309,6 +306,8 @@ static int atomic_rmw(vcpu *v, const memref *a)
 	return !(l->seq == a->seq && l->pc == a->pc && l->addr == a->addr);
 }
 
+/* An access of an instruction that QEMU may make in pieces (see
+ * in_pieces): a piece that continues the pending access joins it. */
 static void on_piece(unsigned int vcpu_index, qemu_plugin_meminfo_t info, uint64_t vaddr,
 		     void *udata)
 {
@@ -792,7 +791,7 @@ static void on_exit_vcpu(qemu_plugin_id_t id, unsigned int vcpu_index)
 	v->prev = NULL;
 	v->pend.size = 0;
 	memset(v->bht, 1, sizeof v->bht);
-	memset(v->l1.tag, 0, 256 * sizeof *v->l1.tag);
+	memset(v->l1, 0, sizeof v->l1);
 	v->l1_mru = 0;
 }
 
@@ -862,7 +861,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 	}
 	file->nslot = CLAB_EMU_SLOTS;
 	file->magic = CLAB_EMU_MAGIC;
-	if (cache_init(&l2, 32 << 20, 16, 128)) {
+	l2 = calloc(L2_SETS * L2_WAYS, sizeof *l2);
+	if (!l2) {
 		fprintf(stderr, "counterlab plugin: out of memory\n");
 		return -1;
 	}
