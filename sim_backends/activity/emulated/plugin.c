@@ -11,11 +11,12 @@
  *   summary=PATH      at exit, the process's totals as "name value" lines
  *
  * Counting: at translation, each instruction is classified from its
- * disassembly; a block's classes are added when the block starts to run,
- * and a conditional branch that ends a block is resolved (taken or not)
- * when the next block starts. Memory accesses are counted as they happen,
- * pieces of one access (QEMU splits 16- and 32-byte accesses into 8-byte
- * ones) joined again.
+ * disassembly; a block's classes are added when the block starts to run
+ * (while the process has one thread, at the next system call: see
+ * add_runs), and a conditional branch that ends a block is resolved (taken
+ * or not) when the next block starts. Memory accesses are counted as they
+ * happen, pieces of one access (QEMU splits 16- and 32-byte accesses into
+ * 8-byte ones) joined again.
  *
  * Caches (geometry from IBM's A2/BG/Q documentation): L1D 16 KB, 8-way,
  * 64-byte lines, one per guest thread (threads take cores breadth-first,
@@ -90,7 +91,8 @@ static inline __attribute__((always_inline)) int set_ref(uint64_t *set, int ways
 			return 0;
 		w = ways - 1;
 	}
-	memmove(set + 1, set, (size_t)w * sizeof *set);
+	for (; w > 0; w--)
+		set[w] = set[w - 1];
 	set[0] = t;
 	return hit;
 }
@@ -104,12 +106,17 @@ typedef struct tbinfo {
 	int nz;                   /* the classes of its instructions that are not 0: */
 	uint8_t idx[CLAB_HQ_N];   /* which, */
 	uint64_t n[CLAB_HQ_N];    /* how many (a block adds a few: fewer adds per run) */
+	/* while the process has one thread: runs not yet added to its counts */
+	uint64_t runs;
+	struct tbinfo *next_run;  /* the next block with runs */
 } tbinfo;
 
 typedef struct memref {
 	uint64_t seq, pc, addr;   /* pc: the instruction's address | its VEX_SPLIT */
 	unsigned size;
 	int store;
+	int looked;               /* policy a2, in pieces: its lines are looked up as
+				   * they come, only its class is left to count */
 } memref;
 
 typedef struct vcpu {
@@ -117,6 +124,7 @@ typedef struct vcpu {
 	const tbinfo *prev;
 	uint64_t seq;            /* blocks run: tells executions of an instruction apart */
 	int paused;              /* the simulator's own work (CLAB_EMU_SYSCALL) */
+	tbinfo *ran;             /* the blocks with runs (see add_runs) */
 	memref pend, last_load;  /* the access being joined; the last load counted */
 	memref atomic_load;      /* the last load of an instruction that may be atomic */
 	uint64_t l1[L1_SETS * L1_WAYS]; /* the L1D's tags */
@@ -164,11 +172,9 @@ static inline vcpu *cpu_of(unsigned int i)
  * referenced needs no lock: another thread's lookup in progress cannot
  * evict it (it is the most recent of 16 ways), so the hit is right in
  * either order. */
-static inline int l2_ref(uint64_t line)
+static __attribute__((noinline)) int l2_lookup(uint64_t line)
 {
 	uint64_t t = line + 1, *set = l2 + (line & (L2_SETS - 1)) * L2_WAYS;
-	if (__atomic_load_n(&l2_mru, __ATOMIC_RELAXED) == t)
-		return 1;
 	if (!threads) {
 		l2_mru = t;
 		return set_ref(set, L2_WAYS, t, 1);
@@ -178,6 +184,11 @@ static inline int l2_ref(uint64_t line)
 	__atomic_store_n(&l2_mru, t, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&l2_lock);
 	return hit;
+}
+
+static inline int l2_ref(uint64_t line)
+{
+	return __atomic_load_n(&l2_mru, __ATOMIC_RELAXED) == line + 1 || l2_lookup(line);
 }
 
 static inline uint64_t *l1_set(vcpu *v, uint64_t line)
@@ -191,7 +202,8 @@ static inline int l1_ref(vcpu *v, uint64_t line)
 	if (line + 1 == v->l1_mru)
 		return 1;
 	v->l1_mru = line + 1;
-	return set_ref(l1_set(v, line), L1_WAYS, line + 1, 1);
+	uint64_t *set = l1_set(v, line);
+	return set[0] == line + 1 || set_ref(set, L1_WAYS, line + 1, 1);
 }
 
 /* A load that missed the L1D, and the L2 too when l2_miss */
@@ -203,6 +215,37 @@ static void load_missed(uint64_t *q, int l2_miss)
 		q[CLAB_HQ_CYCLES] += MEM_LATENCY;
 	} else {
 		q[CLAB_HQ_CYCLES] += L2_LATENCY;
+	}
+}
+
+/* Policy a2: the lookups of one line by a store that is not a hit on the
+ * L1's most recent line */
+static __attribute__((noinline)) void a2_store_l1(vcpu *v, uint64_t *q, uint64_t line)
+{
+	if (set_ref(l1_set(v, line), L1_WAYS, line + 1, 0))
+		v->l1_mru = line + 1;
+	else /* a miss leaves the L1 as it was */
+		q[CLAB_HQ_L1D_STORE_MISSES]++;
+}
+
+/* ... of one line by a load that missed the L1 */
+static __attribute__((noinline)) void a2_load_missed(uint64_t *q, uint64_t line)
+{
+	load_missed(q, !l2_ref(line >> (L2_LINE_SHIFT - L1_LINE_SHIFT)));
+}
+
+/* Policy a2: one line's lookups by a load or a store */
+static inline __attribute__((always_inline)) void a2_line(vcpu *v, uint64_t *q, uint64_t line,
+							  int store)
+{
+	if (!store) {
+		if (!l1_ref(v, line))
+			a2_load_missed(q, line);
+	} else { /* write-through: the L2 sees every store */
+		if (line + 1 != v->l1_mru)
+			a2_store_l1(v, q, line);
+		if (!l2_ref(line >> (L2_LINE_SHIFT - L1_LINE_SHIFT)))
+			q[CLAB_HQ_L2_STORE_MISSES]++;
 	}
 }
 
@@ -265,28 +308,20 @@ static void count_access(vcpu *v, const memref *a)
 		return;
 	}
 	/* an access across a line boundary looks up both lines */
-	for (uint64_t line = first; line <= last; line++) {
-		if (!a->store) {
-			if (!l1_ref(v, line))
-				load_missed(q, !l2_ref(line >> (L2_LINE_SHIFT - L1_LINE_SHIFT)));
-		} else { /* write-through: the L2 sees every store */
-			if (line + 1 == v->l1_mru)
-				;
-			else if (set_ref(l1_set(v, line), L1_WAYS, line + 1, 0))
-				v->l1_mru = line + 1;
-			else /* a miss leaves the L1 as it was */
-				q[CLAB_HQ_L1D_STORE_MISSES]++;
-			if (!l2_ref(line >> (L2_LINE_SHIFT - L1_LINE_SHIFT)))
-				q[CLAB_HQ_L2_STORE_MISSES]++;
-		}
-	}
+	for (uint64_t line = first; line <= last; line++)
+		a2_line(v, q, line, a->store);
 }
 
-static void flush_pending(vcpu *v)
+static inline void flush_pending(vcpu *v)
 {
-	if (v->pend.size) {
-		count_access(v, &v->pend);
-		v->pend.size = 0;
+	memref *p = &v->pend;
+	if (p->size) {
+		if (p->looked) /* as count_access counts it */
+			v->slot->q[p->store ? (p->size >= 16 ? CLAB_HQ_QSTORES : CLAB_HQ_STORES)
+					    : (p->size >= 16 ? CLAB_HQ_QLOADS : CLAB_HQ_LOADS)]++;
+		else
+			count_access(v, p);
+		p->size = 0;
 	}
 }
 
@@ -306,25 +341,50 @@ static int atomic_rmw(vcpu *v, const memref *a)
 	return !(l->seq == a->seq && l->pc == a->pc && l->addr == a->addr);
 }
 
+/* A memory callback's thread (NULL: not counting), the access's size and
+ * direction */
+static inline vcpu *access_of(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
+			      unsigned *size, int *store)
+{
+	vcpu *v = cpu_of(vcpu_index);
+	if (!v || v->paused)
+		return NULL;
+	*size = 1u << qemu_plugin_mem_size_shift(info);
+	*store = qemu_plugin_mem_is_store(info);
+	return v;
+}
+
 /* An access of an instruction that QEMU may make in pieces (see
  * in_pieces): a piece that continues the pending access joins it. */
 static void on_piece(unsigned int vcpu_index, qemu_plugin_meminfo_t info, uint64_t vaddr,
 		     void *udata)
 {
-	vcpu *v = cpu_of(vcpu_index);
-	if (!v || v->paused)
+	unsigned size;
+	int store;
+	vcpu *v = access_of(vcpu_index, info, &size, &store);
+	if (!v)
 		return;
-	unsigned size = 1u << qemu_plugin_mem_size_shift(info);
-	int store = qemu_plugin_mem_is_store(info);
 	uint64_t pc = (uint64_t)(uintptr_t)udata & ~MAY_BE_ATOMIC;
+	uint64_t last = (vaddr + size - 1) >> L1_LINE_SHIFT;
 	memref *p = &v->pend;
 	if (p->size && p->seq == v->seq && p->pc == pc && p->store == store &&
 	    p->addr + p->size == vaddr && p->size + size <= 64) {
-		p->size += size; /* the next piece of one access */
+		/* the next piece of one access: lines it adds are looked up
+		 * in order, as count_access looks the whole access's up */
+		if (p->looked)
+			for (uint64_t line = ((vaddr - 1) >> L1_LINE_SHIFT) + 1; line <= last; line++)
+				a2_line(v, v->slot->q, line, store);
+		p->size += size;
 		return;
 	}
 	flush_pending(v);
 	*p = (memref){.seq = v->seq, .pc = pc, .addr = vaddr, .size = size, .store = store};
+	if (!cachegrind_policy && !((uintptr_t)udata & MAY_BE_ATOMIC)) {
+		p->looked = 1;
+		for (uint64_t line = vaddr >> L1_LINE_SHIFT; line <= last; line++)
+			a2_line(v, v->slot->q, line, store);
+		return;
+	}
 	if ((uintptr_t)udata & MAY_BE_ATOMIC && atomic_rmw(v, p)) {
 		memref load = *p;
 		load.store = 0;
@@ -333,17 +393,13 @@ static void on_piece(unsigned int vcpu_index, qemu_plugin_meminfo_t info, uint64
 }
 
 /* An access of any other instruction: counted as it comes. */
-static void on_access(unsigned int vcpu_index, qemu_plugin_meminfo_t info, uint64_t vaddr,
-		      void *udata)
+static __attribute__((noinline)) void access_general(vcpu *v, uint64_t vaddr, unsigned size,
+						     int store, uintptr_t id)
 {
-	vcpu *v = cpu_of(vcpu_index);
-	if (!v || v->paused)
-		return;
 	flush_pending(v);
-	memref a = {.seq = v->seq, .pc = (uint64_t)(uintptr_t)udata & ~MAY_BE_ATOMIC,
-		    .addr = vaddr, .size = 1u << qemu_plugin_mem_size_shift(info),
-		    .store = qemu_plugin_mem_is_store(info)};
-	if ((uintptr_t)udata & MAY_BE_ATOMIC && atomic_rmw(v, &a)) {
+	memref a = {.seq = v->seq, .pc = id & ~MAY_BE_ATOMIC, .addr = vaddr, .size = size,
+		    .store = store};
+	if (id & MAY_BE_ATOMIC && atomic_rmw(v, &a)) {
 		a.store = 0;
 		count_access(v, &a);
 		a.store = 1;
@@ -351,11 +407,55 @@ static void on_access(unsigned int vcpu_index, qemu_plugin_meminfo_t info, uint6
 	count_access(v, &a);
 }
 
+static void on_access(unsigned int vcpu_index, qemu_plugin_meminfo_t info, uint64_t vaddr,
+		      void *udata)
+{
+	unsigned size;
+	int store;
+	vcpu *v = access_of(vcpu_index, info, &size, &store);
+	if (!v)
+		return;
+	uint64_t line = vaddr >> L1_LINE_SHIFT;
+	if (__builtin_expect(v->pend.size || cachegrind_policy || (uintptr_t)udata & MAY_BE_ATOMIC ||
+			     size >= 16 || line != (vaddr + size - 1) >> L1_LINE_SHIFT, 0)) {
+		access_general(v, vaddr, size, store, (uintptr_t)udata);
+		return;
+	}
+	/* the common case (policy a2, one line), as count_access counts it */
+	uint64_t *q = v->slot->q;
+	q[store ? CLAB_HQ_STORES : CLAB_HQ_LOADS]++;
+	a2_line(v, q, line, store);
+}
+
 /* ---- blocks ----------------------------------------------------------- */
+
+/* While the process has one thread, a block's run only counts the run
+ * (the blocks are shared by threads): the block's classes times its runs
+ * are added to the counts at the next system call, where the program
+ * reads them (and before a second thread starts), and at exit. */
+static void add_runs(vcpu *v)
+{
+	uint64_t *q = v->slot->q;
+	for (tbinfo *tb = v->ran, *next; tb; tb = next) {
+		for (int i = 0; i < tb->nz; i++)
+			q[tb->idx[i]] += tb->n[i] * tb->runs;
+		tb->runs = 0;
+		next = tb->next_run;
+		tb->next_run = NULL;
+	}
+	v->ran = NULL;
+}
+
+/* All that is pending counted: before the counts are read */
+static void settle(vcpu *v)
+{
+	flush_pending(v);
+	add_runs(v);
+}
 
 static void on_tb(unsigned int vcpu_index, void *udata)
 {
-	const tbinfo *tb = udata;
+	tbinfo *tb = udata;
 	vcpu *v = cpu_of(vcpu_index);
 	if (!v || v->paused)
 		return;
@@ -378,8 +478,15 @@ static void on_tb(unsigned int vcpu_index, void *udata)
 			(*ctr)--;
 		}
 	}
-	for (int i = 0; i < tb->nz; i++)
-		q[tb->idx[i]] += tb->n[i];
+	if (!threads) {
+		if (tb->runs++ == 0) {
+			tb->next_run = v->ran;
+			v->ran = tb;
+		}
+	} else {
+		for (int i = 0; i < tb->nz; i++)
+			q[tb->idx[i]] += tb->n[i];
+	}
 	v->prev = tb;
 	v->seq++;
 }
@@ -740,7 +847,7 @@ static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu_index, int64_t num
 	vcpu *v = cpu_of(vcpu_index);
 	if (!v)
 		return;
-	flush_pending(v);
+	settle(v);
 	/* before the first thread is made, by the only thread there is */
 	if (num == SYS_clone || num == SYS_clone3)
 		threads = 1;
@@ -779,7 +886,7 @@ static void on_exit_vcpu(qemu_plugin_id_t id, unsigned int vcpu_index)
 	vcpu *v = cpu_of(vcpu_index);
 	if (!v)
 		return;
-	flush_pending(v);
+	settle(v);
 	pthread_mutex_lock(&totals_lock);
 	for (int i = 0; i < CLAB_HQ_N; i++) {
 		totals[i] += v->slot->q[i];
@@ -802,7 +909,7 @@ static void on_atexit(qemu_plugin_id_t id, void *udata)
 	memcpy(sum, totals, sizeof sum);
 	for (int c = 0; c < CLAB_EMU_SLOTS; c++)
 		if (cpus[c]) {
-			flush_pending(cpus[c]);
+			settle(cpus[c]);
 			for (int i = 0; i < CLAB_HQ_N; i++)
 				sum[i] += cpus[c]->slot->q[i];
 		}
