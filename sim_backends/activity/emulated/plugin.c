@@ -415,8 +415,9 @@ static void on_access(unsigned int vcpu_index, qemu_plugin_meminfo_t info, uint6
 	vcpu *v = access_of(vcpu_index, info, &size, &store);
 	if (!v)
 		return;
+	flush_pending(v);
 	uint64_t line = vaddr >> L1_LINE_SHIFT;
-	if (__builtin_expect(v->pend.size || cachegrind_policy || (uintptr_t)udata & MAY_BE_ATOMIC ||
+	if (__builtin_expect(cachegrind_policy || (uintptr_t)udata & MAY_BE_ATOMIC ||
 			     size >= 16 || line != (vaddr + size - 1) >> L1_LINE_SHIFT, 0)) {
 		access_general(v, vaddr, size, store, (uintptr_t)udata);
 		return;
