@@ -10,6 +10,8 @@
  * kernel is followed by a read and 4096 no-ops, which count as
  * instructions only: by the stop, a scan has seen the whole kernel. */
 #include <stdint.h>
+#include <sys/syscall.h>
+#include "../../sim_backends/activity/emulated.h"
 #include "../papi/check.h"
 
 /* n scalar fused multiply-adds, in a loop of n iterations (dec, jnz) */
@@ -123,6 +125,68 @@ static void muls(const char *buf, long n)
 			 : [a] "+x"(a), [n] "+r"(n) : [p] "r"(buf) : "cc", "memory");
 }
 
+/* PAPI's papi_tot_ins loop (instructions_fldcw), n iterations: x87 loads
+ * and stores of memory, which read or write it, never both */
+static void x87(long n)
+{
+	int saved_cw, result, cw;
+	double three = 3.0;
+	__asm__ volatile("1: fldl %[three]\n\t"
+			 "fnstcw %[saved]\n\t"
+			 "movzwl %[saved], %%eax\n\t"
+			 "movb $12, %%ah\n\t"
+			 "movw %%ax, %[cw]\n\t"
+			 "fldcw %[cw]\n\t"
+			 "fistpl %[result]\n\t"
+			 "fldcw %[saved]\n\t"
+			 "loop 1b"
+			 : "+c"(n), [saved] "=m"(saved_cw), [result] "=m"(result), [cw] "=m"(cw)
+			 : [three] "m"(three) : "cc", "eax");
+}
+
+/* rep stosb of n bytes (at most 1 MB), then rep movsb of them */
+static void strings(long n)
+{
+	static char a[1 << 20], b[1 << 20];
+	CHECK(n <= (long)sizeof a, "strings: at most %zu bytes", sizeof a);
+	void *d = a, *s;
+	long c = n;
+	__asm__ volatile("rep stosb" : "+D"(d), "+c"(c) : "a"(0) : "memory");
+	d = b, s = a, c = n;
+	__asm__ volatile("rep movsb" : "+D"(d), "+S"(s), "+c"(c) : : "memory");
+}
+
+/* n atomic increments of one word (lock add), with a second thread
+ * alive meanwhile when `threaded` (QEMU then makes them atomic). The
+ * thread stops its counting (as libcounterlab does around a sync), says
+ * it has started and waits for ever (the process's exit ends it): what it
+ * counts is the same in every run, however the threads interleave. */
+static int ready[2], gate[2];
+static void *waiter(void *arg)
+{
+	char c;
+	(void)arg;
+	syscall(CLAB_EMU_SYSCALL, 0);
+	CHECK(write(ready[1], "x", 1) == 1, "waiter: write");
+	CHECK(read(gate[0], &c, 1) == 1, "waiter: read");
+	return NULL;
+}
+static void atomics(long n, int threaded)
+{
+	static long word;
+	pthread_t t;
+	char c;
+	if (threaded) {
+		CHECK(pipe(ready) == 0 && pipe(gate) == 0, "pipe");
+		CHECK(pthread_create(&t, NULL, waiter, NULL) == 0, "pthread_create");
+		CHECK(read(ready[0], &c, 1) == 1, "read");
+	}
+	__asm__ volatile("1: lock addq $1, %[w]\n\t"
+			 "dec %[n]\n\t"
+			 "jnz 1b"
+			 : [w] "+m"(word), [n] "+r"(n) : : "cc");
+}
+
 /* more than a scan period of instructions that count as nothing else */
 static void pad(void)
 {
@@ -203,6 +267,14 @@ int main(int argc, char **argv)
 			qfmas_mem(n);
 		else if (!strcmp(argv[1], "cross"))
 			cross(n);
+		else if (!strcmp(argv[1], "x87"))
+			x87(n);
+		else if (!strcmp(argv[1], "strings"))
+			strings(n);
+		else if (!strcmp(argv[1], "atomic"))
+			atomics(n, 0);
+		else if (!strcmp(argv[1], "atomic-threaded"))
+			atomics(n, 1);
 		else
 			return 2;
 		return 0;

@@ -10,11 +10,12 @@
  *   summary=PATH      at exit, the process's totals as "name value" lines
  *
  * Counting: at translation, each instruction is classified from its
- * disassembly; a block's classes are added when the block starts to run,
- * and a conditional branch that ends a block is resolved (taken or not)
- * when the next block starts. Memory accesses are counted as they happen,
- * pieces of one access (QEMU splits 16- and 32-byte accesses into 8-byte
- * ones) joined again.
+ * disassembly; a block's classes are added when the block starts to run
+ * (while the process has one thread, at the next system call: see
+ * add_runs), and a conditional branch that ends a block is resolved (taken
+ * or not) when the next block starts. Memory accesses are counted as they
+ * happen, pieces of one access (QEMU splits 16- and 32-byte accesses into
+ * 8-byte ones) joined again.
  *
  * Caches (geometry from IBM's A2/BG/Q documentation): L1D 16 KB, 8-way,
  * 64-byte lines, one per guest thread (threads take cores breadth-first,
@@ -65,36 +66,30 @@ enum { BHT_SIZE = 1024 };
 
 /* ---- caches: sets of tags, most recently used first ------------------- */
 
-typedef struct cache {
-	int ways, line_shift, set_bits;
-	uint64_t *tag; /* sets x ways; 0 is an empty way (tags are line + 1) */
-} cache;
+/* The geometry is fixed (constants let the compiler unroll the lookups). */
+enum {
+	L1_LINE_SHIFT = 6, L1_WAYS = 8, L1_SETS = 16384 / 64 / L1_WAYS,
+	L2_LINE_SHIFT = 7, L2_WAYS = 16, L2_SETS = (32 << 20) / 128 / L2_WAYS,
+};
 
-static int cache_init(cache *c, int size, int ways, int line)
+/* Looks tag t (line + 1; 0 is an empty way) up in a set of `ways`; on a hit
+ * it becomes the most recent; on a miss it is installed when `allocate`,
+ * and the least recent goes. Returns 1 on a hit. */
+static inline __attribute__((always_inline)) int set_ref(uint64_t *set, int ways, uint64_t t,
+							 int allocate)
 {
-	c->ways = ways;
-	c->line_shift = __builtin_ctz((unsigned)line);
-	c->set_bits = __builtin_ctz((unsigned)(size / line / ways));
-	c->tag = calloc((size_t)size / (size_t)line, sizeof *c->tag);
-	return c->tag ? 0 : -1;
-}
-
-/* Looks line up; on a hit it becomes the most recent; on a miss it is
- * installed when `allocate`. Returns 1 on a hit. */
-static inline int cache_ref(cache *c, uint64_t line, int allocate)
-{
-	uint64_t *set = c->tag + (line & ((1u << c->set_bits) - 1)) * (uint64_t)c->ways;
-	uint64_t t = line + 1;
+	if (set[0] == t)
+		return 1;
 	int w;
-	for (w = 0; w < c->ways; w++)
+	for (w = 1; w < ways; w++)
 		if (set[w] == t)
 			break;
-	if (w == c->ways) {
+	int hit = w < ways;
+	if (!hit) {
 		if (!allocate)
 			return 0;
-		w = c->ways - 1; /* the least recent goes */
+		w = ways - 1;
 	}
-	int hit = set[w] == t;
 	for (; w > 0; w--)
 		set[w] = set[w - 1];
 	set[0] = t;
@@ -110,12 +105,17 @@ typedef struct tbinfo {
 	int nz;                   /* the classes of its instructions that are not 0: */
 	uint8_t idx[CLAB_HQ_N];   /* which, */
 	uint64_t n[CLAB_HQ_N];    /* how many (a block adds a few: fewer adds per run) */
+	/* while the process has one thread: runs not yet added to its counts */
+	uint64_t runs;
+	struct tbinfo *next_run;  /* the next block with runs */
 } tbinfo;
 
 typedef struct memref {
 	uint64_t seq, pc, addr;   /* pc: the instruction's address | its VEX_SPLIT */
 	unsigned size;
 	int store;
+	int looked;               /* policy a2, in pieces: its lines are looked up as
+				   * they come, only its class is left to count */
 } memref;
 
 typedef struct vcpu {
@@ -123,8 +123,10 @@ typedef struct vcpu {
 	const tbinfo *prev;
 	uint64_t seq;            /* blocks run: tells executions of an instruction apart */
 	int paused;              /* the simulator's own work (CLAB_EMU_SYSCALL) */
+	tbinfo *ran;             /* the blocks with runs (see add_runs) */
 	memref pend, last_load;  /* the access being joined; the last load counted */
-	cache l1;
+	memref atomic_load;      /* the last load of an instruction that may be atomic */
+	uint64_t l1[L1_SETS * L1_WAYS]; /* the L1D's tags */
 	uint64_t l1_mru;         /* line + 1 of the L1's last lookup that left it most
 				  * recent in its set: the same line again is a hit
 				  * that changes nothing (0: none) */
@@ -133,7 +135,7 @@ typedef struct vcpu {
 
 static clab_emu_file *file;
 static vcpu *cpus[CLAB_EMU_SLOTS];
-static cache l2;
+static uint64_t *l2; /* the L2's tags: L2_SETS x L2_WAYS */
 static pthread_mutex_t l2_lock = PTHREAD_MUTEX_INITIALIZER;
 static int threads; /* the process may have more than one thread: lock the L2 */
 static uint64_t l2_mru; /* as vcpu.l1_mru, for the shared L2 */
@@ -147,7 +149,7 @@ static vcpu *cpu_new(unsigned int i)
 	if (i >= CLAB_EMU_SLOTS)
 		return NULL;
 	vcpu *v = calloc(1, sizeof *v);
-	if (!v || cache_init(&v->l1, 16384, 8, 64)) {
+	if (!v) {
 		fprintf(stderr, "counterlab plugin: out of memory\n");
 		exit(1);
 	}
@@ -165,32 +167,42 @@ static inline vcpu *cpu_of(unsigned int i)
 
 /* ---- memory accesses -------------------------------------------------- */
 
-/* A hit on the line most recently referenced needs no lock: another
- * thread's lookup in progress cannot evict it (it is the most recent of
- * 16 ways), so the hit is right in either order. */
-static int l2_ref(uint64_t addr)
+/* An L2 lookup of line, with allocation. A hit on the line most recently
+ * referenced needs no lock: another thread's lookup in progress cannot
+ * evict it (it is the most recent of 16 ways), so the hit is right in
+ * either order. */
+static __attribute__((noinline)) int l2_lookup(uint64_t line)
 {
-	uint64_t t = (addr >> l2.line_shift) + 1;
-	if (__atomic_load_n(&l2_mru, __ATOMIC_RELAXED) == t)
-		return 1;
+	uint64_t t = line + 1, *set = l2 + (line & (L2_SETS - 1)) * L2_WAYS;
 	if (!threads) {
 		l2_mru = t;
-		return cache_ref(&l2, t - 1, 1);
+		return set_ref(set, L2_WAYS, t, 1);
 	}
 	pthread_mutex_lock(&l2_lock);
-	int hit = cache_ref(&l2, t - 1, 1);
+	int hit = set_ref(set, L2_WAYS, t, 1);
 	__atomic_store_n(&l2_mru, t, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&l2_lock);
 	return hit;
 }
 
+static inline int l2_ref(uint64_t line)
+{
+	return __atomic_load_n(&l2_mru, __ATOMIC_RELAXED) == line + 1 || l2_lookup(line);
+}
+
+static inline uint64_t *l1_set(vcpu *v, uint64_t line)
+{
+	return v->l1 + (line & (L1_SETS - 1)) * L1_WAYS;
+}
+
 /* L1 lookup with allocation (see vcpu.l1_mru) */
-static int l1_ref(vcpu *v, uint64_t line)
+static inline int l1_ref(vcpu *v, uint64_t line)
 {
 	if (line + 1 == v->l1_mru)
 		return 1;
 	v->l1_mru = line + 1;
-	return cache_ref(&v->l1, line, 1);
+	uint64_t *set = l1_set(v, line);
+	return set[0] == line + 1 || set_ref(set, L1_WAYS, line + 1, 1);
 }
 
 /* A load that missed the L1D, and the L2 too when l2_miss */
@@ -205,11 +217,44 @@ static void load_missed(uint64_t *q, int l2_miss)
 	}
 }
 
+/* Policy a2: the lookups of one line by a store that is not a hit on the
+ * L1's most recent line */
+static __attribute__((noinline)) void a2_store_l1(vcpu *v, uint64_t *q, uint64_t line)
+{
+	if (set_ref(l1_set(v, line), L1_WAYS, line + 1, 0))
+		v->l1_mru = line + 1;
+	else /* a miss leaves the L1 as it was */
+		q[CLAB_HQ_L1D_STORE_MISSES]++;
+}
+
+/* ... of one line by a load that missed the L1 */
+static __attribute__((noinline)) void a2_load_missed(uint64_t *q, uint64_t line)
+{
+	load_missed(q, !l2_ref(line >> (L2_LINE_SHIFT - L1_LINE_SHIFT)));
+}
+
+/* Policy a2: one line's lookups by a load or a store */
+static inline __attribute__((always_inline)) void a2_line(vcpu *v, uint64_t *q, uint64_t line,
+							  int store)
+{
+	if (!store) {
+		if (!l1_ref(v, line))
+			a2_load_missed(q, line);
+	} else { /* write-through: the L2 sees every store */
+		if (line + 1 != v->l1_mru)
+			a2_store_l1(v, q, line);
+		if (!l2_ref(line >> (L2_LINE_SHIFT - L1_LINE_SHIFT)))
+			q[CLAB_HQ_L2_STORE_MISSES]++;
+	}
+}
+
 /* A load that valgrind splits (policy cachegrind): the bits of an
  * instruction's memref.pc above its address say into how many pieces, of
  * what size, how far apart. */
 #define SPLIT(pieces, size_log2, stride_log2) \
 	((uint64_t)(pieces) << 48 | (uint64_t)(size_log2) << 52 | (uint64_t)(stride_log2) << 56)
+/* ... and an instruction that QEMU may make atomic (see atomic_rmw) */
+#define MAY_BE_ATOMIC (1ull << 60)
 
 static void count_access(vcpu *v, const memref *a)
 {
@@ -238,8 +283,8 @@ static void count_access(vcpu *v, const memref *a)
 			v->last_load.size = a->size;
 		}
 	}
-	uint64_t first = a->addr >> v->l1.line_shift;
-	uint64_t last = (a->addr + a->size - 1) >> v->l1.line_shift;
+	uint64_t first = a->addr >> L1_LINE_SHIFT;
+	uint64_t last = (a->addr + a->size - 1) >> L1_LINE_SHIFT;
 	if (cachegrind_policy) {
 		/* as cachegrind: an access across a line boundary looks up both
 		 * lines and is one miss at most; one that misses the L1 looks
@@ -250,9 +295,9 @@ static void count_access(vcpu *v, const memref *a)
 		if (!miss)
 			return;
 		miss = 0;
-		for (uint64_t line = a->addr >> l2.line_shift;
-		     line <= (a->addr + a->size - 1) >> l2.line_shift; line++)
-			miss |= !l2_ref(line << l2.line_shift);
+		for (uint64_t line = a->addr >> L2_LINE_SHIFT;
+		     line <= (a->addr + a->size - 1) >> L2_LINE_SHIFT; line++)
+			miss |= !l2_ref(line);
 		if (!a->store) {
 			load_missed(q, miss);
 		} else {
@@ -262,29 +307,50 @@ static void count_access(vcpu *v, const memref *a)
 		return;
 	}
 	/* an access across a line boundary looks up both lines */
-	for (uint64_t line = first; line <= last; line++) {
-		if (!a->store) {
-			if (!l1_ref(v, line))
-				load_missed(q, !l2_ref(line << v->l1.line_shift));
-		} else { /* write-through: the L2 sees every store */
-			if (line + 1 == v->l1_mru)
-				;
-			else if (cache_ref(&v->l1, line, 0))
-				v->l1_mru = line + 1;
-			else /* a miss leaves the L1 as it was */
-				q[CLAB_HQ_L1D_STORE_MISSES]++;
-			if (!l2_ref(line << v->l1.line_shift))
-				q[CLAB_HQ_L2_STORE_MISSES]++;
-		}
+	for (uint64_t line = first; line <= last; line++)
+		a2_line(v, q, line, a->store);
+}
+
+static inline void flush_pending(vcpu *v)
+{
+	memref *p = &v->pend;
+	if (p->size) {
+		if (p->looked) /* as count_access counts it */
+			v->slot->q[p->store ? (p->size >= 16 ? CLAB_HQ_QSTORES : CLAB_HQ_STORES)
+					    : (p->size >= 16 ? CLAB_HQ_QLOADS : CLAB_HQ_LOADS)]++;
+		else
+			count_access(v, p);
+		p->size = 0;
 	}
 }
 
-static void flush_pending(vcpu *v)
+/* QEMU 7.2 reports an atomic read-modify-write (a locked instruction, or
+ * xchg, once the process has a second thread) as one access that
+ * qemu_plugin_mem_is_store calls a store; without a second thread the same
+ * instruction is a load, then a store. So the store of an instruction that
+ * may be atomic (MAY_BE_ATOMIC), when its load did not come first, is such
+ * an access: its load is counted before it. Returns 1 then. */
+static int atomic_rmw(vcpu *v, const memref *a)
 {
-	if (v->pend.size) {
-		count_access(v, &v->pend);
-		v->pend.size = 0;
+	memref *l = &v->atomic_load;
+	if (!a->store) {
+		*l = *a;
+		return 0;
 	}
+	return !(l->seq == a->seq && l->pc == a->pc && l->addr == a->addr);
+}
+
+/* A memory callback's thread (NULL: not counting), the access's size and
+ * direction */
+static inline vcpu *access_of(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
+			      unsigned *size, int *store)
+{
+	vcpu *v = cpu_of(vcpu_index);
+	if (!v || v->paused)
+		return NULL;
+	*size = 1u << qemu_plugin_mem_size_shift(info);
+	*store = qemu_plugin_mem_is_store(info);
+	return v;
 }
 
 /* An access of an instruction that QEMU may make in pieces (see
@@ -292,41 +358,104 @@ static void flush_pending(vcpu *v)
 static void on_piece(unsigned int vcpu_index, qemu_plugin_meminfo_t info, uint64_t vaddr,
 		     void *udata)
 {
-	vcpu *v = cpu_of(vcpu_index);
-	if (!v || v->paused)
+	unsigned size;
+	int store;
+	vcpu *v = access_of(vcpu_index, info, &size, &store);
+	if (!v)
 		return;
-	unsigned size = 1u << qemu_plugin_mem_size_shift(info);
-	int store = qemu_plugin_mem_is_store(info);
-	uint64_t pc = (uint64_t)(uintptr_t)udata;
+	uint64_t pc = (uint64_t)(uintptr_t)udata & ~MAY_BE_ATOMIC;
+	uint64_t last = (vaddr + size - 1) >> L1_LINE_SHIFT;
 	memref *p = &v->pend;
 	if (p->size && p->seq == v->seq && p->pc == pc && p->store == store &&
 	    p->addr + p->size == vaddr && p->size + size <= 64) {
-		p->size += size; /* the next piece of one access */
+		/* the next piece of one access: lines it adds are looked up
+		 * in order, as count_access looks the whole access's up */
+		if (p->looked)
+			for (uint64_t line = ((vaddr - 1) >> L1_LINE_SHIFT) + 1; line <= last; line++)
+				a2_line(v, v->slot->q, line, store);
+		p->size += size;
 		return;
 	}
 	flush_pending(v);
 	*p = (memref){.seq = v->seq, .pc = pc, .addr = vaddr, .size = size, .store = store};
+	if (!cachegrind_policy && !((uintptr_t)udata & MAY_BE_ATOMIC)) {
+		p->looked = 1;
+		for (uint64_t line = vaddr >> L1_LINE_SHIFT; line <= last; line++)
+			a2_line(v, v->slot->q, line, store);
+		return;
+	}
+	if ((uintptr_t)udata & MAY_BE_ATOMIC && atomic_rmw(v, p)) {
+		memref load = *p;
+		load.store = 0;
+		count_access(v, &load);
+	}
 }
 
 /* An access of any other instruction: counted as it comes. */
+static __attribute__((noinline)) void access_general(vcpu *v, uint64_t vaddr, unsigned size,
+						     int store, uintptr_t id)
+{
+	flush_pending(v);
+	memref a = {.seq = v->seq, .pc = id & ~MAY_BE_ATOMIC, .addr = vaddr, .size = size,
+		    .store = store};
+	if (id & MAY_BE_ATOMIC && atomic_rmw(v, &a)) {
+		a.store = 0;
+		count_access(v, &a);
+		a.store = 1;
+	}
+	count_access(v, &a);
+}
+
 static void on_access(unsigned int vcpu_index, qemu_plugin_meminfo_t info, uint64_t vaddr,
 		      void *udata)
 {
-	vcpu *v = cpu_of(vcpu_index);
-	if (!v || v->paused)
+	unsigned size;
+	int store;
+	vcpu *v = access_of(vcpu_index, info, &size, &store);
+	if (!v)
 		return;
 	flush_pending(v);
-	memref a = {.seq = v->seq, .pc = (uint64_t)(uintptr_t)udata, .addr = vaddr,
-		    .size = 1u << qemu_plugin_mem_size_shift(info),
-		    .store = qemu_plugin_mem_is_store(info)};
-	count_access(v, &a);
+	uint64_t line = vaddr >> L1_LINE_SHIFT;
+	if (__builtin_expect(cachegrind_policy || (uintptr_t)udata & MAY_BE_ATOMIC ||
+			     size >= 16 || line != (vaddr + size - 1) >> L1_LINE_SHIFT, 0)) {
+		access_general(v, vaddr, size, store, (uintptr_t)udata);
+		return;
+	}
+	/* the common case (policy a2, one line), as count_access counts it */
+	uint64_t *q = v->slot->q;
+	q[store ? CLAB_HQ_STORES : CLAB_HQ_LOADS]++;
+	a2_line(v, q, line, store);
 }
 
 /* ---- blocks ----------------------------------------------------------- */
 
+/* While the process has one thread, a block's run only counts the run
+ * (the blocks are shared by threads): the block's classes times its runs
+ * are added to the counts at the next system call, where the program
+ * reads them (and before a second thread starts), and at exit. */
+static void add_runs(vcpu *v)
+{
+	uint64_t *q = v->slot->q;
+	for (tbinfo *tb = v->ran, *next; tb; tb = next) {
+		for (int i = 0; i < tb->nz; i++)
+			q[tb->idx[i]] += tb->n[i] * tb->runs;
+		tb->runs = 0;
+		next = tb->next_run;
+		tb->next_run = NULL;
+	}
+	v->ran = NULL;
+}
+
+/* All that is pending counted: before the counts are read */
+static void settle(vcpu *v)
+{
+	flush_pending(v);
+	add_runs(v);
+}
+
 static void on_tb(unsigned int vcpu_index, void *udata)
 {
-	const tbinfo *tb = udata;
+	tbinfo *tb = udata;
 	vcpu *v = cpu_of(vcpu_index);
 	if (!v || v->paused)
 		return;
@@ -349,8 +478,15 @@ static void on_tb(unsigned int vcpu_index, void *udata)
 			(*ctr)--;
 		}
 	}
-	for (int i = 0; i < tb->nz; i++)
-		q[tb->idx[i]] += tb->n[i];
+	if (!threads) {
+		if (tb->runs++ == 0) {
+			tb->next_run = v->ran;
+			v->ran = tb;
+		}
+	} else {
+		for (int i = 0; i < tb->nz; i++)
+			q[tb->idx[i]] += tb->n[i];
+	}
 	v->prev = tb;
 	v->seq++;
 }
@@ -398,14 +534,47 @@ static int no_access(const char *mn)
 	       starts(mn, "clflush") || starts(mn, "clwb");
 }
 
-/* Mnemonics that read a memory destination without writing it. */
+/* x87 stores: they write their memory operand without reading it; every
+ * other x87 instruction only reads its memory operand. */
+static int x87_store(const char *mn)
+{
+	return mn[0] == 'f' && (starts(mn, "fst") || starts(mn, "fist") || starts(mn, "fnst") ||
+				starts(mn, "fsave") || starts(mn, "fnsave") ||
+				starts(mn, "fbstp") || starts(mn, "fxsave"));
+}
+
+/* Mnemonics that read a memory destination without writing it (bt, not
+ * bts, btr, btc; x87 loads; ldmxcsr). */
 static int reads_dest(const char *mn)
 {
 	const char *b = mn[0] == 'v' ? mn + 1 : mn;
 	return (starts(mn, "cmp") && !starts(mn, "cmpxchg")) || starts(mn, "test") ||
 	       starts(mn, "push") || starts(b, "ucomis") || starts(b, "comis") ||
-	       starts(mn, "bt") || starts(mn, "mul") || starts(mn, "imul") ||
-	       starts(mn, "div") || starts(mn, "idiv");
+	       (starts(mn, "bt") && mn[2] != 's' && mn[2] != 'r' && mn[2] != 'c') ||
+	       starts(mn, "mul") || starts(mn, "imul") || starts(mn, "div") ||
+	       starts(mn, "idiv") || starts(b, "ldmxcsr") || (mn[0] == 'f' && !x87_store(mn));
+}
+
+/* Operations that write a memory destination without reading it (besides
+ * the moves): x87 stores, extracts, stmxcsr. */
+static int writes_dest(const char *mn)
+{
+	const char *b = mn[0] == 'v' ? mn + 1 : mn;
+	return x87_store(mn) || starts(b, "pextr") || starts(b, "extract") ||
+	       starts(b, "stmxcsr") || starts(b, "cvtps2ph");
+}
+
+/* Plain moves other than mov*: x87 loads and stores of a value as it is
+ * (fld, fst, fstp with a size suffix; not fild, fist, which convert),
+ * string loads and stores, setcc. */
+static int other_move(const char *mn)
+{
+	static const char *const x87[] = {"flds", "fldl", "fldt", "fsts", "fstl",
+					  "fstps", "fstpl", "fstpt"};
+	for (size_t i = 0; i < sizeof x87 / sizeof x87[0]; i++)
+		if (!strcmp(mn, x87[i]))
+			return 1;
+	return starts(mn, "lods") || starts(mn, "stos") || starts(mn, "set");
 }
 
 /* Moves and conversions whose vector operand is at most 8 bytes of memory. */
@@ -416,35 +585,41 @@ static int narrow_vector(const char *mn)
 	return !strcmp(b, "movd") || !strcmp(b, "movq") || starts(b, "movlp") ||
 	       starts(b, "movhp") || starts(b, "pinsr") || starts(b, "pextr") ||
 	       starts(b, "broadcast") || starts(b, "cvt") || starts(b, "movddup") ||
-	       (l > 2 && (!strcmp(b + l - 2, "ss") || !strcmp(b + l - 2, "sd")));
+	       starts(b, "extractps") || (l > 2 && (!strcmp(b + l - 2, "ss") || !strcmp(b + l - 2, "sd")));
 }
 
-/* The index of the memory operand among ops, -1: none (or one that is
- * not accessed: lea, nop, prefetch); *k: how many operands. */
-static int mem_operand(const char *mn, const char *ops, int *k)
+/* The index of the (last) memory operand among ops, -1: none (or one
+ * that is not accessed: lea, nop, prefetch); *k: how many operands;
+ * *nmem: how many of them are memory (2: a string move or compare). */
+static int mem_operand(const char *mn, const char *ops, int *k, int *nmem)
 {
 	const char *op[4];
 	size_t len[4];
 	int mem = -1;
 	*k = operands(ops, op, len);
+	*nmem = 0;
 	for (int i = 0; i < *k; i++)
-		if (is_mem(op[i]))
+		if (is_mem(op[i])) {
 			mem = i;
+			++*nmem;
+		}
 	return no_access(mn) ? -1 : mem;
 }
 
 /* An x86 instruction counts as the A2 instructions a compiler would emit
  * for it (the A2 is a load/store machine): a move to or from memory is one
- * load or store; any other instruction that reads memory is a load, the
- * operation, and a store when memory is also its destination (AT&T syntax:
- * the destination last; a lone operand is written unless the mnemonic
- * only reads it). Wide (the quad classes): a vector register beside it and
+ * load or store (a string move is a load and a store); any other
+ * instruction that reads memory is a load, the operation, and a store when
+ * memory is also its destination (AT&T syntax: the destination last; a
+ * lone operand is written unless the mnemonic only reads it); one that
+ * writes memory without reading it (an x87 store, an extract) is the
+ * operation and a store. Wide (the quad classes): a vector register beside it and
  * not a scalar or 8-byte move (AT&T spells no operand size, so this is
  * read from the mnemonic). The accesses themselves are counted as they
  * happen. */
 static void mem_class(const char *mn, const char *ops, uint64_t *n)
 {
-	int k, mem = mem_operand(mn, ops, &k);
+	int k, nmem, mem = mem_operand(mn, ops, &k, &nmem);
 	if (mem < 0 && (starts(mn, "push") || starts(mn, "pop"))) {
 		/* a register saved to or restored from the stack: the store or
 		 * load a PowerPC compiler would write */
@@ -454,14 +629,27 @@ static void mem_class(const char *mn, const char *ops, uint64_t *n)
 	if (mem < 0)
 		return;
 	const char *b = mn[0] == 'v' ? mn + 1 : mn;
+	if (nmem == 2) {
+		/* movs: a load and a store; cmps: two loads and the compare */
+		n[CLAB_HQ_LD_INSNS]++;
+		n[starts(mn, "movs") ? CLAB_HQ_ST_INSNS : CLAB_HQ_LD_INSNS]++;
+		n[CLAB_HQ_INSTRUCTIONS] += starts(mn, "movs") ? 1 : 2;
+		return;
+	}
 	int move = starts(b, "mov") || starts(b, "lddqu") || starts(b, "broadcast") ||
-		   starts(mn, "set");
-	int dest = mem == k - 1 && !reads_dest(mn);
+		   other_move(mn);
+	int writes = writes_dest(mn);
+	int dest = writes || (mem == k - 1 && !reads_dest(mn));
 	int vec = strstr(ops, "%xmm") || strstr(ops, "%ymm") || strstr(ops, "%zmm");
 	int wide = vec && !narrow_vector(mn);
 	if (move) {
 		n[dest ? (wide ? CLAB_HQ_QST_INSNS : CLAB_HQ_ST_INSNS)
 		       : (wide ? CLAB_HQ_QLD_INSNS : CLAB_HQ_LD_INSNS)]++;
+		return;
+	}
+	if (writes) { /* the operation, then the store */
+		n[wide ? CLAB_HQ_QST_INSNS : CLAB_HQ_ST_INSNS]++;
+		n[CLAB_HQ_INSTRUCTIONS]++;
 		return;
 	}
 	n[wide ? CLAB_HQ_QLD_INSNS : CLAB_HQ_LD_INSNS]++;
@@ -477,10 +665,10 @@ static void mem_class(const char *mn, const char *ops, uint64_t *n)
 static void fp_class(const char *mn, const char *ops, int cls, uint64_t k, int wide,
 		     uint64_t *n)
 {
-	int nops;
+	int nops, nmem;
 	n[cls] += k;
 	n[CLAB_HQ_INSTRUCTIONS] += k - 1;
-	if (mem_operand(mn, ops, &nops) >= 0) {
+	if (mem_operand(mn, ops, &nops, &nmem) >= 0) {
 		n[wide ? CLAB_HQ_QLD_INSNS : CLAB_HQ_LD_INSNS] += k;
 		n[CLAB_HQ_INSTRUCTIONS] += k;
 	}
@@ -519,11 +707,14 @@ static int in_pieces(const char *mn, const char *ops)
 /* Adds one instruction's classes to n (from its disassembly by QEMU's own
  * disassembler, AT&T syntax: mnemonics carry size suffixes, "callq",
  * "retq", "jmpq"); *cond tells a conditional branch, *split how
- * valgrind splits its load (vex_split), *pieces how QEMU makes it (in_pieces). */
-static void classify(const char *dis, uint64_t *n, int *cond, uint64_t *split, int *pieces)
+ * valgrind splits its load (vex_split), *pieces how QEMU makes it (in_pieces),
+ * *atomic whether QEMU may make it atomic (a lock prefix, xchg). */
+static void classify(const char *dis, uint64_t *n, int *cond, uint64_t *split, int *pieces,
+		     int *atomic)
 {
 	char m[32];
 	const char *ops = dis;
+	int lock = 0;
 	/* skip prefixes */
 	for (;;) {
 		size_t len = strcspn(ops, " ");
@@ -534,6 +725,7 @@ static void classify(const char *dis, uint64_t *n, int *cond, uint64_t *split, i
 		ops += len;
 		while (*ops == ' ')
 			ops++;
+		lock |= !strcmp(m, "lock");
 		if (strcmp(m, "rep") && strcmp(m, "repe") && strcmp(m, "repne") && strcmp(m, "lock") &&
 		    strcmp(m, "notrack") && strcmp(m, "bnd") && strcmp(m, "repz") && strcmp(m, "repnz"))
 			break;
@@ -543,6 +735,7 @@ static void classify(const char *dis, uint64_t *n, int *cond, uint64_t *split, i
 	*cond = 0;
 	*split = vex_split(m, ops);
 	*pieces = in_pieces(m, ops);
+	*atomic = lock || starts(m, "xchg"); /* xchg with memory is locked */
 	int jump = !strcmp(m, "jmp") || !strcmp(m, "jmpq") || starts(m, "call") ||
 		   starts(m, "ret");
 	if (m[0] == 'j' && !jump) {
@@ -618,15 +811,15 @@ static void on_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		char *dis = qemu_plugin_insn_disas(insn);
 		int cond = 0;
 		uint64_t split = 0;
-		int pieces = 1;
-		classify(dis ? dis : "", t->n, &cond, &split, &pieces);
+		int pieces = 1, atomic = 0;
+		classify(dis ? dis : "", t->n, &cond, &split, &pieces, &atomic);
 		free(dis);
 		if (i == n - 1) {
 			t->cond_last = cond;
 			t->branch = pc;
 			t->fallthrough = pc + qemu_plugin_insn_size(insn);
 		}
-		void *id = (void *)(uintptr_t)(pc | split);
+		void *id = (void *)(uintptr_t)(pc | split | (atomic ? MAY_BE_ATOMIC : 0));
 		qemu_plugin_register_vcpu_mem_cb(insn, pieces ? on_piece : on_access,
 						 QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW, id);
 	}
@@ -654,7 +847,7 @@ static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu_index, int64_t num
 	vcpu *v = cpu_of(vcpu_index);
 	if (!v)
 		return;
-	flush_pending(v);
+	settle(v);
 	/* before the first thread is made, by the only thread there is */
 	if (num == SYS_clone || num == SYS_clone3)
 		threads = 1;
@@ -693,7 +886,7 @@ static void on_exit_vcpu(qemu_plugin_id_t id, unsigned int vcpu_index)
 	vcpu *v = cpu_of(vcpu_index);
 	if (!v)
 		return;
-	flush_pending(v);
+	settle(v);
 	pthread_mutex_lock(&totals_lock);
 	for (int i = 0; i < CLAB_HQ_N; i++) {
 		totals[i] += v->slot->q[i];
@@ -705,7 +898,7 @@ static void on_exit_vcpu(qemu_plugin_id_t id, unsigned int vcpu_index)
 	v->prev = NULL;
 	v->pend.size = 0;
 	memset(v->bht, 1, sizeof v->bht);
-	memset(v->l1.tag, 0, 256 * sizeof *v->l1.tag);
+	memset(v->l1, 0, sizeof v->l1);
 	v->l1_mru = 0;
 }
 
@@ -716,7 +909,7 @@ static void on_atexit(qemu_plugin_id_t id, void *udata)
 	memcpy(sum, totals, sizeof sum);
 	for (int c = 0; c < CLAB_EMU_SLOTS; c++)
 		if (cpus[c]) {
-			flush_pending(cpus[c]);
+			settle(cpus[c]);
 			for (int i = 0; i < CLAB_HQ_N; i++)
 				sum[i] += cpus[c]->slot->q[i];
 		}
@@ -775,7 +968,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 	}
 	file->nslot = CLAB_EMU_SLOTS;
 	file->magic = CLAB_EMU_MAGIC;
-	if (cache_init(&l2, 32 << 20, 16, 128)) {
+	l2 = calloc(L2_SETS * L2_WAYS, sizeof *l2);
+	if (!l2) {
 		fprintf(stderr, "counterlab plugin: out of memory\n");
 		return -1;
 	}
