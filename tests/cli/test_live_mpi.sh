@@ -69,6 +69,14 @@ agree() {
 live pp8 2 1x2x1x1x2 1 -- pingpong --bytes 8 --iters 3
 offline pp8 1x2x1x1x2 1 pingpong:bytes=8,iters=3
 agree pp8 "pingpong 8 B x 3, BG/Q 1x2x1x1x2"
+# two ranks on one node: rank 0 says why its link counters are zero
+live ppsame 2 1x2x1x1x2 2 -- pingpong --bytes 8
+if grep -q "ranks 0 and 1 are both on simulated node 0" "$tmp/ppsame.err" &&
+	! grep -q "both on simulated node" "$tmp/pp8.err"; then
+	ok "pingpong: ranks on one node are said to be, ranks on two are not"
+else
+	bad "pingpong on one node: $(cat "$tmp/ppsame.err")"
+fi
 live pp64k 2 1x2x1x1x2 1 -- pingpong --bytes 65536 --iters 2 --fill random
 offline pp64k 1x2x1x1x2 1 pingpong:bytes=65536,iters=2
 agree pp64k "pingpong 64 KB x 2 (random fill), BG/Q 1x2x1x1x2"
