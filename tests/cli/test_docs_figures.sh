@@ -10,9 +10,7 @@ set -u
 top=$(cd "${1:-$(dirname "$0")/../..}" && pwd) || exit 2
 tables=$(cd "$(dirname "$0")/../.." && pwd)/bench/tables.sh
 cd "$top" || exit 2
-fails=0
-ok() { echo "ok - $*"; }
-bad() { echo "FAIL - $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/lib.sh"
 
 # where each table belongs
 declare -A home=([netsim-validation]=docs/torus.md [booksim]=docs/torus.md [netsim-speed]=docs/torus.md)
@@ -45,5 +43,4 @@ done < <(awk '/^<!-- bench\/tables.sh [a-z-]+: generated/ { getline; print FILEN
 [ $n -gt 0 ] && ok "the $n generated tables start with their JSON's date and machine"
 [ $n -gt 0 ] || bad "no generated table in $docs"
 
-[ $fails = 0 ] && echo "test_docs_figures: all passed" || echo "test_docs_figures: $fails failed"
-[ $fails = 0 ]
+finish

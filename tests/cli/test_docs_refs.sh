@@ -13,9 +13,7 @@
 set -u
 top=$(cd "${1:-$(dirname "$0")/../..}" && pwd) || exit 2
 cd "$top" || exit 2
-fails=0
-ok() { echo "ok - $*"; }
-bad() { echo "FAIL - $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/lib.sh"
 
 files=$(ls README.md NEWS docs/*.md man/* 2>/dev/null)
 [ -n "$files" ] || { bad "no README.md, NEWS, docs/*.md or man/* in $top"; exit 1; }
@@ -26,15 +24,13 @@ for f in README.md NEWS; do [ -f "$f" ] || bad "no $f"; done
 # less those FILTER (ERE) matches, each reported
 hits() {
 	local name=$1 re=$2 filter=${3:-^$^} n
-	n=$(grep -nE -- "$re" $files | grep -vE -- "$filter" | tee "$tmp_hits" | wc -l)
+	n=$(grep -nE -- "$re" $files | grep -vE -- "$filter" | tee "$tmp/hits" | wc -l)
 	if [ "$n" = 0 ]; then
 		ok "no $name"
 	else
-		while IFS= read -r l; do bad "$name: $l"; done < "$tmp_hits"
+		while IFS= read -r l; do bad "$name: $l"; done < "$tmp/hits"
 	fi
 }
-tmp_hits=$(mktemp)
-trap 'rm -f "$tmp_hits"' EXIT
 
 hits "path out of the tree (../)" '(^|[^.])\.\./'
 hits "note outside the repository" '\b(HARDWARE|DESIGN)\.md\b'
@@ -57,13 +53,11 @@ for f in $files; do
 		case $p in http://* | https://* | mailto:*) continue ;; esac
 		[ -e "$dir/$p" ] || echo "$f links to $p, which is not there"
 	done
-done > "$tmp_hits.paths"
-if [ -s "$tmp_hits.paths" ]; then
-	while IFS= read -r l; do bad "$l"; done < "$tmp_hits.paths"
+done > "$tmp/hits.paths"
+if [ -s "$tmp/hits.paths" ]; then
+	while IFS= read -r l; do bad "$l"; done < "$tmp/hits.paths"
 else
 	ok "every repository path, Markdown file and link the documentation names exists"
 fi
-rm -f "$tmp_hits.paths"
 
-[ $fails = 0 ] && echo "test_docs_refs: all passed" || echo "test_docs_refs: $fails failed"
-[ $fails = 0 ]
+finish

@@ -10,11 +10,7 @@ set -u
 bindir=$(cd "${1:?usage: test_emulated.sh BINDIR}" && pwd)
 run=$bindir/counterlab-run
 prefix=${PREFIX:-$bindir/..}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-ok() { echo "ok - $*"; }
-bad() { echo "FAIL - $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/lib.sh"
 export COUNTERLAB_MACHINES=${COUNTERLAB_MACHINES:-$(cd "$(dirname "$0")/../.." && pwd)/machines}
 
 if ! ${CC:-cc} -std=gnu11 -O1 -g -Wall -Wextra -Werror -pthread -I"$prefix/include" \
@@ -220,5 +216,4 @@ COUNTERLAB_MACHINE=bgq:activity=emulated "$bindir/counterlab-native-avail" > "$t
 grep -q "start it as 'counterlab-run" "$tmp/avail" && ok "activity = emulated outside counterlab-run: disabled with the reason" ||
 	bad "activity = emulated outside counterlab-run: $(grep -i disabled "$tmp/avail" | head -2)"
 
-[ $fails = 0 ] && echo "test_emulated: PASSED" || echo "test_emulated: $fails FAILED"
-[ $fails = 0 ]
+finish

@@ -10,11 +10,7 @@
 # usage: test_live_mpi.sh BINDIR
 set -u
 bindir=${1:?usage: test_live_mpi.sh BINDIR}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-ok() { echo "ok - $*"; }
-bad() { echo "FAIL - $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/lib.sh"
 export COUNTERLAB_MACHINES=${COUNTERLAB_MACHINES:-$PWD/machines}
 EVENTS=PEVT_NW_USER_PP_SENT,PEVT_NW_USER_PP_RECV
 
@@ -329,5 +325,4 @@ else
 	bad "gemini stencil host-link bytes: 2x2x4 live '$live_blk' offline '$off_blk', 1x1x16 live '$live_col' offline '$off_col' ($(tail -2 "$tmp/st.err"))"
 fi
 
-echo "$fails failed"
-[ $fails = 0 ]
+finish

@@ -6,11 +6,7 @@
 # usage: test_netsim.sh BINDIR
 set -u
 bin=${1:?usage: test_netsim.sh BINDIR}/counterlab-netsim
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-ok() { echo "ok - $*"; }
-bad() { echo "FAIL - $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/lib.sh"
 
 # refuse ARGS... -- NEEDLE: exit status 2 and NEEDLE on stderr
 refuse() {
@@ -248,5 +244,4 @@ for args in "--pattern cg:class=B" "--pattern cg:class=A --per-node --format csv
 		bad "bgl 8x4x4 $args: prints $n (>= 2^62: a wrapped counter)"
 	fi
 done
-echo "$fails failed"
-[ "$fails" -eq 0 ]
+finish

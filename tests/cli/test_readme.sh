@@ -27,11 +27,7 @@ set -u
 bindir=$(cd "${1:?usage: test_readme.sh BINDIR [README]}" && pwd) || exit 2
 top=$(cd "$(dirname "$0")/../.." && pwd)
 readme=$(cd "$(dirname "${2:-$top/README.md}")" && pwd)/$(basename "${2:-README.md}")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-ok() { echo "ok - $*"; }
-bad() { echo "FAIL - $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/lib.sh"
 
 # ---- the blocks: block.N (commands), want.N (expected output) ----------------
 mkdir -p "$tmp/blocks"
@@ -144,5 +140,4 @@ else
 	bad "README's table of machine profiles ($(echo $listed)) is not machines/*.ini ($(echo $there))"
 fi
 
-[ $fails = 0 ] && echo "test_readme: all passed" || echo "test_readme: $fails failed"
-[ $fails = 0 ]
+finish

@@ -5,11 +5,7 @@
 # usage: test_tools.sh BINDIR
 set -u
 bindir=${1:?usage: test_tools.sh BINDIR}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-ok() { echo "ok - $*"; }
-bad() { echo "FAIL - $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/lib.sh"
 export COUNTERLAB_MACHINES=${COUNTERLAB_MACHINES:-$PWD/machines}
 MPI_PROGS="pingpong fft3d stencil congest"
 mpi2() { timeout 120 mpirun --allow-run-as-root --oversubscribe -n 2 "$@"; }
@@ -214,5 +210,4 @@ fi
 bash "$root_src/utils/install.sh" uninstall "$tmp/inst" >"$tmp/out" 2>&1
 [ ! -e "$tmp/inst" ] && ok "uninstall: removed, man pages too" || bad "uninstall left: $(find "$tmp/inst" | head -5)"
 
-echo "$fails failed"
-[ $fails = 0 ]
+finish
