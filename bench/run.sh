@@ -183,7 +183,8 @@ if [[ " $benches " == *" pmpi "* ]]; then
 	echo "pmpi: one host: added per 8-byte message $one_add8 ns (paired; target <= 1000 ns)"
 fi
 if [[ " $benches " == *" emulated "* ]]; then
-	BUILD=$BUILD PREFIX=$PREFIX CC=$CC BENCH_RESULTS=$results bash "$here/emulated/run.sh"
+	BUILD=$BUILD PREFIX=$PREFIX CC=$CC BENCH_RESULTS=$results BENCH_MACHINE="$(machine_json)" \
+		bash "$here/emulated/run.sh"
 fi
 
 if [[ " $benches " == *" gemini "* ]]; then

@@ -8,7 +8,7 @@
 # plugin's counts in cachegrind's cache policy against valgrind's cachegrind
 # with the same geometry (below: how they are made comparable). Writes
 # emulated.json into $BENCH_RESULTS.
-#   PREFIX BUILD CC BENCH_RESULTS as bench/run.sh
+#   PREFIX BUILD CC BENCH_RESULTS as bench/run.sh; BENCH_MACHINE its date and machine (JSON members)
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(dirname "$(dirname "$here")")
@@ -77,6 +77,6 @@ for spec in "sort 2000000" "stencil 1024 40" "fft 262144 20"; do
 			printf "}}" }')")
 	echo "bench: emulated ${rows[-1]}"
 done
-printf '{"benchmark":"emulated","note":"cachegrind fields: [cachegrind, plugin in cachegrind policy, relative difference], each less the count of an empty program (startup_Ir: that of instructions), both with GLIBC_TUNABLES=%s","runs":[%s]}\n' "$tun" \
+printf '{"benchmark":"emulated",%s"note":"cachegrind fields: [cachegrind, plugin in cachegrind policy, relative difference], each less the count of an empty program (startup_Ir: that of instructions), both with GLIBC_TUNABLES=%s","runs":[%s]}\n' "${BENCH_MACHINE:+$BENCH_MACHINE,}" "$tun" \
 	"$(IFS=,; echo "${rows[*]}")" > "$results/emulated.json"
 echo "bench: wrote $results/emulated.json"
