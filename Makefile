@@ -225,6 +225,9 @@ $(PAPI_STAMP): $(BUILD)/papi-configured.stamp $(LIBCLAB) $(DATA_STAMP) $(COMPONE
 	$(MAKE) -C $(PAPI_TREE)/src -j$(JOBS) CLAB_ROOT=$(CURDIR) CLAB_PREFIX=$(STAGE) \
 		> $(BUILD)/papi-make.log 2>&1 || { tail -30 $(BUILD)/papi-make.log; \
 		echo "make: building PAPI with our components failed (log above, in full in $(BUILD)/papi-make.log)"; exit 1; }
+	@# a new file: PAPI's install copies over the old one in place, which a
+	@# program running from the staged tree has mapped (it would die of SIGBUS)
+	rm -f $(STAGE)/lib/libpapi.so*
 	$(MAKE) -C $(PAPI_TREE)/src CLAB_ROOT=$(CURDIR) CLAB_PREFIX=$(STAGE) install \
 		> $(BUILD)/papi-install.log 2>&1 || { tail -30 $(BUILD)/papi-install.log; \
 		echo "make: staging PAPI in $(STAGE) failed (log above, in full in $(BUILD)/papi-install.log)"; exit 1; }
