@@ -35,7 +35,10 @@ install_tree() {
 	while IFS= read -r f; do
 		[ "$f" = share/counterlab/install-manifest ] && continue
 		mkdir -p "$prefix/$(dirname "$f")" || die "cannot create $prefix/$(dirname "$f")"
-		cp -P "$stage/$f" "$prefix/$f" || die "cannot copy $f to $prefix"
+		# a new file, as install(1) makes: a program running from an earlier
+		# installation keeps the pages it has mapped (a copy in place would
+		# kill it with SIGBUS)
+		rm -f "$prefix/$f" && cp -P "$stage/$f" "$prefix/$f" || die "cannot copy $f to $prefix"
 		[ -L "$prefix/$f" ] && continue
 		if is_elf "$prefix/$f"; then
 			case "$f" in
