@@ -340,6 +340,17 @@ static int atomic_rmw(vcpu *v, const memref *a)
 	return !(l->seq == a->seq && l->pc == a->pc && l->addr == a->addr);
 }
 
+/* The load of a may-be-atomic access that came as its store alone
+ * (atomic_rmw), counted before the store. */
+static void count_rmw_load(vcpu *v, const memref *a)
+{
+	if (atomic_rmw(v, a)) {
+		memref load = *a;
+		load.store = 0;
+		count_access(v, &load);
+	}
+}
+
 /* A memory callback's thread (NULL: not counting), the access's size and
  * direction */
 static inline vcpu *access_of(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
@@ -384,11 +395,8 @@ static void on_piece(unsigned int vcpu_index, qemu_plugin_meminfo_t info, uint64
 			a2_line(v, v->slot->q, line, store);
 		return;
 	}
-	if ((uintptr_t)udata & MAY_BE_ATOMIC && atomic_rmw(v, p)) {
-		memref load = *p;
-		load.store = 0;
-		count_access(v, &load);
-	}
+	if ((uintptr_t)udata & MAY_BE_ATOMIC)
+		count_rmw_load(v, p);
 }
 
 /* An access of any other instruction: counted as it comes. */
@@ -398,11 +406,8 @@ static __attribute__((noinline)) void access_general(vcpu *v, uint64_t vaddr, un
 	flush_pending(v);
 	memref a = {.seq = v->seq, .pc = id & ~MAY_BE_ATOMIC, .addr = vaddr, .size = size,
 		    .store = store};
-	if (id & MAY_BE_ATOMIC && atomic_rmw(v, &a)) {
-		a.store = 0;
-		count_access(v, &a);
-		a.store = 1;
-	}
+	if (id & MAY_BE_ATOMIC)
+		count_rmw_load(v, &a);
 	count_access(v, &a);
 }
 
