@@ -192,23 +192,100 @@ FILE *clab_data_open(const char *path, int err, const char *what)
 	return f;
 }
 
-/* iniparser reads a line up to a NUL byte and calls the rest of it too
- * long: say what it is. */
+/* A key as a profile writes it: "section:key" in lower case, as
+ * iniparser names it, and its line. */
+struct ini_key {
+	char *name;
+	int line;
+};
+
+static int by_name_then_line(const void *a, const void *b)
+{
+	const struct ini_key *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+	return c ? c : x->line - y->line;
+}
+
+/* Trims blanks at both ends in place, lower case (iniparser's keys). */
+static char *ini_word(char *s, char *end)
+{
+	while (s < end && isspace((unsigned char)*s))
+		s++;
+	while (end > s && isspace((unsigned char)end[-1]))
+		end--;
+	*end = 0;
+	for (char *p = s; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	return s;
+}
+
+/* What iniparser would take silently: it reads a line up to a NUL byte
+ * and calls the rest of it too long, and a key given twice in a section
+ * keeps its last value, so an edit that adds a line without removing
+ * the old one would change nothing or the wrong thing. */
 static int ini_text(FILE *f, const char *path, int err, const char *what)
 {
-	char buf[4096];
-	size_t n;
-	int line = 1;
-	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-		for (size_t i = 0; i < n; i++) {
-			if (!buf[i])
-				return clab_seterr(err, "%s %s:%d: a NUL byte; a profile is text",
-						   what, path, line);
-			line += buf[i] == '\n';
+	char *line = NULL, section[256] = "";
+	size_t cap = 0, nkeys = 0, kcap = 0;
+	struct ini_key *keys = NULL;
+	int rc = CLAB_OK, lineno = 0, continued = 0;
+	ssize_t n;
+	while (rc == CLAB_OK && (n = getline(&line, &cap, f)) > 0) {
+		lineno++;
+		if ((size_t)n != strlen(line)) {
+			rc = clab_seterr(err, "%s %s:%d: a NUL byte; a profile is text",
+					 what, path, lineno);
+			break;
 		}
-	if (ferror(f))
-		return clab_seterr(err, "%s %s: read error", what, path);
-	return CLAB_OK;
+		int value_goes_on = continued;
+		while (n && isspace((unsigned char)line[n - 1]))
+			n--;
+		continued = n && line[n - 1] == '\\';
+		char *p = line + strspn(line, " \t");
+		char *eq = strchr(p, '=');
+		if (value_goes_on || !*p || *p == ';' || *p == '#')
+			continue;
+		if (*p == '[') {
+			char *close = strchr(p, ']');
+			if (close && (size_t)(close - p) < sizeof section)
+				strcpy(section, ini_word(p + 1, close));
+			continue;
+		}
+		if (!eq)
+			continue; /* iniparser says what is wrong with it */
+		if (nkeys == kcap) {
+			kcap = kcap ? 2 * kcap : 64;
+			struct ini_key *k = realloc(keys, kcap * sizeof *keys);
+			if (!k) {
+				rc = clab_seterr(CLAB_E_NOMEM, "%s %s: out of memory", what, path);
+				break;
+			}
+			keys = k;
+		}
+		char *name;
+		if (asprintf(&name, "%s:%s", section, ini_word(p, eq)) < 0) {
+			rc = clab_seterr(CLAB_E_NOMEM, "%s %s: out of memory", what, path);
+			break;
+		}
+		keys[nkeys++] = (struct ini_key){name, lineno};
+	}
+	if (rc == CLAB_OK && ferror(f))
+		rc = clab_seterr(err, "%s %s: read error", what, path);
+	free(line);
+	if (nkeys)
+		qsort(keys, nkeys, sizeof *keys, by_name_then_line);
+	for (size_t i = 1; rc == CLAB_OK && i < nkeys; i++)
+		if (!strcmp(keys[i - 1].name, keys[i].name)) {
+			char *key = strchr(keys[i].name, ':');
+			*key++ = 0;
+			rc = clab_seterr(err, "%s %s:%d: key '%s' of [%s] is given again (first on line %d); "
+					 "a key holds one value, remove one of the lines",
+					 what, path, keys[i].line, key, keys[i].name, keys[i - 1].line);
+		}
+	for (size_t i = 0; i < nkeys; i++)
+		free(keys[i].name);
+	free(keys);
+	return rc;
 }
 
 static pthread_mutex_t ini_lock = PTHREAD_MUTEX_INITIALIZER;
