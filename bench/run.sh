@@ -2,14 +2,15 @@
 # Benchmarks (`make bench`): says what it will run and roughly how long,
 # builds bench/*.c into $BUILD/bench/, runs them and writes
 # read_latency.json, netsim.json, overflow.json, multiplex.json, host.json,
-# pmpi.json, gemini.json and emulated.json (bench/emulated/run.sh) into
+# pmpi.json, gemini.json, published.json (bench/published.sh) and
+# emulated.json (bench/emulated/run.sh) into
 # $BENCH_RESULTS: $BUILD/bench-results, or the committed bench/results/
 # with `make bench UPDATE=1`. Targets are
 # reported, not asserted: the exit status is non-zero only when a build or a
 # program fails.
 #
 #   BENCHES  which to run (default "read_latency netsim netsim_validation
-#           overflow multiplex host pmpi gemini emulated")
+#           published overflow multiplex host pmpi gemini emulated")
 #   STOCK_PAPI_LIB  directory of the stock libpapi.so.7.0 that host.json
 #           compares with (default Debian's, /usr/lib/$(gcc -print-multiarch))
 #   STOCK_LIBPFM  directory of a libpfm.so.4 that knows this CPU, put first
@@ -37,11 +38,11 @@ PREFIX=$(abs "${PREFIX:-$BUILD/prefix}")
 CC=${CC:-gcc}
 out=$BUILD/bench
 results=$(abs "${BENCH_RESULTS:-$BUILD/bench-results}")
-benches=${BENCHES:-read_latency netsim netsim_validation overflow multiplex host pmpi gemini emulated}
+benches=${BENCHES:-read_latency netsim netsim_validation published overflow multiplex host pmpi gemini emulated}
 
 # The plan, before anything runs. Rough minutes of each on a 2-core VM
 # (they grow with the load of a shared machine).
-declare -A minutes=([read_latency]=4 [netsim]=1 [netsim_validation]=4 [overflow]=1
+declare -A minutes=([read_latency]=4 [netsim]=1 [netsim_validation]=4 [published]=3 [overflow]=1
 	[multiplex]=1 [host]=1 [pmpi]=3 [gemini]=1 [emulated]=3)
 total=1 # building the programs
 echo "bench: will run (rough minutes each):"
@@ -199,6 +200,12 @@ if [[ " $benches " == *" netsim "* ]]; then
 	ns=$(run netsim)
 	write netsim "${ns%\}},$(machine_json)}"
 	echo "netsim: $ns"
+fi
+if [[ " $benches " == *" published "* ]]; then
+	echo "bench: published (the published torus experiments, both engines)"
+	pb=$(COUNTERLAB_MACHINES=$root/machines bash "$here/published.sh" "$PREFIX/bin" "$out/published")
+	write published "${pb%\}},$(machine_json)}"
+	echo "published: $(jq -r '[.rows[] | "\(.id) \(if .meets then "meets" else "misses" end)"] | join(", ")' <<<"$pb")"
 fi
 if [[ " $benches " == *" netsim_validation "* ]]; then
 	echo "bench: netsim_validation (flow vs packet engine at 512 nodes; a few minutes)"

@@ -129,10 +129,25 @@ table() { # NAME: the block's lines on stdout
 			"",
 			"The last six columns: the plugin (policy `cachegrind`) against valgrind'"'"'s cachegrind, relative difference; \(.note)."' \
 			"$R/emulated.json" ;;
+	published)
+		# a model figure: a number (2 decimals, 3 below 2), a list or
+		# named numbers; sources numbered in order of appearance
+		jq -r "$JQ_DEFS"'def fig: if type == "number" then (if . == floor then tostring elif fabs < 2 then f(3) else f(2) end)
+			elif type == "array" then map(fig) | join(", ")
+			else to_entries | map("\(.key) \(.value | fig)") | join(", ") end;
+			([.rows[].source] | reduce .[] as $s ([]; if index([$s]) then . else . + [$s] end)) as $src
+			| origin("bench/results/published.json"), "",
+			"| experiment | published | flow engine | packet engine | meets it |",
+			"|---|---|---|---|---|",
+			(.rows[] | .source as $s | "| \(.experiment) [\($src | index([$s]) + 1)] | \(.published) | \(.flow | fig) | \(.packet | fig) | \(.meets | yn) |"),
+			"",
+			"Sources: " + ([range($src | length) as $i | "[\($i + 1)] \($src[$i])"] | join("; ")) + ".",
+			"Commands: " + ([.rows[].commands] | unique | map("`" + . + "`") | join("; ")) + "."' \
+			"$R/published.json" ;;
 	*) echo "bench/tables.sh: no table '$1' (bash bench/tables.sh --list)" >&2; return 2 ;;
 	esac
 }
-TABLES="netsim-validation booksim netsim-speed gemini pmpi overflow read-latency host multiplex emulated"
+TABLES="netsim-validation booksim netsim-speed published gemini pmpi overflow read-latency host multiplex emulated"
 
 regen() { # FILE: the file with every generated block made anew, on stdout
 	local line name=

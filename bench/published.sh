@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# The published torus experiments rerun through counterlab-netsim, as a
+# user would run them, in both engines with the model's defaults: prints
+# one JSON object (bench/results/published.json) with, per figure, the
+# published value, the model's in each engine, the commands and whether
+# the model meets the published result. docs/torus.md's table of
+# published experiments is made from it (bench/tables.sh published).
+#
+# usage: published.sh BINDIR SCRATCHDIR
+set -euo pipefail
+bin=$1 tmp=$2
+mkdir -p "$tmp"
+netsim() { "$bin/counterlab-netsim" --quiet --format json "$@"; }
+engines=(flow packet)
+
+# one experiment's row: id, what, published, the bounds the model must
+# meet (jq on .flow and .packet), source, commands, and the model's figures
+row() { # id what published bounds source commands flow packet
+	jq -nc --arg id "$1" --arg what "$2" --arg pub "$3" --arg bounds "$4" \
+		--arg src "$5" --arg cmds "$6" --argjson flow "$7" --argjson packet "$8" \
+		'{id: $id, experiment: $what, published: $pub, bounds: $bounds, source: $src,
+		  commands: $cmds, flow: $flow, packet: $packet}
+		 | .meets = ([.flow, .packet] | map(. as $m | {} | $m | '"$4"') | all)'
+}
+
+# BG/Q 3D-FFT, 512 nodes, 512^3 on 16 x 512: ABCDET against each grid
+# column on one node
+isc="McCraw, Terpstra, Dongarra, Davis, Musselman, \"Beyond the CPU: Hardware Performance Counter Monitoring on Blue Gene/Q\", ISC 2013 (LNCS 7905)"
+"$bin/counterlab-map" --machine bgq group:size=16,stride=512 -o "$tmp/columns.map" > /dev/null
+fft="--pattern fft3d:n=512,grid=16x512"
+step() { jq --arg s "$1" '[.steps[] | select(.step == "fft3d: " + $s) | .times.total_s] | add'; }
+declare -A first second gain
+for e in "${engines[@]}"; do
+	netsim $fft --engine "$e" > "$tmp/fft-abcdet-$e.json"
+	netsim $fft --map "$tmp/columns.map" --engine "$e" > "$tmp/fft-columns-$e.json"
+	a=$tmp/fft-abcdet-$e.json c=$tmp/fft-columns-$e.json
+	first[$e]=$(jq -n --argjson a "$(step "all-to-all in columns" < "$a")" --argjson c "$(step "all-to-all in columns" < "$c")" '$a / $c')
+	second[$e]=$(jq -n --argjson a "$(step "all-to-all in rows" < "$a")" --argjson c "$(step "all-to-all in rows" < "$c")" '$c / $a')
+	gain[$e]=$(jq -n --argjson a "$(jq .time_s < "$a")" --argjson c "$(jq .time_s < "$c")" '1 - $c / $a')
+done
+cmd="counterlab-netsim $fft [--map columns.map] [--engine packet]; columns.map: counterlab-map --machine bgq group:size=16,stride=512"
+rows=()
+rows+=("$(row fft-first "BG/Q 3D-FFT, 512 nodes 4x4x4x4x2, 16 ranks per node, 512^3 on 16 x 512, each grid column on one node against ABCDET: first all-to-all, times faster" \
+	"about 10" '. >= 5 and . <= 15' "$isc" "$cmd" "${first[flow]}" "${first[packet]}")")
+rows+=("$(row fft-second "same, second all-to-all: column map's time over ABCDET's" \
+	"no degradation" '. <= 1.15' "$isc" "$cmd" "${second[flow]}" "${second[packet]}")")
+rows+=("$(row fft-whole "same, whole FFT: fraction faster" \
+	"0.10 to 0.18 (mid-size problems)" '. >= 0.05 and . <= 0.30' "$isc" "$cmd" "${gain[flow]}" "${gain[packet]}")")
+
+# BG/L receiver congestion: a centre receiving 1 MB from 1..5 neighbours
+# at once; per sender count, how many senders count no-token cycles
+declare -A stalled
+for e in "${engines[@]}"; do
+	s=()
+	for k in 1 2 3 4 5; do
+		netsim --machine bgl --torus 4x4x2 --pattern "incast:senders=$k,center=5" --per-node --engine "$e" |
+			jq '[.per_node[] | .counters | to_entries
+			     | {sent: (map(select(.key | endswith("_PKTS")) | .value) | add),
+			        waited: (map(select(.key | endswith("_TOKENS")) | .value) | add)}
+			     | select(.sent > 0)] | map(select(.waited > 0)) | length' > "$tmp/incast-$e-$k"
+		s+=("$(cat "$tmp/incast-$e-$k")")
+	done
+	stalled[$e]="[$(IFS=,; echo "${s[*]}")]"
+done
+rows+=("$(row bgl-receiver "BG/L receiver congestion, 32 nodes 4x4x2, a centre receiving 1 MB from each of 1..5 neighbours at once: senders counting no-token cycles, for 1..5 senders" \
+	"none with up to 3 senders; all from the 4th on" '. == [0, 0, 0, 4, 5]' \
+	"BG/L torus-counter congestion measurement (as recalled; title not re-checked)" \
+	"counterlab-netsim --machine bgl --torus 4x4x2 --pattern incast:senders=K,center=5 --per-node [--engine packet]" \
+	"${stalled[flow]}" "${stalled[packet]}")")
+
+# BG/L NAS on the 128-node block (an 8x4x4 mesh), coprocessor mode, the
+# six XYZ permutations: BT on 121 ranks, CG and MG on 128
+yu="BG/L mapping study with NAS BT, CG, MG (Yu, Chung and Moreira, \"Topology mapping for Blue Gene/L supercomputer\", SC 2006; recalled, not re-checked)"
+perms=(XYZT XZYT YXZT YZXT ZXYT ZYXT)
+declare -A nas
+for e in "${engines[@]}"; do
+	for b in bt cg mg; do
+		r=128
+		[ $b = bt ] && r=121
+		t=()
+		for p in "${perms[@]}"; do
+			t+=("$(netsim --machine bgl --torus 8mx4mx4m --ranks $r --map $p --pattern $b:class=A --engine "$e" | jq .time_s)")
+		done
+		nas[$e$b]="[$(IFS=,; echo "${t[*]}")]"
+	done
+done
+ncmd="counterlab-netsim --machine bgl --torus 8mx4mx4m --ranks 121|128 --map XYZT|XZYT|YXZT|YZXT|ZXYT|ZYXT --pattern bt|cg|mg:class=A [--engine packet]"
+faster() { jq -nc --argjson t "$1" '[1 - $t[3] / $t[0], 1 - $t[5] / $t[0]]'; }
+spread() { jq -nc --argjson t "$1" '($t | max) / ($t | min)'; }
+rows+=("$(row nas-bt "BG/L NAS BT class A, 121 ranks on the 128-node block (8x4x4 mesh), coprocessor mode: YZX and ZYX, fraction faster than XYZ" \
+	"about 0.15 both" 'min >= 0.10' "$yu" "$ncmd" "$(faster "${nas[flowbt]}")" "$(faster "${nas[packetbt]}")")")
+sp() { jq -nc --argjson bt "$(spread "${nas[${1}bt]}")" --argjson cg "$(spread "${nas[${1}cg]}")" --argjson mg "$(spread "${nas[${1}mg]}")" '{BT: $bt, CG: $cg, MG: $mg}'; }
+rows+=("$(row nas-spread "same block, class A, slowest / fastest of the six XYZ permutations (BT 121 ranks, CG and MG 128)" \
+	"BT varies most; CG little, MG less still" '.CG <= .BT and .MG <= .CG' "$yu" "$ncmd" "$(sp flow)" "$(sp packet)")")
+best() { jq -nc --argjson bt "${nas[${1}bt]}" --argjson cg "${nas[${1}cg]}" --argjson mg "${nas[${1}mg]}" \
+	'{BT: (1 - ($bt | min) / $bt[0]), CG: (1 - ($cg | min) / $cg[0]), MG: (1 - ($mg | min) / $mg[0])}'; }
+rows+=("$(row nas-best "same, best permutation against the default XYZ: fraction faster" \
+	"no more than about 0.15" '[.[]] | max <= 0.15' "$yu" "$ncmd" "$(best flow)" "$(best packet)")")
+
+printf '{"benchmark":"published","rows":[%s]}\n' "$(IFS=,; echo "${rows[*]}")"
