@@ -2,6 +2,7 @@
  * CG and MG against sums worked out message by message from the
  * benchmarks' communication, phase counts, how classes and iterations
  * scale the traffic, and the errors for bad input. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -477,6 +478,44 @@ static void bt_mapping_study(void **state)
 	}
 }
 
+/* Compute with memory traffic: at the profile's rates (10% of peak, half
+ * the memory bandwidth) CG and MG are flop-bound; with the flop rate at
+ * peak they are bound by the bytes their kernels stream. 8 ranks on a
+ * 2x2x2 BG/L torus (2.8 GB/s a rank), class A, one iteration, worked by
+ * hand: CG 26 products of 14000 x 132 nonzeros at 12 bytes and 2 x 14000
+ * x 131 vector flops at 12 bytes; MG 73 bytes a point on levels 2..8
+ * (rprj3 8 + 1 for its coarse point, interp 16, resid 24, psinv 24), 24
+ * on level 1 and 24 for the last resid on level 8. */
+static void memory_traffic(void **state)
+{
+	(void)state;
+	clab_netspec spec = *clab_netspec_find("bgl");
+	double rate = spec.mem_bytes_s * spec.mem_eff, mg = 24.0 * 8 + 24.0 * (1 << 24);
+	for (int lev = 2; lev <= 8; lev++)
+		mg += 73.0 * (double)(1ull << (3 * lev));
+	const struct { bench_fn fn; const char *spec; double bytes; } b[2] = {
+		{pattern_nas_cg, "cg:iters=1", 26.0 * 14000 * 132 * 12 + 2.0 * 14000 * 131 * 12},
+		{pattern_nas_mg, "mg:iters=1", mg},
+	};
+	for (int i = 0; i < 2; i++)
+		for (int peak = 0; peak < 2; peak++) {
+			spec.flop_eff = peak ? 1 : 0.1;
+			world w;
+			int err;
+			if (clab_torus_init(&w.t, &spec, "2x2x2", 1, NULL) ||
+			    clab_map_init(&w.m, &w.t, "XYZT") || !(w.n = clab_net_new(&w.t, &w.m, &err)))
+				fail_msg("2x2x2: %s", clab_errmsg());
+			assert_int_equal(run(&w, b[i].fn, b[i].spec), CLAB_OK);
+			double got = clab_net_totals(w.n).compute, mem = b[i].bytes / 8 / rate;
+			if (peak)
+				assert_true(fabs(got / mem - 1) < 1e-9);
+			else
+				assert_true(got > 1.5 * mem);
+			clab_net_free(w.n);
+			clab_map_free(&w.m);
+		}
+}
+
 /* One rank: nothing leaves it and no phase is counted. */
 static void single_rank(void **state)
 {
@@ -538,6 +577,7 @@ int main(void)
 		cmocka_unit_test(mg_rings),
 		cmocka_unit_test(classes_on_64),
 		cmocka_unit_test(bt_mapping_study),
+		cmocka_unit_test(memory_traffic),
 		cmocka_unit_test(single_rank),
 		cmocka_unit_test(bad_input),
 	};
