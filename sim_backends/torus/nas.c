@@ -47,8 +47,8 @@
  *       one written), rprj3 8 (the fine residual read; the coarse one
  *       written counts on its level), interp 16 (the fine correction read
  *       and written) and 8 for the coarse one it reads
- *   BT  not priced: 3478.8 flops per point and step against the few
- *       hundred bytes its sweeps move keep it flop-bound at any rate */
+ *   BT  not counted: its 5x5 block solves (3478.8 flops a point and
+ *       step) are the compute-bound kernel of the three */
 #include <ctype.h>
 #include <string.h>
 #include "pattern.h"
