@@ -70,7 +70,7 @@ rows+=("$(row bgl-receiver "BG/L receiver congestion, 32 nodes 4x4x2, a centre r
 
 # BG/L NAS on the 128-node block (an 8x4x4 mesh), coprocessor mode, the
 # six XYZ permutations: BT on 121 ranks, CG and MG on 128
-yu="BG/L mapping study with NAS BT, CG, MG (Yu, Chung and Moreira, \"Topology mapping for Blue Gene/L supercomputer\", SC 2006; recalled, not re-checked)"
+sb="Smith and Bode, \"Performance effects of node mappings on the IBM BlueGene/L machine\", Euro-Par 2005, LNCS 3648 (the setting from its abstract; the figures recalled, not re-checked)"
 perms=(XYZT XZYT YXZT YZXT ZXYT ZYXT)
 declare -A nas
 for e in "${engines[@]}"; do
@@ -88,13 +88,13 @@ ncmd="counterlab-netsim --machine bgl --torus 8mx4mx4m --ranks 121|128 --map XYZ
 faster() { jq -nc --argjson t "$1" '[1 - $t[3] / $t[0], 1 - $t[5] / $t[0]]'; }
 spread() { jq -nc --argjson t "$1" '($t | max) / ($t | min)'; }
 rows+=("$(row nas-bt "BG/L NAS BT class A, 121 ranks on the 128-node block (8x4x4 mesh), coprocessor mode: YZX and ZYX, fraction faster than XYZ" \
-	"about 0.15 both" 'min >= 0.10' "$yu" "$ncmd" "$(faster "${nas[flowbt]}")" "$(faster "${nas[packetbt]}")")")
+	"about 0.15 both" 'min >= 0.10' "$sb" "$ncmd" "$(faster "${nas[flowbt]}")" "$(faster "${nas[packetbt]}")")")
 sp() { jq -nc --argjson bt "$(spread "${nas[${1}bt]}")" --argjson cg "$(spread "${nas[${1}cg]}")" --argjson mg "$(spread "${nas[${1}mg]}")" '{BT: $bt, CG: $cg, MG: $mg}'; }
 rows+=("$(row nas-spread "same block, class A, slowest / fastest of the six XYZ permutations (BT 121 ranks, CG and MG 128)" \
-	"BT varies most; CG little, MG less still" '.CG <= .BT and .MG <= .CG' "$yu" "$ncmd" "$(sp flow)" "$(sp packet)")")
+	"BT varies most; CG little, MG less still" '.CG <= .BT and .MG <= .CG' "$sb" "$ncmd" "$(sp flow)" "$(sp packet)")")
 best() { jq -nc --argjson bt "${nas[${1}bt]}" --argjson cg "${nas[${1}cg]}" --argjson mg "${nas[${1}mg]}" \
 	'{BT: (1 - ($bt | min) / $bt[0]), CG: (1 - ($cg | min) / $cg[0]), MG: (1 - ($mg | min) / $mg[0])}'; }
 rows+=("$(row nas-best "same, best permutation against the default XYZ: fraction faster" \
-	"no more than about 0.15" '[.[]] | max <= 0.15' "$yu" "$ncmd" "$(best flow)" "$(best packet)")")
+	"no more than about 0.15" '[.[]] | max <= 0.15' "$sb" "$ncmd" "$(best flow)" "$(best packet)")")
 
 printf '{"benchmark":"published","rows":[%s]}\n' "$(IFS=,; echo "${rows[*]}")"

@@ -31,11 +31,24 @@
  *
  * Computation: each benchmark's operation count per iteration, as NPB
  * counts it for its Mop/s report, split evenly over the ranks and added
- * to the iteration's first phase (priced at the profile's FLOP rate and
- * efficiency; memory traffic is not priced for NAS):
+ * to the iteration's first phase with the memory traffic of its kernels
+ * (the profile's roofline prices the two):
  *   BT  3478.8 n^3 - 17655.7 n^2 + 28023.7 n      (n = grid side)
  *   CG  2 na (3 + z(z+1) + 25 (5 + z(z+1)) + 3)   (z = nonzer: 11, 13, 15)
- *   MG  58 n^3 */
+ *   MG  58 n^3
+ * Memory traffic (a count of the arrays the kernels stream, the
+ * modeller's estimate: each array touched once per kernel, the stencil
+ * neighbours and CG's gathered vector from cache):
+ *   CG  12 bytes per nonzero and matrix-vector product (an 8-byte value
+ *       and a 4-byte column index; 26 products an iteration, z(z+1)
+ *       nonzeros a row as NPB counts them), 12 bytes per vector flop
+ *       (an axpy reads two vectors and writes one: 24 bytes, 2 flops)
+ *   MG  per point of a level: resid and psinv 24 bytes (two arrays read,
+ *       one written), rprj3 8 (the fine residual read; the coarse one
+ *       written counts on its level), interp 16 (the fine correction read
+ *       and written) and 8 for the coarse one it reads
+ *   BT  not counted: its 5x5 block solves (3478.8 flops a point and
+ *       step) are the compute-bound kernel of the three */
 #include <ctype.h>
 #include <string.h>
 #include "pattern.h"
@@ -50,6 +63,7 @@ typedef struct job {
 	uint64_t pending; /* messages of the open phase */
 	int rc;
 	double flops;     /* per rank, for the next phase ended */
+	double bytes;     /* memory traffic per rank, with the flops */
 } job;
 
 static void msg(job *j, uint32_t src, uint32_t dst, uint64_t doubles)
@@ -65,8 +79,8 @@ static void msg(job *j, uint32_t src, uint32_t dst, uint64_t doubles)
 static void phase(job *j, uint64_t times)
 {
 	if (!j->rc && j->pending && j->flops > 0) {
-		j->rc = clab_net_compute(j->n, j->flops, 0);
-		j->flops = 0;
+		j->rc = clab_net_compute(j->n, j->flops, j->bytes);
+		j->flops = j->bytes = 0;
 	}
 	if (!j->rc && j->pending)
 		j->rc = clab_net_phase_end(j->n, times, NULL);
@@ -139,7 +153,7 @@ int pattern_nas_bt(clab_net *n, pattern_args *a)
 				   (unsigned long long)(N * N), cls < 2 ? ", a larger class more" : "");
 	double nn = (double)N;
 	job j = {n, P, 0, CLAB_OK,
-		 (3478.8 * nn * nn * nn - 17655.7 * nn * nn + 28023.7 * nn) / P};
+		 (3478.8 * nn * nn * nn - 17655.7 * nn * nn + 28023.7 * nn) / P, 0};
 	clab_net_label(n, "bt: compute + copy_faces");
 
 	/* copy_faces: to each neighbour, 5 variables x 2 ghost layers of the
@@ -223,9 +237,9 @@ int pattern_nas_cg(clab_net *n, pattern_args *a)
 		return rc;
 	uint32_t cols = 1u << ((k + 1) / 2), rows = 1u << (k / 2);
 	uint64_t vec = na_of[cls] / cols, inner = CG_INNER * niter;
-	double zz = nonzer[cls] * (nonzer[cls] + 1.0);
-	job j = {n, P, 0, CLAB_OK,
-		 2.0 * (double)na_of[cls] * (3 + zz + CG_INNER * (5 + zz) + 3) / P};
+	double zz = nonzer[cls] * (nonzer[cls] + 1.0), na = (double)na_of[cls];
+	double matvec = 2 * na * zz * (CG_INNER + 1), vector = 2 * na * (3 + CG_INNER * 5 + 3);
+	job j = {n, P, 0, CLAB_OK, (matvec + vector) / P, (6 * matvec + 12 * vector) / P};
 	clab_net_label(n, "cg: compute + reductions");
 
 	cg_reduce(&j, cols, 1, niter);          /* rho = r.r */
@@ -266,6 +280,21 @@ static void mg_comm3(job *j, const uint32_t *p, int lev, uint64_t times)
 	}
 }
 
+/* Memory bytes of one iteration (above) on all ranks: mg3P's restriction
+ * down to level 1, psinv there, then interp, resid and psinv on every
+ * level up to lt; then resid on level lt. */
+static double mg_bytes(int lt)
+{
+	double b = 0;
+	for (int lev = lt; lev >= 1; lev--) {
+		double pts = (double)(1ull << (3 * lev)), coarse = pts / 8;
+		if (lev > 1)
+			b += 8 * pts + 8 * coarse + 16 * pts + 24 * pts; /* rprj3, interp, resid */
+		b += 24 * pts;                                          /* psinv */
+	}
+	return b + 24 * (double)(1ull << (3 * lt));             /* resid after mg3P */
+}
+
 int pattern_nas_mg(clab_net *n, pattern_args *a)
 {
 	static const int log_side[3] = {8, 8, 9};
@@ -281,7 +310,7 @@ int pattern_nas_mg(clab_net *n, pattern_args *a)
 	int dx = k / 3, dy = (k - dx) / 2, lt = log_side[cls];
 	uint32_t p[3] = {1u << dx, 1u << dy, P >> dx >> dy};
 	double side = (double)(1u << lt);
-	job j = {n, P, 0, CLAB_OK, 58 * side * side * side / P};
+	job j = {n, P, 0, CLAB_OK, 58 * side * side * side / P, mg_bytes(lt) / P};
 	clab_net_label(n, "mg: compute + face exchanges");
 
 	/* mg3P: restriction down to level 1, smoothing there, then up:
