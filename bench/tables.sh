@@ -144,10 +144,21 @@ table() { # NAME: the block's lines on stdout
 			"Sources: " + ([range($src | length) as $i | "[\($i + 1)] \($src[$i])"] | join("; ")) + ".",
 			"Commands: " + ([.rows[].commands] | unique | map("`" + . + "`") | join("; ")) + "."' \
 			"$R/published.json" ;;
+	fft-steps)
+		# a step's ms, and what it is made of when that is not one kind
+		jq -r "$JQ_DEFS"'def ms: . * 1000 | f(3);
+			def step: (.total_s | ms) + ([["network", .network_s], ["on-node", .onnode_s], ["compute", .compute_s]]
+				| map(select(.[1] > 0)) | if length == 1 then " (\(.[0][0]))"
+				  elif length > 1 then " (" + (map("\(.[1] | ms) \(.[0])") | join(", ")) + ")" else "" end);
+			origin("bench/results/published.json"), "",
+			"| step (ms) | ABCDET | columns on one node |",
+			"|---|---|---|",
+			(.fft_steps_flow | [.ABCDET, .columns] | transpose[] | "| \(.[0].step) | \(.[0] | step) | \(.[1] | step) |")' \
+			"$R/published.json" ;;
 	*) echo "bench/tables.sh: no table '$1' (bash bench/tables.sh --list)" >&2; return 2 ;;
 	esac
 }
-TABLES="netsim-validation booksim netsim-speed published gemini pmpi overflow read-latency host multiplex emulated"
+TABLES="netsim-validation booksim netsim-speed published fft-steps gemini pmpi overflow read-latency host multiplex emulated"
 
 regen() { # FILE: the file with every generated block made anew, on stdout
 	local line name=
