@@ -361,12 +361,8 @@ static const char *event_unit(const clab_netevent *e, int gem, const clab_netspe
 		       : strstr(e->name, "TRAFFIC") ? "bytes"
 		       : strstr(e->name, "TRANSLATIONS") ? "translations" : "counts";
 	}
-	if (strstr(e->name, "LINK_AVAIL_NO_")) /* BG/L: cycles, even on a VC no traffic uses */
-		return "network cycles";
-	if (strstr(e->name, "TOKEN_ACKS")) /* BG/L: one per chunk received */
-		return "token acks";
-	if (strstr(e->name, "_ACKS")) /* BG/L: one per packet received */
-		return "acks";
+	if (e->unit)
+		return e->unit;
 	switch (e->what) {
 	case CLAB_NET_SENT_CHUNKS:
 	case CLAB_NET_RECV_CHUNKS:

@@ -304,6 +304,8 @@ typedef struct clab_netevent {
 	unsigned vcmask;
 	int link;
 	int main;     /* shown by default in per-node tables */
+	const char *unit; /* what one count is, where not what `what` counts
+			     (NULL: that) */
 } clab_netevent;
 /* The network events of machine `machine` ("bgq", "bgl"), NULL if none. */
 const clab_netevent *clab_netevents(const char *machine, int *n);

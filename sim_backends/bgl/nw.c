@@ -27,18 +27,18 @@
 #define ALL 0x7fu
 
 #define DIRECTION(DIR, LINK)                                                              \
-	{"BGL_UPC_TS_" DIR "_PKTS", DIR " packets sent", CLAB_NET_SENT_PACKETS, ALL, LINK, 1}, \
-	{"BGL_UPC_TS_" DIR "_32B_CHUNKS", DIR " 32-byte chunks sent", CLAB_NET_SENT_CHUNKS, ALL, LINK, 1}, \
-	{"BGL_UPC_TS_" DIR "_VCD0_CHUNKS", DIR " chunks sent on dynamic VC 0", CLAB_NET_SENT_CHUNKS, D, LINK, 0}, \
-	{"BGL_UPC_TS_" DIR "_VCD1_CHUNKS", DIR " chunks sent on dynamic VC 1", CLAB_NET_SENT_CHUNKS, 0, LINK, 0}, \
-	{"BGL_UPC_TS_" DIR "_VCBN_CHUNKS", DIR " chunks sent on the bubble normal (deterministic) VC", CLAB_NET_SENT_CHUNKS, BN, LINK, 0}, \
-	{"BGL_UPC_TS_" DIR "_VCBP_CHUNKS", DIR " chunks sent on the bubble priority VC", CLAB_NET_SENT_CHUNKS, BP, LINK, 0}, \
-	{"BGL_UPC_TS_" DIR "_ACKS", DIR " acks sent (one per packet received)", CLAB_NET_RECV_PACKETS, ALL, LINK, 0}, \
-	{"BGL_UPC_TS_" DIR "_TOKEN_ACKS", DIR " token acks sent (one per chunk received)", CLAB_NET_RECV_CHUNKS, ALL, LINK, 0}, \
-	{"BGL_UPC_TS_" DIR "_LINK_AVAIL_NO_VCBN_TOKENS", DIR " cycles link free, no bubble normal token", CLAB_NET_NO_TOKEN, ALL, LINK, 0}, \
-	{"BGL_UPC_TS_" DIR "_LINK_AVAIL_NO_VCBP_TOKENS", DIR " cycles link free, no bubble priority token", CLAB_NET_SENT_CHUNKS, 0, LINK, 0}, \
-	{"BGL_UPC_TS_" DIR "_LINK_AVAIL_NO_VCD0_VCD1_TOKENS", DIR " cycles link free, no dynamic VC token", CLAB_NET_NO_TOKEN, ALL, LINK, 0}, \
-	{"BGL_UPC_TS_" DIR "_LINK_AVAIL_NO_VCD0_VCD_VCBN_TOKENS", DIR " cycles link free, no dynamic or bubble normal token", CLAB_NET_NO_TOKEN, ALL, LINK, 1}
+	{"BGL_UPC_TS_" DIR "_PKTS", DIR " packets sent", CLAB_NET_SENT_PACKETS, ALL, LINK, 1, NULL}, \
+	{"BGL_UPC_TS_" DIR "_32B_CHUNKS", DIR " 32-byte chunks sent", CLAB_NET_SENT_CHUNKS, ALL, LINK, 1, NULL}, \
+	{"BGL_UPC_TS_" DIR "_VCD0_CHUNKS", DIR " chunks sent on dynamic VC 0", CLAB_NET_SENT_CHUNKS, D, LINK, 0, NULL}, \
+	{"BGL_UPC_TS_" DIR "_VCD1_CHUNKS", DIR " chunks sent on dynamic VC 1", CLAB_NET_SENT_CHUNKS, 0, LINK, 0, NULL}, \
+	{"BGL_UPC_TS_" DIR "_VCBN_CHUNKS", DIR " chunks sent on the bubble normal (deterministic) VC", CLAB_NET_SENT_CHUNKS, BN, LINK, 0, NULL}, \
+	{"BGL_UPC_TS_" DIR "_VCBP_CHUNKS", DIR " chunks sent on the bubble priority VC", CLAB_NET_SENT_CHUNKS, BP, LINK, 0, NULL}, \
+	{"BGL_UPC_TS_" DIR "_ACKS", DIR " acks sent (one per packet received)", CLAB_NET_RECV_PACKETS, ALL, LINK, 0, "acks"}, \
+	{"BGL_UPC_TS_" DIR "_TOKEN_ACKS", DIR " token acks sent (one per chunk received)", CLAB_NET_RECV_CHUNKS, ALL, LINK, 0, "token acks"}, \
+	{"BGL_UPC_TS_" DIR "_LINK_AVAIL_NO_VCBN_TOKENS", DIR " cycles link free, no bubble normal token", CLAB_NET_NO_TOKEN, ALL, LINK, 0, NULL}, \
+	{"BGL_UPC_TS_" DIR "_LINK_AVAIL_NO_VCBP_TOKENS", DIR " cycles link free, no bubble priority token", CLAB_NET_SENT_CHUNKS, 0, LINK, 0, "network cycles"}, \
+	{"BGL_UPC_TS_" DIR "_LINK_AVAIL_NO_VCD0_VCD1_TOKENS", DIR " cycles link free, no dynamic VC token", CLAB_NET_NO_TOKEN, ALL, LINK, 0, NULL}, \
+	{"BGL_UPC_TS_" DIR "_LINK_AVAIL_NO_VCD0_VCD_VCBN_TOKENS", DIR " cycles link free, no dynamic or bubble normal token", CLAB_NET_NO_TOKEN, ALL, LINK, 1, NULL}
 
 /* Links as the torus model numbers them: 2d minus, 2d+1 plus. */
 static const clab_netevent bgl_events[] = {

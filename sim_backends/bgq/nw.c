@@ -176,13 +176,13 @@ const clab_unit_ops clab_bgq_nw_ops = BGQ_FIXED_OPS("bgq-nw", clab_machine_net_k
  * where BG/Q counts on-node transfers (they never reach a torus link). */
 static const clab_netevent mu_events[] = {
 	{"PEVT_MU_PKT_INJ", "packets the node's message unit injected (torus and on-node)",
-	 CLAB_NET_MU_PKT_INJ, 0, -1, 1},
+	 CLAB_NET_MU_PKT_INJ, 0, -1, 1, NULL},
 	{"PEVT_MU_MSG_INJ", "messages the node's message unit injected (torus and on-node)",
-	 CLAB_NET_MU_MSG_INJ, 0, -1, 0},
+	 CLAB_NET_MU_MSG_INJ, 0, -1, 0, NULL},
 	{"PEVT_MU_PUT_PKT_RCV", "packets the node's message unit received as direct puts (torus and on-node)",
-	 CLAB_NET_MU_PKT_RCV, 0, -1, 0},
+	 CLAB_NET_MU_PKT_RCV, 0, -1, 0, NULL},
 	{"CLAB_LOCAL_PKTS", "model (no such hardware counter): packets of on-node transfers, part of PEVT_MU_PKT_INJ",
-	 CLAB_NET_LOCAL_PACKETS, 0, -1, 1},
+	 CLAB_NET_LOCAL_PACKETS, 0, -1, 1, NULL},
 };
 #define N_MU (int)(sizeof mu_events / sizeof *mu_events)
 

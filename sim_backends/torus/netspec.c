@@ -337,17 +337,17 @@ double clab_netspec_message_s(const clab_netspec *s, uint64_t bytes, int hops)
 #define DYN CLAB_VC_BIT(CLAB_VC_DYNAMIC)
 #define ESC CLAB_VC_BIT(CLAB_VC_ESCAPE)
 static const clab_netevent torus_events[] = {
-	{"TORUS_SENT_CHUNKS", "chunks sent on the node's torus links, all VCs", CLAB_NET_SENT_CHUNKS, ALLVC, -1, 1},
-	{"TORUS_SENT_PACKETS", "packets sent on the node's torus links, all VCs", CLAB_NET_SENT_PACKETS, ALLVC, -1, 1},
-	{"TORUS_SENT_DYNAMIC_CHUNKS", "chunks sent on dynamic (adaptive) VCs", CLAB_NET_SENT_CHUNKS, DYN, -1, 0},
-	{"TORUS_SENT_ESCAPE_CHUNKS", "chunks sent on the escape (deterministic, bubble) VC", CLAB_NET_SENT_CHUNKS, ESC, -1, 0},
-	{"TORUS_RECV_CHUNKS", "chunks received on the node's torus links", CLAB_NET_RECV_CHUNKS, ALLVC, -1, 0},
-	{"TORUS_RECV_PACKETS", "packets received on the node's torus links", CLAB_NET_RECV_PACKETS, ALLVC, -1, 1},
-	{"TORUS_RECV_FIFO", "receive-buffer occupancy (packets) summed every network cycle", CLAB_NET_RECV_FIFO, ALLVC, -1, 1},
-	{"TORUS_NO_TOKEN", "cycles a link was free with a packet waiting but no token downstream", CLAB_NET_NO_TOKEN, ALLVC, -1, 1},
-	{"TORUS_CYCLES", "network cycles of all phases", CLAB_NET_CYCLES, 0, -1, 0},
-	{"TORUS_PKT_INJ", "packets the node injected", CLAB_NET_MU_PKT_INJ, 0, -1, 0},
-	{"TORUS_PKT_RCV", "packets the node received", CLAB_NET_MU_PKT_RCV, 0, -1, 0},
+	{"TORUS_SENT_CHUNKS", "chunks sent on the node's torus links, all VCs", CLAB_NET_SENT_CHUNKS, ALLVC, -1, 1, NULL},
+	{"TORUS_SENT_PACKETS", "packets sent on the node's torus links, all VCs", CLAB_NET_SENT_PACKETS, ALLVC, -1, 1, NULL},
+	{"TORUS_SENT_DYNAMIC_CHUNKS", "chunks sent on dynamic (adaptive) VCs", CLAB_NET_SENT_CHUNKS, DYN, -1, 0, NULL},
+	{"TORUS_SENT_ESCAPE_CHUNKS", "chunks sent on the escape (deterministic, bubble) VC", CLAB_NET_SENT_CHUNKS, ESC, -1, 0, NULL},
+	{"TORUS_RECV_CHUNKS", "chunks received on the node's torus links", CLAB_NET_RECV_CHUNKS, ALLVC, -1, 0, NULL},
+	{"TORUS_RECV_PACKETS", "packets received on the node's torus links", CLAB_NET_RECV_PACKETS, ALLVC, -1, 1, NULL},
+	{"TORUS_RECV_FIFO", "receive-buffer occupancy (packets) summed every network cycle", CLAB_NET_RECV_FIFO, ALLVC, -1, 1, NULL},
+	{"TORUS_NO_TOKEN", "cycles a link was free with a packet waiting but no token downstream", CLAB_NET_NO_TOKEN, ALLVC, -1, 1, NULL},
+	{"TORUS_CYCLES", "network cycles of all phases", CLAB_NET_CYCLES, 0, -1, 0, NULL},
+	{"TORUS_PKT_INJ", "packets the node injected", CLAB_NET_MU_PKT_INJ, 0, -1, 0, NULL},
+	{"TORUS_PKT_RCV", "packets the node received", CLAB_NET_MU_PKT_RCV, 0, -1, 0, NULL},
 };
 
 const clab_netevent *clab_torus_netevents(int *n)
