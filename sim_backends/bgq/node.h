@@ -62,29 +62,9 @@ void bgq_changed(bgq_node *n, int h);
 uint64_t bgq_ctr_truth_at(const bgq_node *n, int core, const bgq_ctr *c,
 			  int h, uint64_t at, int in_work);
 uint64_t bgq_ctr_truth_own(bgq_ctr *c, int s, const bgq_hwt *t, const prof_pos *pos);
-
-/* The short way of a counter's truth from its rates (truth.c,
- * rated_truth): c's one contributor is hardware thread s of the core, at
- * pos of its profile with work version wver, and neither contexts nor a
- * work segment in progress split its terms. 0 when c's rates are not those
- * of pos's phase lap or the memo does not hold pos's offset in the period:
- * the long way then refreshes them. Inline: a scan takes it for every
- * counter of its thread. */
-static inline int bgq_rated_own(const bgq_ctr *c, int s, const prof_pos *pos,
-				uint64_t wver, uint64_t *v)
-{
-	const struct bgq_ctr_rates *q = &c->rates[s];
-	uint32_t step = c->memo_step, period = c->period;
-	if (q->prof != pos->p || q->ph != pos->ph || q->laps != pos->laps ||
-	    q->wver != wver || !step)
-		return 0;
-	uint64_t r = pos->r, laps = r / period, x = r - laps * period;
-	uint32_t i = (uint32_t)x / step;
-	if (c->memo_key[i] != x + 1)
-		return 0;
-	*v = q->base + c->per_period * laps + c->memo_val[i];
-	return 1;
-}
+void bgq_plan_build(bgq_core *k, int s, const bgq_hwt *t, const prof_pos *pos,
+		    uint64_t wver);
+void bgq_plan_fill(bgq_core *k, int s, const bgq_hwt *t, const prof_pos *pos);
 
 /* scan.c */
 void bgq_move_to(bgq_node *n, int h, uint64_t to, int in_work);

@@ -146,6 +146,7 @@ void bgq_ctr_thaw(bgq_node *n, int core, bgq_ctr *c)
 	c->last14 = c->acc & HW_MASK;
 	c->running = 1;
 	c->frozen = 0;
+	n->core[core].cfg++;
 }
 
 /* Interrupts due at thread h's cycle `at`: a PUnit set freezes and reports
