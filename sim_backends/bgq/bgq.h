@@ -212,8 +212,33 @@ typedef struct bgq_scan_plan {
 	uint32_t val[BGQ_MEMO][BGQ_CTRS];
 } bgq_scan_plan;
 
+/* A core's lock: taking and dropping it uncontended is one atomic
+ * operation each, inline (a pthread mutex pair costs some 70
+ * instructions, a good part of a read that moves the clock); a thread
+ * that finds it taken sleeps on a futex. v: 0 free, 1 taken, 2 taken and
+ * maybe waited for. */
+typedef struct bgq_lock {
+	int v;
+} bgq_lock;
+void bgq_lock_wait(bgq_lock *l); /* node.c */
+void bgq_lock_wake(bgq_lock *l);
+
+static inline void bgq_lock_take(bgq_lock *l)
+{
+	int was = 0;
+	if (!__atomic_compare_exchange_n(&l->v, &was, 1, 0, __ATOMIC_ACQUIRE,
+					 __ATOMIC_RELAXED))
+		bgq_lock_wait(l);
+}
+
+static inline void bgq_lock_drop(bgq_lock *l)
+{
+	if (__atomic_exchange_n(&l->v, 0, __ATOMIC_RELEASE) == 2)
+		bgq_lock_wake(l);
+}
+
 typedef struct bgq_core {
-	pthread_mutex_t lock;
+	bgq_lock lock;
 	void *group[BGQ_TPC];  /* set holding counter group g (counters c%4==g) */
 	bgq_ctr ctr[BGQ_CTRS];
 	uint32_t armed;        /* bit i: ctr[i] has an overflow period (punit.c) */

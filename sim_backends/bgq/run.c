@@ -28,9 +28,9 @@ static uint64_t deliver(bgq_node *n, int h)
 	bgq_hwt *t = &n->hwt[h];
 	uint64_t before = t->now;
 	t->in_handler++;
-	pthread_mutex_unlock(&k->lock);
+	bgq_lock_drop(&k->lock);
 	clab_overflow_flush();
-	pthread_mutex_lock(&k->lock);
+	bgq_lock_take(&k->lock);
 	t->in_handler--;
 	t->handled = 1;
 	return t->now - before;

@@ -250,9 +250,9 @@ void bgq_node_sum(bgq_node *n, bgq_sum *s)
 			if (ver == s->seen[h]) /* again under the lock */
 				continue;
 			bgq_core *k = &n->core[h / BGQ_TPC];
-			pthread_mutex_lock(&k->lock);
+			bgq_lock_take(&k->lock);
 			bgq_node_sum_thread(n, s, h);
-			pthread_mutex_unlock(&k->lock);
+			bgq_lock_drop(&k->lock);
 		}
 	}
 	__atomic_store_n(&s->changes, changes, __ATOMIC_RELAXED);
