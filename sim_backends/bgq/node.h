@@ -75,7 +75,17 @@ int bgq_fire(bgq_node *n, int h, uint64_t at);
 void bgq_slow_note(bgq_node *n, int h);
 
 /* run.c */
-void bgq_run_to(bgq_node *n, int h, uint64_t end, int extend);
+void bgq_run_armed(bgq_node *n, int h, uint64_t end, int extend);
+/* Runs thread h's activity up to `end`, interrupts included; time a
+ * handler spends on the thread comes on top when `extend`. Inline: with
+ * nothing armed (the common read) no interrupt stops the move. */
+static inline void bgq_run_to(bgq_node *n, int h, uint64_t end, int extend)
+{
+	if (n->core[h / BGQ_TPC].armed || __atomic_load_n(&n->nslow, __ATOMIC_ACQUIRE))
+		bgq_run_armed(n, h, end, extend);
+	else if (n->hwt[h].now < end)
+		bgq_move_to(n, h, end, 0);
+}
 int bgq_work_counts(uint64_t cycles, const char *const *events, const uint64_t *counts,
 		    int nev, uint64_t *c, const char *what);
 void bgq_work_locked(bgq_node *n, int h, uint64_t *c);
