@@ -255,7 +255,9 @@ typedef struct bgq_core {
 	/* bumped by every writer but the scans (bgq_core_writing) and when a
 	 * counter thaws: the scans' plans of the counters are stale */
 	uint64_t cfg;
-	bgq_scan_plan plan[BGQ_TPC];
+	/* each hardware thread's, from its first set on (punit.c; NULL: its
+	 * scans take each counter on its own) */
+	bgq_scan_plan *plan[BGQ_TPC];
 } bgq_core;
 
 typedef struct bgq_node {

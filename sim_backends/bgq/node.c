@@ -199,6 +199,9 @@ static void node_destroy(void *p)
 		clab_host_sampler_close(n->hwt[h].hs);
 	}
 	free(n->profs);
+	for (int c = 0; c < BGQ_CORES; c++)
+		for (int s = 0; s < BGQ_TPC; s++)
+			free(n->core[c].plan[s]);
 	pthread_mutex_destroy(&n->prof_lock);
 	pthread_mutex_destroy(&n->slow_lock);
 	free(n);

@@ -420,7 +420,19 @@ static int punit_program(void *unit, int hw, const clab_evreq *reqs, int n,
 	punit_set *s = r ? r : calloc(1, sizeof *s);
 	if (!s)
 		return CLAB_E_NOMEM;
+	/* so is the thread's scan plan, the first time */
+	bgq_scan_plan *plan = NULL;
+	if (!__atomic_load_n(&k->plan[smt], __ATOMIC_RELAXED) &&
+	    !(plan = calloc(1, sizeof *plan))) {
+		if (s != r)
+			free(s);
+		return CLAB_E_NOMEM;
+	}
 	bgq_lock_take(&k->lock);
+	if (plan && !k->plan[smt]) {
+		__atomic_store_n(&k->plan[smt], plan, __ATOMIC_RELAXED);
+		plan = NULL;
+	}
 	if (flags & CLAB_PLAN_SHARE)
 		for (int g = 0; g < BGQ_TPC; g++)
 			if (g != smt && k->nsets[g] > 0)
@@ -430,6 +442,7 @@ static int punit_program(void *unit, int hw, const clab_evreq *reqs, int n,
 		bgq_lock_drop(&k->lock);
 		if (s != r)
 			free(s);
+		free(plan);
 		return rc;
 	}
 	if (r)
@@ -448,6 +461,7 @@ static int punit_program(void *unit, int hw, const clab_evreq *reqs, int n,
 		s->ctr[i] = p.ctr[i];
 	}
 	bgq_lock_drop(&k->lock);
+	free(plan); /* another set's call installed one first */
 	*out = s;
 	return CLAB_OK;
 }

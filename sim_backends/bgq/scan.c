@@ -33,8 +33,8 @@ static void scan_all(bgq_node *n, int core, unsigned smt, int skipped)
 	int w = bgq_core_scanning(k);
 	/* the thread's own counters by its plan (never with contexts or a work
 	 * segment in progress, which split their terms); the others after */
-	if (pos.p && !t->wcount) {
-		bgq_scan_plan *pl = &k->plan[smt];
+	bgq_scan_plan *pl = k->plan[smt];
+	if (pos.p && !t->wcount && pl) {
 		uint64_t wver = __atomic_load_n(&t->wver, __ATOMIC_ACQUIRE);
 		if (pl->prof != pos.p || pl->ph != pos.ph || pl->laps != pos.laps ||
 		    pl->wver != wver || pl->cfg != k->cfg)

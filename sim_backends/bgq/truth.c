@@ -412,7 +412,7 @@ uint64_t bgq_ctr_truth_own(bgq_ctr *c, int s, const bgq_hwt *t, const prof_pos *
 void bgq_plan_build(bgq_core *k, int s, const bgq_hwt *t, const prof_pos *pos,
 		    uint64_t wver)
 {
-	bgq_scan_plan *pl = &k->plan[s];
+	bgq_scan_plan *pl = k->plan[s];
 	uint64_t p = 1, v[BGQ_CTRS];
 	pl->n = 0;
 	pl->rest = 0;
@@ -458,7 +458,7 @@ void bgq_plan_build(bgq_core *k, int s, const bgq_hwt *t, const prof_pos *pos,
  * counts there. Core lock held. */
 void bgq_plan_fill(bgq_core *k, int s, const bgq_hwt *t, const prof_pos *pos)
 {
-	bgq_scan_plan *pl = &k->plan[s];
+	bgq_scan_plan *pl = k->plan[s];
 	uint64_t laps = pos->r / pl->period, x = pos->r - laps * pl->period;
 	uint32_t i = (uint32_t)x / pl->step;
 	for (int j = 0; j < pl->n; j++) {

@@ -555,7 +555,8 @@ static void scan_holds_truth(bgq_node *n, int core_no, int h, clab_thread *t)
 {
 	bgq_core *k = &n->core[core_no];
 	assert_int_equal(clab_thread_advance(t, BGQ_SCAN), CLAB_OK);
-	assert_true(k->plan[h % BGQ_TPC].n > 0);
+	assert_non_null(k->plan[h % BGQ_TPC]);
+	assert_true(k->plan[h % BGQ_TPC]->n > 0);
 	const bgq_hwt *th = &n->hwt[h];
 	uint64_t last = th->now - (th->now - k->phase) % BGQ_SCAN;
 	for (int c = 0; c < BGQ_CTRS; c++)
