@@ -191,8 +191,54 @@ typedef struct bgq_slow {
 	uint64_t part[BGQ_HWTHREADS];
 } bgq_slow;
 
+/* What a scan of one hardware thread needs of its held counters that count
+ * it alone by their rates (no contexts): packed, so that the scan takes
+ * each value in a few multiply-adds (scan.c). Valid for one phase lap,
+ * work version and counter configuration (bgq_core.cfg); over the lap, a
+ * counter's count at offset r is base + pp x (r / period) + the in-period
+ * sum at r % period, kept for the offsets scans meet (BGQ_SCAN apart:
+ * slot x / step, key x + 1). n < 0: no plan (rates of too many offsets). */
+typedef struct bgq_scan_plan {
+	const bgq_profile *prof;   /* NULL: none built yet */
+	uint64_t laps, wver, cfg;
+	int ph, n;
+	uint32_t rest;             /* held counters the scan takes one by one */
+	uint32_t period, step;
+	struct bgq_plan_entry {
+		struct bgq_ctr *c;
+		uint64_t base, pp;
+	} e[BGQ_CTRS];
+	uint32_t key[BGQ_MEMO];
+	uint32_t val[BGQ_MEMO][BGQ_CTRS];
+} bgq_scan_plan;
+
+/* A core's lock: taking and dropping it uncontended is one atomic
+ * operation each, inline (a pthread mutex pair costs some 70
+ * instructions, a good part of a read that moves the clock); a thread
+ * that finds it taken sleeps on a futex. v: 0 free, 1 taken, 2 taken and
+ * maybe waited for. */
+typedef struct bgq_lock {
+	int v;
+} bgq_lock;
+void bgq_lock_wait(bgq_lock *l); /* node.c */
+void bgq_lock_wake(bgq_lock *l);
+
+static inline void bgq_lock_take(bgq_lock *l)
+{
+	int was = 0;
+	if (!__atomic_compare_exchange_n(&l->v, &was, 1, 0, __ATOMIC_ACQUIRE,
+					 __ATOMIC_RELAXED))
+		bgq_lock_wait(l);
+}
+
+static inline void bgq_lock_drop(bgq_lock *l)
+{
+	if (__atomic_exchange_n(&l->v, 0, __ATOMIC_RELEASE) == 2)
+		bgq_lock_wake(l);
+}
+
 typedef struct bgq_core {
-	pthread_mutex_t lock;
+	bgq_lock lock;
 	void *group[BGQ_TPC];  /* set holding counter group g (counters c%4==g) */
 	bgq_ctr ctr[BGQ_CTRS];
 	uint32_t armed;        /* bit i: ctr[i] has an overflow period (punit.c) */
@@ -206,6 +252,12 @@ typedef struct bgq_core {
 	int l1p_users;
 	int nsets[BGQ_TPC];    /* planned sets of each hardware thread */
 	uint32_t phase;        /* scan offset of this core's ring position */
+	/* bumped by every writer but the scans (bgq_core_writing) and when a
+	 * counter thaws: the scans' plans of the counters are stale */
+	uint64_t cfg;
+	/* each hardware thread's, from its first set on (punit.c; NULL: its
+	 * scans take each counter on its own) */
+	bgq_scan_plan *plan[BGQ_TPC];
 } bgq_core;
 
 typedef struct bgq_node {
@@ -237,14 +289,21 @@ typedef struct bgq_node {
 } bgq_node;
 
 /* A change of what reads of core k return (core lock held): opened by the
- * outermost writer only, so that writers may call writers. */
-static inline int bgq_core_writing(bgq_core *k)
+ * outermost writer only, so that writers may call writers. A scan opens
+ * with bgq_core_scanning: it moves counts, not what they are made of. */
+static inline int bgq_core_scanning(bgq_core *k)
 {
 	if (k->seq & 1)
 		return 0;
 	__atomic_store_n(&k->seq, k->seq + 1, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	return 1;
+}
+
+static inline int bgq_core_writing(bgq_core *k)
+{
+	k->cfg++;
+	return bgq_core_scanning(k);
 }
 
 static inline void bgq_core_written(bgq_core *k, int opened)

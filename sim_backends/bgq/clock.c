@@ -114,7 +114,7 @@ void bgq_node_sync_thread(bgq_node *n, int h, int is_read)
 {
 	if (!bgq_node_moves(n, is_read))
 		return;
-	pthread_mutex_lock(&n->core[h / BGQ_TPC].lock);
+	bgq_lock_take(&n->core[h / BGQ_TPC].lock);
 	bgq_node_sync(n, h, is_read);
-	pthread_mutex_unlock(&n->core[h / BGQ_TPC].lock);
+	bgq_lock_drop(&n->core[h / BGQ_TPC].lock);
 }

@@ -10,11 +10,14 @@
  * has a rate from the thread's activity profile, or a count from explicit
  * work; the other events follow from those (relations.c). */
 #define _GNU_SOURCE
+#include <linux/futex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 #include "node.h"
 
 static int node_advance(void *sim, int h, uint64_t cycles)
@@ -23,9 +26,9 @@ static int node_advance(void *sim, int h, uint64_t cycles)
 	if (h < 0 || h >= BGQ_HWTHREADS)
 		return clab_seterr(CLAB_E_INVAL, "no hardware thread %d", h);
 	bgq_core *k = &n->core[h / BGQ_TPC];
-	pthread_mutex_lock(&k->lock);
+	bgq_lock_take(&k->lock);
 	bgq_run_to(n, h, n->hwt[h].now + cycles, 1);
-	pthread_mutex_unlock(&k->lock);
+	bgq_lock_drop(&k->lock);
 	return CLAB_OK;
 }
 
@@ -40,9 +43,9 @@ static int node_work(void *sim, int h, uint64_t cycles,
 	if (rc)
 		return rc;
 	bgq_core *k = &n->core[h / BGQ_TPC];
-	pthread_mutex_lock(&k->lock);
+	bgq_lock_take(&k->lock);
 	bgq_work_locked(n, h, c);
-	pthread_mutex_unlock(&k->lock);
+	bgq_lock_drop(&k->lock);
 	return CLAB_OK;
 }
 
@@ -70,7 +73,7 @@ static int node_set_activity(void *sim, int h, const char *name)
 	if (kppb != t->kppb && !t->kbank &&
 	    !(bank = calloc(2 * BGQ_N_NEV, sizeof *bank)))
 		return CLAB_E_NOMEM;
-	pthread_mutex_lock(&k->lock);
+	bgq_lock_take(&k->lock);
 	if (kppb != t->kppb) {
 		/* the kernel keeps what it had; the new share applies from now */
 		if (!t->kbank) {
@@ -93,7 +96,7 @@ static int node_set_activity(void *sim, int h, const char *name)
 	t->prof = p;
 	__atomic_fetch_add(&t->wver, 1, __ATOMIC_RELEASE);
 	bgq_changed(n, h);
-	pthread_mutex_unlock(&k->lock);
+	bgq_lock_drop(&k->lock);
 	free(bank); /* not under the lock, as no allocation is (punit_program) */
 	return CLAB_OK;
 }
@@ -110,13 +113,13 @@ static int node_message(void *sim, int h, int kind, uint64_t bytes)
 	if (rc)
 		return rc;
 	bgq_core *k = &n->core[h / BGQ_TPC];
-	pthread_mutex_lock(&k->lock);
+	bgq_lock_take(&k->lock);
 	for (int i = 0; i < BGQ_N_IOUNIT; i++)
 		n->hwt[h].work[BGQ_NEV_IO + i] += c[i];
 	__atomic_fetch_add(&n->hwt[h].wver, 1, __ATOMIC_RELEASE);
 	bgq_changed(n, h);
 	bgq_slow_note(n, h);
-	pthread_mutex_unlock(&k->lock);
+	bgq_lock_drop(&k->lock);
 	return CLAB_OK;
 }
 
@@ -148,13 +151,25 @@ static void node_detach(void *sim, int h)
 	__atomic_store_n(&n->hwt[h].bound, 0, __ATOMIC_RELEASE);
 }
 
+void bgq_lock_wait(bgq_lock *l)
+{
+	/* marked waited for, then asleep until it is free */
+	while (__atomic_exchange_n(&l->v, 2, __ATOMIC_ACQUIRE) != 0)
+		syscall(SYS_futex, &l->v, FUTEX_WAIT_PRIVATE, 2, NULL, NULL, 0);
+}
+
+void bgq_lock_wake(bgq_lock *l)
+{
+	syscall(SYS_futex, &l->v, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
 static void node_forked(void *sim)
 {
 	bgq_node *n = sim;
 	pthread_mutex_init(&n->prof_lock, NULL);
 	pthread_mutex_init(&n->slow_lock, NULL);
 	for (int c = 0; c < BGQ_CORES; c++)
-		pthread_mutex_init(&n->core[c].lock, NULL);
+		n->core[c].lock = (bgq_lock){0};
 }
 
 static const clab_sim_ops node_sim_ops = {
@@ -185,7 +200,8 @@ static void node_destroy(void *p)
 	}
 	free(n->profs);
 	for (int c = 0; c < BGQ_CORES; c++)
-		pthread_mutex_destroy(&n->core[c].lock);
+		for (int s = 0; s < BGQ_TPC; s++)
+			free(n->core[c].plan[s]);
 	pthread_mutex_destroy(&n->prof_lock);
 	pthread_mutex_destroy(&n->slow_lock);
 	free(n);
@@ -209,7 +225,6 @@ static void *node_create(clab_machine *m, int *err)
 	pthread_mutex_init(&n->prof_lock, NULL);
 	pthread_mutex_init(&n->slow_lock, NULL);
 	for (int c = 0; c < BGQ_CORES; c++) {
-		pthread_mutex_init(&n->core[c].lock, NULL);
 		n->core[c].l1p_mode = -1;
 		/* cores sit at different places on the scan ring */
 		n->core[c].phase = (uint32_t)(c * BGQ_SCAN / BGQ_CORES);

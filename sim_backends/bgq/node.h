@@ -62,29 +62,9 @@ void bgq_changed(bgq_node *n, int h);
 uint64_t bgq_ctr_truth_at(const bgq_node *n, int core, const bgq_ctr *c,
 			  int h, uint64_t at, int in_work);
 uint64_t bgq_ctr_truth_own(bgq_ctr *c, int s, const bgq_hwt *t, const prof_pos *pos);
-
-/* The short way of a counter's truth from its rates (truth.c,
- * rated_truth): c's one contributor is hardware thread s of the core, at
- * pos of its profile with work version wver, and neither contexts nor a
- * work segment in progress split its terms. 0 when c's rates are not those
- * of pos's phase lap or the memo does not hold pos's offset in the period:
- * the long way then refreshes them. Inline: a scan takes it for every
- * counter of its thread. */
-static inline int bgq_rated_own(const bgq_ctr *c, int s, const prof_pos *pos,
-				uint64_t wver, uint64_t *v)
-{
-	const struct bgq_ctr_rates *q = &c->rates[s];
-	uint32_t step = c->memo_step, period = c->period;
-	if (q->prof != pos->p || q->ph != pos->ph || q->laps != pos->laps ||
-	    q->wver != wver || !step)
-		return 0;
-	uint64_t r = pos->r, laps = r / period, x = r - laps * period;
-	uint32_t i = (uint32_t)x / step;
-	if (c->memo_key[i] != x + 1)
-		return 0;
-	*v = q->base + c->per_period * laps + c->memo_val[i];
-	return 1;
-}
+void bgq_plan_build(bgq_core *k, int s, const bgq_hwt *t, const prof_pos *pos,
+		    uint64_t wver);
+void bgq_plan_fill(bgq_core *k, int s, const bgq_hwt *t, const prof_pos *pos);
 
 /* scan.c */
 void bgq_move_to(bgq_node *n, int h, uint64_t to, int in_work);
@@ -95,7 +75,17 @@ int bgq_fire(bgq_node *n, int h, uint64_t at);
 void bgq_slow_note(bgq_node *n, int h);
 
 /* run.c */
-void bgq_run_to(bgq_node *n, int h, uint64_t end, int extend);
+void bgq_run_armed(bgq_node *n, int h, uint64_t end, int extend);
+/* Runs thread h's activity up to `end`, interrupts included; time a
+ * handler spends on the thread comes on top when `extend`. Inline: with
+ * nothing armed (the common read) no interrupt stops the move. */
+static inline void bgq_run_to(bgq_node *n, int h, uint64_t end, int extend)
+{
+	if (n->core[h / BGQ_TPC].armed || __atomic_load_n(&n->nslow, __ATOMIC_ACQUIRE))
+		bgq_run_armed(n, h, end, extend);
+	else if (n->hwt[h].now < end)
+		bgq_move_to(n, h, end, 0);
+}
 int bgq_work_counts(uint64_t cycles, const char *const *events, const uint64_t *counts,
 		    int nev, uint64_t *c, const char *what);
 void bgq_work_locked(bgq_node *n, int h, uint64_t *c);

@@ -162,13 +162,13 @@ static int now_values(bgq_fixed_unit *u, bgq_fixed_set *s, int is_read,
 	bgq_node *n = u->node;
 	if (bgq_node_moves(n, is_read)) {
 		bgq_core *k = &n->core[s->hw / BGQ_TPC];
-		pthread_mutex_lock(&k->lock);
+		bgq_lock_take(&k->lock);
 		bgq_node_catch_up(n, s->hw, is_read);
 		for (int j = 0; j < 2; j++)
 			if (s->sum[j].val &&
 			    __atomic_load_n(&s->sum[j].changes, __ATOMIC_RELAXED) != UINT64_MAX)
 				bgq_node_sum_thread(n, &s->sum[j], s->hw);
-		pthread_mutex_unlock(&k->lock);
+		bgq_lock_drop(&k->lock);
 	}
 	return u->kind->values(u, s, v);
 }

@@ -146,6 +146,7 @@ void bgq_ctr_thaw(bgq_node *n, int core, bgq_ctr *c)
 	c->last14 = c->acc & HW_MASK;
 	c->running = 1;
 	c->frozen = 0;
+	n->core[core].cfg++;
 }
 
 /* Interrupts due at thread h's cycle `at`: a PUnit set freezes and reports
@@ -279,12 +280,12 @@ void bgq_slow_run(bgq_node *n, void *set, enum bgq_slow_mode mode)
 		uint64_t part[BGQ_HWTHREADS], total = 0;
 		for (int g = 0; g < BGQ_HWTHREADS; g++) {
 			bgq_core *k = &n->core[g / BGQ_TPC];
-			pthread_mutex_lock(&k->lock);
+			bgq_lock_take(&k->lock);
 			const bgq_hwt *t = &n->hwt[g];
 			prof_pos pos = bgq_profile_pos(t->prof, t->act);
 			part[g] = bgq_nev_truth_at(t, &pos, nev, t->now);
 			total += part[g];
-			pthread_mutex_unlock(&k->lock);
+			bgq_lock_drop(&k->lock);
 		}
 		pthread_mutex_lock(&n->slow_lock);
 		bgq_slow *e = &n->slow[j];

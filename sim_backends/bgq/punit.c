@@ -420,16 +420,29 @@ static int punit_program(void *unit, int hw, const clab_evreq *reqs, int n,
 	punit_set *s = r ? r : calloc(1, sizeof *s);
 	if (!s)
 		return CLAB_E_NOMEM;
-	pthread_mutex_lock(&k->lock);
+	/* so is the thread's scan plan, the first time */
+	bgq_scan_plan *plan = NULL;
+	if (!__atomic_load_n(&k->plan[smt], __ATOMIC_RELAXED) &&
+	    !(plan = calloc(1, sizeof *plan))) {
+		if (s != r)
+			free(s);
+		return CLAB_E_NOMEM;
+	}
+	bgq_lock_take(&k->lock);
+	if (plan && !k->plan[smt]) {
+		__atomic_store_n(&k->plan[smt], plan, __ATOMIC_RELAXED);
+		plan = NULL;
+	}
 	if (flags & CLAB_PLAN_SHARE)
 		for (int g = 0; g < BGQ_TPC; g++)
 			if (g != smt && k->nsets[g] > 0)
 				p.reserved |= (uint8_t)(1u << g);
 	if (!fits(&p, ev, n, &groups)) {
 		int rc = explain(&p, ev, n);
-		pthread_mutex_unlock(&k->lock);
+		bgq_lock_drop(&k->lock);
 		if (s != r)
 			free(s);
+		free(plan);
 		return rc;
 	}
 	if (r)
@@ -447,7 +460,8 @@ static int punit_program(void *unit, int hw, const clab_evreq *reqs, int n,
 		s->mask[i] = clab_evreq_qual(&reqs[i], BGQ_Q_MASK);
 		s->ctr[i] = p.ctr[i];
 	}
-	pthread_mutex_unlock(&k->lock);
+	bgq_lock_drop(&k->lock);
+	free(plan); /* another set's call installed one first */
 	*out = s;
 	return CLAB_OK;
 }
@@ -459,16 +473,16 @@ static int punit_acquire(void *unit, void *set, void *replace)
 	bgq_core *k = &u->node->core[s->core];
 	if (r && r->core != s->core)
 		return clab_seterr(CLAB_E_INVAL, "acquire: the replaced set is on another core");
-	pthread_mutex_lock(&k->lock);
+	bgq_lock_take(&k->lock);
 	if (s->acquired) {
-		pthread_mutex_unlock(&k->lock);
+		bgq_lock_drop(&k->lock);
 		return CLAB_OK;
 	}
 	place p = {.k = k, .replace = r && r->acquired ? r : NULL, .smt = s->smt};
 	uint8_t groups = 0;
 	if (!fits(&p, s->ev, s->n, &groups)) {
 		int rc = explain_held(&p, s);
-		pthread_mutex_unlock(&k->lock);
+		bgq_lock_drop(&k->lock);
 		return rc;
 	}
 	int w = bgq_core_writing(k);
@@ -503,7 +517,7 @@ static int punit_acquire(void *unit, void *set, void *replace)
 	}
 	s->acquired = 1;
 	bgq_core_written(k, w);
-	pthread_mutex_unlock(&k->lock);
+	bgq_lock_drop(&k->lock);
 	return CLAB_OK;
 }
 
@@ -512,9 +526,9 @@ static void punit_release(void *unit, void *set)
 	punit *u = unit;
 	punit_set *s = set;
 	bgq_core *k = &u->node->core[s->core];
-	pthread_mutex_lock(&k->lock);
+	bgq_lock_take(&k->lock);
 	release_locked(u->node, k, s);
-	pthread_mutex_unlock(&k->lock);
+	bgq_lock_drop(&k->lock);
 }
 
 static void punit_discard(void *unit, void *set)
@@ -524,10 +538,10 @@ static void punit_discard(void *unit, void *set)
 	if (!s)
 		return;
 	bgq_core *k = &u->node->core[s->core];
-	pthread_mutex_lock(&k->lock);
+	bgq_lock_take(&k->lock);
 	release_locked(u->node, k, s);
 	k->nsets[s->smt]--;
-	pthread_mutex_unlock(&k->lock);
+	bgq_lock_drop(&k->lock);
 	free(s);
 }
 
@@ -556,14 +570,14 @@ static int punit_start(void *unit, void *set)
 	punit *u = unit;
 	punit_set *s = set;
 	bgq_core *k = &u->node->core[s->core];
-	pthread_mutex_lock(&k->lock);
+	bgq_lock_take(&k->lock);
 	if (!s->acquired) {
-		pthread_mutex_unlock(&k->lock);
+		bgq_lock_drop(&k->lock);
 		return clab_seterr(CLAB_E_STATE, "start: the set holds no counters (acquire first)");
 	}
 	bgq_node_sync(u->node, s->hw, 0);
 	zero_locked(u->node, s, 1);
-	pthread_mutex_unlock(&k->lock);
+	bgq_lock_drop(&k->lock);
 	return CLAB_OK;
 }
 
@@ -572,7 +586,7 @@ static int punit_reset(void *unit, void *set)
 	punit *u = unit;
 	punit_set *s = set;
 	bgq_core *k = &u->node->core[s->core];
-	pthread_mutex_lock(&k->lock);
+	bgq_lock_take(&k->lock);
 	if (s->acquired) {
 		bgq_node_sync(u->node, s->hw, 0);
 		zero_locked(u->node, s, -1);
@@ -580,7 +594,7 @@ static int punit_reset(void *unit, void *set)
 	int w = bgq_core_writing(k);
 	memset(s->val, 0, sizeof s->val);
 	bgq_core_written(k, w);
-	pthread_mutex_unlock(&k->lock);
+	bgq_lock_drop(&k->lock);
 	return CLAB_OK;
 }
 
@@ -590,9 +604,9 @@ static int punit_stop(void *unit, void *set)
 	punit *u = unit;
 	punit_set *s = set;
 	bgq_core *k = &u->node->core[s->core];
-	pthread_mutex_lock(&k->lock);
+	bgq_lock_take(&k->lock);
 	if (!s->acquired) {
-		pthread_mutex_unlock(&k->lock);
+		bgq_lock_drop(&k->lock);
 		return CLAB_OK;
 	}
 	bgq_node_sync(u->node, s->hw, 0);
@@ -606,7 +620,7 @@ static int punit_stop(void *unit, void *set)
 		s->val[i] = c->acc;
 	}
 	bgq_core_written(k, w);
-	pthread_mutex_unlock(&k->lock);
+	bgq_lock_drop(&k->lock);
 	return CLAB_OK;
 }
 
@@ -620,7 +634,7 @@ static int punit_overflow(void *unit, void *set, int i, uint64_t period,
 	punit *u = unit;
 	punit_set *s = set;
 	bgq_core *k = &u->node->core[s->core];
-	pthread_mutex_lock(&k->lock);
+	bgq_lock_take(&k->lock);
 	s->ovf_period[i] = period;
 	s->ovf_cookie = cookie;
 	if (s->acquired) {
@@ -633,7 +647,7 @@ static int punit_overflow(void *unit, void *set, int i, uint64_t period,
 		c->ovf_fire = 0;
 		note_armed(k, c);
 	}
-	pthread_mutex_unlock(&k->lock);
+	bgq_lock_drop(&k->lock);
 	return CLAB_OK;
 }
 
@@ -642,7 +656,7 @@ static int punit_handler(void *unit, void *set, int on)
 	punit *u = unit;
 	punit_set *s = set;
 	bgq_core *k = &u->node->core[s->core];
-	pthread_mutex_lock(&k->lock);
+	bgq_lock_take(&k->lock);
 	for (int i = 0; i < s->n && s->acquired; i++) {
 		bgq_ctr *c = &k->ctr[s->ctr[i]];
 		if (on) {
@@ -656,7 +670,7 @@ static int punit_handler(void *unit, void *set, int on)
 			c->ovf_fire = 0;
 		}
 	}
-	pthread_mutex_unlock(&k->lock);
+	bgq_lock_drop(&k->lock);
 	return CLAB_OK;
 }
 
@@ -687,7 +701,7 @@ static int punit_read(void *unit, void *set, uint64_t *vals)
 	bgq_core *k = &u->node->core[s->core];
 	if (!bgq_node_moves(u->node, 1) && read_unlocked(k, s, vals))
 		return CLAB_OK;
-	pthread_mutex_lock(&k->lock);
+	bgq_lock_take(&k->lock);
 	if (s->acquired) {
 		bgq_node_sync(u->node, s->hw, 1);
 		for (int i = 0; i < s->n; i++)
@@ -695,7 +709,7 @@ static int punit_read(void *unit, void *set, uint64_t *vals)
 	} else {
 		memcpy(vals, s->val, (size_t)s->n * sizeof *vals);
 	}
-	pthread_mutex_unlock(&k->lock);
+	bgq_lock_drop(&k->lock);
 	return CLAB_OK;
 }
 
@@ -705,10 +719,10 @@ static int punit_peek(void *unit, void *set, uint64_t *vals)
 	punit *u = unit;
 	punit_set *s = set;
 	bgq_core *k = &u->node->core[s->core];
-	pthread_mutex_lock(&k->lock);
+	bgq_lock_take(&k->lock);
 	for (int i = 0; i < s->n; i++)
 		vals[i] = s->acquired ? k->ctr[s->ctr[i]].acc : s->val[i];
-	pthread_mutex_unlock(&k->lock);
+	bgq_lock_drop(&k->lock);
 	return CLAB_OK;
 }
 

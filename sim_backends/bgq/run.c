@@ -28,24 +28,18 @@ static uint64_t deliver(bgq_node *n, int h)
 	bgq_hwt *t = &n->hwt[h];
 	uint64_t before = t->now;
 	t->in_handler++;
-	pthread_mutex_unlock(&k->lock);
+	bgq_lock_drop(&k->lock);
 	clab_overflow_flush();
-	pthread_mutex_lock(&k->lock);
+	bgq_lock_take(&k->lock);
 	t->in_handler--;
 	t->handled = 1;
 	return t->now - before;
 }
 
-/* Runs thread h's activity up to `end`, interrupts included; time a
- * handler spends on the thread comes on top when `extend`. */
-void bgq_run_to(bgq_node *n, int h, uint64_t end, int extend)
+/* bgq_run_to with a counter armed somewhere: the move stops at each
+ * interrupt on the way and delivers it. */
+void bgq_run_armed(bgq_node *n, int h, uint64_t end, int extend)
 {
-	/* nothing armed (the common read): no interrupt stops the move */
-	if (!n->core[h / BGQ_TPC].armed && !__atomic_load_n(&n->nslow, __ATOMIC_ACQUIRE)) {
-		if (n->hwt[h].now < end)
-			bgq_move_to(n, h, end, 0);
-		return;
-	}
 	while (n->hwt[h].now < end)
 		if (move_until(n, h, end, 0)) {
 			uint64_t d = deliver(n, h);

@@ -29,24 +29,27 @@ static void scan_all(bgq_node *n, int core, unsigned smt, int skipped)
 		return;
 	const bgq_hwt *t = &n->hwt[core * BGQ_TPC + (int)smt];
 	prof_pos pos = bgq_profile_pos(t->prof, t->act); /* the thread's counters share it */
-	uint64_t wver = __atomic_load_n(&t->wver, __ATOMIC_ACQUIRE), v;
-	uint32_t own = 1u << smt, rest = 0;
-	int w = bgq_core_writing(k);
-	/* the thread's own counters by their rates' short way first, in a
-	 * loop without calls (bgq_rated_own: never with contexts, whose rates
-	 * stay unset); the others after */
-	if (pos.p && !t->wcount) {
-		bgq_ctr *ctr = k->ctr;
-		for (uint32_t b = k->held[smt]; b; b &= b - 1) {
-			bgq_ctr *c = ctr + __builtin_ctz(b);
-			if (c->contrib == own && c->running &&
-			    bgq_rated_own(c, (int)smt, &pos, wver, &v))
-				scan(c, skipped, v);
-			else
-				rest |= b & -b;
+	uint32_t own = 1u << smt, rest = k->held[smt];
+	int w = bgq_core_scanning(k);
+	/* the thread's own counters by its plan (never with contexts or a work
+	 * segment in progress, which split their terms); the others after */
+	bgq_scan_plan *pl = k->plan[smt];
+	if (pos.p && !t->wcount && pl) {
+		uint64_t wver = __atomic_load_n(&t->wver, __ATOMIC_ACQUIRE);
+		if (pl->prof != pos.p || pl->ph != pos.ph || pl->laps != pos.laps ||
+		    pl->wver != wver || pl->cfg != k->cfg)
+			bgq_plan_build(k, (int)smt, t, &pos, wver);
+		if (pl->n > 0) {
+			uint64_t laps = pos.r / pl->period, x = pos.r - laps * pl->period;
+			uint32_t i = (uint32_t)x / pl->step;
+			if (pl->key[i] != x + 1)
+				bgq_plan_fill(k, (int)smt, t, &pos);
+			const uint32_t *m = pl->val[i];
+			const struct bgq_plan_entry *e = pl->e;
+			for (int j = 0, nj = pl->n; j < nj; j++)
+				scan(e[j].c, skipped, e[j].base + e[j].pp * laps + m[j]);
 		}
-	} else {
-		rest = k->held[smt];
+		rest = pl->rest;
 	}
 	for (; rest; rest &= rest - 1) {
 		bgq_ctr *c = &k->ctr[__builtin_ctz(rest)];

@@ -250,9 +250,9 @@ void bgq_node_sum(bgq_node *n, bgq_sum *s)
 			if (ver == s->seen[h]) /* again under the lock */
 				continue;
 			bgq_core *k = &n->core[h / BGQ_TPC];
-			pthread_mutex_lock(&k->lock);
+			bgq_lock_take(&k->lock);
 			bgq_node_sum_thread(n, s, h);
-			pthread_mutex_unlock(&k->lock);
+			bgq_lock_drop(&k->lock);
 		}
 	}
 	__atomic_store_n(&s->changes, changes, __ATOMIC_RELAXED);
@@ -340,6 +340,28 @@ static __attribute__((noinline)) void rates_refresh(bgq_ctr *c, int s, const bgq
 	q->wver = wver;
 }
 
+/* The short way of a counter's truth from its rates (rated_truth): c's one
+ * contributor is hardware thread s of the core, at pos of its profile with
+ * work version wver, and neither contexts nor a work segment in progress
+ * split its terms. 0 when c's rates are not those of pos's phase lap or the
+ * memo does not hold pos's offset in the period: the long way then
+ * refreshes them. */
+static int rated_own(const bgq_ctr *c, int s, const prof_pos *pos, uint64_t wver,
+		     uint64_t *v)
+{
+	const struct bgq_ctr_rates *q = &c->rates[s];
+	uint32_t step = c->memo_step, period = c->period;
+	if (q->prof != pos->p || q->ph != pos->ph || q->laps != pos->laps ||
+	    q->wver != wver || !step)
+		return 0;
+	uint64_t r = pos->r, laps = r / period, x = r - laps * period;
+	uint32_t i = (uint32_t)x / step;
+	if (c->memo_key[i] != x + 1)
+		return 0;
+	*v = q->base + c->per_period * laps + c->memo_val[i];
+	return 1;
+}
+
 static uint64_t rated_truth(bgq_ctr *c, int s, const bgq_hwt *t,
 			    const prof_pos *pos, uint64_t now)
 {
@@ -349,7 +371,7 @@ static uint64_t rated_truth(bgq_ctr *c, int s, const bgq_hwt *t,
 	struct bgq_ctr_rates *q = &c->rates[s];
 	uint64_t wver = __atomic_load_n(&t->wver, __ATOMIC_ACQUIRE), v;
 	int own = c->contrib == 1u << s;
-	if (own && bgq_rated_own(c, s, pos, wver, &v))
+	if (own && rated_own(c, s, pos, wver, &v))
 		return v;
 	if (q->prof != p || q->ph != pos->ph || q->laps != pos->laps || q->wver != wver)
 		rates_refresh(c, s, t, pos, now, wver);
@@ -380,6 +402,70 @@ static uint64_t rated_truth(bgq_ctr *c, int s, const bgq_hwt *t,
 uint64_t bgq_ctr_truth_own(bgq_ctr *c, int s, const bgq_hwt *t, const prof_pos *pos)
 {
 	return rated_truth(c, s, t, pos, t->now);
+}
+
+/* Builds k's plan for hardware thread s (thread t, at pos of its profile
+ * with work version wver): its held counters that count it alone, by their
+ * rates, run and count every context go in; the others stay to the scan.
+ * The entries' period is their periods' common multiple, a divisor of
+ * 10^6 like each. Core lock held. */
+void bgq_plan_build(bgq_core *k, int s, const bgq_hwt *t, const prof_pos *pos,
+		    uint64_t wver)
+{
+	bgq_scan_plan *pl = k->plan[s];
+	uint64_t p = 1, v[BGQ_CTRS];
+	pl->n = 0;
+	pl->rest = 0;
+	for (uint32_t b = k->held[s]; b; b &= b - 1) {
+		bgq_ctr *c = &k->ctr[__builtin_ctz(b)];
+		if (c->contrib != 1u << s || !c->running || c->exclude) {
+			pl->rest |= b & -b;
+			continue;
+		}
+		v[pl->n] = rated_truth(c, s, t, pos, t->now); /* refreshes the rates */
+		pl->e[pl->n++].c = c;
+		p = p / gcd(p, c->period) * c->period;
+	}
+	pl->period = (uint32_t)p;
+	pl->step = (uint32_t)gcd(p, BGQ_SCAN);
+	for (int j = 0; j < pl->n; j++) {
+		const bgq_ctr *c = pl->e[j].c;
+		pl->e[j].base = c->rates[s].base;
+		pl->e[j].pp = c->per_period * (p / c->period);
+		if (pl->e[j].pp > UINT32_MAX) /* in-period sums beyond the memo's */
+			p = 0;
+	}
+	if (!p || p / pl->step > BGQ_MEMO) {
+		pl->n = -1;
+		pl->rest = k->held[s];
+	}
+	memset(pl->key, 0, sizeof pl->key);
+	pl->prof = pos->p;
+	pl->ph = pos->ph;
+	pl->laps = pos->laps;
+	pl->wver = wver;
+	pl->cfg = k->cfg;
+	if (pl->n > 0) { /* the offset at hand, from the values just taken */
+		uint64_t laps = pos->r / p, x = pos->r - laps * p;
+		uint32_t i = (uint32_t)x / pl->step;
+		for (int j = 0; j < pl->n; j++)
+			pl->val[i][j] = (uint32_t)(v[j] - pl->e[j].base - pl->e[j].pp * laps);
+		pl->key[i] = (uint32_t)x + 1;
+	}
+}
+
+/* Fills the plan's slot of pos's offset in the period from the entries'
+ * counts there. Core lock held. */
+void bgq_plan_fill(bgq_core *k, int s, const bgq_hwt *t, const prof_pos *pos)
+{
+	bgq_scan_plan *pl = k->plan[s];
+	uint64_t laps = pos->r / pl->period, x = pos->r - laps * pl->period;
+	uint32_t i = (uint32_t)x / pl->step;
+	for (int j = 0; j < pl->n; j++) {
+		uint64_t v = rated_truth(pl->e[j].c, s, t, pos, t->now);
+		pl->val[i][j] = (uint32_t)(v - pl->e[j].base - pl->e[j].pp * laps);
+	}
+	pl->key[i] = (uint32_t)x + 1;
 }
 
 /* Counter c's truth with thread h's clock at `at` (h < 0: as things are). */

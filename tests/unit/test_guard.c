@@ -60,12 +60,12 @@ static void interrupt_call(int hw, int open)
 	signal(SIGUSR1, on_signal);
 	clab_enter(NULL);
 	int was = open ? clab_guard_open() : 0;
-	pthread_mutex_t *lock = &n->core[hw / BGQ_TPC].lock;
+	bgq_lock *lock = &n->core[hw / BGQ_TPC].lock;
 	if (!open)
-		pthread_mutex_lock(lock);
+		bgq_lock_take(lock);
 	raise(SIGUSR1);
 	if (!open)
-		pthread_mutex_unlock(lock);
+		bgq_lock_drop(lock);
 	if (open)
 		clab_guard_close(was);
 	clab_leave(CLAB_OK);

@@ -461,6 +461,21 @@ static uint64_t lcg(uint64_t *x)
 	return *x >> 33;
 }
 
+/* A virtual-clock node whose activity is the profile text. */
+static clab_machine *open_profile(const char *text)
+{
+	char path[] = "/tmp/clab-profile-XXXXXX.ini";
+	int fd = mkstemps(path, 4);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	char spec[256];
+	snprintf(spec, sizeof spec, "bgq:clock=virtual,activity=%s", path);
+	clab_machine *mm = open_machine(spec);
+	unlink(path);
+	return mm;
+}
+
 /* What scans and drains take from a counter's rates (the fast path: a
  * phase lap's base plus rate x cycles, in-period sums memoized) equals the
  * slow integration at random clock positions over the phases and laps of a
@@ -470,23 +485,14 @@ static uint64_t lcg(uint64_t *x)
 static void rates_match_terms(void **state)
 {
 	(void)state;
-	char path[] = "/tmp/clab-rates-XXXXXX.ini";
-	int fd = mkstemps(path, 4);
-	assert_true(fd >= 0);
-	const char *text =
+	clab_machine *mm = open_profile(
 		"[phase a]\ncycles = 1000\nPEVT_INST_XU_IADD = 0.333333\n"
 		"PEVT_INST_QFPU_QMA = 0.25\nPEVT_INST_XU_LD = 0.123457\n"
 		"PEVT_L1P_BAS_LU_STALL_SRT = 0.05\n"
 		"[phase b]\ncycles = 3337\nPEVT_INST_XU_LD = 0.333\nPEVT_INST_QFPU_FADD = 0.700001\n"
 		"[phase c]\ncycles = 250001\nPEVT_INST_XU_IADD = 0.000013\n"
 		"PEVT_INST_QFPU_QMA = 0.999999\nPEVT_INST_XU_ST = 0.5\n"
-		"PEVT_L1P_BAS_LU_STALL_SRT = 0.000007\n";
-	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-	close(fd);
-	char spec[256];
-	snprintf(spec, sizeof spec, "bgq:clock=virtual,activity=%s", path);
-	clab_machine *mm = open_machine(spec);
-	unlink(path);
+		"PEVT_L1P_BAS_LU_STALL_SRT = 0.000007\n");
 	int err, core_no = 5, h = core_no * BGQ_TPC + 1;
 	bgq_node *n = bgq_node_get(mm, &err);
 	assert_non_null(n);
@@ -542,6 +548,69 @@ static void rates_match_terms(void **state)
 	clab_machine_close(mm);
 }
 
+/* The owner's running counters after a move by one scan interval: UPC_C
+ * holds the truth at the move's scan point, taken by the thread's scan
+ * plan (rates of few in-period offsets). */
+static void scan_holds_truth(bgq_node *n, int core_no, int h, clab_thread *t)
+{
+	bgq_core *k = &n->core[core_no];
+	assert_int_equal(clab_thread_advance(t, BGQ_SCAN), CLAB_OK);
+	assert_non_null(k->plan[h % BGQ_TPC]);
+	assert_true(k->plan[h % BGQ_TPC]->n > 0);
+	const bgq_hwt *th = &n->hwt[h];
+	uint64_t last = th->now - (th->now - k->phase) % BGQ_SCAN;
+	for (int c = 0; c < BGQ_CTRS; c++)
+		if (k->ctr[c].running)
+			assert_int_equal(k->ctr[c].acc,
+					 terms_at(n, core_no, &k->ctr[c], h, last) - k->ctr[c].start);
+}
+
+/* A scan's plan of a thread's counters lasts a phase lap, but not past a
+ * change of what the counters count: within one lap, a stopped set's
+ * counts hold over the scans that follow, and the same counters programmed
+ * with other events count the new ones at the next scan. */
+static void scan_plan_follows_counters(void **state)
+{
+	(void)state;
+	clab_machine *mm = open_profile(
+		"[phase a]\ncycles = 100000000\nPEVT_INST_XU_IADD = 0.25\n"
+		"PEVT_INST_QFPU_QMA = 0.125\nPEVT_INST_XU_LD = 0.04\nPEVT_INST_XU_ST = 0.02\n"
+		"PEVT_INST_QFPU_FADD = 0.3\n"
+		"[phase b]\ncycles = 1000\nPEVT_INST_XU_LD = 0.5\n");
+	int err, core_no = 7, h = core_no * BGQ_TPC + 2;
+	bgq_node *n = bgq_node_get(mm, &err);
+	assert_non_null(n);
+	bgq_core *k = &n->core[core_no];
+	clab_component *c = clab_machine_component(mm, "core");
+	clab_thread *t = attach_hw(mm, h);
+	clab_evset *s = NULL;
+	const char *ev[2][5] = {
+		{"PEVT_INST_ALL", "PEVT_INST_XU_IADD", "PEVT_INST_QFPU_QMA", "PEVT_INST_XU_LD",
+		 "PEVT_INST_XU_ST"},
+		{"PEVT_INST_QFPU_FADD", "PEVT_INST_XU_ST", "PEVT_INST_XU_LD", "PEVT_INST_XU_IADD",
+		 "PEVT_INST_QFPU_ALL"}};
+	assert_int_equal(program(c, t, &s, ev[0], 5), CLAB_OK);
+	assert_int_equal(clab_evset_start(s), CLAB_OK);
+	uint32_t held = k->held[h % BGQ_TPC];
+	int64_t at_stop[5], later[5];
+	for (int r = 0; r < 6; r++) {
+		assert_int_equal(clab_thread_advance(t, 12345 + 800 * r), CLAB_OK);
+		scan_holds_truth(n, core_no, h, t);
+		assert_int_equal(clab_evset_stop(s, at_stop), CLAB_OK);
+		assert_int_equal(clab_thread_advance(t, 3 * BGQ_SCAN), CLAB_OK);
+		assert_int_equal(clab_evset_read(s, later), CLAB_OK);
+		assert_memory_equal(at_stop, later, sizeof later);
+		assert_int_equal(program(c, t, &s, ev[(r + 1) % 2], 5), CLAB_OK);
+		assert_int_equal(clab_evset_start(s), CLAB_OK);
+		assert_int_equal(k->held[h % BGQ_TPC], held); /* the same counters */
+		scan_holds_truth(n, core_no, h, t);
+	}
+	assert_true(clab_thread_now(t) < 100000000); /* all in one phase lap */
+	clab_evset_destroy(s);
+	clab_thread_detach(t);
+	clab_machine_close(mm);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -556,6 +625,7 @@ int main(void)
 		cmocka_unit_test(work_and_core_scope),
 		cmocka_unit_test(contexts),
 		cmocka_unit_test(rates_match_terms),
+		cmocka_unit_test(scan_plan_follows_counters),
 	};
 	return cmocka_run_group_tests_name("bgq-punit", tests, setup, teardown);
 }
