@@ -237,10 +237,11 @@ int clab_net_send(clab_net *n, uint32_t src, uint32_t dst, uint64_t bytes,
 /* Every member of ranks[0..k) sends `bytes` to every other member. */
 int clab_net_alltoall(clab_net *n, const uint32_t *ranks, uint32_t k,
 		      uint64_t bytes, int vc);
-/* Computation every rank does in the open phase: flops and bytes of
- * memory traffic per rank, priced by the roofline of the machine's
- * profile: max(flops / rank's FLOP/s x flop_eff, bytes / rank's share of
- * memory bandwidth x mem_eff). */
+/* A kernel every rank runs in the open phase: flops and bytes of memory
+ * traffic per rank, priced by the roofline of the machine's profile:
+ * max(flops / rank's FLOP/s x flop_eff, bytes / rank's share of memory
+ * bandwidth x mem_eff). A phase's kernels run one after another: their
+ * times add. */
 int clab_net_compute(clab_net *n, double flops, double bytes);
 /* Names the phases that follow (reports sum phases of one label). */
 void clab_net_label(clab_net *n, const char *label);
@@ -253,7 +254,7 @@ int clab_net_phase_end(clab_net *n, uint64_t times, double *time_s);
  *            rank's messages x max(o, gap)) + the longest message latency
  *   on-node  max(busiest node's on-node bytes / local_bytes_s + o_send +
  *            o_recv, busiest rank's on-node messages x max(o, gap))
- *   compute  clab_net_compute's roofline
+ *   compute  the sum of its clab_net_compute kernels' rooflines
  *   total    their sum (no overlap). */
 typedef struct clab_net_times {
 	double network, onnode, compute, total;

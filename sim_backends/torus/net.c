@@ -25,7 +25,8 @@
  * overheads) and the busiest rank's overheads, plus the longest message
  * latency (interface, hops, and a rendezvous round trip above eager_max).
  * On-node messages are copies at the node's local bandwidth with the same
- * overheads; compute is a roofline; the phase takes the sum of the three.
+ * overheads; compute is a roofline per kernel, its kernels one after
+ * another; the phase takes the sum of the three.
  *
  * Waiting. A link busy a fraction rho of the phase keeps a mean receive
  * queue of rho + rho^2 / (2 (1 - rho)) packets (a queue with random
@@ -88,7 +89,7 @@ struct clab_net {
 	unsigned vcs;          /* VCs used this phase */
 	int max_hops;
 	int max_hops_proto[2]; /* longest route of eager [0], rendezvous [1] messages */
-	double flops, membytes;/* per rank, this phase */
+	double compute;        /* s per rank, this phase: its kernels' rooflines */
 	int any_net, any_local;
 	int capture;           /* open loop: phases keep their flows, unrun */
 	uint64_t *tot;         /* [node][nl][NVC][T_N] */
@@ -1008,12 +1009,23 @@ static double contention(const clab_net *n, int dynamic)
 	return 1;
 }
 
+/* The roofline of one kernel: one rank's share of its node. */
+static double roofline_s(const clab_net *n, double flops, double bytes)
+{
+	const clab_netspec *s = n->t->spec;
+	int ppn = n->t->ppn, share = ppn > s->cores ? ppn : s->cores;
+	double f = flops / (s->peak_flops * s->flop_eff / share);
+	double m = bytes / (s->mem_bytes_s * s->mem_eff / ppn);
+	return f > m ? f : m;
+}
+
+/* Each call is a kernel, priced by its own roofline; a phase's kernels
+ * run one after another (a copy and an FFT of a step do not overlap). */
 int clab_net_compute(clab_net *n, double flops, double bytes)
 {
 	if (!(flops >= 0) || !(bytes >= 0) || flops > 1e30 || bytes > 1e30)
 		return clab_seterr(CLAB_E_INVAL, "compute step of %g flops and %g bytes", flops, bytes);
-	n->flops += flops;
-	n->membytes += bytes;
+	n->compute += roofline_s(n, flops, bytes);
 	return CLAB_OK;
 }
 
@@ -1046,17 +1058,6 @@ static clab_net_record *record_of(clab_net *n)
 static double wire_s_of(const clab_netspec *s, uint64_t bytes)
 {
 	return (double)clab_netspec_packetize(s, bytes).wire / s->link_bytes_s;
-}
-
-/* Compute time of the open phase: the roofline of one rank's share of
- * its node. */
-static double compute_s(const clab_net *n)
-{
-	const clab_netspec *s = n->t->spec;
-	int ppn = n->t->ppn, share = ppn > s->cores ? ppn : s->cores;
-	double f = n->flops / (s->peak_flops * s->flop_eff / share);
-	double m = n->membytes / (s->mem_bytes_s * s->mem_eff / ppn);
-	return f > m ? f : m;
 }
 
 int clab_net_phase_end(clab_net *n, uint64_t times, double *time_s)
@@ -1139,7 +1140,7 @@ int clab_net_phase_end(clab_net *n, uint64_t times, double *time_s)
 		double c = copy / s->local_bytes_s + ovh;
 		pt.onnode = c > cpu_local ? c : cpu_local;
 	}
-	pt.compute = compute_s(n);
+	pt.compute = n->compute;
 	pt.total = pt.network + pt.onnode + pt.compute;
 	/* the network unit's clock runs through the whole phase */
 	double net_cycles = pt.total * s->net_hz;
@@ -1234,7 +1235,7 @@ int clab_net_phase_end(clab_net *n, uint64_t times, double *time_s)
 	n->spread_work = 0;
 	n->max_hops = 0;
 	n->max_hops_proto[0] = n->max_hops_proto[1] = 0;
-	n->flops = n->membytes = 0;
+	n->compute = 0;
 	n->any_net = n->any_local = 0;
 	if (time_s)
 		*time_s = pt.total * k;

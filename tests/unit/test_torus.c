@@ -421,6 +421,13 @@ static void test_message_costs(void **state)
 	assert_int_equal(clab_net_compute(n, 1, 1e9), CLAB_OK);
 	assert_int_equal(clab_net_phase_end(n, 1, &t1), CLAB_OK);
 	assert_true(close_to(t1, 1e9 / (s->mem_bytes_s * s->mem_eff / 16)));
+	/* two kernels of one phase (an FFT, then a copy) run one after the
+	 * other: their rooflines add, they do not overlap */
+	assert_int_equal(clab_net_compute(n, 1e9, 0), CLAB_OK);
+	assert_int_equal(clab_net_compute(n, 0, 1e9), CLAB_OK);
+	assert_int_equal(clab_net_phase_end(n, 1, &t1), CLAB_OK);
+	assert_true(close_to(t1, 1e9 / (s->peak_flops * s->flop_eff / 16) +
+			     1e9 / (s->mem_bytes_s * s->mem_eff / 16)));
 	assert_int_equal(clab_net_compute(n, -1, 0), CLAB_E_INVAL);
 	clab_net_times all = clab_net_totals(n);
 	assert_true(close_to(all.total, all.network + all.onnode + all.compute));
@@ -809,9 +816,13 @@ static double step_s(const clab_net *n, const char *what)
  * its row, so BG/Q's many-to-many gives a node's 16 ranks one schedule:
  * at a time they feed 10 destination nodes, where ABCDET's 16 consecutive
  * ranks start 77 apart and feed 160. The packet engine prices that at
- * 18% (published: none); the flow engine's busiest links are equal for
- * both maps. Both price the FFT's compute (10% of peak) low against its
- * all-to-alls, so the whole FFT gains more than published (28-31%). */
+ * 18% (published: none; with the ranks' schedules spread it is 1%): its
+ * links saturate and most packets fall back to the escape VC, in
+ * dimension order, where a node's 16 packets to one destination share a
+ * path. The flow engine's busiest links are equal for both maps. The
+ * FFT's compute steps are FFT kernels and local transposes run one after
+ * the other, each its own roofline; the whole FFT gains 25-27%, more than
+ * published (10-18%), as its FFTs run at 10% of peak. */
 static void test_fft_published(void **state)
 {
 	(void)state;
@@ -846,7 +857,7 @@ static void test_fft_published(void **state)
 			      e ? "packet" : "flow", first, second, 100 * gain);
 		assert_true(first >= 5 && first <= 15);
 		assert_true(second <= (e ? 1.20 : 1.15)); /* published 1.0; see above */
-		assert_true(gain >= 0.05 && gain <= (e ? 0.30 : 0.32));
+		assert_true(gain >= 0.05 && gain <= 0.30);
 	}
 	free(cols.node);
 	free(cols.slot);
