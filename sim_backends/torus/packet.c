@@ -42,7 +42,11 @@
  * crossbar port, not the link, takes the head: it moves the packet in
  * 1/k of the link's time into the link's output queue (the room it needs
  * beyond taken as before), which the link sends in order; the input's
- * next head no longer waits for the link. With `interleave` a link
+ * next head no longer waits for the link; with split ports the same
+ * holds for the ejection port (the crossbar moves a packet for the node
+ * into its queue in 1/k of a link's time, the port writes the queue in
+ * order), as BookSim2's ejection is one more crossbar output. With
+ * `interleave` a link
  * carries a packet per lane (each VC's buffer at the far end) at once,
  * sharing its rate equally among those still sending (chunk by chunk, as
  * a flit-level router's link), and a crossing ends no sooner than the
@@ -148,6 +152,8 @@ typedef struct sim {
 	uint32_t ntx, captx, freetx;
 	uint16_t gen;
 	double *rx_free;     /* [node] the ejection port: node_free when shared */
+	double *rx_wire;     /* [node] speedup, split ports: the ejection
+			      * port has written its queue (NULL: no queue) */
 	/* the room a link's or the drain port's last packet gives back when
 	 * it is free again: [node][tl + 1] its queue (NONE: none), chunks */
 	uint32_t *back_q;
@@ -704,14 +710,23 @@ static void send(sim *S, uint32_t x, uint32_t qi, int o, int v)
 	double wire = (double)chunks * S->s->chunk + S->s->extra_per_packet, ser;
 	if (o < 0) { /* delivered: written to memory through the drain port */
 		ser = wire * S->node_spb;
+		double done = S->now + ser;
+		if (S->rx_wire) {
+			/* speedup, split ports: the crossbar moves it into the
+			 * ejection port's queue at speedup links' worth, the
+			 * port writes that queue in order */
+			double start = S->rx_wire[x] > S->now ? S->rx_wire[x] : S->now;
+			S->rx_wire[x] = done = start + ser;
+			ser = wire * S->link_spb / S->s->speedup;
+		}
 		S->rx_free[x] = S->now + ser;
 		S->last_rcv[x] = 1;
 		ev_push(S, EV_NODE, x, 0, S->now + ser);
 		if (p->tx != NONE) { /* its tail is still crossing */
 			p->pend = 1;
-			p->t = S->now + ser;
+			p->t = done;
 		} else {
-			delivered(S, i, S->now + ser > p->tail ? S->now + ser : p->tail);
+			delivered(S, i, done > p->tail ? done : p->tail);
 		}
 	} else {
 		size_t xl = (size_t)x * S->tl + (size_t)o;
@@ -1133,6 +1148,7 @@ static void sim_free(sim *S)
 	free(S->tx);
 	if (S->rx_free != S->node_free)
 		free(S->rx_free);
+	free(S->rx_wire);
 	free(S->node_free);
 	free(S->back_q);
 	free(S->back_chunks);
@@ -1210,6 +1226,7 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 	}
 	S->node_free = calloc(N, sizeof *S->node_free);
 	S->rx_free = s->ports ? calloc(N, sizeof *S->rx_free) : S->node_free;
+	S->rx_wire = s->ports && s->speedup ? calloc(N, sizeof *S->rx_wire) : NULL;
 	S->back_q = malloc(N * (size_t)(S->tl + 1) * sizeof *S->back_q);
 	S->back_chunks = malloc(N * (size_t)(S->tl + 1) * sizeof *S->back_chunks);
 	S->back_t = malloc(N * (size_t)(S->tl + 1) * sizeof *S->back_t);
@@ -1227,7 +1244,7 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 	S->order = malloc(nflows * sizeof *S->order + 1);
 	S->start = calloc(N * (size_t)S->ninj + 1, sizeof *S->start);
 	if (!S->coord || !S->nb || !S->odd || !S->q || !S->iq || !S->link_free || !S->nt_since || !S->wire_free ||
-	    !S->node_free || !S->rx_free || !S->back_q || !S->back_chunks || !S->back_t || !S->wait || !S->wwant || !S->nwait || !S->nhere || !S->last_rcv || !S->inj_rr || !S->ready || !S->last_port || !S->inj_vc || !S->order ||
+	    !S->node_free || !S->rx_free || (s->ports && s->speedup && !S->rx_wire) || !S->back_q || !S->back_chunks || !S->back_t || !S->wait || !S->wwant || !S->nwait || !S->nhere || !S->last_rcv || !S->inj_rr || !S->ready || !S->last_port || !S->inj_vc || !S->order ||
 	    !S->start) {
 		sim_free(S);
 		return clab_seterr(CLAB_E_NOMEM, "no memory for the packet engine on %zu nodes", N);

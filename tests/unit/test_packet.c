@@ -317,6 +317,34 @@ static void test_allocators(void **state)
 	}
 }
 
+/* The ejection port with the crossbar (speedup 2, split ports of half
+ * a link's worth each way: 544 ns to read or write a packet, 272 on a
+ * link, a move by the crossbar 136). Node 0 sends P to node 1 (at node 1
+ * at 584, written 584..1128); node 3 sends R to node 1 through node 2
+ * (read 0..544, on 3- 544..816, on 2- 584..856, at node 1 at 624); node 2
+ * sends T to node 3, then S to node 0 through node 1 (read 544..1088, on
+ * 2- 1088..1360, in node 1's buffer behind R, at its head at 1128). With
+ * the ejection port's queue R is moved into it 720..856, to be written
+ * 1128..1672, and S goes on when it arrives: 1- 1128..1400, written at
+ * node 0 1168..1712 ns. Without, R holds its buffer until it has been
+ * written, 1128..1672: S goes on then and is in at 2256 ns. */
+static void test_ejection_queue(void **state)
+{
+	(void)state;
+	setup s;
+	double ts;
+	make(&s, "torus", "8", 1, BARE, "drain_links", "1", "ports", "split", "speedup", "2", NULL);
+	clab_net *n = net(&s, CLAB_NET_PACKET, CLAB_ROUTE_MPI);
+	assert_int_equal(clab_net_send(n, 0, 1, 512, 1, CLAB_VC_MPI), CLAB_OK);
+	assert_int_equal(clab_net_send(n, 3, 1, 512, 1, CLAB_VC_MPI), CLAB_OK);
+	assert_int_equal(clab_net_send(n, 2, 3, 512, 1, CLAB_VC_MPI), CLAB_OK);
+	assert_int_equal(clab_net_send(n, 2, 0, 512, 1, CLAB_VC_MPI), CLAB_OK);
+	assert_int_equal(clab_net_phase_end(n, 1, &ts), CLAB_OK);
+	assert_true(fabs(ts - 1712e-9) < 1e-12);
+	clab_net_free(n);
+	clab_map_free(&s.m);
+}
+
 /* Open loop on a ring of 4 where only node 0 sends, to node 1 (generic
  * torus: a packet of 17 chunks alone takes 28 chunk times, 448 ns, as in
  * test_hand_times). */
@@ -540,6 +568,7 @@ int main(void)
 		cmocka_unit_test(test_hand_times),
 		cmocka_unit_test(test_booksim_options),
 		cmocka_unit_test(test_allocators),
+		cmocka_unit_test(test_ejection_queue),
 		cmocka_unit_test(test_open_loop),
 		cmocka_unit_test(test_no_deadlock),
 		cmocka_unit_test(test_agrees_with_flow),
