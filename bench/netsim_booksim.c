@@ -12,8 +12,10 @@
  * header); dimension-order routing in BookSim's order (its dimension 0,
  * the lowest digit of a node's number, is our last); the same router
  * policies: two VCs per link split at the dateline (BookSim's dim_order,
- * our `dateline`), each with a buffer of 7 largest packets, and outputs
- * serving input ports in turn (BookSim's allocators, our `round_robin`);
+ * our `dateline`), each with a buffer of 7 largest packets, outputs
+ * serving input VCs in turn, choosing among all heads ready in a cycle
+ * (BookSim's allocators, our `round_robin=2`), a node's packets entering
+ * two injection VCs in turn (our `inj_vcs=2`);
  * BookSim's crossbar at twice the link rate into a queue per output
  * (internal_speedup 2; our speedup=2) whose link interleaves the flits of
  * packets on different VCs (our interleave=1); one flit per cycle in and
@@ -259,21 +261,21 @@ static void traffic_of(const bcase *c, size_t nodes, char *bs, size_t nbs, char 
 
 
 /* The router policies a run of ours takes (netspec parameters). */
-static const char *const policies[][7][2] = {
+static const char *const policies[][8][2] = {
 	/* our defaults */
-	{{"dateline", "0"}, {"round_robin", "0"}, {"tie", "parity"}, {"flow_unit", "packet"}, {"ports", "shared"}, {"speedup", "0"}, {"interleave", "0"}},
+	{{"dateline", "0"}, {"round_robin", "0"}, {"tie", "parity"}, {"flow_unit", "packet"}, {"ports", "shared"}, {"speedup", "0"}, {"interleave", "0"}, {"inj_vcs", "0"}},
 	/* BookSim's VCs and allocators only */
-	{{"dateline", "1"}, {"round_robin", "1"}, {"tie", "parity"}, {"flow_unit", "packet"}, {"ports", "shared"}, {"speedup", "0"}, {"interleave", "0"}},
+	{{"dateline", "1"}, {"round_robin", "2"}, {"tie", "parity"}, {"flow_unit", "packet"}, {"ports", "shared"}, {"speedup", "0"}, {"interleave", "0"}, {"inj_vcs", "2"}},
 	/* and its half-way ties, credits per flit, injection and ejection */
-	{{"dateline", "1"}, {"round_robin", "1"}, {"tie", "random"}, {"flow_unit", "chunk"}, {"ports", "split"}, {"speedup", "0"}, {"interleave", "0"}},
+	{{"dateline", "1"}, {"round_robin", "2"}, {"tie", "random"}, {"flow_unit", "chunk"}, {"ports", "split"}, {"speedup", "0"}, {"interleave", "0"}, {"inj_vcs", "2"}},
 	/* and its crossbar's speedup into output queues only (alone it makes
 	 * odd-ring tornado and bit complement far faster than BookSim) */
-	{{"dateline", "1"}, {"round_robin", "1"}, {"tie", "random"}, {"flow_unit", "chunk"}, {"ports", "split"}, {"speedup", "2"}, {"interleave", "0"}},
+	{{"dateline", "1"}, {"round_robin", "2"}, {"tie", "random"}, {"flow_unit", "chunk"}, {"ports", "split"}, {"speedup", "2"}, {"interleave", "0"}, {"inj_vcs", "2"}},
 	/* or its links interleaving packets of different VCs only (alone it
 	 * keeps the head-of-line blocking the crossbar's speedup removes) */
-	{{"dateline", "1"}, {"round_robin", "1"}, {"tie", "random"}, {"flow_unit", "chunk"}, {"ports", "split"}, {"speedup", "0"}, {"interleave", "1"}},
+	{{"dateline", "1"}, {"round_robin", "2"}, {"tie", "random"}, {"flow_unit", "chunk"}, {"ports", "split"}, {"speedup", "0"}, {"interleave", "1"}, {"inj_vcs", "2"}},
 	/* and both: BookSim's router (the set compared) */
-	{{"dateline", "1"}, {"round_robin", "1"}, {"tie", "random"}, {"flow_unit", "chunk"}, {"ports", "split"}, {"speedup", "2"}, {"interleave", "1"}},
+	{{"dateline", "1"}, {"round_robin", "2"}, {"tie", "random"}, {"flow_unit", "chunk"}, {"ports", "split"}, {"speedup", "2"}, {"interleave", "1"}, {"inj_vcs", "2"}},
 };
 #define NPOL (int)(sizeof policies / sizeof *policies)
 enum { COMPARED = 5 }; /* the set the time ratio and the open loop take */

@@ -49,7 +49,7 @@ table() { # NAME: the block's lines on stdout
 		jq -r "$JQ_DEFS"'origin("bench/results/netsim_validation.json"), "",
 			"| packet engine policies | cases within 10% | within 20% | time ratio ours / BookSim2 |",
 			"|---|---|---|---|",
-			(.booksim.summary[] | "| \(["own defaults", "BookSim'"'"'s VCs and allocators (`dateline=1 round_robin=1`)", "and `tie=random flow_unit=chunk ports=split`", "row 3 and `speedup=2` (crossbar at twice the link rate)", "row 3 and `interleave=1` (VCs share a link chunk by chunk)", "row 3 and both (BookSim'"'"'s router)"][.policies]) | \(.within_10pct) of \(.cases) | \(.within_20pct) | \(.min_ratio | f(2))..\(.max_ratio | f(2)) |"),
+			(.booksim.summary[] | "| \(["own defaults", "BookSim'"'"'s VCs and allocators (`dateline=1 round_robin=2 inj_vcs=2`)", "and `tie=random flow_unit=chunk ports=split`", "row 3 and `speedup=2` (crossbar at twice the link rate)", "row 3 and `interleave=1` (VCs share a link chunk by chunk)", "row 3 and both (BookSim'"'"'s router)"][.policies]) | \(.within_10pct) of \(.cases) | \(.within_20pct) | \(.min_ratio | f(2))..\(.max_ratio | f(2)) |"),
 			"",
 			([.booksim.cases[] | select(.per_link)] | "Per-link counts compared on \(length) cases (odd rings, permutations): \(map(.links_compared) | add) links, \(map(.links_differing) | add) differing."),
 			([.booksim.cases[] | select(.per_link | not) | select(.same_traffic == true)] | "Total chunks compared on \(length) more (even rings): \(map(select(.chunks_booksim != .chunks_packet_engine)) | length) differing."),

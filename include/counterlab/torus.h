@@ -45,8 +45,10 @@ typedef struct clab_netspec {
 				    * whose way in a ring wraps round (Cray's
 				    * routers, BookSim2's dim_order) */
 	uint32_t round_robin;      /* packet engine: 1 a free link serves the
-				    * waiting input queues in turn (BookSim2's
-				    * allocators), 0 the oldest waiting first */
+				    * waiting input ports in turn, 2 each input
+				    * buffer (VC) and injection queue in turn
+				    * (BookSim2's allocators), 0 the oldest
+				    * waiting first */
 	uint32_t tie;              /* packet engine, a way exactly half round an
 				    * even ring: 0 (parity) the source's
 				    * coordinate parity picks the direction per
@@ -74,6 +76,11 @@ typedef struct clab_netspec {
 				    * speedup, a queue per lane fed by the
 				    * crossbar) */
 	uint32_t inj_fifos;        /* messages a node's MU injects at once */
+	uint32_t inj_vcs;          /* packet engine: 0 each injection FIFO holds
+				    * the one packet read for it; k the packets
+				    * read enter k injection queues of
+				    * fifo_packets each, in turn (BookSim2's
+				    * injection VCs) */
 	uint32_t m2m_fifos;        /* MPI all-to-all as BG/Q's many-to-many:
 				    * each rank deals its descriptors over this
 				    * many injection FIFOs (0: ranks send to the

@@ -76,6 +76,6 @@ uint64_t clab_machine_net_count(const clab_machine_net *b, const clab_live_node 
 const char *const clab_machine_net_keys[] = {
 	"rank", "order",
 	"link_bytes_s", "hop_s", "latency_s", "o_send_s", "o_recv_s", "gap_s", "eager_max",
-	"drain_links", "fifo_packets", "dateline", "round_robin", "tie", "flow_unit", "ports", "speedup", "interleave", "local_bytes_s", "peak_flops", "flop_eff",
+	"drain_links", "fifo_packets", "dateline", "round_robin", "tie", "flow_unit", "ports", "speedup", "interleave", "inj_vcs", "local_bytes_s", "peak_flops", "flop_eff",
 	"mem_bytes_s", "mem_eff", NULL,
 };

@@ -31,12 +31,22 @@
  * packet whose way along a ring wraps round (crosses from k-1 to 0 or
  * back) takes a second buffer of the link for that whole ring, the others
  * the first, which breaks every ring's cycle. A free link serves the
- * oldest waiting head that can take it, or with `round_robin` the input
- * ports in turn. With `speedup` k (BookSim2's internal speedup) a link's
+ * oldest waiting head that can take it, or with `round_robin` 1 the input
+ * ports in turn, 2 each input buffer (VC) and injection queue in turn, as
+ * a flit-level router's allocator; with round_robin a link chooses after
+ * every other event of its instant (EV_ARB), among all the heads ready
+ * then, not for the first that comes. With `inj_vcs` k the packets a
+ * node reads go into k injection queues in turn (each of fifo_packets
+ * largest packets; the MU reads on while one has room), as BookSim2's
+ * injection VCs, instead of waiting in their message's FIFO. With `speedup` k (BookSim2's internal speedup) a link's
  * crossbar port, not the link, takes the head: it moves the packet in
  * 1/k of the link's time into the link's output queue (the room it needs
  * beyond taken as before), which the link sends in order; the input's
- * next head no longer waits for the link. With `interleave` a link
+ * next head no longer waits for the link; with split ports the same
+ * holds for the ejection port (the crossbar moves a packet for the node
+ * into its queue in 1/k of a link's time, the port writes the queue in
+ * order), as BookSim2's ejection is one more crossbar output. With
+ * `interleave` a link
  * carries a packet per lane (each VC's buffer at the far end) at once,
  * sharing its rate equally among those still sending (chunk by chunk, as
  * a flit-level router's link), and a crossing ends no sooner than the
@@ -55,7 +65,7 @@
 
 #define NONE UINT32_MAX
 #define NV CLAB_NVC
-enum { EV_HEAD, EV_LINK, EV_NODE, EV_ROOM, EV_RELEASE, EV_TX, EV_TXROOM, EV_SWEND };
+enum { EV_HEAD, EV_LINK, EV_NODE, EV_ROOM, EV_RELEASE, EV_TX, EV_TXROOM, EV_SWEND, EV_ARB };
 
 typedef struct packet {
 	double t;          /* its head is ready at this router */
@@ -142,6 +152,8 @@ typedef struct sim {
 	uint32_t ntx, captx, freetx;
 	uint16_t gen;
 	double *rx_free;     /* [node] the ejection port: node_free when shared */
+	double *rx_wire;     /* [node] speedup, split ports: the ejection
+			      * port has written its queue (NULL: no queue) */
 	/* the room a link's or the drain port's last packet gives back when
 	 * it is free again: [node][tl + 1] its queue (NONE: none), chunks */
 	uint32_t *back_q;
@@ -157,7 +169,10 @@ typedef struct sim {
 			      * may have messages left (the MU's scan skips
 			      * the others: a node may have hundreds) */
 	int rw;
-	uint8_t *last_port;  /* [node][tl] the input port a link served last */
+	uint16_t *last_port; /* [node][tl] the input port (round_robin 2: the
+			      * queue) a link served last */
+	int ninjv;           /* inj_vcs: the node's injection queues */
+	uint8_t *inj_vc;     /* [node] inj_vcs: the queue it filled last */
 	packet *pk;
 	uint32_t npk, cappk, freepk;
 	ev *heap;
@@ -169,6 +184,7 @@ typedef struct sim {
 	pkt_result *r;
 	double now;
 	int nomem;
+	int arb;             /* round_robin: in an EV_ARB (links may choose) */
 } sim;
 
 #define Q(S, x, i) (&(S)->q[(size_t)(x) * (S)->nq + (i)])
@@ -191,9 +207,11 @@ static int port_of(const struct sim *S, uint32_t qi)
 
 /* ---- events -------------------------------------------------------------- */
 
+/* round_robin: a link's arbitration (EV_ARB) comes after every other
+ * event of its instant, so it sees all the heads ready then */
 static int ev_less(const ev *a, const ev *b)
 {
-	return a->t < b->t;
+	return a->t < b->t || (a->t == b->t && a->kind != EV_ARB && b->kind == EV_ARB);
 }
 
 /* The heap keeps an event of time +inf past its last (heap[nheap]), so a
@@ -229,8 +247,8 @@ static ev ev_pop(sim *S)
 		size_t c = 2 * i + 1;
 		if (c >= n)
 			break;
-		c += h[c + 1].t < h[c].t; /* h[n] is +inf: never taken */
-		if (!(h[c].t < last.t))
+		c += ev_less(&h[c + 1], &h[c]); /* h[n] is +inf: never taken */
+		if (!ev_less(&h[c], &last))
 			break;
 		h[i] = h[c];
 		i = c;
@@ -650,7 +668,7 @@ static void tx_start(sim *S, uint32_t x, int o, uint32_t dqi, uint32_t i, uint32
 	}
 	if (k)
 		S->lane_last[xl] = id;
-	if (qi < (uint32_t)S->nlq) /* (an injection FIFO is refilled when its packet leaves) */
+	if (qi < (uint32_t)S->nlq || S->ninjv) /* (an injection FIFO is refilled when its packet leaves) */
 		Q(S, x, qi)->busy = 1;
 	/* chunk by chunk: its room is free in time once its first chunk has
 	 * left, a chunk time per crossing sharing the link (speedup: moved
@@ -663,6 +681,18 @@ static void tx_start(sim *S, uint32_t x, int o, uint32_t dqi, uint32_t i, uint32
 	else if (known)
 		t->floor = p->tail;
 	tx_sched(S, x, o);
+}
+
+/* A packet of `chunks` has left injection queue qi of node x: its FIFO
+ * may read the next (inj_vcs: the queue has its room back). */
+static void inj_left(sim *S, uint32_t x, uint32_t qi, int chunks)
+{
+	if (S->ninjv)
+		Q(S, x, qi)->room += chunks;
+	else
+		READY_SET(S, x, qi - (uint32_t)S->nlq);
+	if (S->node_free[x] <= S->now)
+		ev_push(S, EV_NODE, x, 0, S->now);
 }
 
 /* Moves the head of queue qi of node x out: across link o on VC v, or
@@ -680,14 +710,23 @@ static void send(sim *S, uint32_t x, uint32_t qi, int o, int v)
 	double wire = (double)chunks * S->s->chunk + S->s->extra_per_packet, ser;
 	if (o < 0) { /* delivered: written to memory through the drain port */
 		ser = wire * S->node_spb;
+		double done = S->now + ser;
+		if (S->rx_wire) {
+			/* speedup, split ports: the crossbar moves it into the
+			 * ejection port's queue at speedup links' worth, the
+			 * port writes that queue in order */
+			double start = S->rx_wire[x] > S->now ? S->rx_wire[x] : S->now;
+			S->rx_wire[x] = done = start + ser;
+			ser = wire * S->link_spb / S->s->speedup;
+		}
 		S->rx_free[x] = S->now + ser;
 		S->last_rcv[x] = 1;
 		ev_push(S, EV_NODE, x, 0, S->now + ser);
 		if (p->tx != NONE) { /* its tail is still crossing */
 			p->pend = 1;
-			p->t = S->now + ser;
+			p->t = done;
 		} else {
-			delivered(S, i, S->now + ser > p->tail ? S->now + ser : p->tail);
+			delivered(S, i, done > p->tail ? done : p->tail);
 		}
 	} else {
 		size_t xl = (size_t)x * S->tl + (size_t)o;
@@ -727,11 +766,8 @@ static void send(sim *S, uint32_t x, uint32_t qi, int o, int v)
 		if (first && S->pk[i].t < HUGE_VAL)
 			ev_push(S, EV_HEAD, y, dqi, S->pk[i].t);
 		if (S->s->interleave) {
-			if (qi >= (uint32_t)S->nlq) {
-				READY_SET(S, x, qi - (uint32_t)S->nlq);
-				if (S->node_free[x] <= S->now)
-					ev_push(S, EV_NODE, x, 0, S->now);
-			}
+			if (qi >= (uint32_t)S->nlq)
+				inj_left(S, x, qi, chunks);
 			return;
 		}
 		p->tail = p->t + wire * S->link_spb;
@@ -755,9 +791,7 @@ static void send(sim *S, uint32_t x, uint32_t qi, int o, int v)
 			ev_push(S, EV_ROOM, x, (uint32_t)(o < 0 ? S->tl : o), S->now + back);
 		}
 	} else {
-		READY_SET(S, x, qi - (uint32_t)S->nlq);
-		if (S->node_free[x] <= S->now) /* an injection FIFO to refill */
-			ev_push(S, EV_NODE, x, 0, S->now);
+		inj_left(S, x, qi, chunks);
 	}
 	if (q->head != NONE && S->pk[q->head].t < HUGE_VAL) { /* the input sends one packet at a time */
 		double ready = S->pk[q->head].t;
@@ -781,6 +815,13 @@ static void try_head(sim *S, uint32_t x, uint32_t qi)
 			send(S, x, qi, -1, 0);
 		else
 			wait_add(S, x, qi);
+		return;
+	}
+	if (S->s->round_robin) { /* the links choose, once all of this instant's heads are in */
+		wait_add(S, x, qi);
+		for (int o = 0; o < S->tl; o++)
+			if (wants(p, o) && S->link_free[(size_t)x * S->tl + o] <= S->now)
+				ev_push(S, EV_ARB, x, (uint32_t)o, S->now);
 		return;
 	}
 	int best = -1, bestv = -1, bestroom = -1, ties = 0;
@@ -817,8 +858,12 @@ static void try_link(sim *S, uint32_t x, int o)
 	size_t xo = (size_t)x * S->tl + (size_t)o;
 	if (S->link_free[xo] > S->now)
 		return;
+	if (S->s->round_robin && !S->arb) { /* at the end of the instant */
+		ev_push(S, EV_ARB, x, (uint32_t)o, S->now);
+		return;
+	}
 	const uint16_t *w = S->wait + (size_t)x * S->nq;
-	int wanted = 0, pick = -1, pickv = -1, after = S->tl + 1;
+	int wanted = 0, pick = -1, pickv = -1, after = S->nq;
 	const uint16_t *ww = S->wwant + (size_t)x * S->nq;
 	/* the far end's dynamic room, read once: vc_for's first question;
 	 * with no room for the smallest dynamic packet nor a largest one on
@@ -842,12 +887,13 @@ static void try_link(sim *S, uint32_t x, int o)
 			pick = i, pickv = v;
 			break;
 		}
-		int d = (port_of(S, w[i]) + S->tl - S->last_port[xo]) % (S->tl + 1); /* places after the last */
+		int d = S->s->round_robin == 2 ? (w[i] + S->nq - 1 - S->last_port[xo]) % S->nq
+			: (port_of(S, w[i]) + S->tl - S->last_port[xo]) % (S->tl + 1); /* places after the last */
 		if (d < after)
 			pick = i, pickv = v, after = d;
 	}
 	if (pick >= 0) {
-		S->last_port[xo] = (uint8_t)port_of(S, w[pick]);
+		S->last_port[xo] = (uint16_t)(S->s->round_robin == 2 ? w[pick] : port_of(S, w[pick]));
 		send(S, x, w[pick], o, pickv);
 		if (S->s->interleave) /* another lane may take another head */
 			try_link(S, x, o);
@@ -873,7 +919,7 @@ static int refill(sim *S, uint32_t x, int k)
 {
 	injq *j = &S->iq[(size_t)x * S->ninj + k];
 	queue *q = Q(S, x, (uint32_t)(S->nlq + k));
-	if (q->head != NONE)
+	if (!S->ninjv && q->head != NONE)
 		return 0;
 	if (!j->pkts) { /* the next message, of this flow or the next */
 		if (!j->msgs) {
@@ -905,9 +951,22 @@ static int refill(sim *S, uint32_t x, int k)
 	uint32_t i = pk_new(S);
 	if (i == NONE)
 		return 0;
-	READY_CLR(S, x, k);
+	uint16_t chunks = chunks_of(S->s, payload);
+	uint32_t qi = (uint32_t)(S->nlq + k);
+	if (S->ninjv) { /* the next injection queue with room after the last filled (one has) */
+		int v = S->inj_vc[x];
+		do
+			v = (v + 1) % S->ninjv;
+		while (Q(S, x, (uint32_t)(S->nlq + v))->room < chunks);
+		S->inj_vc[x] = (uint8_t)v;
+		qi = (uint32_t)(S->nlq + v);
+		q = Q(S, x, qi);
+		q->room -= chunks;
+	} else {
+		READY_CLR(S, x, k); /* until its packet has left */
+	}
 	packet *p = &S->pk[i];
-	p->chunks = chunks_of(S->s, payload);
+	p->chunks = chunks;
 	p->flow = j->flow;
 	double ser = ((double)p->chunks * S->s->chunk + S->s->extra_per_packet) * S->node_spb;
 	p->dst = f->dst;
@@ -924,11 +983,13 @@ static int refill(sim *S, uint32_t x, int k)
 	 * first chunk is */
 	p->tail = S->now + ser;
 	p->t = S->s->flow_unit ? S->now + ser / p->chunks : p->tail;
+	int first = q->head == NONE;
 	q_push(S, q, i);
 	S->node_free[x] = S->now + ser;
 	S->last_rcv[x] = 0;
 	ev_push(S, EV_NODE, x, 0, S->now + ser);
-	ev_push(S, EV_HEAD, x, (uint32_t)(S->nlq + k), p->t);
+	if (first && !q->busy)
+		ev_push(S, EV_HEAD, x, qi, p->t);
 	return 1;
 }
 
@@ -974,7 +1035,10 @@ static void node_free(sim *S, uint32_t x)
 					break;
 				}
 		} else {
-			for (int f; (f = next_ready(S, x)) >= 0;) {
+			int room = !S->ninjv; /* inj_vcs: a queue with room for a largest packet */
+			for (int v = 0; v < S->ninjv && !room; v++)
+				room = Q(S, x, (uint32_t)(S->nlq + v))->room >= S->maxc;
+			for (int f; room && (f = next_ready(S, x)) >= 0;) {
 				if (refill(S, x, f)) {
 					S->inj_rr[x] = (uint32_t)(f + 1) % (uint32_t)S->ninj;
 					return;
@@ -1084,6 +1148,7 @@ static void sim_free(sim *S)
 	free(S->tx);
 	if (S->rx_free != S->node_free)
 		free(S->rx_free);
+	free(S->rx_wire);
 	free(S->node_free);
 	free(S->back_q);
 	free(S->back_chunks);
@@ -1096,6 +1161,7 @@ static void sim_free(sim *S)
 	free(S->inj_rr);
 	free(S->ready);
 	free(S->last_port);
+	free(S->inj_vc);
 	free(S->pk);
 	free(S->heap);
 	free(S->order);
@@ -1160,6 +1226,7 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 	}
 	S->node_free = calloc(N, sizeof *S->node_free);
 	S->rx_free = s->ports ? calloc(N, sizeof *S->rx_free) : S->node_free;
+	S->rx_wire = s->ports && s->speedup ? calloc(N, sizeof *S->rx_wire) : NULL;
 	S->back_q = malloc(N * (size_t)(S->tl + 1) * sizeof *S->back_q);
 	S->back_chunks = malloc(N * (size_t)(S->tl + 1) * sizeof *S->back_chunks);
 	S->back_t = malloc(N * (size_t)(S->tl + 1) * sizeof *S->back_t);
@@ -1172,10 +1239,12 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 	S->rw = (S->ninj + 63) / 64;
 	S->ready = malloc(N * (size_t)S->rw * sizeof *S->ready);
 	S->last_port = calloc(N * (size_t)S->tl, sizeof *S->last_port);
+	S->ninjv = s->inj_vcs < (uint32_t)S->ninj ? (int)s->inj_vcs : S->ninj;
+	S->inj_vc = calloc(N, 1);
 	S->order = malloc(nflows * sizeof *S->order + 1);
 	S->start = calloc(N * (size_t)S->ninj + 1, sizeof *S->start);
 	if (!S->coord || !S->nb || !S->odd || !S->q || !S->iq || !S->link_free || !S->nt_since || !S->wire_free ||
-	    !S->node_free || !S->rx_free || !S->back_q || !S->back_chunks || !S->back_t || !S->wait || !S->wwant || !S->nwait || !S->nhere || !S->last_rcv || !S->inj_rr || !S->ready || !S->last_port || !S->order ||
+	    !S->node_free || !S->rx_free || (s->ports && s->speedup && !S->rx_wire) || !S->back_q || !S->back_chunks || !S->back_t || !S->wait || !S->wwant || !S->nwait || !S->nhere || !S->last_rcv || !S->inj_rr || !S->ready || !S->last_port || !S->inj_vc || !S->order ||
 	    !S->start) {
 		sim_free(S);
 		return clab_seterr(CLAB_E_NOMEM, "no memory for the packet engine on %zu nodes", N);
@@ -1227,6 +1296,11 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 		case EV_LINK:
 			give_back(S, e.node, e.q);
 			try_link(S, e.node, e.q);
+			break;
+		case EV_ARB:
+			S->arb = 1;
+			try_link(S, e.node, e.q);
+			S->arb = 0;
 			break;
 		case EV_NODE:
 			give_back(S, e.node, S->tl);

@@ -267,6 +267,78 @@ static void test_booksim_options(void **state)
 	}
 }
 
+/* The time of a batch of messages {from, to, bytes} on s (made), in ns;
+ * frees s's map. */
+static double batch_ns(setup *s, int nmsg, const uint32_t msg[][3])
+{
+	double ts;
+	clab_net *n = net(s, CLAB_NET_PACKET, CLAB_ROUTE_MPI);
+	for (int i = 0; i < nmsg; i++)
+		assert_int_equal(clab_net_send(n, msg[i][0], msg[i][1], msg[i][2], 1, CLAB_VC_MPI), CLAB_OK);
+	assert_int_equal(clab_net_phase_end(n, 1, &ts), CLAB_OK);
+	clab_net_free(n);
+	clab_map_free(&s->m);
+	return ts * 1e9;
+}
+
+/* Allocators on a ring of 8 (reads of 34 ns with drain_links 8, 272 ns
+ * a full packet on a link). */
+static void test_allocators(void **state)
+{
+	(void)state;
+	setup s;
+	/* round_robin: a link chooses once every head of the instant is in.
+	 * Hops of 272 ns: node 0 sends P1, P2 to node 3, node 1 A1 (17
+	 * chunks) and A2 (2 chunks, 32 ns) to node 2. A1 takes 1+ 34..306,
+	 * P1 0+ 34..306, P2 0+ 306..578; P1 arrives at node 1 at 306 as 1+
+	 * frees, A2 waiting since 38: the port after the injection's, P1's
+	 * link, goes (306..578); at 578 P2 arrives as 1+ frees and A2, the
+	 * port after P1's, goes (578..610), then P2 610..882, at node 2 at
+	 * 882, on 2+ 882..1154: its tail at node 3 at 1426 ns. A head taking
+	 * a link that frees at its own instant would send P2 first and end
+	 * at 1394 */
+	make(&s, "torus", "8", 1, BARE, "drain_links", "8", "hop_s", "272e-9", "round_robin", "1", NULL);
+	assert_true(fabs(batch_ns(&s, 2, (const uint32_t[][3]){{0, 3, 1024}, {1, 2, 544}}) - 1426) < 1e-3);
+
+	/* round_robin 2 and inj_vcs: node 1 sends A1, A2, A3 to node 2, node
+	 * 0 P1, P2 to node 3 (hops of 40 ns). inj_vcs 2: node 1 reads A1
+	 * (0..34) into its injection queue 1, A2 into 0, A3 into 1; A1 takes
+	 * 1+ 34..306. P1 crosses 0+ 34..306 and waits at node 1 from 74, P2
+	 * 0+ 306..578 (at node 1 from 346). Per queue (round_robin 2) after
+	 * A1's queue 1: P1's buffer (306..578), injection queue 0 (A2
+	 * 578..850), queue 1 (A3 850..1122), P2 1122..1394, on 2+ 1162..1434:
+	 * its tail at node 3 at 1474 ns.
+	 * Per port (round_robin 1), or one injection FIFO holding one packet
+	 * (inj_vcs 0): P1, A2, P2 (850..1122), A3 (1122..1394), A3's tail at
+	 * node 2 at 1434 ns */
+	for (int k = 0; k < 3; k++) {
+		make(&s, "torus", "8", 1, BARE, "drain_links", "8", "round_robin", k == 1 ? "1" : "2", "inj_vcs",
+		     k == 2 ? "0" : "2", NULL);
+		double ts = batch_ns(&s, 2, (const uint32_t[][3]){{1, 2, 3 * 512}, {0, 3, 2 * 512}});
+		assert_true(fabs(ts - (k ? 1434 : 1474)) < 1e-3);
+	}
+}
+
+/* The ejection port with the crossbar (speedup 2, split ports of half
+ * a link's worth each way: 544 ns to read or write a packet, 272 on a
+ * link, a move by the crossbar 136). Node 0 sends P to node 1 (at node 1
+ * at 584, written 584..1128); node 3 sends R to node 1 through node 2
+ * (read 0..544, on 3- 544..816, on 2- 584..856, at node 1 at 624); node 2
+ * sends T to node 3, then S to node 0 through node 1 (read 544..1088, on
+ * 2- 1088..1360, in node 1's buffer behind R, at its head at 1128). With
+ * the ejection port's queue R is moved into it 720..856, to be written
+ * 1128..1672, and S goes on when it arrives: 1- 1128..1400, written at
+ * node 0 1168..1712 ns. Without, R holds its buffer until it has been
+ * written, 1128..1672: S goes on then and is in at 2256 ns. */
+static void test_ejection_queue(void **state)
+{
+	(void)state;
+	setup s;
+	make(&s, "torus", "8", 1, BARE, "drain_links", "1", "ports", "split", "speedup", "2", NULL);
+	assert_true(fabs(batch_ns(&s, 4, (const uint32_t[][3]){{0, 1, 512}, {3, 1, 512}, {2, 3, 512}, {2, 0, 512}}) -
+			 1712) < 1e-3);
+}
+
 /* Open loop on a ring of 4 where only node 0 sends, to node 1 (generic
  * torus: a packet of 17 chunks alone takes 28 chunk times, 448 ns, as in
  * test_hand_times). */
@@ -489,6 +561,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hand_times),
 		cmocka_unit_test(test_booksim_options),
+		cmocka_unit_test(test_allocators),
+		cmocka_unit_test(test_ejection_queue),
 		cmocka_unit_test(test_open_loop),
 		cmocka_unit_test(test_no_deadlock),
 		cmocka_unit_test(test_agrees_with_flow),
