@@ -136,6 +136,8 @@ typedef struct sim {
 	 * brought up to date, the time of the link's next EV_TX */
 	int nl;
 	uint32_t *lane_tx, *lane_last; /* speedup: a queue per lane, last */
+	uint8_t *lanes;      /* [node][tl] bit l: lane l has a crossing (the
+			      * scans of a link's lanes visit only those) */
 	uint8_t *nact;
 	double *lupd, *lsched;
 	tx *tx;
@@ -506,9 +508,9 @@ static void tx_progress(sim *S, size_t xo)
 	if (dt <= 0 || !n)
 		return;
 	double eps = 1e-6 * S->s->chunk * S->link_spb;
-	for (int l = 0; l < S->nl; l++) {
-		uint32_t id = S->lane_tx[xo * (size_t)S->nl + (size_t)l];
-		if (id == NONE || S->tx[id].work <= 0)
+	for (unsigned m = S->lanes[xo]; m; m &= m - 1) {
+		uint32_t id = S->lane_tx[xo * (size_t)S->nl + (size_t)__builtin_ctz(m)];
+		if (S->tx[id].work <= 0)
 			continue;
 		if ((S->tx[id].work -= dt / n) <= eps) {
 			S->tx[id].work = 0;
@@ -523,10 +525,8 @@ static void tx_sched(sim *S, uint32_t x, int o)
 {
 	size_t xo = (size_t)x * S->tl + (size_t)o;
 	double next = HUGE_VAL;
-	for (int l = 0; l < S->nl; l++) {
-		uint32_t id = S->lane_tx[xo * (size_t)S->nl + (size_t)l];
-		if (id == NONE)
-			continue;
+	for (unsigned m = S->lanes[xo]; m; m &= m - 1) {
+		uint32_t id = S->lane_tx[xo * (size_t)S->nl + (size_t)__builtin_ctz(m)];
 		const tx *t = &S->tx[id];
 		double at = t->work > 0 ? S->now + t->work * S->nact[xo] : t->floor > S->now ? t->floor : S->now;
 		if (at < next)
@@ -548,6 +548,7 @@ static void tx_done(sim *S, uint32_t id)
 	if (S->s->speedup && !t->switched) /* its EV_SWEND is due at this same time */
 		sw_end(S, id);
 	S->lane_tx[xl] = NONE;
+	S->lanes[xo] &= (uint8_t)~(1u << t->lane);
 	packet *p = &S->pk[t->pk];
 	if (S->s->speedup) { /* the next packet queued on the lane goes on */
 		if (S->lane_last[xl] == id)
@@ -556,6 +557,7 @@ static void tx_done(sim *S, uint32_t id)
 		if (nid != NONE) {
 			tx *n = &S->tx[nid];
 			S->lane_tx[xl] = nid;
+			S->lanes[xo] |= (uint8_t)(1u << t->lane);
 			S->nact[xo]++;
 			packet *np = &S->pk[n->pk];
 			np->t = S->now + S->hop;
@@ -600,9 +602,13 @@ static void tx_link(sim *S, uint32_t x, int o)
 {
 	size_t xo = (size_t)x * S->tl + (size_t)o;
 	tx_progress(S, xo);
-	for (int l = 0; l < S->nl; l++) {
+	for (int l = 0; l < S->nl; l++) { /* (a crossing that ends starts the next on its own lane only) */
+		unsigned m = S->lanes[xo] >> l;
+		if (!m)
+			break;
+		l += __builtin_ctz(m);
 		uint32_t id = S->lane_tx[xo * (size_t)S->nl + (size_t)l];
-		if (id != NONE && S->tx[id].work <= 0 && S->tx[id].floor <= S->now)
+		if (S->tx[id].work <= 0 && S->tx[id].floor <= S->now)
 			tx_done(S, id);
 	}
 	try_link(S, x, o);
@@ -646,6 +652,7 @@ static void tx_start(sim *S, uint32_t x, int o, uint32_t dqi, uint32_t i, uint32
 		S->pk[i].t = HUGE_VAL; /* its head is at the next router when it goes */
 	} else {
 		S->lane_tx[xl] = id;
+		S->lanes[xo] |= (uint8_t)(1u << t->lane);
 		S->nact[xo]++;
 	}
 	if (k)
@@ -1077,6 +1084,7 @@ static void sim_free(sim *S)
 	free(S->nt_since);
 	free(S->wire_free);
 	free(S->lane_tx);
+	free(S->lanes);
 	free(S->lane_last);
 	free(S->nact);
 	free(S->lupd);
@@ -1146,9 +1154,10 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 		S->lane_tx = malloc(N * (size_t)S->tl * (size_t)S->nl * sizeof *S->lane_tx);
 		S->lane_last = malloc(N * (size_t)S->tl * (size_t)S->nl * sizeof *S->lane_last);
 		S->nact = calloc(N * (size_t)S->tl, 1);
+		S->lanes = calloc(N * (size_t)S->tl, 1);
 		S->lupd = calloc(N * (size_t)S->tl, sizeof *S->lupd);
 		S->lsched = malloc(N * (size_t)S->tl * sizeof *S->lsched);
-		if (!S->lane_tx || !S->lane_last || !S->nact || !S->lupd || !S->lsched) {
+		if (!S->lane_tx || !S->lane_last || !S->nact || !S->lanes || !S->lupd || !S->lsched) {
 			sim_free(S);
 			return clab_seterr(CLAB_E_NOMEM, "no memory for the packet engine on %zu nodes", N);
 		}
