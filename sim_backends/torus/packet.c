@@ -371,22 +371,23 @@ static uint32_t next_queue(const sim *S, uint32_t x, const packet *p, int o, int
 	return w ? WRAPQ(o ^ 1) : (uint32_t)LQ(o ^ 1, v);
 }
 
-/* The VC packet p at x may take on free link o now, or -1 (no tokens). */
-static int vc_for(const sim *S, uint32_t x, const packet *p, int o)
+/* The VC packet p at x may take on free link o now, or -1 (no tokens);
+ * *dqi: next_queue of that VC (its callers need it too). */
+static int vc_for(const sim *S, uint32_t x, const packet *p, int o, uint32_t *dqi)
 {
 	uint32_t y = S->nb[(size_t)x * S->tl + o];
-	if (p->dyn && Q(S, y, LQ(o ^ 1, CLAB_VC_DYNAMIC))->room >= p->chunks)
+	if (p->dyn && Q(S, y, *dqi = LQ(o ^ 1, CLAB_VC_DYNAMIC))->room >= p->chunks)
 		return CLAB_VC_DYNAMIC;
 	if (o != p->dor)
 		return -1;
 	int v = p->dyn ? CLAB_VC_ESCAPE : p->vc;
 	if (S->s->dateline) /* a packet's room, no bubble */
-		return Q(S, y, next_queue(S, x, p, o, v))->room >= (S->s->flow_unit ? p->chunks : S->maxc) ? v : -1;
+		return Q(S, y, *dqi = next_queue(S, x, p, o, v))->room >= (S->s->flow_unit ? p->chunks : S->maxc) ? v : -1;
 	/* a packet holds a largest packet's room on a deterministic VC (no
 	 * room lost to odd sizes), and the bubble: entering a ring leaves
 	 * room for one more */
 	int need = S->maxc * (p->vc == v && p->indim == o / 2 ? 1 : 2);
-	return Q(S, y, LQ(o ^ 1, v))->room >= need ? v : -1;
+	return Q(S, y, *dqi = LQ(o ^ 1, v))->room >= need ? v : -1;
 }
 
 static void nt_open(sim *S, uint32_t x, int o)
@@ -794,12 +795,13 @@ static void try_head(sim *S, uint32_t x, uint32_t qi)
 	for (int o = 0; o < S->tl; o++) {
 		if (!wants(p, o) || S->link_free[(size_t)x * S->tl + o] > S->now)
 			continue;
-		int v = vc_for(S, x, p, o);
+		uint32_t dqi;
+		int v = vc_for(S, x, p, o, &dqi);
 		if (v < 0) {
 			nt_open(S, x, o);
 			continue;
 		}
-		uint32_t y = S->nb[(size_t)x * S->tl + o], dqi = next_queue(S, x, p, o, v);
+		uint32_t y = S->nb[(size_t)x * S->tl + o];
 		if (S->s->interleave && lane_busy(S, x, o, dqi))
 			continue;
 		int room = Q(S, y, dqi)->room;
@@ -841,9 +843,10 @@ static void try_link(sim *S, uint32_t x, int o)
 			continue;
 		packet *p = &S->pk[Q(S, x, w[i])->head];
 		wanted = 1;
+		uint32_t dqi = LQ(o ^ 1, CLAB_VC_DYNAMIC);
 		int v = p->dyn && rd >= p->chunks ? CLAB_VC_DYNAMIC
-			: o != p->dor ? -1 : vc_for(S, x, p, o);
-		if (v < 0 || (S->s->interleave && lane_busy(S, x, o, next_queue(S, x, p, o, v))))
+			: o != p->dor ? -1 : vc_for(S, x, p, o, &dqi);
+		if (v < 0 || (S->s->interleave && lane_busy(S, x, o, dqi)))
 			continue;
 		if (!S->s->round_robin) {
 			pick = i, pickv = v;
