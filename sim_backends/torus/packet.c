@@ -77,7 +77,6 @@ typedef struct packet {
 typedef struct queue {   /* an input buffer of one VC, or an injection FIFO */
 	uint32_t head, tail, npk;
 	int32_t room;      /* chunks (tokens) left; injection FIFOs: unused */
-	double since, occ; /* occupancy integral: packets x s */
 	uint8_t waiting;   /* its head waits for an output */
 	uint8_t busy;      /* interleave: its last packet out is still crossing */
 	uint8_t here;      /* that head has arrived (waits for the drain port) */
@@ -101,6 +100,11 @@ typedef struct tx {
 	uint32_t lnext, dqi;
 	uint8_t switched;
 } tx;
+
+typedef struct qocc {    /* a queue's occupancy integral: packets x s (apart
+			  * from the queues, which the routing reads often) */
+	double since, occ;
+} qocc;
 
 typedef struct injq {    /* an injection FIFO's messages */
 	uint64_t pos;      /* next flow of the FIFO's list */
@@ -127,6 +131,7 @@ typedef struct sim {
 	uint32_t *nb;        /* [node][tl] */
 	uint8_t *odd;        /* [node] coordinate sum parity */
 	queue *q;            /* [node][nq]: tl x NV input buffers, ninj FIFOs */
+	qocc *occ;           /* [node][nq] */
 	injq *iq;            /* [node][ninj] */
 	double *link_free, *nt_since, *node_free; /* [node][tl], [node][tl], [node] */
 	double *wire_free;   /* speedup: [node][tl] the link has sent its output
@@ -266,8 +271,9 @@ static uint32_t pk_new(sim *S)
 
 static void occ_touch(sim *S, queue *q)
 {
-	q->occ += q->npk * (S->now - q->since);
-	q->since = S->now;
+	qocc *o = &S->occ[q - S->q];
+	o->occ += q->npk * (S->now - o->since);
+	o->since = S->now;
 }
 
 static void q_push(sim *S, queue *q, uint32_t i)
@@ -1082,6 +1088,7 @@ static void sim_free(sim *S)
 	free(S->nb);
 	free(S->odd);
 	free(S->q);
+	free(S->occ);
 	free(S->iq);
 	free(S->link_free);
 	free(S->nt_since);
@@ -1147,6 +1154,7 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 	S->nb = malloc(N * (size_t)S->tl * sizeof *S->nb);
 	S->odd = malloc(N);
 	S->q = malloc(N * (size_t)S->nq * sizeof *S->q);
+	S->occ = calloc(N * (size_t)S->nq, sizeof *S->occ);
 	S->iq = calloc(N * (size_t)S->ninj, sizeof *S->iq);
 	S->link_free = calloc(N * (size_t)S->tl, sizeof *S->link_free);
 	S->nt_since = malloc(N * (size_t)S->tl * sizeof *S->nt_since);
@@ -1186,7 +1194,7 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 	S->last_port = calloc(N * (size_t)S->tl, sizeof *S->last_port);
 	S->order = malloc(nflows * sizeof *S->order + 1);
 	S->start = calloc(N * (size_t)S->ninj + 1, sizeof *S->start);
-	if (!S->coord || !S->nb || !S->odd || !S->q || !S->iq || !S->link_free || !S->nt_since || !S->wire_free ||
+	if (!S->coord || !S->nb || !S->odd || !S->q || !S->occ || !S->iq || !S->link_free || !S->nt_since || !S->wire_free ||
 	    !S->node_free || !S->rx_free || !S->back_q || !S->back_chunks || !S->back_t || !S->wait || !S->wwant || !S->nwait || !S->nhere || !S->last_rcv || !S->inj_rr || !S->ready || !S->last_port || !S->order ||
 	    !S->start) {
 		sim_free(S);
@@ -1206,7 +1214,7 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 			S->nt_since[x * (size_t)S->tl + l] = -1;
 		}
 		for (int i = 0; i < S->nq; i++)
-			*Q(S, x, i) = (queue){NONE, NONE, 0, room, 0, 0, 0, 0, 0};
+			*Q(S, x, i) = (queue){NONE, NONE, 0, room, 0, 0, 0};
 		for (int k = 0; k < S->ninj; k++)
 			S->iq[x * (size_t)S->ninj + k] = (injq){0, 0, 0, NONE};
 		for (int w = 0; w < S->rw; w++) /* cleared as they turn out empty */
@@ -1283,7 +1291,7 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 			queue *q = Q(S, x, i);
 			occ_touch(S, q);
 			int k = i < S->tl * NV ? i : LQ(link_of(S, (uint32_t)i), CLAB_VC_ESCAPE);
-			r->fifo[x * (size_t)S->tl * NV + (size_t)k] += q->occ * s->net_hz;
+			r->fifo[x * (size_t)S->tl * NV + (size_t)k] += S->occ[q - S->q].occ * s->net_hz;
 		}
 	int rc = CLAB_OK;
 	if (S->nomem)
