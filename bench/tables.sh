@@ -54,7 +54,7 @@ table() { # NAME: the block's lines on stdout
 			([.booksim.cases[] | select(.per_link)] | "Per-link counts compared on \(length) cases (odd rings, permutations): \(map(.links_compared) | add) links, \(map(.links_differing) | add) differing."),
 			([.booksim.cases[] | select(.per_link | not) | select(.same_traffic == true)] | "Total chunks compared on \(length) more (even rings): \(map(select(.chunks_booksim != .chunks_packet_engine)) | length) differing."),
 			([.booksim.cases[] | select(.same_traffic == "statistical")] | "\(length) cases of uniform or hot-spot traffic, drawn by each simulator from its own generator, agree only statistically."),
-			"Wall time of all cases: BookSim2 \(([.booksim.cases[].booksim_wall_s] | add) / 60 | f(1)) minutes, the packet engine \([.booksim.cases[].packet_engine_wall_s] | add | f(0)) s."' \
+			"Wall time of all cases: BookSim2 \(([.booksim.cases[].booksim_wall_s] | add) / 60 | f(1)) minutes, the packet engine \([.booksim.cases[].packet_engine_wall_s] | add | f(0)) s; BookSim2 / packet engine per case \([.booksim.cases[] | select(.same_traffic != false) | .wall_ratio] | sort | "(the \(length) compared): median \((.[(length - 1) / 2 | floor] + .[length / 2 | floor]) / 2 | f(0))x, \(.[0] | f(0))x..\(.[-1] | f(0))x")."' \
 			"$R/netsim_validation.json" ;;
 	netsim-speed)
 		jq -r "$JQ_DEFS"'origin("bench/results/netsim.json"), "",

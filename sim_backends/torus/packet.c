@@ -87,7 +87,6 @@ typedef struct packet {
 typedef struct queue {   /* an input buffer of one VC, or an injection FIFO */
 	uint32_t head, tail, npk;
 	int32_t room;      /* chunks (tokens) left; injection FIFOs: unused */
-	double since, occ; /* occupancy integral: packets x s */
 	uint8_t waiting;   /* its head waits for an output */
 	uint8_t busy;      /* interleave: its last packet out is still crossing */
 	uint8_t here;      /* that head has arrived (waits for the drain port) */
@@ -111,6 +110,11 @@ typedef struct tx {
 	uint32_t lnext, dqi;
 	uint8_t switched;
 } tx;
+
+typedef struct qocc {    /* a queue's occupancy integral: packets x s (apart
+			  * from the queues, which the routing reads often) */
+	double since, occ;
+} qocc;
 
 typedef struct injq {    /* an injection FIFO's messages */
 	uint64_t pos;      /* next flow of the FIFO's list */
@@ -137,6 +141,7 @@ typedef struct sim {
 	uint32_t *nb;        /* [node][tl] */
 	uint8_t *odd;        /* [node] coordinate sum parity */
 	queue *q;            /* [node][nq]: tl x NV input buffers, ninj FIFOs */
+	qocc *occ;           /* [node][nq] */
 	injq *iq;            /* [node][ninj] */
 	double *link_free, *nt_since, *node_free; /* [node][tl], [node][tl], [node] */
 	double *wire_free;   /* speedup: [node][tl] the link has sent its output
@@ -146,6 +151,8 @@ typedef struct sim {
 	 * brought up to date, the time of the link's next EV_TX */
 	int nl;
 	uint32_t *lane_tx, *lane_last; /* speedup: a queue per lane, last */
+	uint8_t *lanes;      /* [node][tl] bit l: lane l has a crossing (the
+			      * scans of a link's lanes visit only those) */
 	uint8_t *nact;
 	double *lupd, *lsched;
 	tx *tx;
@@ -282,8 +289,9 @@ static uint32_t pk_new(sim *S)
 
 static void occ_touch(sim *S, queue *q)
 {
-	q->occ += q->npk * (S->now - q->since);
-	q->since = S->now;
+	qocc *o = &S->occ[q - S->q];
+	o->occ += q->npk * (S->now - o->since);
+	o->since = S->now;
 }
 
 static void q_push(sim *S, queue *q, uint32_t i)
@@ -387,22 +395,23 @@ static uint32_t next_queue(const sim *S, uint32_t x, const packet *p, int o, int
 	return w ? WRAPQ(o ^ 1) : (uint32_t)LQ(o ^ 1, v);
 }
 
-/* The VC packet p at x may take on free link o now, or -1 (no tokens). */
-static int vc_for(const sim *S, uint32_t x, const packet *p, int o)
+/* The VC packet p at x may take on free link o now, or -1 (no tokens);
+ * *dqi: next_queue of that VC (its callers need it too). */
+static int vc_for(const sim *S, uint32_t x, const packet *p, int o, uint32_t *dqi)
 {
 	uint32_t y = S->nb[(size_t)x * S->tl + o];
-	if (p->dyn && Q(S, y, LQ(o ^ 1, CLAB_VC_DYNAMIC))->room >= p->chunks)
+	if (p->dyn && Q(S, y, *dqi = LQ(o ^ 1, CLAB_VC_DYNAMIC))->room >= p->chunks)
 		return CLAB_VC_DYNAMIC;
 	if (o != p->dor)
 		return -1;
 	int v = p->dyn ? CLAB_VC_ESCAPE : p->vc;
 	if (S->s->dateline) /* a packet's room, no bubble */
-		return Q(S, y, next_queue(S, x, p, o, v))->room >= (S->s->flow_unit ? p->chunks : S->maxc) ? v : -1;
+		return Q(S, y, *dqi = next_queue(S, x, p, o, v))->room >= (S->s->flow_unit ? p->chunks : S->maxc) ? v : -1;
 	/* a packet holds a largest packet's room on a deterministic VC (no
 	 * room lost to odd sizes), and the bubble: entering a ring leaves
 	 * room for one more */
 	int need = S->maxc * (p->vc == v && p->indim == o / 2 ? 1 : 2);
-	return Q(S, y, LQ(o ^ 1, v))->room >= need ? v : -1;
+	return Q(S, y, *dqi = LQ(o ^ 1, v))->room >= need ? v : -1;
 }
 
 static void nt_open(sim *S, uint32_t x, int o)
@@ -524,9 +533,9 @@ static void tx_progress(sim *S, size_t xo)
 	if (dt <= 0 || !n)
 		return;
 	double eps = 1e-6 * S->s->chunk * S->link_spb;
-	for (int l = 0; l < S->nl; l++) {
-		uint32_t id = S->lane_tx[xo * (size_t)S->nl + (size_t)l];
-		if (id == NONE || S->tx[id].work <= 0)
+	for (unsigned m = S->lanes[xo]; m; m &= m - 1) {
+		uint32_t id = S->lane_tx[xo * (size_t)S->nl + (size_t)__builtin_ctz(m)];
+		if (S->tx[id].work <= 0)
 			continue;
 		if ((S->tx[id].work -= dt / n) <= eps) {
 			S->tx[id].work = 0;
@@ -541,10 +550,8 @@ static void tx_sched(sim *S, uint32_t x, int o)
 {
 	size_t xo = (size_t)x * S->tl + (size_t)o;
 	double next = HUGE_VAL;
-	for (int l = 0; l < S->nl; l++) {
-		uint32_t id = S->lane_tx[xo * (size_t)S->nl + (size_t)l];
-		if (id == NONE)
-			continue;
+	for (unsigned m = S->lanes[xo]; m; m &= m - 1) {
+		uint32_t id = S->lane_tx[xo * (size_t)S->nl + (size_t)__builtin_ctz(m)];
 		const tx *t = &S->tx[id];
 		double at = t->work > 0 ? S->now + t->work * S->nact[xo] : t->floor > S->now ? t->floor : S->now;
 		if (at < next)
@@ -566,6 +573,7 @@ static void tx_done(sim *S, uint32_t id)
 	if (S->s->speedup && !t->switched) /* its EV_SWEND is due at this same time */
 		sw_end(S, id);
 	S->lane_tx[xl] = NONE;
+	S->lanes[xo] &= (uint8_t)~(1u << t->lane);
 	packet *p = &S->pk[t->pk];
 	if (S->s->speedup) { /* the next packet queued on the lane goes on */
 		if (S->lane_last[xl] == id)
@@ -574,6 +582,7 @@ static void tx_done(sim *S, uint32_t id)
 		if (nid != NONE) {
 			tx *n = &S->tx[nid];
 			S->lane_tx[xl] = nid;
+			S->lanes[xo] |= (uint8_t)(1u << t->lane);
 			S->nact[xo]++;
 			packet *np = &S->pk[n->pk];
 			np->t = S->now + S->hop;
@@ -618,9 +627,13 @@ static void tx_link(sim *S, uint32_t x, int o)
 {
 	size_t xo = (size_t)x * S->tl + (size_t)o;
 	tx_progress(S, xo);
-	for (int l = 0; l < S->nl; l++) {
+	for (int l = 0; l < S->nl; l++) { /* (a crossing that ends starts the next on its own lane only) */
+		unsigned m = S->lanes[xo] >> l;
+		if (!m)
+			break;
+		l += __builtin_ctz(m);
 		uint32_t id = S->lane_tx[xo * (size_t)S->nl + (size_t)l];
-		if (id != NONE && S->tx[id].work <= 0 && S->tx[id].floor <= S->now)
+		if (S->tx[id].work <= 0 && S->tx[id].floor <= S->now)
 			tx_done(S, id);
 	}
 	try_link(S, x, o);
@@ -664,6 +677,7 @@ static void tx_start(sim *S, uint32_t x, int o, uint32_t dqi, uint32_t i, uint32
 		S->pk[i].t = HUGE_VAL; /* its head is at the next router when it goes */
 	} else {
 		S->lane_tx[xl] = id;
+		S->lanes[xo] |= (uint8_t)(1u << t->lane);
 		S->nact[xo]++;
 	}
 	if (k)
@@ -828,12 +842,13 @@ static void try_head(sim *S, uint32_t x, uint32_t qi)
 	for (int o = 0; o < S->tl; o++) {
 		if (!wants(p, o) || S->link_free[(size_t)x * S->tl + o] > S->now)
 			continue;
-		int v = vc_for(S, x, p, o);
+		uint32_t dqi;
+		int v = vc_for(S, x, p, o, &dqi);
 		if (v < 0) {
 			nt_open(S, x, o);
 			continue;
 		}
-		uint32_t y = S->nb[(size_t)x * S->tl + o], dqi = next_queue(S, x, p, o, v);
+		uint32_t y = S->nb[(size_t)x * S->tl + o];
 		if (S->s->interleave && lane_busy(S, x, o, dqi))
 			continue;
 		int room = Q(S, y, dqi)->room;
@@ -879,9 +894,10 @@ static void try_link(sim *S, uint32_t x, int o)
 			continue;
 		packet *p = &S->pk[Q(S, x, w[i])->head];
 		wanted = 1;
+		uint32_t dqi = LQ(o ^ 1, CLAB_VC_DYNAMIC);
 		int v = p->dyn && rd >= p->chunks ? CLAB_VC_DYNAMIC
-			: o != p->dor ? -1 : vc_for(S, x, p, o);
-		if (v < 0 || (S->s->interleave && lane_busy(S, x, o, next_queue(S, x, p, o, v))))
+			: o != p->dor ? -1 : vc_for(S, x, p, o, &dqi);
+		if (v < 0 || (S->s->interleave && lane_busy(S, x, o, dqi)))
 			continue;
 		if (!S->s->round_robin) {
 			pick = i, pickv = v;
@@ -1136,11 +1152,13 @@ static void sim_free(sim *S)
 	free(S->nb);
 	free(S->odd);
 	free(S->q);
+	free(S->occ);
 	free(S->iq);
 	free(S->link_free);
 	free(S->nt_since);
 	free(S->wire_free);
 	free(S->lane_tx);
+	free(S->lanes);
 	free(S->lane_last);
 	free(S->nact);
 	free(S->lupd);
@@ -1202,6 +1220,7 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 	S->nb = malloc(N * (size_t)S->tl * sizeof *S->nb);
 	S->odd = malloc(N);
 	S->q = malloc(N * (size_t)S->nq * sizeof *S->q);
+	S->occ = calloc(N * (size_t)S->nq, sizeof *S->occ);
 	S->iq = calloc(N * (size_t)S->ninj, sizeof *S->iq);
 	S->link_free = calloc(N * (size_t)S->tl, sizeof *S->link_free);
 	S->nt_since = malloc(N * (size_t)S->tl * sizeof *S->nt_since);
@@ -1212,9 +1231,10 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 		S->lane_tx = malloc(N * (size_t)S->tl * (size_t)S->nl * sizeof *S->lane_tx);
 		S->lane_last = malloc(N * (size_t)S->tl * (size_t)S->nl * sizeof *S->lane_last);
 		S->nact = calloc(N * (size_t)S->tl, 1);
+		S->lanes = calloc(N * (size_t)S->tl, 1);
 		S->lupd = calloc(N * (size_t)S->tl, sizeof *S->lupd);
 		S->lsched = malloc(N * (size_t)S->tl * sizeof *S->lsched);
-		if (!S->lane_tx || !S->lane_last || !S->nact || !S->lupd || !S->lsched) {
+		if (!S->lane_tx || !S->lane_last || !S->nact || !S->lanes || !S->lupd || !S->lsched) {
 			sim_free(S);
 			return clab_seterr(CLAB_E_NOMEM, "no memory for the packet engine on %zu nodes", N);
 		}
@@ -1243,7 +1263,7 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 	S->inj_vc = calloc(N, 1);
 	S->order = malloc(nflows * sizeof *S->order + 1);
 	S->start = calloc(N * (size_t)S->ninj + 1, sizeof *S->start);
-	if (!S->coord || !S->nb || !S->odd || !S->q || !S->iq || !S->link_free || !S->nt_since || !S->wire_free ||
+	if (!S->coord || !S->nb || !S->odd || !S->q || !S->occ || !S->iq || !S->link_free || !S->nt_since || !S->wire_free ||
 	    !S->node_free || !S->rx_free || (s->ports && s->speedup && !S->rx_wire) || !S->back_q || !S->back_chunks || !S->back_t || !S->wait || !S->wwant || !S->nwait || !S->nhere || !S->last_rcv || !S->inj_rr || !S->ready || !S->last_port || !S->inj_vc || !S->order ||
 	    !S->start) {
 		sim_free(S);
@@ -1263,7 +1283,7 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 			S->nt_since[x * (size_t)S->tl + l] = -1;
 		}
 		for (int i = 0; i < S->nq; i++)
-			*Q(S, x, i) = (queue){NONE, NONE, 0, room, 0, 0, 0, 0, 0};
+			*Q(S, x, i) = (queue){NONE, NONE, 0, room, 0, 0, 0};
 		for (int k = 0; k < S->ninj; k++)
 			S->iq[x * (size_t)S->ninj + k] = (injq){0, 0, 0, NONE};
 		for (int w = 0; w < S->rw; w++) /* cleared as they turn out empty */
@@ -1345,7 +1365,7 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 			queue *q = Q(S, x, i);
 			occ_touch(S, q);
 			int k = i < S->tl * NV ? i : LQ(link_of(S, (uint32_t)i), CLAB_VC_ESCAPE);
-			r->fifo[x * (size_t)S->tl * NV + (size_t)k] += q->occ * s->net_hz;
+			r->fifo[x * (size_t)S->tl * NV + (size_t)k] += S->occ[q - S->q].occ * s->net_hz;
 		}
 	int rc = CLAB_OK;
 	if (S->nomem)
