@@ -800,6 +800,23 @@ static void classify(const char *dis, uint64_t *n, int *cond, uint64_t *split, i
 		fp_class(m, ops, quad, (uint64_t)lanes / 4, 1, n);
 }
 
+/* QEMU 7.2 ends a block before an instruction that crosses a page
+ * boundary (unless it is the block's first: the next block starts with
+ * it), but its plugin interface still lists the instruction, as far as it
+ * was read, as the block's last; it does not run there. Such a last
+ * instruction is cut short at the page's end, so its disassembly is
+ * undecodable bytes. */
+static int phantom(struct qemu_plugin_insn *insn)
+{
+	uint64_t pc = qemu_plugin_insn_vaddr(insn);
+	if (pc >> 12 == (pc + 14) >> 12) /* 15 bytes, the longest, fit in the page */
+		return 0;
+	char *dis = qemu_plugin_insn_disas(insn);
+	int cut = dis && starts(dis, ".byte");
+	free(dis);
+	return cut;
+}
+
 static void on_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
 	(void)id;
@@ -810,6 +827,8 @@ static void on_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		return;
 	}
 	t->pc = qemu_plugin_tb_vaddr(tb);
+	if (n > 1 && phantom(qemu_plugin_tb_get_insn(tb, n - 1)))
+		n--;
 	for (size_t i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
 		uint64_t pc = qemu_plugin_insn_vaddr(insn);
