@@ -114,7 +114,9 @@ typedef struct memref {
 	uint64_t seq, pc, addr;   /* pc: the instruction's address | its VEX_SPLIT */
 	unsigned size;
 	int store;
-	int looked;               /* policy a2 (a2_access): counted as it came */
+	int looked;               /* policy a2 (a2_access): counted as it came, */
+	qemu_plugin_meminfo_t info; /* its last piece's size and direction, */
+	unsigned piece;           /* and size in bytes */
 } memref;
 
 typedef struct vcpu {
@@ -423,16 +425,24 @@ static void on_access(unsigned int vcpu_index, qemu_plugin_meminfo_t info, uint6
  * as it reaches 16 bytes. */
 static inline __attribute__((always_inline)) void a2_access(unsigned int vcpu_index,
 							    qemu_plugin_meminfo_t info,
-							    uint64_t vaddr, void *udata,
-							    int store, int pieces)
+							    uint64_t vaddr, void *udata, int pieces)
 {
 	vcpu *v = counting(vcpu_index);
 	if (!v)
 		return;
-	unsigned size = 1u << qemu_plugin_mem_size_shift(info);
+	memref *p = &v->pend;
+	unsigned size;
+	int store;
+	if (pieces && p->size && p->looked && p->info == info) {
+		/* as the piece before: the same size and direction */
+		size = p->piece;
+		store = p->store;
+	} else {
+		size = 1u << qemu_plugin_mem_size_shift(info);
+		store = qemu_plugin_mem_is_store(info);
+	}
 	uint64_t *q = v->slot->q;
 	uint64_t line = vaddr >> L1_LINE_SHIFT, last = (vaddr + size - 1) >> L1_LINE_SHIFT;
-	memref *p = &v->pend;
 	if (pieces && p->size && p->seq == v->seq && p->pc == (uintptr_t)udata &&
 	    p->store == store && p->addr + p->size == vaddr && p->size + size <= 64) {
 		if (p->size < 16 && p->size + size >= 16) {
@@ -440,6 +450,8 @@ static inline __attribute__((always_inline)) void a2_access(unsigned int vcpu_in
 			q[store ? CLAB_HQ_QSTORES : CLAB_HQ_QLOADS]++;
 		}
 		p->size += size;
+		p->info = info;
+		p->piece = size;
 		line = ((vaddr - 1) >> L1_LINE_SHIFT) + 1;
 	} else {
 		flush_pending(v);
@@ -447,7 +459,8 @@ static inline __attribute__((always_inline)) void a2_access(unsigned int vcpu_in
 			: (size >= 16 ? CLAB_HQ_QLOADS : CLAB_HQ_LOADS)]++;
 		if (pieces)
 			*p = (memref){.seq = v->seq, .pc = (uintptr_t)udata, .addr = vaddr,
-				      .size = size, .store = store, .looked = 1};
+				      .size = size, .store = store, .looked = 1, .info = info,
+				      .piece = size};
 	}
 	for (; line <= last; line++)
 		a2_line(v, q, line, store);
@@ -455,12 +468,12 @@ static inline __attribute__((always_inline)) void a2_access(unsigned int vcpu_in
 
 static void a2_one(unsigned int i, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
 {
-	a2_access(i, info, vaddr, udata, qemu_plugin_mem_is_store(info), 0);
+	a2_access(i, info, vaddr, udata, 0);
 }
 
 static void a2_piece(unsigned int i, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
 {
-	a2_access(i, info, vaddr, udata, qemu_plugin_mem_is_store(info), 1);
+	a2_access(i, info, vaddr, udata, 1);
 }
 
 /* ---- blocks ----------------------------------------------------------- */
