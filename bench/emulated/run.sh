@@ -2,9 +2,9 @@
 # Emulated execution (counterlab-run): for three real programs (a sort, a
 # stencil, FFTW transforms; sources beside this script), the plugin's
 # throughput in guest instructions per second and the slowdown against the
-# same program run natively (best of 3), with the A2 cache model on, in CPU
-# time (user + system: on a shared machine wall time measures the others'
-# load more than ours), and QEMU's alone; and the
+# same program run natively, with the A2 cache model on, in CPU time (user +
+# system: on a shared machine wall time measures the others' load more than
+# ours), and QEMU's alone, each the best of 3 runs; and the
 # plugin's counts in cachegrind's cache policy against valgrind's cachegrind
 # with the same geometry (below: how they are made comparable). Writes
 # emulated.json into $BENCH_RESULTS.
@@ -26,6 +26,7 @@ cpu() { # command...: its CPU seconds, user + system, children included
 	local TIMEFORMAT='%3U %3S'
 	{ time "$@" > /dev/null 2>&1; } 2>&1 | awk '{ print $1 + $2 }'
 }
+best3() { (for _ in 1 2 3; do cpu "$@"; done) | sort -g | head -1; }
 val() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
 # Like with like: valgrind and QEMU show the program different CPUs, so
 # glibc would copy differently (rep movsb, one count per byte in both
@@ -110,9 +111,9 @@ for spec in "sort 2000000" "stencil 1024 40" "fft 262144 20"; do
 	fi
 	pl=$(pad=${pad:-0} plcounts "${cmd[@]}")
 	pl0=$(pad=${pad0:-0} plcounts "$empty")
-	best=$( (for _ in 1 2 3; do cpu "$prog" "${cmd[@]:1}"; done) | sort -g | head -1)
-	emu=$(cpu "$run" --summary "$out/${cmd[0]}.a2" -- "$prog" "${cmd[@]:1}")
-	bare=$(cpu qemu-x86_64 -cpu max "$prog" "${cmd[@]:1}") # the emulator's own share
+	best=$(best3 "$prog" "${cmd[@]:1}")
+	emu=$(best3 "$run" --summary "$out/${cmd[0]}.a2" -- "$prog" "${cmd[@]:1}")
+	bare=$(best3 qemu-x86_64 -cpu max "$prog" "${cmd[@]:1}") # the emulator's own share
 	ins=$(val "$out/${cmd[0]}.a2" guest_instructions)
 	rows+=("$(awk -v name="${cmd[*]}" -v nat="$best" -v emu="$emu" -v bare="$bare" -v ins="$ins" \
 		-v cg="$cg" -v cg0="$cg0" -v pl="$pl" -v pl0="$pl0" -v pads="${pad:-null},${pad0:-null}" '
