@@ -114,7 +114,7 @@ typedef struct memref {
 	uint64_t seq, pc, addr;   /* pc: the instruction's address | its VEX_SPLIT */
 	unsigned size;
 	int store;
-	int looked;               /* policy a2 (a2_access): counted as it came, */
+	int looked;               /* policy a2 (a2_piece): counted as it came, */
 	qemu_plugin_meminfo_t info; /* its last piece's size and direction, */
 	unsigned piece;           /* and size in bytes */
 } memref;
@@ -257,6 +257,12 @@ static inline __attribute__((always_inline)) void a2_line(vcpu *v, uint64_t *q, 
 		if (!l2_ref(line >> (L2_LINE_SHIFT - L1_LINE_SHIFT)))
 			q[CLAB_HQ_L2_STORE_MISSES]++;
 	}
+}
+
+/* a2_line out of line, for the rarer accesses across two lines */
+static __attribute__((noinline)) void a2_line_out(vcpu *v, uint64_t *q, uint64_t line, int store)
+{
+	a2_line(v, q, line, store);
 }
 
 /* A load that valgrind splits (policy cachegrind): the bits of an
@@ -418,14 +424,31 @@ static void on_access(unsigned int vcpu_index, qemu_plugin_meminfo_t info, uint6
 }
 
 /* Policy a2, an instruction that QEMU does not make atomic: an access is
- * counted as it comes, the lines it touches looked up in order. When QEMU
- * may make the instruction's accesses in pieces (16 and 32 bytes in 8-byte
- * ones), a piece that continues the one before is the same access: only
- * the lines it adds are looked up, and the access moves to the quad class
- * as it reaches 16 bytes. */
-static inline __attribute__((always_inline)) void a2_access(unsigned int vcpu_index,
-							    qemu_plugin_meminfo_t info,
-							    uint64_t vaddr, void *udata, int pieces)
+ * counted as it comes, the lines it touches looked up in order. */
+static void a2_one(unsigned int i, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
+{
+	unsigned size;
+	int store;
+	vcpu *v = access_of(i, info, &size, &store);
+	if (!v)
+		return;
+	flush_pending(v);
+	uint64_t line = vaddr >> L1_LINE_SHIFT;
+	if (__builtin_expect(size >= 16 || line != (vaddr + size - 1) >> L1_LINE_SHIFT, 0)) {
+		access_general(v, vaddr, size, store, (uintptr_t)udata);
+		return;
+	}
+	uint64_t *q = v->slot->q;
+	q[store ? CLAB_HQ_STORES : CLAB_HQ_LOADS]++;
+	a2_line(v, q, line, store);
+}
+
+/* ... and one whose accesses QEMU may make in pieces (16 and 32 bytes in
+ * 8-byte ones): a piece that continues the one before is the same access,
+ * only the lines it adds are looked up, and the access moves to the quad
+ * class as it reaches 16 bytes. */
+static void a2_piece(unsigned int vcpu_index, qemu_plugin_meminfo_t info, uint64_t vaddr,
+		     void *udata)
 {
 	vcpu *v = counting(vcpu_index);
 	if (!v)
@@ -433,7 +456,7 @@ static inline __attribute__((always_inline)) void a2_access(unsigned int vcpu_in
 	memref *p = &v->pend;
 	unsigned size;
 	int store;
-	if (pieces && p->size && p->looked && p->info == info) {
+	if (p->size && p->looked && p->info == info) {
 		/* as the piece before: the same size and direction */
 		size = p->piece;
 		store = p->store;
@@ -443,8 +466,8 @@ static inline __attribute__((always_inline)) void a2_access(unsigned int vcpu_in
 	}
 	uint64_t *q = v->slot->q;
 	uint64_t line = vaddr >> L1_LINE_SHIFT, last = (vaddr + size - 1) >> L1_LINE_SHIFT;
-	if (pieces && p->size && p->seq == v->seq && p->pc == (uintptr_t)udata &&
-	    p->store == store && p->addr + p->size == vaddr && p->size + size <= 64) {
+	if (p->size && p->seq == v->seq && p->pc == (uintptr_t)udata && p->store == store &&
+	    p->addr + p->size == vaddr && p->size + size <= 64) {
 		if (p->size < 16 && p->size + size >= 16) {
 			q[store ? CLAB_HQ_STORES : CLAB_HQ_LOADS]--;
 			q[store ? CLAB_HQ_QSTORES : CLAB_HQ_QLOADS]++;
@@ -457,23 +480,14 @@ static inline __attribute__((always_inline)) void a2_access(unsigned int vcpu_in
 		flush_pending(v);
 		q[store ? (size >= 16 ? CLAB_HQ_QSTORES : CLAB_HQ_STORES)
 			: (size >= 16 ? CLAB_HQ_QLOADS : CLAB_HQ_LOADS)]++;
-		if (pieces)
-			*p = (memref){.seq = v->seq, .pc = (uintptr_t)udata, .addr = vaddr,
-				      .size = size, .store = store, .looked = 1, .info = info,
-				      .piece = size};
+		*p = (memref){.seq = v->seq, .pc = (uintptr_t)udata, .addr = vaddr, .size = size,
+			      .store = store, .looked = 1, .info = info, .piece = size};
 	}
-	for (; line <= last; line++)
+	if (__builtin_expect(line == last, 1))
 		a2_line(v, q, line, store);
-}
-
-static void a2_one(unsigned int i, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
-{
-	a2_access(i, info, vaddr, udata, 0);
-}
-
-static void a2_piece(unsigned int i, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
-{
-	a2_access(i, info, vaddr, udata, 1);
+	else
+		for (; line <= last; line++) /* none, or across a line boundary */
+			a2_line_out(v, q, line, store);
 }
 
 /* ---- blocks ----------------------------------------------------------- */
