@@ -2,9 +2,9 @@
 # Emulated execution (counterlab-run): for three real programs (a sort, a
 # stencil, FFTW transforms; sources beside this script), the plugin's
 # throughput in guest instructions per second and the slowdown against the
-# same program run natively (best of 3), with the A2 cache model on, in CPU
-# time (user + system: on a shared machine wall time measures the others'
-# load more than ours), and QEMU's alone; and the
+# same program run natively, with the A2 cache model on, in CPU time (user +
+# system: on a shared machine wall time measures the others' load more than
+# ours), and QEMU's alone, each the best of 3 runs (native: of 10); and the
 # plugin's counts in cachegrind's cache policy against valgrind's cachegrind
 # with the same geometry (below: how they are made comparable). Writes
 # emulated.json into $BENCH_RESULTS.
@@ -26,6 +26,7 @@ cpu() { # command...: its CPU seconds, user + system, children included
 	local TIMEFORMAT='%3U %3S'
 	{ time "$@" > /dev/null 2>&1; } 2>&1 | awk '{ print $1 + $2 }'
 }
+best3() { (for _ in 1 2 3; do cpu "$@"; done) | sort -g | head -1; }
 val() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
 # Like with like: valgrind and QEMU show the program different CPUs, so
 # glibc would copy differently (rep movsb, one count per byte in both
@@ -37,18 +38,58 @@ tun=glibc.cpu.hwcaps=-ERMS:glibc.cpu.x86_non_temporal_threshold=0x200000
 printf 'int main(void) { return 0; }\n' > "$out/empty.c"
 "$CC" -O2 -o "$out/empty" "$out/empty.c"
 "$CC" -O2 -o "$out/empty-fftw" "$out/empty.c" -Wl,--no-as-needed -lfftw3 -lm
-# counts "Ir Dr D1mr DLmr Dw D1mw DLmw" of a run: cachegrind's, the plugin's
+# Like with like, the stack too: each tool builds the initial stack its
+# own way (valgrind adds to the environment, so does counterlab-run), and
+# where the stack falls within a page decides which L1 sets the program's
+# stack data share with its arrays (FFTW's L1 store misses move by 1% with
+# it). Both tools run each program from the same directory with the same
+# arguments and an environment of GLIBC_TUNABLES and PAD alone, PAD long
+# enough that the initial stack has the same page offset in both: a probe
+# of that name and arguments, run under each tool, prints it.
+cmpdir=$out/compare
+mkdir -p "$cmpdir/run" "$cmpdir/probe"
+printf '#include <stdio.h>\nint main(int c, char **v) { (void)c; printf("%%lu\\n", (unsigned long)v %% 4096); return 0; }\n' \
+	> "$out/stackprobe.c"
+"$CC" -O2 -o "$out/stackprobe" "$out/stackprobe.c"
+for p in sort stencil fft empty empty-fftw; do
+	cp "$out/$p" "$cmpdir/run/$p"
+	cp "$out/stackprobe" "$cmpdir/probe/$p"
+done
+# under TOOL (cg or pl) in directory DIR of $cmpdir, with PAD of $pad bytes: NAME ARGS...
+under() {
+	local tool=$1 dir=$2
+	shift 2
+	local env=(env -i "GLIBC_TUNABLES=$tun" "PAD=$(printf "%${pad}s" "" | tr ' ' x)")
+	if [ "$tool" = cg ]; then
+		(cd "$cmpdir/$dir" && "${env[@]}" "$(command -v valgrind)" --tool=cachegrind --cache-sim=yes \
+			--D1=16384,8,64 --LL=33554432,16,128 --cachegrind-out-file="$out/cg.out" "./$1" "${@:2}")
+	else
+		(cd "$cmpdir/$dir" && "${env[@]}" "$run" --cache cachegrind --summary "$out/pl.out" \
+			-- "./$1" "${@:2}")
+	fi
+}
+# the PAD that puts the plugin's initial stack where cachegrind's is (empty: none found)
+stackpad() {
+	local want got tries
+	pad=0
+	want=$(under cg probe "$@" 2> /dev/null)
+	for tries in 1 2 3 4; do
+		got=$(under pl probe "$@")
+		[ "$got" = "$want" ] && { echo "$pad"; return; }
+		pad=$((pad + (got - want + 4096) % 4096))
+	done
+}
+# counts "Ir Dr D1mr DLmr Dw D1mw DLmw" of a run (NAME ARGS...): cachegrind's, the plugin's
 cgcounts() {
 	if command -v valgrind > /dev/null; then
-		GLIBC_TUNABLES=$tun valgrind --tool=cachegrind --cache-sim=yes --D1=16384,8,64 \
-			--LL=33554432,16,128 --cachegrind-out-file="$out/cg.out" "$@" > /dev/null 2>&1
+		pad=0 under cg run "$@" > /dev/null 2>&1
 		grep '^summary:' "$out/cg.out" | awk '{ print $2, $5, $6, $7, $8, $9, $10 }'
 	else
 		echo 0 0 0 0 0 0 0
 	fi
 }
 plcounts() {
-	GLIBC_TUNABLES=$tun "$run" --cache cachegrind --summary "$out/pl.out" -- "$@" > /dev/null
+	under pl run "$@" > /dev/null
 	awk '{ v[$1] = $2 } END { print v["guest_instructions"], v["loads"] + v["qloads"],
 		v["l1d_load_misses"], v["llc_misses"], v["stores"] + v["qstores"],
 		v["l1d_store_misses"], v["l2_store_misses"] }' "$out/pl.out"
@@ -57,26 +98,38 @@ rows=()
 for spec in "sort 2000000" "stencil 1024 40" "fft 262144 20"; do
 	read -r -a cmd <<< "$spec"
 	prog=$out/${cmd[0]}
-	empty=$out/empty
-	[ "${cmd[0]}" = fft ] && empty=$out/empty-fftw
-	best=$( (for _ in 1 2 3; do cpu "$prog" "${cmd[@]:1}"; done) | sort -g | head -1)
-	emu=$(cpu "$run" --summary "$out/${cmd[0]}.a2" -- "$prog" "${cmd[@]:1}")
-	bare=$(cpu qemu-x86_64 -cpu max "$prog" "${cmd[@]:1}") # the emulator's own share
+	empty=empty
+	[ "${cmd[0]}" = fft ] && empty=empty-fftw
+	cg=$(cgcounts "${cmd[@]}")
+	cg0=$(cgcounts "$empty")
+	pad=0 pad0=0
+	if command -v valgrind > /dev/null; then
+		pad=$(stackpad "${cmd[@]}")
+		pad0=$(stackpad "$empty")
+		[ -n "$pad" ] && [ -n "$pad0" ] ||
+			echo "bench: no PAD puts the stack where cachegrind's is for ${cmd[0]} (compared as it falls)" >&2
+	fi
+	pl=$(pad=${pad:-0} plcounts "${cmd[@]}")
+	pl0=$(pad=${pad0:-0} plcounts "$empty")
+	# native: a run of 30-300 ms, the best of 10 (3 are not enough to
+	# see past a busy machine's noise)
+	best=$( (for _ in 1 2 3 4 5 6 7 8 9 10; do cpu "$prog" "${cmd[@]:1}"; done) | sort -g | head -1)
+	emu=$(best3 "$run" --summary "$out/${cmd[0]}.a2" -- "$prog" "${cmd[@]:1}")
+	bare=$(best3 qemu-x86_64 -cpu max "$prog" "${cmd[@]:1}") # the emulator's own share
 	ins=$(val "$out/${cmd[0]}.a2" guest_instructions)
 	rows+=("$(awk -v name="${cmd[*]}" -v nat="$best" -v emu="$emu" -v bare="$bare" -v ins="$ins" \
-		-v cg="$(cgcounts "$prog" "${cmd[@]:1}")" -v cg0="$(cgcounts "$empty")" \
-		-v pl="$(plcounts "$prog" "${cmd[@]:1}")" -v pl0="$(plcounts "$empty")" '
+		-v cg="$cg" -v cg0="$cg0" -v pl="$pl" -v pl0="$pl0" -v pads="${pad:-null},${pad0:-null}" '
 		function rel(a, b) { return b ? sprintf("%.4f", (a - b) / b) : "null" }
 		BEGIN { printf "{\"program\":\"%s\",\"native_cpu_s\":%.3f,\"emulated_cpu_s\":%.3f,\"slowdown\":%.1f,\"qemu_alone_slowdown\":%.1f,", name, nat, emu, emu / nat, bare / nat
 			printf "\"guest_instructions\":%d,\"guest_mips\":%.1f,\"meets_30x\":%s,", ins, ins / emu / 1e6, (emu / nat <= 30 ? "true" : "false")
 			split(cg, c); split(cg0, c0); split(pl, p); split(pl0, p0)
 			split("Ir Dr D1mr DLmr Dw D1mw DLmw", k)
-			printf "\"startup_Ir\":[%d,%d],\"cachegrind\":{", c0[1], p0[1]
+			printf "\"startup_Ir\":[%d,%d],\"stack_pad\":[%s],\"cachegrind\":{", c0[1], p0[1], pads
 			for (i = 1; i <= 7; i++)
 				printf "%s\"%s\":[%d,%d,%s]", (i > 1 ? "," : ""), k[i], c[i] - c0[i], p[i] - p0[i], rel(p[i] - p0[i], c[i] - c0[i])
 			printf "}}" }')")
 	echo "bench: emulated ${rows[-1]}"
 done
-printf '{"benchmark":"emulated",%s"note":"cachegrind fields: [cachegrind, plugin in cachegrind policy, relative difference], each less the count of an empty program (startup_Ir: that of instructions), both with GLIBC_TUNABLES=%s","runs":[%s]}\n' "${BENCH_MACHINE:+$BENCH_MACHINE,}" "$tun" \
+printf '{"benchmark":"emulated",%s"note":"cachegrind fields: [cachegrind, plugin in cachegrind policy, relative difference], each less the count of an empty program (startup_Ir: that of instructions), both run with GLIBC_TUNABLES=%s and PAD alone in the environment, PAD empty under cachegrind and of stack_pad bytes (the program, the empty one) under the plugin, so that the initial stack has the same page offset in both","runs":[%s]}\n' "${BENCH_MACHINE:+$BENCH_MACHINE,}" "$tun" \
 	"$(IFS=,; echo "${rows[*]}")" > "$results/emulated.json"
 echo "bench: wrote $results/emulated.json"

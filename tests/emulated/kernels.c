@@ -80,6 +80,39 @@ static void cross(long n)
 	free(buf);
 }
 
+/* n iterations of a 32-byte load and a 16-byte store that each straddle
+ * two lines never seen before (QEMU makes them in 8-byte pieces): a load
+ * across lines 0 and 1 of a 256-byte step, a store across lines 2 and 3 */
+static void crossvec(long n)
+{
+	char *buf = aligned_alloc(128, (size_t)n * 256 + 256);
+	CHECK(buf, "no memory");
+	char *p = buf;
+	__asm__ volatile("1: vmovdqu 48(%[p]), %%ymm0\n\t"
+			 "vmovdqu %%xmm0, 184(%[p])\n\t"
+			 "add $256, %[p]\n\t"
+			 "dec %[n]\n\t"
+			 "jnz 1b\n\t"
+			 "vzeroupper"
+			 : [p] "+r"(p), [n] "+r"(n) : : "cc", "xmm0", "memory");
+	free(buf);
+}
+
+/* n iterations of a loop whose second instruction (a 10-byte movabs)
+ * straddles a page boundary: QEMU ends the block before it and starts the
+ * next one with it. 4 instructions an iteration. */
+static void pagecross(long n)
+{
+	__asm__ volatile("jmp 2f\n\t"
+			 ".p2align 12\n\t"
+			 ".skip 4090\n"
+			 "2: add $1, %%rax\n\t"     /* 4 bytes: 4090..4093 */
+			 "movabs $0x123456789, %%rdx\n\t" /* 10 bytes: 4094..4103 */
+			 "dec %[n]\n\t"
+			 "jnz 2b"
+			 : [n] "+r"(n) : : "cc", "rax", "rdx");
+}
+
 /* A pointer chase through `bytes` of memory, one 128-byte node per L2
  * line (so one L1 line each too) in one random cycle: a walk round it to
  * warm the caches, then n loads, each waiting for the one before. */
@@ -267,6 +300,10 @@ int main(int argc, char **argv)
 			qfmas_mem(n);
 		else if (!strcmp(argv[1], "cross"))
 			cross(n);
+		else if (!strcmp(argv[1], "crossvec"))
+			crossvec(n);
+		else if (!strcmp(argv[1], "pagecross"))
+			pagecross(n);
 		else if (!strcmp(argv[1], "x87"))
 			x87(n);
 		else if (!strcmp(argv[1], "strings"))

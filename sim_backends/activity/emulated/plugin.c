@@ -114,13 +114,14 @@ typedef struct memref {
 	uint64_t seq, pc, addr;   /* pc: the instruction's address | its VEX_SPLIT */
 	unsigned size;
 	int store;
-	int looked;               /* policy a2, in pieces: its lines are looked up as
-				   * they come, only its class is left to count */
+	int looked;               /* policy a2 (a2_piece): counted as it came, */
+	qemu_plugin_meminfo_t info; /* its last piece's size and direction, */
+	unsigned piece;           /* and size in bytes */
 } memref;
 
 typedef struct vcpu {
 	clab_emu_slot *slot;
-	const tbinfo *prev;
+	const tbinfo *prev;      /* the block just run, when a conditional branch ends it */
 	uint64_t seq;            /* blocks run: tells executions of an instruction apart */
 	int paused;              /* the simulator's own work (CLAB_EMU_SYSCALL) */
 	tbinfo *ran;             /* the blocks with runs (see add_runs) */
@@ -135,6 +136,7 @@ typedef struct vcpu {
 
 static clab_emu_file *file;
 static vcpu *cpus[CLAB_EMU_SLOTS];
+static vcpu *live[CLAB_EMU_SLOTS]; /* cpus[i] while it counts (not paused), else NULL */
 static uint64_t *l2; /* the L2's tags: L2_SETS x L2_WAYS */
 static pthread_mutex_t l2_lock = PTHREAD_MUTEX_INITIALIZER;
 static int threads; /* the process may have more than one thread: lock the L2 */
@@ -155,7 +157,7 @@ static vcpu *cpu_new(unsigned int i)
 	}
 	memset(v->bht, 1, sizeof v->bht);
 	v->slot = &file->slot[i];
-	cpus[i] = v;
+	cpus[i] = live[i] = v;
 	return v;
 }
 
@@ -163,6 +165,15 @@ static vcpu *cpu_new(unsigned int i)
 static inline vcpu *cpu_of(unsigned int i)
 {
 	return i < CLAB_EMU_SLOTS && cpus[i] ? cpus[i] : cpu_new(i);
+}
+
+/* The thread of a block or an access, when it counts (NULL: paused) */
+static inline vcpu *counting(unsigned int i)
+{
+	vcpu *v = i < CLAB_EMU_SLOTS ? live[i] : NULL;
+	if (__builtin_expect(!v, 0) && (v = cpu_of(i)) && v->paused)
+		return NULL;
+	return v;
 }
 
 /* ---- memory accesses -------------------------------------------------- */
@@ -248,6 +259,12 @@ static inline __attribute__((always_inline)) void a2_line(vcpu *v, uint64_t *q, 
 	}
 }
 
+/* a2_line out of line, for the rarer accesses across two lines */
+static __attribute__((noinline)) void a2_line_out(vcpu *v, uint64_t *q, uint64_t line, int store)
+{
+	a2_line(v, q, line, store);
+}
+
 /* A load that valgrind splits (policy cachegrind): the bits of an
  * instruction's memref.pc above its address say into how many pieces, of
  * what size, how far apart. */
@@ -315,10 +332,7 @@ static inline void flush_pending(vcpu *v)
 {
 	memref *p = &v->pend;
 	if (p->size) {
-		if (p->looked) /* as count_access counts it */
-			v->slot->q[p->store ? (p->size >= 16 ? CLAB_HQ_QSTORES : CLAB_HQ_STORES)
-					    : (p->size >= 16 ? CLAB_HQ_QLOADS : CLAB_HQ_LOADS)]++;
-		else
+		if (!p->looked)
 			count_access(v, p);
 		p->size = 0;
 	}
@@ -375,26 +389,14 @@ static void on_piece(unsigned int vcpu_index, qemu_plugin_meminfo_t info, uint64
 	if (!v)
 		return;
 	uint64_t pc = (uint64_t)(uintptr_t)udata & ~MAY_BE_ATOMIC;
-	uint64_t last = (vaddr + size - 1) >> L1_LINE_SHIFT;
 	memref *p = &v->pend;
 	if (p->size && p->seq == v->seq && p->pc == pc && p->store == store &&
 	    p->addr + p->size == vaddr && p->size + size <= 64) {
-		/* the next piece of one access: lines it adds are looked up
-		 * in order, as count_access looks the whole access's up */
-		if (p->looked)
-			for (uint64_t line = ((vaddr - 1) >> L1_LINE_SHIFT) + 1; line <= last; line++)
-				a2_line(v, v->slot->q, line, store);
-		p->size += size;
+		p->size += size; /* the next piece of one access */
 		return;
 	}
 	flush_pending(v);
 	*p = (memref){.seq = v->seq, .pc = pc, .addr = vaddr, .size = size, .store = store};
-	if (!cachegrind_policy && !((uintptr_t)udata & MAY_BE_ATOMIC)) {
-		p->looked = 1;
-		for (uint64_t line = vaddr >> L1_LINE_SHIFT; line <= last; line++)
-			a2_line(v, v->slot->q, line, store);
-		return;
-	}
 	if ((uintptr_t)udata & MAY_BE_ATOMIC)
 		count_rmw_load(v, p);
 }
@@ -417,19 +419,75 @@ static void on_access(unsigned int vcpu_index, qemu_plugin_meminfo_t info, uint6
 	unsigned size;
 	int store;
 	vcpu *v = access_of(vcpu_index, info, &size, &store);
+	if (v)
+		access_general(v, vaddr, size, store, (uintptr_t)udata);
+}
+
+/* Policy a2, an instruction that QEMU does not make atomic: an access is
+ * counted as it comes, the lines it touches looked up in order. */
+static void a2_one(unsigned int i, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
+{
+	unsigned size;
+	int store;
+	vcpu *v = access_of(i, info, &size, &store);
 	if (!v)
 		return;
 	flush_pending(v);
 	uint64_t line = vaddr >> L1_LINE_SHIFT;
-	if (__builtin_expect(cachegrind_policy || (uintptr_t)udata & MAY_BE_ATOMIC ||
-			     size >= 16 || line != (vaddr + size - 1) >> L1_LINE_SHIFT, 0)) {
+	if (__builtin_expect(size >= 16 || line != (vaddr + size - 1) >> L1_LINE_SHIFT, 0)) {
 		access_general(v, vaddr, size, store, (uintptr_t)udata);
 		return;
 	}
-	/* the common case (policy a2, one line), as count_access counts it */
 	uint64_t *q = v->slot->q;
 	q[store ? CLAB_HQ_STORES : CLAB_HQ_LOADS]++;
 	a2_line(v, q, line, store);
+}
+
+/* ... and one whose accesses QEMU may make in pieces (16 and 32 bytes in
+ * 8-byte ones): a piece that continues the one before is the same access,
+ * only the lines it adds are looked up, and the access moves to the quad
+ * class as it reaches 16 bytes. */
+static void a2_piece(unsigned int vcpu_index, qemu_plugin_meminfo_t info, uint64_t vaddr,
+		     void *udata)
+{
+	vcpu *v = counting(vcpu_index);
+	if (!v)
+		return;
+	memref *p = &v->pend;
+	unsigned size;
+	int store;
+	if (p->size && p->looked && p->info == info) {
+		/* as the piece before: the same size and direction */
+		size = p->piece;
+		store = p->store;
+	} else {
+		size = 1u << qemu_plugin_mem_size_shift(info);
+		store = qemu_plugin_mem_is_store(info);
+	}
+	uint64_t *q = v->slot->q;
+	uint64_t line = vaddr >> L1_LINE_SHIFT, last = (vaddr + size - 1) >> L1_LINE_SHIFT;
+	if (p->size && p->seq == v->seq && p->pc == (uintptr_t)udata && p->store == store &&
+	    p->addr + p->size == vaddr && p->size + size <= 64) {
+		if (p->size < 16 && p->size + size >= 16) {
+			q[store ? CLAB_HQ_STORES : CLAB_HQ_LOADS]--;
+			q[store ? CLAB_HQ_QSTORES : CLAB_HQ_QLOADS]++;
+		}
+		p->size += size;
+		p->info = info;
+		p->piece = size;
+		line = ((vaddr - 1) >> L1_LINE_SHIFT) + 1;
+	} else {
+		flush_pending(v);
+		q[store ? (size >= 16 ? CLAB_HQ_QSTORES : CLAB_HQ_STORES)
+			: (size >= 16 ? CLAB_HQ_QLOADS : CLAB_HQ_LOADS)]++;
+		*p = (memref){.seq = v->seq, .pc = (uintptr_t)udata, .addr = vaddr, .size = size,
+			      .store = store, .looked = 1, .info = info, .piece = size};
+	}
+	if (__builtin_expect(line == last, 1))
+		a2_line(v, q, line, store);
+	else
+		for (; line <= last; line++) /* none, or across a line boundary */
+			a2_line_out(v, q, line, store);
 }
 
 /* ---- blocks ----------------------------------------------------------- */
@@ -461,14 +519,14 @@ static void settle(vcpu *v)
 static void on_tb(unsigned int vcpu_index, void *udata)
 {
 	tbinfo *tb = udata;
-	vcpu *v = cpu_of(vcpu_index);
-	if (!v || v->paused)
+	vcpu *v = counting(vcpu_index);
+	if (!v)
 		return;
 	/* a pending access stays pending: a new block's seq ends it, and the
 	 * next access, system call or exit counts it, in the same order */
 	uint64_t *q = v->slot->q;
 	const tbinfo *prev = v->prev;
-	if (prev && prev->cond_last) {
+	if (prev) {
 		int taken = tb->pc != prev->fallthrough;
 		uint8_t *ctr = &v->bht[prev->branch % BHT_SIZE];
 		if ((*ctr >= 2) != taken) {
@@ -492,7 +550,7 @@ static void on_tb(unsigned int vcpu_index, void *udata)
 		for (int i = 0; i < tb->nz; i++)
 			q[tb->idx[i]] += tb->n[i];
 	}
-	v->prev = tb;
+	v->prev = tb->cond_last ? tb : NULL;
 	v->seq++;
 }
 
@@ -800,6 +858,23 @@ static void classify(const char *dis, uint64_t *n, int *cond, uint64_t *split, i
 		fp_class(m, ops, quad, (uint64_t)lanes / 4, 1, n);
 }
 
+/* QEMU 7.2 ends a block before an instruction that crosses a page
+ * boundary (unless it is the block's first: the next block starts with
+ * it), but its plugin interface still lists the instruction, as far as it
+ * was read, as the block's last; it does not run there. Such a last
+ * instruction is cut short at the page's end, so its disassembly is
+ * undecodable bytes. */
+static int phantom(struct qemu_plugin_insn *insn)
+{
+	uint64_t pc = qemu_plugin_insn_vaddr(insn);
+	if (pc >> 12 == (pc + 14) >> 12) /* 15 bytes, the longest, fit in the page */
+		return 0;
+	char *dis = qemu_plugin_insn_disas(insn);
+	int cut = dis && starts(dis, ".byte");
+	free(dis);
+	return cut;
+}
+
 static void on_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
 	(void)id;
@@ -810,6 +885,8 @@ static void on_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		return;
 	}
 	t->pc = qemu_plugin_tb_vaddr(tb);
+	if (n > 1 && phantom(qemu_plugin_tb_get_insn(tb, n - 1)))
+		n--;
 	for (size_t i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
 		uint64_t pc = qemu_plugin_insn_vaddr(insn);
@@ -825,7 +902,9 @@ static void on_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 			t->fallthrough = pc + qemu_plugin_insn_size(insn);
 		}
 		void *id = (void *)(uintptr_t)(pc | split | (atomic ? MAY_BE_ATOMIC : 0));
-		qemu_plugin_register_vcpu_mem_cb(insn, pieces ? on_piece : on_access,
+		qemu_plugin_register_vcpu_mem_cb(insn,
+						 !cachegrind_policy && !atomic ? (pieces ? a2_piece : a2_one)
+						 : pieces ? on_piece : on_access,
 						 QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW, id);
 	}
 	t->n[CLAB_HQ_CYCLES] = t->n[CLAB_HQ_INSTRUCTIONS];
@@ -859,6 +938,7 @@ static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu_index, int64_t num
 	v->slot->tid = (int64_t)syscall(SYS_gettid);
 	if (num == CLAB_EMU_SYSCALL) {
 		v->paused = a1 == 0;
+		live[vcpu_index] = v->paused ? NULL : v;
 		v->prev = NULL; /* no branch resolves across the pause */
 	}
 }
