@@ -4,7 +4,6 @@
  * read it through clab_machine_hw_info(); the counters never do. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <hwloc.h>
 #include <math.h>
 #include <iniparser/iniparser.h>
 #include <stdio.h>
@@ -108,33 +107,19 @@ static int parse_cache(clab_machine *m, const char *key, const char *val,
 	return CLAB_OK;
 }
 
-/* Packages, NUMA nodes, cores and threads of the node's synthetic topology
- * (already checked by the machine). */
+/* Packages, NUMA nodes, cores and threads of the node's topology (read
+ * by the machine). */
 static int count_topology(clab_machine *m, clab_hw_info *hw)
 {
-	const char *desc = clab_machine_setting(m, "topology");
-	hwloc_topology_t topo;
-	if (hwloc_topology_init(&topo))
-		return CLAB_E_NOMEM;
-	int rc = CLAB_OK;
-	desc = desc && *desc ? desc : "core:1 pu:1";
-	if ((strcmp(desc, "host") != 0 && hwloc_topology_set_synthetic(topo, desc)) ||
-	    hwloc_topology_load(topo)) {
-		rc = clab_seterr(CLAB_E_PROFILE, "machine %s: bad topology", m->name);
-	} else {
-		int pk = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PACKAGE);
-		int numa = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE);
-		hw->sockets = pk > 0 ? pk : 1;
-		hw->numa_nodes = numa > 0 ? numa : 1;
-		hw->threads_per_core = m->threads_per_core;
-		hw->cores_per_socket = m->cores / hw->sockets;
-		if (m->cores % hw->sockets)
-			rc = clab_seterr(CLAB_E_PROFILE,
-					 "machine %s: %d cores do not split evenly over %d packages",
-					 m->name, m->cores, hw->sockets);
-	}
-	hwloc_topology_destroy(topo);
-	return rc;
+	hw->sockets = m->packages;
+	hw->numa_nodes = m->numa_nodes;
+	hw->threads_per_core = m->threads_per_core;
+	hw->cores_per_socket = m->cores / hw->sockets;
+	if (m->cores % hw->sockets)
+		return clab_seterr(CLAB_E_PROFILE,
+				   "machine %s: %d cores do not split evenly over %d packages",
+				   m->name, m->cores, hw->sockets);
+	return CLAB_OK;
 }
 
 static int load(clab_machine *m, dictionary *d, clab_hw_info *hw)

@@ -86,6 +86,7 @@ struct clab_machine {
 	int ncomp;
 	clab_component comp[CLAB_MAX_COMPONENTS];
 	int cores, threads_per_core;
+	int packages, numa_nodes; /* of the topology, at least 1 each */
 	int nslots; /* hardware threads OS threads attach to (all PUs, or any number on the host) */
 	int host;   /* topology = host: hwloc's view of this machine */
 	struct clab_hw_info *hw; /* [hardware] (hwinfo.c), NULL: none */

@@ -732,8 +732,23 @@ static int open_components(clab_machine *m, dictionary *d)
  * read by hwloc itself: cores and hardware threads per core. On the host,
  * OS threads are counted by the kernel wherever they run, so they are not
  * bound one to a PU: any number (up to CLAB_MAX_HWTHREADS) may attach. */
+/* hwloc loads its plugins (PCI, OpenCL, GL, XML with ICU) when a process's
+ * first topology is created and unloads them with its last, so each machine
+ * open loaded and unloaded them again (most of its time), leaving glibc's
+ * dynamic TLS with stale entries that LeakSanitizer trips over. A topology
+ * kept for the process's life keeps them loaded once. */
+static hwloc_topology_t hwloc_anchor;
+static pthread_once_t hwloc_anchor_once = PTHREAD_ONCE_INIT;
+
+static void hwloc_keep_plugins(void)
+{
+	if (hwloc_topology_init(&hwloc_anchor))
+		hwloc_anchor = NULL;
+}
+
 static int load_topology(clab_machine *m)
 {
+	pthread_once(&hwloc_anchor_once, hwloc_keep_plugins);
 	const char *desc = clab_machine_setting(m, "topology");
 	if (!desc || !*desc)
 		desc = "core:1 pu:1";
@@ -757,6 +772,10 @@ static int load_topology(clab_machine *m)
 					 m->name, desc, CLAB_MAX_HWTHREADS);
 		m->cores = cores;
 		m->threads_per_core = cores > 0 ? pus / cores : 0;
+		int pk = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PACKAGE);
+		int numa = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE);
+		m->packages = pk > 0 ? pk : 1;
+		m->numa_nodes = numa > 0 ? numa : 1;
 		m->nslots = host ? CLAB_MAX_HWTHREADS : pus;
 		m->host = host;
 	}
