@@ -338,6 +338,17 @@ static int stress(const profile *p, int pidx)
 	}
 	for (int i = 0; i < ROOM; i++)
 		CHECK_PAPI(PAPI_destroy_eventset(&grow[i]));
+	/* PAPI gives a native event its code the first time its name is
+	 * looked up, finding and then adding it without one lock around both:
+	 * two threads looking a new name up at once can get two codes for it,
+	 * and a set holding one refuses to remove the other (PAPI_EINVAL, seen
+	 * here as a failed remove by name). Every name the walk uses is looked
+	 * up once before the threads start, as a tool's start-up would. */
+	for (int c = 0; c < NCOMP && p->walk[c].ev[0]; c++)
+		for (int e = 0; e < count(p->walk[c].ev); e++) {
+			int code;
+			CHECK_PAPI(PAPI_event_name_to_code(p->walk[c].ev[e], &code));
+		}
 	static tstate ts[NTHREADS];
 	pthread_t th[NTHREADS];
 	struct itimerval it = {{0, 1000}, {0, 1000}};
