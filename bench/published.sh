@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The published torus experiments rerun through counterlab-netsim, as a
+# The published network experiments rerun through counterlab-netsim, as a
 # user would run them, in both engines with the model's defaults: prints
 # one JSON object (bench/results/published.json) with, per figure, the
 # published value, the model's in each engine, the commands and whether
@@ -96,6 +96,30 @@ best() { jq -nc --argjson bt "${nas[${1}bt]}" --argjson cg "${nas[${1}cg]}" --ar
 	'{BT: (1 - ($bt | min) / $bt[0]), CG: (1 - ($cg | min) / $cg[0]), MG: (1 - ($mg | min) / $mg[0])}'; }
 rows+=("$(row nas-best "same, best permutation against the default XYZ: fraction faster" \
 	"no more than about 0.15" '[.[]] | max <= 0.15' "$sb" "$ncmd" "$(best flow)" "$(best packet)")")
+
+# Gemini: the "sonar" message, 1 MB one way between neighbouring nodes,
+# read at the sender's router (TX: from its NICs, RX: from the network;
+# a phit is 3 bytes of the tiles' traffic count)
+cug="Pedretti, Vaughan, Barrett, Devine, Hemmert, \"Using the Cray Gemini Performance Counters\", Cray User Group 2013"
+declare -A sonar
+for e in "${engines[@]}"; do
+	for d in random zero; do
+		netsim --machine gemini --torus 4x4x4 --ppn 1 --pattern oneway:bytes=1M --payload $d --engine "$e" \
+			--per-node --counters LINK_HOST_PACKETS,LINK_HOST_TRAFFIC,LINK_NET_PACKETS,LINK_NET_TRAFFIC |
+			jq -c '.per_node[0].counters' > "$tmp/sonar-$e-$d.json"
+	done
+	sonar[$e]=$(jq -sc '{tx_packets: .[0].LINK_HOST_PACKETS, tx_phits_random: (.[0].LINK_HOST_TRAFFIC / 3),
+		tx_phits_zero: (.[1].LINK_HOST_TRAFFIC / 3), rx_packets: .[0].LINK_NET_PACKETS,
+		rx_phits: (.[0].LINK_NET_TRAFFIC / 3)}' "$tmp/sonar-$e-random.json" "$tmp/sonar-$e-zero.json")
+done
+scmd="counterlab-netsim --machine gemini --torus 4x4x4 --ppn 1 --pattern oneway:bytes=1M --payload random|zero --per-node --counters LINK_HOST_PACKETS,LINK_HOST_TRAFFIC,LINK_NET_PACKETS,LINK_NET_TRAFFIC [--engine packet]"
+for f in tx_packets:16407:"TX packets" tx_phits_random:524709:"TX phits, random data" \
+	tx_phits_zero:262565:"TX phits, zero-filled data" rx_packets:16407:"RX packets" rx_phits:49221:"RX phits"; do
+	IFS=: read -r key pub what <<< "$f"
+	rows+=("$(row "sonar-$key" "Gemini, one 1 MB MPI message one way between neighbouring nodes, read at the sender's router: $what" \
+		"$pub" "(. / $pub - 1) | fabs < 0.01" "$cug" "$scmd" \
+		"$(jq ".$key" <<< "${sonar[flow]}")" "$(jq ".$key" <<< "${sonar[packet]}")")")
+done
 
 # the FFT's steps under both maps in the flow engine (docs/torus.md's
 # table of what the custom map does)

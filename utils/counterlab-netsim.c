@@ -22,6 +22,7 @@ enum format { TABLE, CSV, JSON };
 typedef struct opts {
 	const char *machine, *torus, *map, *order, *heatmap, *heat_event, *counters;
 	const char *tilemap, *gemini;
+	const char *payload; /* gemini: the messages' data, random or zero */
 	long tiles;
 	const char *pattern[MAX_PATTERNS];
 	const char *set[MAX_SETS];
@@ -53,6 +54,8 @@ static void usage(FILE *f)
 		"                        `rtr --interconnect` dump (default the Cielo map)\n"
 		"  --gemini CNAME        gemini: the router of the dump to read (default first)\n"
 		"  --tiles ROUTER        gemini: also the 48 tiles x 6 counters of a router\n"
+		"  --payload random|zero gemini: the messages' data: incompressible (default)\n"
+		"                        or zero-filled, which Gemini compresses on the wire\n"
 		"  --torus AxBxCxDxE     torus shape; a size with a trailing m is a mesh\n"
 		"                        dimension (default bgq 4x4x4x4x2, bgl 8x4x4,\n"
 		"                        torus 8x8x8; torus takes 1..6 dimensions A, B, ...)\n"
@@ -139,7 +142,7 @@ static void progress_draw(void *arg, double frac)
 
 static int parse(int argc, char **argv, opts *o)
 {
-	enum { OPT_WINDOW = 256 }; /* long options without a letter */
+	enum { OPT_WINDOW = 256, OPT_PAYLOAD }; /* long options without a letter */
 	static const struct option longopts[] = {
 		{"machine", 1, 0, 'm'}, {"torus", 1, 0, 't'}, {"ppn", 1, 0, 'n'},
 		{"map", 1, 0, 'M'}, {"order", 1, 0, 'o'}, {"pattern", 1, 0, 'p'},
@@ -149,7 +152,7 @@ static int parse(int argc, char **argv, opts *o)
 		{"ranks", 1, 0, 'R'}, {"set", 1, 0, 'S'}, {"list-params", 0, 0, 'P'},
 		{"heatmap-range", 1, 0, 'Y'}, {"heatmap-with", 1, 0, 'W'}, {"engine", 1, 0, 'G'}, {"routing", 1, 0, 'r'},
 		{"seed", 1, 0, 's'}, {"tilemap", 1, 0, 'T'}, {"gemini", 1, 0, 'g'},
-		{"tiles", 1, 0, 'x'}, {"open-loop", 1, 0, 'O'}, {"open-loop-window", 1, 0, OPT_WINDOW},
+		{"tiles", 1, 0, 'x'}, {"payload", 1, 0, OPT_PAYLOAD}, {"open-loop", 1, 0, 'O'}, {"open-loop-window", 1, 0, OPT_WINDOW},
 		{0, 0, 0, 0},
 	};
 	int c, list = 0;
@@ -286,6 +289,13 @@ static int parse(int argc, char **argv, opts *o)
 			break;
 		case 'T': o->tilemap = optarg; break;
 		case 'g': o->gemini = optarg; break;
+		case OPT_PAYLOAD:
+			if (strcmp(optarg, "random") && strcmp(optarg, "zero")) {
+				fprintf(stderr, "counterlab-netsim: --payload %s: want random or zero\n", optarg);
+				return 2;
+			}
+			o->payload = optarg;
+			break;
 		case 'x': {
 			char *end;
 			errno = 0;
@@ -312,8 +322,8 @@ static int parse(int argc, char **argv, opts *o)
 		fputc('\n', stderr);
 		return 2;
 	}
-	if ((o->tilemap || o->gemini || o->tiles >= 0) && strcmp(o->machine, "gemini")) {
-		fprintf(stderr, "counterlab-netsim: --tilemap, --gemini and --tiles are for --machine gemini\n");
+	if ((o->tilemap || o->gemini || o->tiles >= 0 || o->payload) && strcmp(o->machine, "gemini")) {
+		fprintf(stderr, "counterlab-netsim: --tilemap, --gemini, --tiles and --payload are for --machine gemini\n");
 		return 2;
 	}
 	if (!strcmp(o->machine, "gemini") && o->order && strcmp(o->order, "XYZ")) {
@@ -760,7 +770,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "counterlab-netsim: --tiles %ld: routers are 0..%u\n", o.tiles, t.nodes - 1);
 			return 2;
 		}
-		clab_gemini_observe(net, g);
+		clab_gemini_observe(net, g, o.payload && !strcmp(o.payload, "zero") ? CLAB_GEM_ZERO_DATA : NULL);
 	}
 	progress pr = {.start = now_s(), .quiet = o.quiet};
 	clab_net_progress(net, progress_draw, &pr);

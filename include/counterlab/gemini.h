@@ -105,9 +105,11 @@ enum clab_gemini_proto { CLAB_GEM_MPI, CLAB_GEM_PUT, CLAB_GEM_GET };
 #define CLAB_GEM_MPI_PUT_MIN (512u << 10)
 #define CLAB_GEM_MPI_CHUNK (512u << 10)
 /* count messages of `bytes` from rank src to rank dst. buf: the payload
- * (NULL: unknown, counted as incompressible), whose runs of zero or one
- * bits are compressed on the wire. Ranks of one node exchange through
- * memory and touch no tile. */
+ * (NULL: unknown, counted as incompressible; CLAB_GEM_ZERO_DATA: zero-filled,
+ * any length), whose runs of zero or one bits are compressed on the wire.
+ * Ranks of one node exchange through memory and touch no tile. */
+extern const unsigned char clab_gemini_zero_data[];
+#define CLAB_GEM_ZERO_DATA ((const void *)clab_gemini_zero_data)
 int clab_gemini_message(clab_gemini *g, uint32_t src, uint32_t dst, uint64_t bytes,
 			const void *buf, int proto, uint64_t count);
 /* Ends the phase of messages in flight together: repeats it `times` times,
@@ -178,8 +180,9 @@ int clab_gemini_live_message(const clab_torus *t, const clab_map *map, uint32_t 
 			     uint32_t dst, uint64_t bytes, const void *buf,
 			     clab_live_add add, void *arg);
 
-/* Every message of n's phases also goes to g (counterlab-netsim). */
-void clab_gemini_observe(clab_net *n, clab_gemini *g);
+/* Every message of n's phases also goes to g (counterlab-netsim), with
+ * payload `data` (NULL or CLAB_GEM_ZERO_DATA, as for clab_gemini_message). */
+void clab_gemini_observe(clab_net *n, clab_gemini *g, const void *data);
 
 /* The machine profile's Gemini network (shared by its units): the torus
  * ([machine] torus, ppn, map), the tile map ([network] tilemap, gemini),

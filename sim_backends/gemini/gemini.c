@@ -76,6 +76,7 @@ struct clab_gemini {
 	double *pace;              /* [router][in] slowest source feeding it, s */
 	stream *streams;           /* this phase's packet streams */
 	size_t nstreams, capstreams;
+	const void *obs_data;      /* payload of observed messages (netsim) */
 };
 
 #define TILE(g, r, t, c) ((g)->tile[((size_t)(r) * CLAB_GEMINI_TILES + (t)) * CLAB_GEM_TILE_CTRS + (c)])
@@ -303,16 +304,20 @@ static void nic_add(sink to, uint32_t r, int n, int k, uint64_t v)
 	to.add(to.arg, r, CLAB_GEM_LIVE_NIC_WORD(n, k), v);
 }
 
+/* A packet's worth of zeros: the payload of CLAB_GEM_ZERO_DATA at any offset. */
+const unsigned char clab_gemini_zero_data[MAX_PAYLOAD];
+
 /* Payload phits of packet i of a transfer: `hdr` bytes of MPI header
  * (incompressible), then `bytes` of data from buf (NULL: incompressible). */
 static uint32_t packet_payload(uint64_t i, uint32_t hdr, uint64_t bytes, const uint8_t *buf)
 {
 	uint64_t total = hdr + bytes, off = i * MAX_PAYLOAD;
 	uint32_t n = (uint32_t)(total - off < MAX_PAYLOAD ? total - off : MAX_PAYLOAD);
+	int zero = buf == CLAB_GEM_ZERO_DATA;
 	if (!buf || off + n <= hdr)
 		return clab_gemini_payload_phits(NULL, n);
 	if (off >= hdr)
-		return clab_gemini_payload_phits(buf + off - hdr, n);
+		return clab_gemini_payload_phits(zero ? buf : buf + off - hdr, n);
 	uint8_t p[MAX_PAYLOAD]; /* header and data in one packet */
 	memset(p, 0xa5, hdr - off);
 	memcpy(p + (hdr - off), buf, n - (hdr - off));
@@ -409,7 +414,8 @@ static int count_message(const clab_gemini *g, sink to, uint32_t src, uint32_t d
 	const uint8_t *p = buf;
 	for (uint64_t off = 0; off < bytes && !rc; off += CLAB_GEM_MPI_CHUNK) {
 		uint64_t n = bytes - off < CLAB_GEM_MPI_CHUNK ? bytes - off : CLAB_GEM_MPI_CHUNK;
-		rc = transfer(g, to, rs, ns, rd, nd, 1, 0, n, p ? p + off : NULL, count);
+		rc = transfer(g, to, rs, ns, rd, nd, 1, 0, n,
+			      !p || p == CLAB_GEM_ZERO_DATA ? (const void *)p : p + off, count);
 		if (!rc)
 			rc = transfer(g, to, rs, ns, rd, nd, 1, h, 0, NULL, count);
 	}
@@ -696,7 +702,8 @@ const clab_torus *clab_gemini_torus(const clab_gemini *g) { return g->t; }
 
 static void obs_message(void *arg, uint32_t src, uint32_t dst, uint64_t bytes, uint64_t count)
 {
-	clab_gemini_message(arg, src, dst, bytes, NULL, CLAB_GEM_MPI, count);
+	clab_gemini *g = arg;
+	clab_gemini_message(g, src, dst, bytes, g->obs_data, CLAB_GEM_MPI, count);
 }
 
 static void obs_phase(void *arg, uint64_t times)
@@ -704,7 +711,8 @@ static void obs_phase(void *arg, uint64_t times)
 	clab_gemini_phase_end(arg, times, NULL);
 }
 
-void clab_gemini_observe(clab_net *n, clab_gemini *g)
+void clab_gemini_observe(clab_net *n, clab_gemini *g, const void *data)
 {
+	g->obs_data = data;
 	clab_net_observe(n, obs_message, obs_phase, g);
 }

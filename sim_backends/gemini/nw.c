@@ -74,7 +74,7 @@ static void *net_create(clab_machine *m, int *err)
 	if (!rc)
 		b->gn.g = clab_gemini_new(&tn->torus, &tn->map, &b->gn.map, &rc);
 	if (!rc && (b->gn.net = clab_net_new(&tn->torus, &tn->map, &rc)) != NULL) {
-		clab_gemini_observe(b->gn.net, b->gn.g);
+		clab_gemini_observe(b->gn.net, b->gn.g, NULL);
 		clab_gemini_live_register(b->gn.g, 1); /* libcounterlab-mpi's messages */
 		clab_gemini_place(b->gn.g, tn->rank, &b->gn.router, &b->gn.node);
 	}

@@ -185,7 +185,9 @@ else
 fi
 # Gemini: per-router link metrics from the tiles, one router's tiles, its options' errors
 refuse --machine gemini --order ZYX --pattern pingpong -- "--order ZYX: Gemini routes X, then Y, then Z"
-refuse --tiles 0 --pattern pingpong -- "--tilemap, --gemini and --tiles are for --machine gemini"
+refuse --tiles 0 --pattern pingpong -- "--tilemap, --gemini, --tiles and --payload are for --machine gemini"
+refuse --payload zero --pattern pingpong -- "--tilemap, --gemini, --tiles and --payload are for --machine gemini"
+refuse --machine gemini --payload ones --pattern pingpong -- "--payload ones: want random or zero"
 refuse --machine gemini --tiles 64 --pattern pingpong -- "--tiles 64: routers are 0..63"
 refuse --machine gemini --tilemap /nonexistent --pattern pingpong -- "tile map /nonexistent"
 printf 'c0-0c0s0g0l00 Z+ -> c0-0c0s1g0l00 LinkType: backplane\n' > "$tmp/short.txt"
@@ -206,6 +208,18 @@ if [ "$(echo "$out" | grep -c '^[0-9]*,[0-5],[0-7],')" = 48 ]; then
 else
 	bad "gemini: --tiles: $(echo "$out" | tail -3)"
 fi
+# 1 MB one way by PUT from router (0,0,0): 16384 data packets of 32 phits
+# (random) or 16 (zeros, compressed), and MPI's 3 headers of 32; each
+# packet ACKed by 3 phits
+for p in random:524384 zero:262240; do
+	out=$("$bin" --quiet --machine gemini --torus 4x4x4 --ppn 1 --pattern oneway:bytes=1M \
+		--payload "${p%%:*}" --per-node --counters LINK_HOST_TRAFFIC,LINK_NET_TRAFFIC --format csv | grep "^0,")
+	if [ "$out" = "0,0,0,0,$((${p#*:} * 3)),$((16387 * 3 * 3))" ]; then
+		ok "gemini: --payload ${p%%:*}: ${p#*:} phits out of router 0's NICs, 3 x 16387 back"
+	else
+		bad "gemini: --payload ${p%%:*}: router 0 reads $out"
+	fi
+done
 # link types by position: router 2 of 2x2x2 is (0,1,0), the second router
 # of its blade: Y- (tile 34) the mezzanine, Y+ (tile 37) a cable
 out=$("$bin" --quiet --machine gemini --torus 2x2x2 --ppn 2 --pattern pingpong --format csv --tiles 2)

@@ -417,6 +417,14 @@ static void sonar(void **state)
 		assert_true(fabs(rxf / 49221.0 - 1) < 0.01);
 		fx_free(f);
 	}
+	/* CLAB_GEM_ZERO_DATA: zero-filled data of any length, as a buffer of zeros */
+	fixture *f = fx_new("4x4x4");
+	assert_int_equal(clab_gemini_message(f->g, rank_at(f, 0, 0, 0, 0), rank_at(f, 1, 0, 0, 0), mb,
+					     CLAB_GEM_ZERO_DATA, CLAB_GEM_MPI, 1), CLAB_OK);
+	clab_gemini_phase_end(f->g, 1, NULL);
+	assert_int_equal(clab_gemini_link(f->g, router(f, 0, 0, 0), CLAB_GEM_HOST, CLAB_GEM_TRAFFIC) / 3,
+			 16384 * 16 + 3 * 32);
+	fx_free(f);
 	free(zero);
 	free(random);
 }
