@@ -14,13 +14,14 @@ netsim() { "$bin/counterlab-netsim" --quiet --format json "$@"; }
 engines=(flow packet)
 
 # one experiment's row: id, what, published, the bounds the model must
-# meet (jq on .flow and .packet), source, commands, and the model's figures
+# meet (a jq filter applied to each engine's figure), source, commands,
+# and the model's figures
 row() { # id what published bounds source commands flow packet
 	jq -nc --arg id "$1" --arg what "$2" --arg pub "$3" --arg bounds "$4" \
 		--arg src "$5" --arg cmds "$6" --argjson flow "$7" --argjson packet "$8" \
 		'{id: $id, experiment: $what, published: $pub, bounds: $bounds, source: $src,
 		  commands: $cmds, flow: $flow, packet: $packet}
-		 | .meets = ([.flow, .packet] | map(. as $m | {} | $m | '"$4"') | all)'
+		 | .meets = ([.flow, .packet] | map('"$4"') | all)'
 }
 
 # BG/Q 3D-FFT, 512 nodes, 512^3 on 16 x 512: ABCDET against each grid

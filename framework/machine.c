@@ -242,7 +242,6 @@ static int ini_text(FILE *f, const char *path, int err, const char *what)
 			n--;
 		continued = n && line[n - 1] == '\\';
 		char *p = line + strspn(line, " \t");
-		char *eq = strchr(p, '=');
 		if (value_goes_on || !*p || *p == ';' || *p == '#')
 			continue;
 		if (*p == '[') {
@@ -251,6 +250,7 @@ static int ini_text(FILE *f, const char *path, int err, const char *what)
 				strcpy(section, ini_word(p + 1, close));
 			continue;
 		}
+		char *eq = strchr(p, '=');
 		if (!eq)
 			continue; /* iniparser says what is wrong with it */
 		if (nkeys == kcap) {
