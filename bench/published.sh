@@ -122,12 +122,22 @@ for f in tx_packets:16407:"TX packets" tx_phits_random:524709:"TX phits, random 
 		"$(jq ".$key" <<< "${sonar[flow]}")" "$(jq ".$key" <<< "${sonar[packet]}")")")
 done
 
-# the FFT's steps under both maps in the flow engine (docs/torus.md's
-# table of what the custom map does)
-steps=$(jq -c '[.steps[] | {step: (.step | sub("^fft3d: "; "")), network_s: .times.network_s,
-	onnode_s: .times.onnode_s, compute_s: .times.compute_s, total_s: .times.total_s}]
-	+ [{step: "whole run", network_s: .times.network_s, onnode_s: .times.onnode_s,
-	    compute_s: .times.compute_s, total_s: .times.total_s}]' "$tmp/fft-abcdet-flow.json" "$tmp/fft-columns-flow.json" |
-	jq -sc '{ABCDET: .[0], columns: .[1]}')
+# the FFT's steps under both maps in each engine (docs/torus.md's table of
+# what the custom map does, and the figures around it): per step its
+# times, and per run the share of chunks that fell back to the escape VC;
+# and the row all-to-all in the packet engine with a crossbar speedup of 2
+steps() { # engine: {ABCDET: [...], columns: [...]}
+	jq -c '[.steps[] | {step: (.step | sub("^fft3d: "; "")), network_s: .times.network_s,
+		onnode_s: .times.onnode_s, compute_s: .times.compute_s, total_s: .times.total_s}]
+		+ [{step: "whole run", network_s: .times.network_s, onnode_s: .times.onnode_s,
+		    compute_s: .times.compute_s, total_s: .times.total_s}]' "$tmp/fft-abcdet-$1.json" "$tmp/fft-columns-$1.json" |
+		jq -sc '{ABCDET: .[0], columns: .[1]}'
+}
+escape=$(jq -c '.summary.counters | .PEVT_NW_USER_ESC_PP_SENT.total / .PEVT_NW_USER_PP_SENT.total' \
+	"$tmp/fft-abcdet-packet.json" "$tmp/fft-columns-packet.json" | jq -sc '{ABCDET: .[0], columns: .[1]}')
+netsim $fft,phase=2,compute=0 --engine packet --set speedup=2 > "$tmp/fft-abcdet-speedup.json"
+netsim $fft,phase=2,compute=0 --map "$tmp/columns.map" --engine packet --set speedup=2 > "$tmp/fft-columns-speedup.json"
+speedup=$(jq -c .time_s "$tmp/fft-abcdet-speedup.json" "$tmp/fft-columns-speedup.json" | jq -sc '{ABCDET: .[0], columns: .[1]}')
 
-printf '{"benchmark":"published","rows":[%s],"fft_steps_flow":%s}\n' "$(IFS=,; echo "${rows[*]}")" "$steps"
+printf '{"benchmark":"published","rows":[%s],"fft_steps_flow":%s,"fft_steps_packet":%s,"fft_escape_share_packet":%s,"fft_rows_speedup2_packet_s":%s}\n' \
+	"$(IFS=,; echo "${rows[*]}")" "$(steps flow)" "$(steps packet)" "$escape" "$speedup"

@@ -103,8 +103,9 @@ run "cli/test_readme" bash tests/cli/test_readme.sh "$PREFIX/bin"
 # the documentation names nothing outside the repository and no issue numbers
 run "cli/test_docs_refs" bash tests/cli/test_docs_refs.sh
 
-# the docs' benchmark tables are bench/results/*.json's (bench/tables.sh)
-run "cli/test_docs_figures" bash tests/cli/test_docs_figures.sh
+# the docs' benchmark tables are bench/results/*.json's (bench/tables.sh), and
+# figures in their prose what their stated source gives now
+run "cli/test_docs_figures" bash tests/cli/test_docs_figures.sh "$PWD" "$PREFIX/bin"
 
 # counterlab-run: the program's own instructions under the emulator
 run "cli/test_emulated" env CC="$CC" PREFIX="$PREFIX" bash tests/cli/test_emulated.sh "$PREFIX/bin"

@@ -4,8 +4,16 @@
 # docs/torus.md, the others in docs/benchmarks.md), each generated block is
 # what bench/tables.sh makes from the JSON now (a figure edited by hand, or
 # JSON updated without the docs, fails), and each starts with the date and
-# machine its JSON records.
-# usage: test_docs_figures.sh [ROOT]   (ROOT: the tree to check, default this one)
+# machine its JSON records. Figures quoted in prose carry their source in
+# a block right under their paragraph:
+#   <!-- figures: SOURCE
+#   NUMBER = JQ FILTER
+#   -->
+# SOURCE is bench/results/NAME.json or a command printing JSON (run in a
+# scratch directory with BIN first on PATH); each NUMBER must appear in the
+# paragraph above and be the filter's value shown with NUMBER's decimals.
+# usage: test_docs_figures.sh [ROOT [BIN]]   (ROOT: the tree to check,
+#   default this one; BIN: where the tools are, default ROOT/build/prefix/bin)
 set -u
 top=$(cd "${1:-$(dirname "$0")/../..}" && pwd) || exit 2
 tables=$(cd "$(dirname "$0")/../.." && pwd)/bench/tables.sh
@@ -42,5 +50,61 @@ while IFS= read -r l; do
 done < <(awk '/^<!-- bench\/tables.sh [a-z-]+: generated/ { getline; print FILENAME ": " $0 }' $docs)
 [ $n -gt 0 ] && ok "the $n generated tables start with their JSON's date and machine"
 [ $n -gt 0 ] || bad "no generated table in $docs"
+
+# prose figures: one record per block (B file line source), its paragraph
+# (P text) and its figures (F number filter)
+blocks() {
+	awk '
+	function flush() { para = "" }
+	/^(   |  | )?<!-- figures: / {
+		src = $0; sub(/^ *<!-- figures: /, "", src)
+		printf "B\t%s\t%d\t%s\nP\t%s\n", FILENAME, FNR, src, para
+		inblock = 1; next
+	}
+	inblock && /^ *-->/ { inblock = 0; flush(); next }
+	inblock {
+		n = $0; sub(/^[ \t]*/, "", n); sub(/ = .*/, "", n); f = $0; sub(/^[^=]* = /, "", f)
+		printf "F\t%s\t%s\n", n, f; next
+	}
+	/^[ \t]*$/ { flush(); next }
+	{ para = para " " $0 }
+	' "$@"
+}
+bin=${2:-$top/build/prefix/bin}
+declare -A json
+nfig=0 nall=0
+while IFS=$'\t' read -r kind a b c; do
+	case $kind in
+	B)
+		where="${a#"$top"/}:$b" src=$c
+		if [ -z "${json[$src]+set}" ]; then
+			case $src in
+			bench/results/*.json) json[$src]=$(cat "$top/$src" 2>/dev/null) ;;
+			*) json[$src]=$(cd "$tmp" && PATH="$bin:$PATH" bash -c "$src" 2>/dev/null) ;;
+			esac
+			[ -n "${json[$src]}" ] || bad "$where: $src gives no JSON"
+		fi ;;
+	P) para=" $a " ;;
+	F)
+		nall=$((nall + 1))
+		num=${a//,/} int=${a%%.*} dec=0
+		[[ $num == *.* ]] && dec=$(( ${#a} - ${#int} - 1 ))
+		if ! v=$(jq -ser "$b" <<< "${json[$src]}" 2> /dev/null); then
+			bad "$where: $a: the filter $b gives nothing"
+			continue
+		fi
+		shown=$(LC_ALL=C printf "%.${dec}f" "$v" 2> /dev/null) || shown="($v)"
+		if ! [[ $para =~ [^0-9.,]${a//./\\.}([^0-9]|[.,][^0-9]) ]]; then
+			bad "$where: $a is not in the paragraph above"
+		elif [ "$shown" != "$num" ]; then
+			bad "$where: the docs say $a, $src gives $shown ($b)"
+		else
+			nfig=$((nfig + 1))
+		fi
+		;;
+	esac
+done < <(blocks $docs)
+[ $nfig = $nall ] && ok "the $nfig figures in prose that carry a source are what it gives now"
+[ $nall -gt 0 ] || bad "no figure in prose carries its source"
 
 finish
