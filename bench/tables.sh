@@ -58,10 +58,11 @@ table() { # NAME: the block's lines on stdout
 			"$R/netsim_validation.json" ;;
 	netsim-speed)
 		jq -r "$JQ_DEFS"'origin("bench/results/netsim.json"), "",
-			"| run | engine | wall s | target s | peak memory GB | target GB | met |",
+			"| run | engine | CPU s | target s | peak memory GB | target GB | met |",
 			"|---|---|---|---|---|---|---|",
 			(.fft512 | "| 512-node FFT study, both maps (`\(.pattern)` on \(.torus), ppn \(.ppn)) | flow | \(.study_s) | \(.target_s) | - | - | \(.meets_target | yn) |"),
 			(.fft512_packet | "| the same, both phases, MPI routing (ABCDET \(.ABCDET.model_s) s, columns map \(.columns.model_s) s) | packet | \(.study_s) | \(.target_s) | - | - | \(.meets_target | yn) |"),
+			(.perm4096_packet // empty | "| random permutation `\(.pattern)` on \(.torus) (4,096 nodes) | packet | \(.ABCT.model_s) | \(.target_s) | - | - | \(.meets_target | yn) |"),
 			(.sequoia | "| Sequoia `\(.pattern)` (\(.torus), \(.nodes) nodes, ppn \(.ppn)) | flow | \(.ABCDET.model_s | f(1)) | \(.target_s) | \(.max_rss_gb) | \(.target_gb) | \(.meets_target | yn) |"),
 			(.sequoia_rows | "| Sequoia `\(.pattern)` | flow | \(.model_s | f(1)) | \(.target_s) | \(.max_rss_gb) | \(.target_gb) | \(.meets_target | yn) |"),
 			"",
