@@ -29,20 +29,31 @@
  * part in coarse levels (comm1p); here a level where any axis has fewer
  * points than ranks has no communication at all.
  *
- * Computation: each benchmark's operation count per iteration, as NPB
- * counts it for its Mop/s report, split evenly over the ranks and added
- * to the iteration's first phase with the memory traffic of its kernels
- * (the profile's roofline prices the two):
+ * Computation: each benchmark's operations per iteration and rank,
+ * added to the iteration's first phase with the memory traffic of its
+ * kernels (the profile's roofline prices the two). BT and MG: the
+ * operation count NPB reports its Mop/s with, split evenly over the ranks:
  *   BT  3478.8 n^3 - 17655.7 n^2 + 28023.7 n      (n = grid side)
- *   CG  2 na (3 + z(z+1) + 25 (5 + z(z+1)) + 3)   (z = nonzer: 11, 13, 15)
  *   MG  58 n^3
+ * CG: NPB's count, 2 na (3 + z(z+1) + 25 (5 + z(z+1)) + 3) (z = nonzer:
+ * 11, 13, 15), counts each vector element once, but a rank runs every
+ * vector loop over its whole column block of v = na/npcols elements
+ * (the ranks of a grid column hold the same block), and adds the pieces
+ * a row reduction brings in. Per rank: the matrix-vector products, 26 x
+ * 2 na z(z+1) / P as NPB counts them, and 2 + 25 x 10 + 3 + 5 = 260 v
+ * vector flops (r.r; per CG step p.q, z and r updated, r.r, p updated;
+ * the residual norm; x.z, z.z and x rescaled) plus 26 log2(npcols) v
+ * additions in the 26 vector reductions. On one rank that is NPB's count
+ * within a few flops a row; on 128 (class A) the vector work is 11 times
+ * NPB's share and the total 37% more.
  * Memory traffic (a count of the arrays the kernels stream, the
  * modeller's estimate: each array touched once per kernel, the stencil
  * neighbours and CG's gathered vector from cache):
  *   CG  12 bytes per nonzero and matrix-vector product (an 8-byte value
  *       and a 4-byte column index; 26 products an iteration, z(z+1)
  *       nonzeros a row as NPB counts them), 12 bytes per vector flop
- *       (an axpy reads two vectors and writes one: 24 bytes, 2 flops)
+ *       (an axpy reads two vectors and writes one: 24 bytes, 2 flops),
+ *       24 per reduction addition (w = w + q: two read, one written)
  *   MG  per point of a level: resid and psinv 24 bytes (two arrays read,
  *       one written), rprj3 8 (the fine residual read; the coarse one
  *       written counts on its level), interp 16 (the fine correction read
@@ -235,11 +246,15 @@ int pattern_nas_cg(clab_net *n, pattern_args *a)
 		rc = power_of_two(a, "CG", P, &k);
 	if (rc)
 		return rc;
-	uint32_t cols = 1u << ((k + 1) / 2), rows = 1u << (k / 2);
+	int l2cols = (k + 1) / 2;
+	uint32_t cols = 1u << l2cols, rows = 1u << (k / 2);
 	uint64_t vec = na_of[cls] / cols, inner = CG_INNER * niter;
 	double zz = nonzer[cls] * (nonzer[cls] + 1.0), na = (double)na_of[cls];
-	double matvec = 2 * na * zz * (CG_INNER + 1), vector = 2 * na * (3 + CG_INNER * 5 + 3);
-	job j = {n, P, 0, CLAB_OK, (matvec + vector) / P, (6 * matvec + 12 * vector) / P};
+	/* per rank (above): NPB's share of the products, the vector loops
+	 * and reduction additions over the rank's block */
+	double matvec = 2 * na * zz * (CG_INNER + 1) / P;
+	double vector = 260.0 * (double)vec, adds = (CG_INNER + 1.0) * l2cols * (double)vec;
+	job j = {n, P, 0, CLAB_OK, matvec + vector + adds, 6 * matvec + 12 * vector + 24 * adds};
 	clab_net_label(n, "cg: compute + reductions");
 
 	cg_reduce(&j, cols, 1, niter);          /* rho = r.r */
