@@ -61,7 +61,7 @@ blocks() {
 		printf "B\t%s\t%d\t%s\nP\t%s\n", FILENAME, FNR, src, para
 		inblock = 1; next
 	}
-	inblock && /^ *-->/ { inblock = 0; flush(); next }
+	inblock && /^ *-->/ { inblock = 0; next }
 	inblock {
 		n = $0; sub(/^[ \t]*/, "", n); sub(/ = .*/, "", n); f = $0; sub(/^[^=]* = /, "", f)
 		printf "F\t%s\t%s\n", n, f; next
