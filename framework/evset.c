@@ -411,6 +411,9 @@ static int program_with(clab_evset *s, const clab_evset_driver *drv,
 	memcpy(s->ev, ev, (size_t)n * sizeof *ev);
 	s->nreq = nreq;
 	memcpy(s->req, reqs, (size_t)nreq * sizeof *reqs);
+	s->plain = n == nreq;
+	for (int i = 0; i < n; i++)
+		s->plain &= ev[i].derived == CLAB_NOT_DERIVED && ev[i].req[0] == i;
 	publish_zero(s);
 	return hooks_programmed(s);
 }
@@ -612,8 +615,14 @@ CLAB_HOT static inline __attribute__((always_inline)) void fold(const clab_evset
 								 const uint64_t *raw, int64_t *vals,
 								 const int *at, int64_t *pub)
 {
+	int n = s->n;
+	if (s->plain) {
+		for (int i = 0; i < n; i++)
+			vals[at[i]] = pub[i] = (int64_t)raw[i];
+		return;
+	}
 	const evset_event *ev = s->ev;
-	for (int i = 0, n = s->n; i < n; i++) {
+	for (int i = 0; i < n; i++) {
 		int64_t v = fold_event(&ev[i], raw);
 		pub[i] = v;
 		vals[at[i]] = v;
