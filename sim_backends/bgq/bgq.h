@@ -267,6 +267,7 @@ typedef struct bgq_node {
 	int emulated;       /* activity = emulated */
 	const char *fp_event; /* host_fp_event: counts the host's FP instructions */
 	uint64_t tick;
+	int moves[2];       /* [is_read]: bgq_node_moves, fixed at the start */
 	pthread_mutex_t prof_lock;
 	bgq_profile **profs;
 	int nprof;
@@ -319,10 +320,11 @@ bgq_node *bgq_node_get(clab_machine *m, int *err);
  * lock held. */
 void bgq_node_catch_up(bgq_node *n, int h, int is_read);
 /* Whether anything moves a thread's clock when its owner reads or acts
- * (inline: on the virtual clock without a tick, a read only reads). */
+ * (inline: on the virtual clock without a tick, a read only reads): the
+ * host clock, activity = host, or on reads the virtual clock's tick. */
 static inline int bgq_node_moves(const bgq_node *n, int is_read)
 {
-	return n->host_clock | n->follow_host || (is_read && n->tick);
+	return n->moves[is_read != 0];
 }
 static inline void bgq_node_sync(bgq_node *n, int h, int is_read)
 {

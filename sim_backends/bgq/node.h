@@ -81,7 +81,7 @@ void bgq_run_armed(bgq_node *n, int h, uint64_t end, int extend);
  * nothing armed (the common read) no interrupt stops the move. */
 static inline void bgq_run_to(bgq_node *n, int h, uint64_t end, int extend)
 {
-	if (n->core[h / BGQ_TPC].armed || __atomic_load_n(&n->nslow, __ATOMIC_ACQUIRE))
+	if (n->core[(unsigned)h / BGQ_TPC].armed || __atomic_load_n(&n->nslow, __ATOMIC_ACQUIRE))
 		bgq_run_armed(n, h, end, extend);
 	else if (n->hwt[h].now < end)
 		bgq_move_to(n, h, end, 0);

@@ -67,8 +67,8 @@ static void scan_all(bgq_node *n, int core, unsigned smt, int skipped)
 void bgq_move_to(bgq_node *n, int h, uint64_t to, int in_work)
 {
 	bgq_hwt *t = &n->hwt[h];
-	int core = h / BGQ_TPC;
-	unsigned smt = (unsigned)(h % BGQ_TPC);
+	int core = (int)((unsigned)h / BGQ_TPC);
+	unsigned smt = (unsigned)h % BGQ_TPC;
 	uint64_t ph = n->core[core].phase; /* < BGQ_SCAN */
 	uint64_t from = t->now;
 	/* scan points are ph + j x BGQ_SCAN (j >= 0): the last one not after
