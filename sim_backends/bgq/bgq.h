@@ -197,11 +197,13 @@ typedef struct bgq_slow {
  * work version and counter configuration (bgq_core.cfg); over the lap, a
  * counter's count at offset r is base + pp x (r / period) + the in-period
  * sum at r % period, kept for the offsets scans meet (BGQ_SCAN apart:
- * slot x / step, key x + 1). n < 0: no plan (rates of too many offsets). */
+ * slot x / step, key x + 1). n < 0: no plan (rates of too many offsets).
+ * The lap is the thread's activity cycles [act0, act0 + span): a scan
+ * knows it from act alone (a new profile comes with a new work version). */
 typedef struct bgq_scan_plan {
-	const bgq_profile *prof;   /* NULL: none built yet */
-	uint64_t laps, wver, cfg;
-	int ph, n;
+	uint64_t act0, span;       /* span 0: none built yet */
+	uint64_t wver, cfg;
+	int n;
 	uint32_t rest;             /* held counters the scan takes one by one */
 	uint32_t period, step;
 	struct bgq_plan_entry {

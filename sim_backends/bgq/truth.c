@@ -441,9 +441,8 @@ void bgq_plan_build(bgq_core *k, int s, const bgq_hwt *t, const prof_pos *pos,
 		pl->rest = k->held[s];
 	}
 	memset(pl->key, 0, sizeof pl->key);
-	pl->prof = pos->p;
-	pl->ph = pos->ph;
-	pl->laps = pos->laps;
+	pl->act0 = t->act - pos->r;
+	pl->span = bgq_phase_cycles(pos);
 	pl->wver = wver;
 	pl->cfg = k->cfg;
 	if (pl->n > 0) { /* the offset at hand, from the values just taken */
