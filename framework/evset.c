@@ -175,27 +175,44 @@ static int kind_of(const clab_evset *s, int scaled)
 	return s->drv && !scaled ? CLAB_SNAP_RAW : CLAB_SNAP_SCALED;
 }
 
-CLAB_HOT static inline void take_off(const clab_evset *s, int64_t *vals, int kind)
+/* Where a read puts event i's value: vals[at[i]]. A layer that keeps the
+ * values in an order of its own (PAPI's positions) gets them there at once;
+ * the others read in the set's order. */
+#define SEQ4(i) (i), (i) + 1, (i) + 2, (i) + 3
+#define SEQ16(i) SEQ4(i), SEQ4((i) + 4), SEQ4((i) + 8), SEQ4((i) + 12)
+static const int in_order[CLAB_EVSET_MAX] = {SEQ16(0), SEQ16(16), SEQ16(32), SEQ16(48)};
+_Static_assert(CLAB_EVSET_MAX == 64, "in_order lists every event index");
+
+CLAB_HOT static inline void take_off(const clab_evset *s, int64_t *vals, const int *at,
+				     int kind)
 {
 	if (s->has_off) {
 		const int64_t *off = off_at(s->snap, kind);
 		for (int i = 0; i < s->n; i++)
-			vals[i] -= off[i];
+			vals[at[i]] -= off[i];
 	}
 }
 
+/* Values v[] of the set's events (its order) to vals[at[]]. */
+static void deliver(const clab_evset *s, const int64_t *v, int64_t *vals, const int *at)
+{
+	for (int i = 0; i < s->n; i++)
+		vals[at[i]] = v[i];
+}
+
 /* A read where the thread may hold any lock. */
-static int read_held(clab_evset *s, int64_t *vals, int scaled)
+static int read_held(clab_evset *s, int64_t *vals, const int *at, int scaled)
 {
 	if (!s || !s->n)
 		return clab_seterr(CLAB_E_STATE, "event set is empty");
-	int64_t other[CLAB_EVSET_MAX];
+	int64_t v[CLAB_EVSET_MAX], other[CLAB_EVSET_MAX];
 	int kind = kind_of(s, scaled);
 	if (kind == CLAB_SNAP_RAW)
-		snap_read(s, other, vals);
+		snap_read(s, other, v);
 	else
-		snap_read(s, vals, NULL);
-	take_off(s, vals, kind);
+		snap_read(s, v, NULL);
+	deliver(s, v, vals, at);
+	take_off(s, vals, at, kind);
 	return CLAB_OK;
 }
 
@@ -394,6 +411,9 @@ static int program_with(clab_evset *s, const clab_evset_driver *drv,
 	memcpy(s->ev, ev, (size_t)n * sizeof *ev);
 	s->nreq = nreq;
 	memcpy(s->req, reqs, (size_t)nreq * sizeof *reqs);
+	s->plain = n == nreq;
+	for (int i = 0; i < n; i++)
+		s->plain &= ev[i].derived == CLAB_NOT_DERIVED && ev[i].req[0] == i;
 	publish_zero(s);
 	return hooks_programmed(s);
 }
@@ -590,49 +610,61 @@ CLAB_HOT int64_t clab_evset_fold_one(const clab_evset *s, int i, const uint64_t 
 	return fold_event(&s->ev[i], raw);
 }
 
-/* The values into vals[] and the snapshot copy pub[] at once. */
+/* The values into vals[at[]] and the snapshot copy pub[] at once. */
 CLAB_HOT static inline __attribute__((always_inline)) void fold(const clab_evset *s,
 								 const uint64_t *raw, int64_t *vals,
-								 int64_t *pub)
+								 const int *at, int64_t *pub)
 {
+	int n = s->n;
+	if (s->plain) {
+		for (int i = 0; i < n; i++)
+			vals[at[i]] = pub[i] = (int64_t)raw[i];
+		return;
+	}
 	const evset_event *ev = s->ev;
-	for (int i = 0, n = s->n; i < n; i++) {
+	for (int i = 0; i < n; i++) {
 		int64_t v = fold_event(&ev[i], raw);
-		vals[i] = v;
 		pub[i] = v;
+		vals[at[i]] = v;
 	}
 }
 
 /* A stopped set reads the counts it had when it stopped. Every read
  * leaves its values for a read that may not wait (publish). */
-CLAB_HOT static inline __attribute__((always_inline)) int read_(clab_evset *s, int64_t *vals, int scaled)
+CLAB_HOT static inline __attribute__((always_inline)) int read_(clab_evset *s, int64_t *vals,
+								const int *at, int scaled)
 {
 	if (!s->n)
 		return clab_seterr(CLAB_E_STATE, "event set is empty");
 	if (s->drv) {
-		int64_t other[CLAB_EVSET_MAX];
-		int64_t *sv = scaled ? vals : other, *rv = scaled ? other : vals;
+		int64_t sv[CLAB_EVSET_MAX], rv[CLAB_EVSET_MAX];
 		int rc = s->drv->read(s, sv, rv);
 		if (rc)
 			return rc;
 		publish(s, sv, rv);
+		deliver(s, scaled ? sv : rv, vals, at);
 	} else {
 		uint64_t raw[CLAB_EVSET_MAX];
 		int rc = s->c->ops->read(s->c->unit, s->bset, raw);
 		if (rc)
 			return rc;
-		fold(s, raw, vals, publish_open(s));
+		fold(s, raw, vals, at, publish_open(s));
 		publish_close(s);
 	}
-	take_off(s, vals, kind_of(s, scaled));
+	take_off(s, vals, at, kind_of(s, scaled));
 	return CLAB_OK;
+}
+
+CLAB_HOT int clab_evset_read_at(clab_evset *s, int64_t *vals, const int *at)
+{
+	if (CLAB_ENTER())
+		return clab_leave(read_held(s, vals, at, 1));
+	return clab_leave(read_(s, vals, at, 1));
 }
 
 CLAB_HOT int clab_evset_read(clab_evset *s, int64_t *vals)
 {
-	if (CLAB_ENTER())
-		return clab_leave(read_held(s, vals, 1));
-	return clab_leave(read_(s, vals, 1));
+	return clab_evset_read_at(s, vals, in_order);
 }
 
 int clab_evset_read_raw(clab_evset *s, int64_t *vals)
@@ -640,22 +672,22 @@ int clab_evset_read_raw(clab_evset *s, int64_t *vals)
 	if (!s || !vals)
 		return clab_seterr(CLAB_E_INVAL, "read_raw: NULL argument");
 	if (CLAB_ENTER())
-		return clab_leave(read_held(s, vals, 0));
-	return clab_leave(read_(s, vals, 0));
+		return clab_leave(read_held(s, vals, in_order, 0));
+	return clab_leave(read_(s, vals, in_order, 0));
 }
 
 static int stop(clab_evset *s, int64_t *vals)
 {
 	if (!s->running && s->halted) { /* the user still thinks it runs */
 		s->halted = 0;
-		return vals ? read_(s, vals, 1) : CLAB_OK;
+		return vals ? read_(s, vals, in_order, 1) : CLAB_OK;
 	}
 	if (!s->running)
 		return clab_seterr(CLAB_E_STATE, "event set is not running");
 	int rc = stop_unit(s);
 	if (rc)
 		return rc;
-	return vals ? read_(s, vals, 1) : CLAB_OK;
+	return vals ? read_(s, vals, in_order, 1) : CLAB_OK;
 }
 
 int clab_evset_stop(clab_evset *s, int64_t *vals)
@@ -685,7 +717,7 @@ int clab_evset_accum(clab_evset *s, int64_t *vals)
 {
 	int64_t now[CLAB_EVSET_MAX];
 	int held = CLAB_ENTER();
-	int rc = held ? read_held(s, now, 1) : read_(s, now, 1);
+	int rc = held ? read_held(s, now, in_order, 1) : read_(s, now, in_order, 1);
 	if (rc)
 		return clab_leave(rc);
 	for (int i = 0; i < s->n; i++)

@@ -170,6 +170,7 @@ struct clab_evset {
 	evset_event *ev;   /* n of them, room for ncap (a set keeps only what it holds) */
 	int nreq;
 	clab_evreq *req;   /* nreq of them, room for ncap */
+	int plain;         /* event i is request i, not derived: counts are values */
 	int ncap;
 	void *bset; /* backend's planned set (the current group's when driven) */
 	int running;

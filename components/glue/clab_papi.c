@@ -481,14 +481,10 @@ int clab_papi_read(hwd_context_t *ctx, hwd_control_state_t *ctl,
 	(void)ctx;
 	(void)flags;
 	clab_papi_control *s = (clab_papi_control *)ctl;
-	int64_t v[CLAB_PAPI_MAX];
-	int rc = clab_evset_read(s->set, v);
+	int rc = clab_evset_read_at(s->set, s->vals, s->pos);
 	if (rc)
 		return fail(rc);
-	long long *out = s->vals;
-	for (int i = 0, n = s->n; i < n; i++)
-		out[s->pos[i]] = v[i];
-	*events = out;
+	*events = (long long *)s->vals;
 	return PAPI_OK;
 }
 

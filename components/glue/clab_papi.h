@@ -38,8 +38,9 @@ typedef struct clab_papi_control {
 	int event_at[CLAB_PAPI_MAX];   /* position -> our event i */
 	int ntv_at[CLAB_PAPI_MAX];     /* position -> ni_event, as last programmed */
 	int papi_code_at[CLAB_PAPI_MAX]; /* position -> ni_papi_code, likewise */
-	long long vals[CLAB_PAPI_MAX]; /* by position */
+	int64_t vals[CLAB_PAPI_MAX];   /* by position, handed to PAPI as its long long */
 } clab_papi_control;
+_Static_assert(sizeof(long long) == sizeof(int64_t), "PAPI's counts are our int64_t");
 
 int clab_papi_init_component(clab_papi_comp *pc, int cidx);
 int clab_papi_init_thread(clab_papi_comp *pc, hwd_context_t *ctx);

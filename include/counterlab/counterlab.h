@@ -231,6 +231,10 @@ int clab_evset_start(clab_evset *s);
 /* Stops counting; vals (may be NULL) gets the final counts. */
 int clab_evset_stop(clab_evset *s, int64_t *vals);
 int clab_evset_read(clab_evset *s, int64_t *vals);
+/* The same with event i's value in vals[at[i]]: for a layer that keeps the
+ * values in an order of its own (PAPI's positions), without copying them
+ * again. */
+int clab_evset_read_at(clab_evset *s, int64_t *vals, const int *at);
 int clab_evset_reset(clab_evset *s);
 /* vals[i] += count; then reset. */
 int clab_evset_accum(clab_evset *s, int64_t *vals);

@@ -197,11 +197,13 @@ typedef struct bgq_slow {
  * work version and counter configuration (bgq_core.cfg); over the lap, a
  * counter's count at offset r is base + pp x (r / period) + the in-period
  * sum at r % period, kept for the offsets scans meet (BGQ_SCAN apart:
- * slot x / step, key x + 1). n < 0: no plan (rates of too many offsets). */
+ * slot x / step, key x + 1). n < 0: no plan (rates of too many offsets).
+ * The lap is the thread's activity cycles [act0, act0 + span): a scan
+ * knows it from act alone (a new profile comes with a new work version). */
 typedef struct bgq_scan_plan {
-	const bgq_profile *prof;   /* NULL: none built yet */
-	uint64_t laps, wver, cfg;
-	int ph, n;
+	uint64_t act0, span;       /* span 0: none built yet */
+	uint64_t wver, cfg;
+	int n;
 	uint32_t rest;             /* held counters the scan takes one by one */
 	uint32_t period, step;
 	struct bgq_plan_entry {
@@ -267,6 +269,7 @@ typedef struct bgq_node {
 	int emulated;       /* activity = emulated */
 	const char *fp_event; /* host_fp_event: counts the host's FP instructions */
 	uint64_t tick;
+	int moves[2];       /* [is_read]: bgq_node_moves, fixed at the start */
 	pthread_mutex_t prof_lock;
 	bgq_profile **profs;
 	int nprof;
@@ -319,10 +322,11 @@ bgq_node *bgq_node_get(clab_machine *m, int *err);
  * lock held. */
 void bgq_node_catch_up(bgq_node *n, int h, int is_read);
 /* Whether anything moves a thread's clock when its owner reads or acts
- * (inline: on the virtual clock without a tick, a read only reads). */
+ * (inline: on the virtual clock without a tick, a read only reads): the
+ * host clock, activity = host, or on reads the virtual clock's tick. */
 static inline int bgq_node_moves(const bgq_node *n, int is_read)
 {
-	return n->host_clock | n->follow_host || (is_read && n->tick);
+	return n->moves[is_read != 0];
 }
 static inline void bgq_node_sync(bgq_node *n, int h, int is_read)
 {

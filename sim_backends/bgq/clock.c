@@ -16,18 +16,6 @@ static uint64_t now_ns(clockid_t clk)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Host clock: the thread's CPU time. Reading it is a system call, as costly
- * as the counter read it serves, so it is sampled every BGQ_CPU_SAMPLE_NS of
- * wall time; in between, a thread that is calling us is running, and its
- * CPU time moves with the (vDSO) wall clock. The clock never goes back: when
- * a sample shows the thread was off the CPU, time waits for it.
- *
- * Overflow handlers do not move it: while a handler runs (a read inside it
- * syncs) the thread's simulated time holds still, as on the virtual clock,
- * and a catch-up that ran handlers restarts the clock from the CPU time at
- * its end. Else the CPU time of each delivery (a signal, the handler: here
- * some 10 us, 16,000 cycles) would become program cycles, cross further
- * thresholds, and at periods below that cost never catch up. */
 /* activity = host or emulated: thread h does what its OS thread did since
  * the last sample, as the host or the emulator counted it (hostmap.c maps
  * the counts). */
@@ -68,46 +56,64 @@ static void follow_host(bgq_node *n, int h)
 	clab_host_sampler_resume(t->hs);
 }
 
-void bgq_node_catch_up(bgq_node *n, int h, int is_read)
+/* Host clock: the thread's CPU time. Reading it is a system call, as costly
+ * as the counter read it serves, so it is sampled every BGQ_CPU_SAMPLE_NS of
+ * wall time; in between, a thread that is calling us is running, and its
+ * CPU time moves with the (vDSO) wall clock. The clock never goes back: when
+ * a sample shows the thread was off the CPU, time waits for it.
+ *
+ * Overflow handlers do not move it: while a handler runs (a read inside it
+ * syncs) the thread's simulated time holds still, as on the virtual clock,
+ * and a catch-up that ran handlers restarts the clock from the CPU time at
+ * its end. Else the CPU time of each delivery (a signal, the handler: here
+ * some 10 us, 16,000 cycles) would become program cycles, cross further
+ * thresholds, and at periods below that cost never catch up.
+ *
+ * Out of line, so that the virtual clock's tick saves none of its registers. */
+static __attribute__((noinline)) void host_clock(bgq_node *n, int h)
 {
 	bgq_hwt *t = &n->hwt[h];
-	if (n->follow_host) {
-		follow_host(n, h);
-	} else if (n->host_clock) {
-		if (t->in_handler)
-			return;
-		uint64_t wall = now_ns(CLOCK_MONOTONIC), cpu;
-		pthread_t self = pthread_self();
-		if (!__atomic_load_n(&t->bound, __ATOMIC_ACQUIRE) ||
-		    !pthread_equal(t->owner, self)) {
-			__atomic_store_n(&t->bound, 1, __ATOMIC_RELAXED);
-			t->owner = self;
-			t->origin_ns = t->cpu_ns = now_ns(CLOCK_THREAD_CPUTIME_ID);
-			t->origin_cycles = t->now;
-			t->sample_wall = wall;
-		}
-		if (wall - t->sample_wall >= BGQ_CPU_SAMPLE_NS) {
-			t->cpu_ns = now_ns(CLOCK_THREAD_CPUTIME_ID);
-			t->sample_wall = wall;
-			if (t->cpu_ns < t->origin_ns) { /* another CPU clock (a forked child) */
-				t->origin_ns = t->cpu_ns;
-				t->origin_cycles = t->now;
-			}
-		}
-		cpu = t->cpu_ns + (wall - t->sample_wall);
-		uint64_t target = t->origin_cycles + (cpu - t->origin_ns) * BGQ_MHZ / 1000;
-		if (target <= t->now)
-			return;
-		t->handled = 0;
-		bgq_run_to(n, h, target, 0);
-		if (t->handled && pthread_equal(t->owner, self)) {
-			t->origin_ns = t->cpu_ns = now_ns(CLOCK_THREAD_CPUTIME_ID);
-			t->sample_wall = now_ns(CLOCK_MONOTONIC);
-			t->origin_cycles = t->now;
-		}
-	} else if (is_read && n->tick) {
-		bgq_run_to(n, h, t->now + n->tick, 1);
+	if (t->in_handler)
+		return;
+	uint64_t wall = now_ns(CLOCK_MONOTONIC), cpu;
+	pthread_t self = pthread_self();
+	if (!__atomic_load_n(&t->bound, __ATOMIC_ACQUIRE) ||
+	    !pthread_equal(t->owner, self)) {
+		__atomic_store_n(&t->bound, 1, __ATOMIC_RELAXED);
+		t->owner = self;
+		t->origin_ns = t->cpu_ns = now_ns(CLOCK_THREAD_CPUTIME_ID);
+		t->origin_cycles = t->now;
+		t->sample_wall = wall;
 	}
+	if (wall - t->sample_wall >= BGQ_CPU_SAMPLE_NS) {
+		t->cpu_ns = now_ns(CLOCK_THREAD_CPUTIME_ID);
+		t->sample_wall = wall;
+		if (t->cpu_ns < t->origin_ns) { /* another CPU clock (a forked child) */
+			t->origin_ns = t->cpu_ns;
+			t->origin_cycles = t->now;
+		}
+	}
+	cpu = t->cpu_ns + (wall - t->sample_wall);
+	uint64_t target = t->origin_cycles + (cpu - t->origin_ns) * BGQ_MHZ / 1000;
+	if (target <= t->now)
+		return;
+	t->handled = 0;
+	bgq_run_to(n, h, target, 0);
+	if (t->handled && pthread_equal(t->owner, self)) {
+		t->origin_ns = t->cpu_ns = now_ns(CLOCK_THREAD_CPUTIME_ID);
+		t->sample_wall = now_ns(CLOCK_MONOTONIC);
+		t->origin_cycles = t->now;
+	}
+}
+
+void bgq_node_catch_up(bgq_node *n, int h, int is_read)
+{
+	if (n->follow_host)
+		follow_host(n, h);
+	else if (n->host_clock)
+		host_clock(n, h);
+	else if (is_read && n->tick)
+		bgq_run_to(n, h, n->hwt[h].now + n->tick, 1);
 }
 
 void bgq_node_sync_thread(bgq_node *n, int h, int is_read)

@@ -239,6 +239,8 @@ static void *node_create(clab_machine *m, int *err)
 	n->emulated = act && strcmp(act, "emulated") == 0;
 	n->follow_host = n->emulated || (act && strcmp(act, "host") == 0);
 	n->fp_event = clab_machine_setting(m, "host_fp_event");
+	n->moves[0] = n->host_clock || n->follow_host;
+	n->moves[1] = n->moves[0] || n->tick;
 	if (!rc && n->follow_host) { /* can this thread be counted? say now if not */
 		clab_host_sampler *hs = NULL;
 		rc = clab_host_sampler_open(n->emulated, n->fp_event, &hs);

@@ -38,6 +38,11 @@ int bgq_check_rates(const uint64_t *ppm_or_count, uint64_t per,
 void bgq_profile_free(bgq_profile *p);
 int bgq_profile_get(bgq_node *n, const char *name, const bgq_profile **out);
 prof_pos bgq_profile_pos_lap(const bgq_profile *p, uint64_t act);
+/* Activity cycles of pos's phase lap (UINT64_MAX: endless). */
+static inline uint64_t bgq_phase_cycles(const prof_pos *pos)
+{
+	return pos->p && pos->p->period ? pos->p->cycles[pos->ph] : UINT64_MAX;
+}
 /* Inline: a profile of one endless phase (or none) needs no division. */
 static inline prof_pos bgq_profile_pos(const bgq_profile *p, uint64_t act)
 {
@@ -81,7 +86,7 @@ void bgq_run_armed(bgq_node *n, int h, uint64_t end, int extend);
  * nothing armed (the common read) no interrupt stops the move. */
 static inline void bgq_run_to(bgq_node *n, int h, uint64_t end, int extend)
 {
-	if (n->core[h / BGQ_TPC].armed || __atomic_load_n(&n->nslow, __ATOMIC_ACQUIRE))
+	if (n->core[(unsigned)h / BGQ_TPC].armed || __atomic_load_n(&n->nslow, __ATOMIC_ACQUIRE))
 		bgq_run_armed(n, h, end, extend);
 	else if (n->hwt[h].now < end)
 		bgq_move_to(n, h, end, 0);

@@ -694,16 +694,14 @@ static int read_unlocked(const bgq_core *k, const punit_set *s, uint64_t *vals)
 	return __atomic_load_n(&k->seq, __ATOMIC_RELAXED) == q;
 }
 
-static int punit_read(void *unit, void *set, uint64_t *vals)
+/* A read that may move the clock, or met a writer: under the lock (out of
+ * line, so that a read that only reads saves no registers for it). */
+static __attribute__((noinline)) int read_locked(bgq_node *n, bgq_core *k, const punit_set *s,
+						 uint64_t *vals)
 {
-	punit *u = unit;
-	punit_set *s = set;
-	bgq_core *k = &u->node->core[s->core];
-	if (!bgq_node_moves(u->node, 1) && read_unlocked(k, s, vals))
-		return CLAB_OK;
 	bgq_lock_take(&k->lock);
 	if (s->acquired) {
-		bgq_node_sync(u->node, s->hw, 1);
+		bgq_node_sync(n, s->hw, 1);
 		for (int i = 0; i < s->n; i++)
 			vals[i] = *s->acc[i];
 	} else {
@@ -711,6 +709,16 @@ static int punit_read(void *unit, void *set, uint64_t *vals)
 	}
 	bgq_lock_drop(&k->lock);
 	return CLAB_OK;
+}
+
+static int punit_read(void *unit, void *set, uint64_t *vals)
+{
+	punit *u = unit;
+	punit_set *s = set;
+	bgq_core *k = &u->node->core[s->core];
+	if (!bgq_node_moves(u->node, 1) && read_unlocked(k, s, vals))
+		return CLAB_OK;
+	return read_locked(u->node, k, s, vals);
 }
 
 /* Multiplexing reads groups at their switch: no time passes here. */

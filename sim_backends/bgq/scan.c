@@ -25,25 +25,29 @@ static void scan(bgq_ctr *c, int skipped, uint64_t v)
 static void scan_all(bgq_node *n, int core, unsigned smt, int skipped)
 {
 	bgq_core *k = &n->core[core];
-	if (!k->held[smt])
+	uint32_t rest = k->held[smt];
+	if (!rest)
 		return;
 	const bgq_hwt *t = &n->hwt[core * BGQ_TPC + (int)smt];
-	prof_pos pos = bgq_profile_pos(t->prof, t->act); /* the thread's counters share it */
-	uint32_t own = 1u << smt, rest = k->held[smt];
 	int w = bgq_core_scanning(k);
 	/* the thread's own counters by its plan (never with contexts or a work
 	 * segment in progress, which split their terms); the others after */
 	bgq_scan_plan *pl = k->plan[smt];
-	if (pos.p && !t->wcount && pl) {
+	if (t->prof && !t->wcount && pl) {
 		uint64_t wver = __atomic_load_n(&t->wver, __ATOMIC_ACQUIRE);
-		if (pl->prof != pos.p || pl->ph != pos.ph || pl->laps != pos.laps ||
-		    pl->wver != wver || pl->cfg != k->cfg)
+		uint64_t r = t->act - pl->act0; /* offset in the plan's phase lap */
+		if (r >= pl->span || pl->wver != wver || pl->cfg != k->cfg) {
+			prof_pos pos = bgq_profile_pos(t->prof, t->act);
 			bgq_plan_build(k, (int)smt, t, &pos, wver);
+			r = pos.r;
+		}
 		if (pl->n > 0) {
-			uint64_t laps = pos.r / pl->period, x = pos.r - laps * pl->period;
+			uint64_t laps = r / pl->period, x = r - laps * pl->period;
 			uint32_t i = (uint32_t)x / pl->step;
-			if (pl->key[i] != x + 1)
+			if (pl->key[i] != x + 1) {
+				prof_pos pos = bgq_profile_pos(t->prof, t->act);
 				bgq_plan_fill(k, (int)smt, t, &pos);
+			}
 			const uint32_t *m = pl->val[i];
 			const struct bgq_plan_entry *e = pl->e;
 			for (int j = 0, nj = pl->n; j < nj; j++)
@@ -51,11 +55,15 @@ static void scan_all(bgq_node *n, int core, unsigned smt, int skipped)
 		}
 		rest = pl->rest;
 	}
-	for (; rest; rest &= rest - 1) {
-		bgq_ctr *c = &k->ctr[__builtin_ctz(rest)];
-		if (c->running)
-			scan(c, skipped, c->contrib == own ? bgq_ctr_truth_own(c, (int)smt, t, &pos)
-							  : bgq_ctr_truth(n, core, c));
+	if (rest) {
+		prof_pos pos = bgq_profile_pos(t->prof, t->act); /* the thread's counters share it */
+		uint32_t own = 1u << smt;
+		for (; rest; rest &= rest - 1) {
+			bgq_ctr *c = &k->ctr[__builtin_ctz(rest)];
+			if (c->running)
+				scan(c, skipped, c->contrib == own ? bgq_ctr_truth_own(c, (int)smt, t, &pos)
+								  : bgq_ctr_truth(n, core, c));
+		}
 	}
 	bgq_core_written(k, w);
 }
@@ -67,8 +75,8 @@ static void scan_all(bgq_node *n, int core, unsigned smt, int skipped)
 void bgq_move_to(bgq_node *n, int h, uint64_t to, int in_work)
 {
 	bgq_hwt *t = &n->hwt[h];
-	int core = h / BGQ_TPC;
-	unsigned smt = (unsigned)(h % BGQ_TPC);
+	int core = (int)((unsigned)h / BGQ_TPC);
+	unsigned smt = (unsigned)h % BGQ_TPC;
 	uint64_t ph = n->core[core].phase; /* < BGQ_SCAN */
 	uint64_t from = t->now;
 	/* scan points are ph + j x BGQ_SCAN (j >= 0): the last one not after

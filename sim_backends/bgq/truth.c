@@ -155,9 +155,10 @@ void bgq_changed(bgq_node *n, int h)
 	uint64_t q = __atomic_fetch_add(&n->changes, 1, __ATOMIC_ACQ_REL);
 	__atomic_store_n(&n->change_log[q % BGQ_CHANGE_LOG],
 			 q << 8 | (uint64_t)h, __ATOMIC_RELEASE);
-	uint64_t bit = 1ull << (h % 64); /* once set, never cleared */
-	if (!(__atomic_load_n(&n->live[h / 64], __ATOMIC_RELAXED) & bit))
-		__atomic_fetch_or(&n->live[h / 64], bit, __ATOMIC_RELAXED);
+	unsigned w = (unsigned)h / 64;
+	uint64_t bit = 1ull << ((unsigned)h % 64); /* once set, never cleared */
+	if (!(__atomic_load_n(&n->live[w], __ATOMIC_RELAXED) & bit))
+		__atomic_fetch_or(&n->live[w], bit, __ATOMIC_RELAXED);
 }
 
 int bgq_sum_init(bgq_sum *s, const int *nev, int k, int only)
@@ -440,9 +441,8 @@ void bgq_plan_build(bgq_core *k, int s, const bgq_hwt *t, const prof_pos *pos,
 		pl->rest = k->held[s];
 	}
 	memset(pl->key, 0, sizeof pl->key);
-	pl->prof = pos->p;
-	pl->ph = pos->ph;
-	pl->laps = pos->laps;
+	pl->act0 = t->act - pos->r;
+	pl->span = bgq_phase_cycles(pos);
 	pl->wver = wver;
 	pl->cfg = k->cfg;
 	if (pl->n > 0) { /* the offset at hand, from the values just taken */

@@ -369,6 +369,18 @@ static void derived_presets(void **state)
 	assert_int_equal(clab_evset_counters(s, 0) & clab_evset_counters(s, 1),
 			 clab_evset_counters(s, 1));
 	clab_evset_destroy(s);
+	/* so are plain events of one request (a direct preset and its native,
+	 * a native twice): each reads it */
+	const char *same[] = {"PEVT_INST_ALL", "PAPI_TOT_CYC", "PEVT_CYCLES", "PEVT_INST_ALL"};
+	s = NULL;
+	assert_int_equal(program(c, t, &s, same, 4), CLAB_OK);
+	assert_int_equal(clab_evset_start(s), CLAB_OK);
+	assert_int_equal(clab_thread_advance(t, 40000), CLAB_OK);
+	int64_t w[4];
+	assert_int_equal(clab_evset_read(s, w), CLAB_OK);
+	assert_true(w[0] > 0 && w[3] == w[0]);
+	assert_true(w[1] >= 40000 - 800 && w[2] == w[1]);
+	clab_evset_destroy(s);
 	clab_machine_close(m);
 }
 

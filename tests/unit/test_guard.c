@@ -144,6 +144,58 @@ static void test_interrupted_call(void **state)
 	clab_thread_detach(t);
 }
 
+/* clab_evset_read_at puts event i's value at the caller's position at[i]
+ * (PAPI's order), in a call and from a handler that interrupted one, and
+ * takes what a reset there took off at the same positions. */
+static struct {
+	clab_evset *s;
+	int64_t v[4];
+	int rc_read, rc_reset;
+} ra;
+static const int perm[3] = {2, 0, 3};
+
+static void on_read_at(int sig)
+{
+	(void)sig;
+	ra.rc_read = clab_evset_read_at(ra.s, ra.v, perm);
+	ra.rc_reset = clab_evset_reset(ra.s);
+}
+
+static void test_read_at(void **state)
+{
+	(void)state;
+	memset(&ra, 0, sizeof ra);
+	clab_thread *t = attach_hw(m, 12);
+	const char *ev[] = {"PEVT_CYCLES", "PAPI_L1_DCM", "PEVT_L1P_BAS_MISS"};
+	assert_int_equal(program(core, t, &ra.s, ev, 3), CLAB_OK);
+	assert_int_equal(clab_evset_start(ra.s), CLAB_OK);
+	assert_int_equal(clab_thread_advance(t, 100000), CLAB_OK);
+	int64_t v[3], w[4] = {-1, -1, -1, -1};
+	read_ok(ra.s, v); /* the virtual clock stands still between reads */
+	assert_true(v[0] > 0 && v[1] > 0 && v[2] > 0);
+	assert_int_equal(clab_evset_read_at(ra.s, w, perm), CLAB_OK);
+	assert_true(w[2] == v[0] && w[0] == v[1] && w[3] == v[2] && w[1] == -1);
+
+	ra.v[1] = -1;
+	signal(SIGUSR1, on_read_at);
+	clab_enter(NULL); /* the thread is inside a call */
+	raise(SIGUSR1);
+	clab_leave(CLAB_OK);
+	assert_int_equal(ra.rc_read, CLAB_OK);
+	assert_int_equal(ra.rc_reset, CLAB_OK);
+	assert_memory_equal(ra.v, w, sizeof w);
+
+	/* the reset there took the values it read off: nothing counted since */
+	assert_int_equal(clab_evset_read_at(ra.s, w, perm), CLAB_OK);
+	assert_true(w[0] == 0 && w[2] == 0 && w[3] == 0 && w[1] == -1);
+	assert_int_equal(clab_thread_advance(t, 50000), CLAB_OK);
+	read_ok(ra.s, v);
+	assert_int_equal(clab_evset_read_at(ra.s, w, perm), CLAB_OK);
+	assert_true(v[0] >= 50000 - 800 && w[2] == v[0] && w[0] == v[1] && w[3] == v[2]);
+	clab_evset_destroy(ra.s);
+	clab_thread_detach(t);
+}
+
 /* A set without events has no values to answer with, either way. */
 static void test_empty_set(void **state)
 {
@@ -167,6 +219,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_interrupted_call),
+		cmocka_unit_test(test_read_at),
 		cmocka_unit_test(test_empty_set),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -476,6 +476,15 @@ static clab_machine *open_profile(const char *text)
 	return mm;
 }
 
+/* The node of a machine opened by open_profile. */
+static bgq_node *node_of(clab_machine *mm)
+{
+	int err;
+	bgq_node *n = bgq_node_get(mm, &err);
+	assert_non_null(n);
+	return n;
+}
+
 /* What scans and drains take from a counter's rates (the fast path: a
  * phase lap's base plus rate x cycles, in-period sums memoized) equals the
  * slow integration at random clock positions over the phases and laps of a
@@ -493,9 +502,8 @@ static void rates_match_terms(void **state)
 		"[phase c]\ncycles = 250001\nPEVT_INST_XU_IADD = 0.000013\n"
 		"PEVT_INST_QFPU_QMA = 0.999999\nPEVT_INST_XU_ST = 0.5\n"
 		"PEVT_L1P_BAS_LU_STALL_SRT = 0.000007\n");
-	int err, core_no = 5, h = core_no * BGQ_TPC + 1;
-	bgq_node *n = bgq_node_get(mm, &err);
-	assert_non_null(n);
+	int core_no = 5, h = core_no * BGQ_TPC + 1;
+	bgq_node *n = node_of(mm);
 	bgq_core *k = &n->core[core_no];
 	clab_thread *t = attach_hw(mm, h), *sib = attach_hw(mm, h + 2);
 	clab_evset *s = NULL;
@@ -577,9 +585,8 @@ static void scan_plan_follows_counters(void **state)
 		"PEVT_INST_QFPU_QMA = 0.125\nPEVT_INST_XU_LD = 0.04\nPEVT_INST_XU_ST = 0.02\n"
 		"PEVT_INST_QFPU_FADD = 0.3\n"
 		"[phase b]\ncycles = 1000\nPEVT_INST_XU_LD = 0.5\n");
-	int err, core_no = 7, h = core_no * BGQ_TPC + 2;
-	bgq_node *n = bgq_node_get(mm, &err);
-	assert_non_null(n);
+	int core_no = 7, h = core_no * BGQ_TPC + 2;
+	bgq_node *n = node_of(mm);
 	bgq_core *k = &n->core[core_no];
 	clab_component *c = clab_machine_component(mm, "core");
 	clab_thread *t = attach_hw(mm, h);
@@ -611,6 +618,35 @@ static void scan_plan_follows_counters(void **state)
 	clab_machine_close(mm);
 }
 
+/* ... and no further than its phase lap: over short phases of other rates,
+ * with moves of every size between single scan intervals, each scan takes
+ * the truth at its scan point. */
+static void scan_plan_follows_phases(void **state)
+{
+	(void)state;
+	clab_machine *mm = open_profile(
+		"[phase a]\ncycles = 3000\nPEVT_INST_XU_IADD = 0.25\nPEVT_INST_XU_LD = 0.5\n"
+		"[phase b]\ncycles = 2200\nPEVT_INST_XU_IADD = 0.125\nPEVT_INST_XU_ST = 0.75\n"
+		"[phase c]\ncycles = 1300\nPEVT_INST_XU_LD = 0.2\nPEVT_INST_QFPU_FADD = 0.4\n");
+	int core_no = 9, h = core_no * BGQ_TPC + 3;
+	bgq_node *n = node_of(mm);
+	clab_thread *t = attach_hw(mm, h);
+	clab_evset *s = NULL;
+	const char *ev[] = {"PEVT_INST_ALL", "PEVT_INST_XU_IADD", "PEVT_INST_XU_LD",
+			    "PEVT_INST_XU_ST", "PEVT_INST_QFPU_FADD"};
+	assert_int_equal(program(clab_machine_component(mm, "core"), t, &s, ev, 5), CLAB_OK);
+	assert_int_equal(clab_evset_start(s), CLAB_OK);
+	uint64_t x = 777;
+	for (int it = 0; it < 300; it++) {
+		assert_int_equal(clab_thread_advance(t, lcg(&x) % (it % 3 ? 800 : 9000)), CLAB_OK);
+		scan_holds_truth(n, core_no, h, t);
+	}
+	assert_true(clab_thread_now(t) > 40 * 6500); /* many laps of the three phases */
+	clab_evset_destroy(s);
+	clab_thread_detach(t);
+	clab_machine_close(mm);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -626,6 +662,7 @@ int main(void)
 		cmocka_unit_test(contexts),
 		cmocka_unit_test(rates_match_terms),
 		cmocka_unit_test(scan_plan_follows_counters),
+		cmocka_unit_test(scan_plan_follows_phases),
 	};
 	return cmocka_run_group_tests_name("bgq-punit", tests, setup, teardown);
 }
