@@ -317,6 +317,25 @@ static void test_allocators(void **state)
 		double ts = batch_ns(&s, 2, (const uint32_t[][3]){{1, 2, 3 * 512}, {0, 3, 2 * 512}});
 		assert_true(fabs(ts - (k ? 1434 : 1474)) < 1e-3);
 	}
+
+	/* round_robin 2 with interleave: each lane of a link (each VC's
+	 * buffer at the far end: BookSim2's output VCs) takes its heads in
+	 * turn, apart from the link's other lanes. Ring of 9 with the
+	 * dateline (hops of 40 ns). Node 5 reads C (to 0: its way wraps, the
+	 * dateline lane) 0..34 and A (to 7) 34..68; they share 5+ from 68,
+	 * C ends at 544, A at 578 (heads at node 6 at 74 and 108). Node 6
+	 * reads B1 (to 8) 0..34 and B2 (2 chunks) 34..38; B1 takes 6+'s
+	 * first lane at 34, C its dateline lane at 74, the two share it, B1
+	 * ends at 538. The first lane's turn is then A's (its last packet
+	 * was B1), though the link last served C, whose buffer comes
+	 * between: A crosses 538..850 (sharing with C's last 40 ns until
+	 * 618, its tail at node 6 at 618), its tail at node 7 at 890; B2
+	 * crosses 850..882, then 7+ 890..922 (its tail at node 7 at 922),
+	 * its tail at node 8 at 962 ns. One turn for the whole link would
+	 * give the lane to B2 (after C's buffer) and end at 922 */
+	make(&s, "torus", "9", 1, BARE, "drain_links", "8", "dateline", "1", "interleave", "1", "round_robin", "2",
+	     "eager_max", "1000000", NULL);
+	assert_true(fabs(batch_ns(&s, 3, (const uint32_t[][3]){{5, 0, 512}, {5, 7, 512}, {6, 8, 544}}) - 962) < 1e-3);
 }
 
 /* The ejection port with the crossbar (speedup 2, split ports of half
