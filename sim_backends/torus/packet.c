@@ -960,6 +960,8 @@ static int refill(sim *S, uint32_t x, int k)
 			}
 			j->flow = S->order[at];
 			j->msgs = S->flows[j->flow].nmsg;
+			if (S->r->start)
+				S->r->start[j->flow] = S->now;
 			j->pos++;
 		}
 		uint64_t b = S->flows[j->flow].bytes, m = S->s->max_payload;
@@ -1313,6 +1315,15 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 		S->back_q[i] = NONE;
 	uint64_t next_report = 1u << 20;
 	while (S->nheap && !S->nomem) {
+		if (r->tick && S->heap[0].t > r->tick_at) { /* the caller looks at the run up to tick_at */
+			double next = r->tick(r->tick_arg, r->tick_at);
+			if (!(next > r->tick_at)) {
+				r->stopped = 1;
+				break;
+			}
+			r->tick_at = next;
+			continue;
+		}
 		ev e = ev_pop(S);
 		S->now = e.t;
 		r->events++;
@@ -1377,7 +1388,7 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 	int rc = CLAB_OK;
 	if (S->nomem)
 		rc = clab_seterr(CLAB_E_NOMEM, "no memory for the packet engine's packets and events");
-	else if (S->delivered != S->total)
+	else if (S->delivered != S->total && !r->stopped)
 		rc = clab_seterr(CLAB_E_STATE, "packet engine: %llu of %llu packets undelivered (a deadlock)",
 				 (unsigned long long)(S->total - S->delivered),
 				 (unsigned long long)S->total);

@@ -390,6 +390,46 @@ static void test_open_loop(void **state)
 	assert_int_equal(clab_net_count(n, 0, -1, CLAB_NET_SENT_CHUNKS, ALLVC), 0);
 	o.load = 0;
 	assert_int_equal(clab_net_openloop(n, "oneway:a=0,b=1,bytes=1", &o), CLAB_E_INVAL);
+
+	/* steady state (BookSim2's), periods of 1000 chunk times. At load
+	 * 17 packet k is made at k, read from memory while packet k - 1
+	 * crosses the link (from 8.5 + 17 (k - 1)), delivered at 28 + 17 k:
+	 * latency 28 + 16 k. At 1000, the end of the first period: 58
+	 * delivered (k = 0..57, latencies summing to 28072) and two in
+	 * flight, 58 and 59 (ages 942 and 941, 17 chunks each, 32011): mean
+	 * (28072 + 32011) / (58 + 34) = 653 chunk times, over the limit of
+	 * 500: unstable, no period done */
+	o = (clab_openloop){.load = 17, .period = 1000};
+	assert_int_equal(clab_net_openloop(n, "oneway:a=0,b=1,bytes=1", &o), CLAB_OK);
+	assert_true(o.unstable);
+	assert_int_equal(o.periods, 0);
+	/* a limit of 700: the second period (statistics are cleared at the
+	 * start of the warm-up's even periods only) sees 117 delivered
+	 * (111852) and 117, 118 in flight (ages 1883, 1882: 64005): 1165 */
+	o = (clab_openloop){.load = 17, .period = 1000, .latency_limit = 700};
+	assert_int_equal(clab_net_openloop(n, "oneway:a=0,b=1,bytes=1", &o), CLAB_OK);
+	assert_true(o.unstable);
+	assert_int_equal(o.periods, 1);
+	/* 1170: the second passes; the third, its statistics cleared at its
+	 * start, sees its own 58 deliveries (k = 117..174: 136648) and 175,
+	 * 176 in flight (2825, 2824: 96033): 2529 */
+	o.latency_limit = 1170;
+	assert_int_equal(clab_net_openloop(n, "oneway:a=0,b=1,bytes=1", &o), CLAB_OK);
+	assert_true(o.unstable);
+	assert_int_equal(o.periods, 2);
+	/* a light load: stable; the window's packets alone or nearly; its
+	 * throughput, a few packets a period, settles no closer than the
+	 * draws: all 10 periods run */
+	o = (clab_openloop){.load = 0.02, .period = 10000};
+	assert_int_equal(clab_net_openloop(n, "oneway:a=0,b=1,bytes=1", &o), CLAB_OK);
+	assert_false(o.unstable);
+	assert_int_equal(o.periods, 10);
+	assert_true(o.packets > 40 && o.packets < 120); /* 7 periods: 82 expected */
+	assert_true(o.latency_mean >= 28 - 1e-9 && o.latency_mean < 29);
+	assert_true(fabs(o.accepted - 0.02) < 0.01);
+	/* no more warm-up periods than periods */
+	o = (clab_openloop){.load = 1, .period = 100, .warmup_periods = 10};
+	assert_int_equal(clab_net_openloop(n, "oneway:a=0,b=1,bytes=1", &o), CLAB_E_INVAL);
 	clab_net_free(n);
 	clab_map_free(&s.m);
 }
