@@ -595,8 +595,8 @@ int main(int argc, char **argv)
 		printf("%s\n  {\"policies\": %d, \"cases\": %d, \"within_10pct\": %d, \"within_20pct\": %d, "
 		       "\"min_ratio\": %.4f, \"max_ratio\": %.4f}", pi ? "," : "", pi, ncmp, in10[pi], in20[pi],
 		       ncmp ? lo[pi] : 0, hi[pi]);
-	printf("\n], \"summary_seed1\": {\"policies\": %d, \"cases\": %d, \"within_10pct\": %d, \"within_20pct\": %d, "
-	       "\"min_ratio\": %.4f, \"max_ratio\": %.4f}", COMPARED, ncmp, in10s1, in20s1, ncmp ? lo1 : 0, hi1);
+	printf("\n], \"summary_seed1\": {\"cases\": %d, \"policies\": %d, \"within_10pct\": %d, \"within_20pct\": %d, "
+	       "\"min_ratio\": %.4f, \"max_ratio\": %.4f}", ncmp, COMPARED, in10s1, in20s1, ncmp ? lo1 : 0, hi1);
 	if (open)
 		open_loop(argv[1], argv[2], base, hop_cycles * cycle);
 	printf("}\n");
