@@ -20,10 +20,12 @@
 #   BUILD   build directory (default build)
 #   BOOKSIM path to a BookSim2 binary (built by the user, docs/torus.md):
 #           netsim_validation.json then also compares the
-#           packet engine with it ("booksim"; 53 batch cases and 6
-#           open-loop curves, about 30 minutes more; BookSim's runs are
-#           kept in build/bench/booksim and read again when a case comes
-#           back unchanged)
+#           packet engine with it ("booksim"; 53 batch cases, random
+#           traffic under 5 seeds, and 6 open-loop curves with each
+#           side's saturation bisected to 1/160 of a link's load, about
+#           45 minutes more; BookSim's runs are kept in
+#           build/bench/booksim and read again when a case comes back
+#           unchanged: a few minutes then)
 #   PMPI_ROUNDS  alternating rounds of the pmpi ping-pong (default 6)
 #   READ_LATENCY_ARGS  "REPS BATCH" for read_latency (default: its own, 15 20000)
 #   BENCH_RESULTS  where the JSON goes (default $BUILD/bench-results)
@@ -52,7 +54,7 @@ for b in $benches; do
 	total=$((total + ${minutes[$b]}))
 done
 [ -n "${BOOKSIM:-}" ] && [[ " $benches " == *" netsim_validation "* ]] &&
-	{ echo "  booksim            ~5 min"; total=$((total + 5)); }
+	{ echo "  booksim            ~45 min (a few with its runs kept)"; total=$((total + 45)); }
 echo "bench: about $total minutes in all; results into $results"
 [ "$results" = "$here/results" ] || echo "bench: (make bench UPDATE=1 writes bench/results/, the committed figures)"
 [ "${BENCH_PLAN_ONLY:-0}" = 1 ] && exit 0

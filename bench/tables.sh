@@ -46,15 +46,22 @@ table() { # NAME: the block's lines on stdout
 			+ ([.bands | to_entries[] | "\(.key) \(.value.min | f(2))..\(.value.max | f(2)) (\(.value.within_25pct) of \(.value.runs) within 25%)"] | join("; ")) + "."' \
 			"$R/netsim_validation.json" ;;
 	booksim)
-		jq -r "$JQ_DEFS"'origin("bench/results/netsim_validation.json"), "",
+		jq -r "$JQ_DEFS"'.booksim.summary_seed1 as $s1 | origin("bench/results/netsim_validation.json"), "",
 			"| packet engine policies | cases within 10% | within 20% | time ratio ours / BookSim2 |",
 			"|---|---|---|---|",
 			(.booksim.summary[] | "| \(["own defaults", "BookSim'"'"'s VCs and allocators (`dateline=1 round_robin=2 inj_vcs=2`)", "and `tie=random flow_unit=chunk ports=split`", "row 3 and `speedup=2` (crossbar at twice the link rate)", "row 3 and `interleave=1` (VCs share a link chunk by chunk)", "row 3 and both (BookSim'"'"'s router)"][.policies]) | \(.within_10pct) of \(.cases) | \(.within_20pct) | \(.min_ratio | f(2))..\(.max_ratio | f(2)) |"),
 			"",
 			([.booksim.cases[] | select(.per_link)] | "Per-link counts compared on \(length) cases (odd rings, permutations): \(map(.links_compared) | add) links, \(map(.links_differing) | add) differing."),
 			([.booksim.cases[] | select(.per_link | not) | select(.same_traffic == true)] | "Total chunks compared on \(length) more (even rings): \(map(select(.chunks_booksim != .chunks_packet_engine)) | length) differing."),
-			([.booksim.cases[] | select(.same_traffic == "statistical")] | "\(length) cases of uniform or hot-spot traffic, drawn by each simulator from its own generator, agree only statistically."),
+			([.booksim.cases[] | select(.same_traffic == "statistical")] | "\(length) cases of uniform or hot-spot traffic, drawn by each simulator from its own generator, agree only statistically: their ratio is our mean over BookSim2'"'"'s, each of seeds 1 to 5 (with seed 1 alone on both sides, BookSim'"'"'s router has \($s1.within_10pct) of \($s1.cases) within 10%, \($s1.within_20pct) within 20%, \($s1.min_ratio | f(2))..\($s1.max_ratio | f(2)))."),
 			"Wall time of all cases: BookSim2 \(([.booksim.cases[].booksim_wall_s] | add) / 60 | f(1)) minutes, the packet engine \([.booksim.cases[].packet_engine_wall_s] | add | f(0)) s; BookSim2 / packet engine per case \([.booksim.cases[] | select(.same_traffic != false) | .wall_ratio] | sort | "(the \(length) compared): median \((.[(length - 1) / 2 | floor] + .[length / 2 | floor]) / 2 | f(0))x, \(.[0] | f(0))x..\(.[-1] | f(0))x")."' \
+			"$R/netsim_validation.json" ;;
+	booksim-open)
+		jq -r "$JQ_DEFS"'origin("bench/results/netsim_validation.json"), "",
+			"| open loop | BookSim2 stable to / unstable at | its throughput | ours stable to / unstable at | our throughput | ours / BookSim2 | latency ours / BookSim2, load 0.1 .. highest both stable |",
+			"|---|---|---|---|---|---|---|",
+			(.booksim.open_loop[] | ([.loads[] | select(.booksim_unstable | not) | select(.unstable | not)]) as $st
+			 | "| \(.torus) \(.traffic) | \(.booksim_saturation.stable_to) / \(.booksim_saturation.unstable_at // "-") | \(.booksim_saturation.throughput | f(3)) | \(.saturation.stable_to) / \(.saturation.unstable_at // "-") | \(.saturation.throughput | f(3)) | \(.throughput_ratio | f(3)) | \($st[0].latency_ratio | f(2)) .. \($st[-1].latency_ratio | f(2)) (\($st[-1].load)) |")' \
 			"$R/netsim_validation.json" ;;
 	netsim-speed)
 		jq -r "$JQ_DEFS"'origin("bench/results/netsim.json"), "",
@@ -159,7 +166,7 @@ table() { # NAME: the block's lines on stdout
 	*) echo "bench/tables.sh: no table '$1' (bash bench/tables.sh --list)" >&2; return 2 ;;
 	esac
 }
-TABLES="netsim-validation booksim netsim-speed published fft-steps gemini pmpi overflow read-latency host multiplex emulated"
+TABLES="netsim-validation booksim booksim-open netsim-speed published fft-steps gemini pmpi overflow read-latency host multiplex emulated"
 
 regen() { # FILE: the file with every generated block made anew, on stdout
 	local line name=

@@ -36,7 +36,7 @@ typedef struct opts {
 	enum format format;
 	double load[64];         /* --open-loop */
 	int nload;
-	unsigned long long warmup, measure;
+	unsigned long long warmup, measure, period;
 } opts;
 
 static void usage(FILE *f)
@@ -82,6 +82,11 @@ static void usage(FILE *f)
 		"                        bytes; prints accepted load, mean and 99th-percentile\n"
 		"                        latency per load, and where it saturates\n"
 		"  --open-loop-window W,M  chunk times of warm-up and measurement (1000,10000)\n"
+		"  --open-loop-period P  instead, BookSim2's steady state: sample periods of P\n"
+		"                        chunk times, 3 of warm-up, a window until latency\n"
+		"                        and throughput settle (at most 10 in all), a drain;\n"
+		"                        saturated: given up as unstable (mean latency with\n"
+		"                        the packets in flight over 500 chunk times)\n"
 		"  --format table|csv|json   output (default table)\n"
 		"  --per-node            one row (or JSON object) per node\n"
 		"  --counters A,B,...    events in per-node tables (default the main ones)\n"
@@ -142,7 +147,7 @@ static void progress_draw(void *arg, double frac)
 
 static int parse(int argc, char **argv, opts *o)
 {
-	enum { OPT_WINDOW = 256, OPT_PAYLOAD }; /* long options without a letter */
+	enum { OPT_WINDOW = 256, OPT_PAYLOAD, OPT_PERIOD }; /* long options without a letter */
 	static const struct option longopts[] = {
 		{"machine", 1, 0, 'm'}, {"torus", 1, 0, 't'}, {"ppn", 1, 0, 'n'},
 		{"map", 1, 0, 'M'}, {"order", 1, 0, 'o'}, {"pattern", 1, 0, 'p'},
@@ -153,6 +158,7 @@ static int parse(int argc, char **argv, opts *o)
 		{"heatmap-range", 1, 0, 'Y'}, {"heatmap-with", 1, 0, 'W'}, {"engine", 1, 0, 'G'}, {"routing", 1, 0, 'r'},
 		{"seed", 1, 0, 's'}, {"tilemap", 1, 0, 'T'}, {"gemini", 1, 0, 'g'},
 		{"tiles", 1, 0, 'x'}, {"payload", 1, 0, OPT_PAYLOAD}, {"open-loop", 1, 0, 'O'}, {"open-loop-window", 1, 0, OPT_WINDOW},
+		{"open-loop-period", 1, 0, OPT_PERIOD},
 		{0, 0, 0, 0},
 	};
 	int c, list = 0;
@@ -287,6 +293,16 @@ static int parse(int argc, char **argv, opts *o)
 				return 2;
 			}
 			break;
+		case OPT_PERIOD: {
+			char *end;
+			errno = 0;
+			o->period = strtoull(optarg, &end, 10);
+			if (*end || errno || !o->period || o->period > 100000000ull || *optarg == '-') {
+				fprintf(stderr, "counterlab-netsim: --open-loop-period %s: want chunk times 1..1e8\n", optarg);
+				return 2;
+			}
+			break;
+		}
 		case 'T': o->tilemap = optarg; break;
 		case 'g': o->gemini = optarg; break;
 		case OPT_PAYLOAD:
@@ -722,34 +738,47 @@ int main(int argc, char **argv)
 		return die("--engine");
 	if (o.nload) { /* open loop: a row per load, then the saturation */
 		double sat_lo = 0, sat_hi = 0;
-		if (o.format == JSON)
+		int st = o.period > 0; /* steady state: a column more, its verdict */
+		if (o.format == JSON && st)
+			printf("{\"pattern\": \"%s\", \"period\": %llu, \"loads\": [", o.pattern[0], o.period);
+		else if (o.format == JSON)
 			printf("{\"pattern\": \"%s\", \"warmup\": %llu, \"measure\": %llu, \"loads\": [",
 			       o.pattern[0], o.warmup, o.measure);
 		else if (o.format == CSV)
-			printf("offered,accepted,latency_mean,latency_p99,packets\n");
+			printf("offered,accepted,latency_mean,latency_p99,packets%s\n", st ? ",unstable" : "");
+		else if (st)
+			printf("open loop, %s: steady state, periods of %llu chunk times (%.4g ns)\n%10s %10s %14s %14s %10s %9s\n",
+			       o.pattern[0], o.period, 1e9 * spec->chunk / spec->link_bytes_s,
+			       "offered", "accepted", "latency mean", "latency p99", "packets", "unstable");
 		else
 			printf("open loop, %s: warm-up %llu, window %llu chunk times (%.4g ns)\n%10s %10s %14s %14s %10s\n",
 			       o.pattern[0], o.warmup, o.measure, 1e9 * spec->chunk / spec->link_bytes_s,
 			       "offered", "accepted", "latency mean", "latency p99", "packets");
 		for (int i = 0; i < o.nload; i++) {
-			clab_openloop ol = {.load = o.load[i], .warmup = o.warmup, .measure = o.measure};
+			clab_openloop ol = {.load = o.load[i], .warmup = o.warmup, .measure = o.measure, .period = o.period};
 			if (clab_net_openloop(net, o.pattern[0], &ol))
 				return die("--open-loop");
-			if (ol.accepted >= 0.95 * ol.load)
+			/* saturated: given up as unstable (steady state), or
+			 * accepting less than 95% of what is offered */
+			if (st ? !ol.unstable : ol.accepted >= 0.95 * ol.load)
 				sat_lo = ol.load > sat_lo ? ol.load : sat_lo;
 			else if (!sat_hi || ol.load < sat_hi)
 				sat_hi = ol.load;
+			char col[32] = ""; /* steady state: the verdict */
+			if (st)
+				snprintf(col, sizeof col, o.format == JSON ? ", \"unstable\": %s" : o.format == CSV ? ",%s" : " %9s",
+					 o.format == JSON ? (ol.unstable ? "true" : "false") : o.format == CSV ? (ol.unstable ? "1" : "0")
+					 : ol.unstable ? "yes" : "no");
 			if (o.format == JSON)
-				printf("%s{\"offered\": %.4g, \"accepted\": %.4g, \"latency_mean\": %.4g, \"latency_p99\": %.4g, \"packets\": %llu}",
+				printf("%s{\"offered\": %.4g, \"accepted\": %.4g, \"latency_mean\": %.4g, \"latency_p99\": %.4g, \"packets\": %llu%s}",
 				       i ? ", " : "", ol.load, ol.accepted, ol.latency_mean, ol.latency_p99,
-				       (unsigned long long)ol.packets);
+				       (unsigned long long)ol.packets, col);
 			else
-				printf(o.format == CSV ? "%.4g,%.4g,%.4g,%.4g,%llu\n" : "%10.4g %10.4g %14.4g %14.4g %10llu\n",
+				printf(o.format == CSV ? "%.4g,%.4g,%.4g,%.4g,%llu%s\n" : "%10.4g %10.4g %14.4g %14.4g %10llu%s\n",
 				       ol.load, ol.accepted, ol.latency_mean, ol.latency_p99,
-				       (unsigned long long)ol.packets);
+				       (unsigned long long)ol.packets, col);
 			fflush(stdout);
 		}
-		/* saturated: accepting less than 95% of what is offered */
 		if (o.format == JSON)
 			printf("], \"saturation_above\": %.4g, \"saturation_below\": %.4g}\n", sat_lo, sat_hi);
 		else if (o.format == TABLE)

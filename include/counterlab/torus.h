@@ -334,15 +334,39 @@ const char *clab_net_pattern_help(void);
  * chunk times, the packets made in the next `measure` are timed from
  * making to delivery (arrivals go on for as long again after it, and the
  * run drains all). Uses n's torus, map, routing and seed; n's counters
- * are left alone. */
+ * are left alone.
+ *
+ * Steady state, as BookSim2's (sim_type = latency), when period > 0
+ * (warmup and measure are then not used): the run is cut in sample
+ * periods of `period` chunk times. Statistics are cleared at the start
+ * of the warm-up's even periods and of the window; a period's mean
+ * latency is that of the packets delivered since (in the window, only
+ * packets read from memory in it: its own). The window opens after
+ * warmup_periods and closes once three periods in a row each changed
+ * the mean latency and the accepted load (chunks delivered since the
+ * clear) by at most `converge` of their value, or after max_periods in
+ * all; its packets then drain, arrivals going on. The run is unstable
+ * when, at the end of a period or every 1000 chunk times of the drain,
+ * the mean of those latencies and of the age of every chunk in flight
+ * (read from memory, not yet delivered; each counted as one sample)
+ * exceeds latency_limit chunk times, or when the drain is not over by
+ * twice max_periods periods. Zeros: BookSim2's defaults (3, 10, 0.05,
+ * 500). The figures out are the window's: its packets' latency (made
+ * before it closed; unstable: those delivered), and the accepted load
+ * of its last period. */
 typedef struct clab_openloop {
 	double load;           /* offered chunks per chunk time per sender */
 	uint64_t warmup, measure; /* chunk times */
+	uint64_t period;       /* steady state: chunk times of a sample period */
+	uint32_t warmup_periods, max_periods;
+	double converge, latency_limit;
 	double accepted;       /* out: chunks delivered per chunk time per
 				* sender in the window */
 	double latency_mean, latency_p99; /* out: chunk times */
 	uint64_t packets;      /* out: packets made in the window */
 	uint64_t events;       /* out: the run's events */
+	int unstable;          /* out, steady state: given up (saturated) */
+	uint32_t periods;      /* out, steady state: sample periods run */
 } clab_openloop;
 int clab_net_openloop(clab_net *n, const char *pattern, clab_openloop *o);
 

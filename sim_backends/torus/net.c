@@ -1324,13 +1324,85 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* BookSim2's steady state (clab_openloop, period > 0), followed period
+ * by period as the packet engine runs: its verdict from each packet's
+ * making, reading from memory and delivery up to the time looked at. */
+typedef struct steady {
+	const pkt_flow *f;   /* in order of making */
+	const double *start, *done; /* done < 0: not delivered */
+	size_t nf, senders;
+	double cyc, P, W, H; /* s: a chunk time, a period, the warm-up, the arrivals' end */
+	double chunks, thr, limit;
+	uint32_t wp, maxp;
+	uint32_t j;          /* the period under way */
+	int running, clear_last, converged, draining, verdict; /* verdict: 1 stable, -1 unstable */
+	double clear_t, D;   /* s: statistics last cleared, the drain began (+inf: not yet) */
+	double prev_lat, prev_acc, acc;
+} steady;
+
+static double steady_tick(void *arg, double t)
+{
+	steady *q = arg;
+	double psum = 0, pn = 0, isum = 0, in = 0, got = 0;
+	int outstanding = 0;
+	for (size_t i = 0; i < q->nf && q->f[i].at <= t; i++) {
+		double at = q->f[i].at, rd = q->start[i], dn = q->done[i] < 0 ? HUGE_VAL : q->done[i];
+		if (dn <= t) {
+			if (dn > q->clear_t) {
+				got += q->chunks;
+				/* in the warm-up every packet, then the window's */
+				if (dn <= q->W || (rd >= q->W && at < q->D))
+					psum += (dn - at) / q->cyc, pn++;
+			}
+		} else if (rd <= t) { /* in flight: each chunk one sample of its age */
+			isum += q->chunks * (t - at) / q->cyc;
+			in += q->chunks;
+		}
+		outstanding |= dn > t && at < q->D && rd >= q->W; /* a window's packet (unread: rd +inf) */
+	}
+	if ((psum + isum) / (pn + in) > q->limit || (q->draining && outstanding && t >= q->H)) {
+		q->verdict = -1;
+		return t;
+	}
+	if (q->draining) {
+		if (!outstanding)
+			q->verdict = 1;
+		return outstanding ? t + 1000 * q->cyc : t;
+	}
+	/* period j has ended: has it converged (0/0 compares false, as
+	 * in BookSim2) */
+	double lat = psum / pn, acc = got / ((t - q->clear_t) / q->cyc) / (double)q->senders;
+	double dl = fabs((lat - q->prev_lat) / lat), da = fabs((acc - q->prev_acc) / acc);
+	q->prev_lat = lat;
+	q->prev_acc = q->acc = acc;
+	if (!q->running)
+		q->running = q->clear_last = q->j + 1 >= q->wp;
+	else
+		q->converged = !(dl > q->thr) && !(da > q->thr) ? q->converged + 1 : 0;
+	q->j++;
+	if (q->j >= q->maxp || (q->running && q->converged >= 3)) {
+		q->draining = 1;
+		q->D = t;
+		return t + 1000 * q->cyc;
+	}
+	if (q->clear_last || (!q->running && q->j % 2 == 0)) {
+		q->clear_last = 0;
+		q->clear_t = t;
+	}
+	return t + q->P;
+}
+
 int clab_net_openloop(clab_net *n, const char *pattern, clab_openloop *o)
 {
 	const clab_torus *t = n->t;
 	const clab_netspec *s = t->spec;
-	if (!(o->load > 0 && o->load <= 64) || !o->measure)
+	uint32_t wp = o->warmup_periods ? o->warmup_periods : 3, maxp = o->max_periods ? o->max_periods : 10;
+	if (!(o->load > 0 && o->load <= 64) || (!o->period && !o->measure))
 		return clab_seterr(CLAB_E_INVAL, "open loop: load %g (want 0 < load <= 64 chunks per chunk time per node) and a measurement window of at least one chunk time",
 				   o->load);
+	if (o->period && (wp >= maxp || maxp > 1000 || o->period > 100000000 || o->converge < 0 || o->latency_limit < 0))
+		return clab_seterr(CLAB_E_INVAL, "open loop: steady state of %u warm-up and %u periods in all, of %llu chunk times (want fewer warm-up periods than periods, at most 1000 periods of at most 1e8), converge %g and latency limit %g (want >= 0)",
+				   wp, maxp, (unsigned long long)o->period, o->converge, o->latency_limit);
 	/* the pattern's traffic: who sends to whom, by bytes */
 	int err;
 	clab_net *c = clab_net_new(t, n->map, &err);
@@ -1344,9 +1416,10 @@ int clab_net_openloop(clab_net *n, const char *pattern, clab_openloop *o)
 	uint64_t *first = calloc(N + 1, sizeof *first); /* c's flows by source */
 	size_t *bysrc = malloc(c->nflows * sizeof *bysrc + 1);
 	double *cum = malloc(c->nflows * sizeof *cum + 1);
+	uint32_t *senders = malloc(N * sizeof *senders + 1);
 	pkt_flow *f = NULL;
 	double *lat = NULL;
-	if (!rc && (!first || !bysrc || !cum))
+	if (!rc && (!first || !bysrc || !cum || !senders))
 		rc = clab_seterr(CLAB_E_NOMEM, "no memory for the open loop's traffic");
 	if (!rc && !c->nflows)
 		rc = clab_seterr(CLAB_E_PATTERN, "open loop: %s sends nothing between nodes", pattern);
@@ -1363,7 +1436,7 @@ int clab_net_openloop(clab_net *n, const char *pattern, clab_openloop *o)
 	if (!rc)
 		first[0] = 0;
 	/* each node's destinations, weighted by the bytes the pattern sends */
-	size_t senders = 0;
+	size_t ns = 0;
 	for (size_t x = 0; !rc && x < N; x++) {
 		double w = 0;
 		for (uint64_t i = first[x]; i < first[x + 1]; i++) {
@@ -1371,21 +1444,23 @@ int clab_net_openloop(clab_net *n, const char *pattern, clab_openloop *o)
 			w += (double)g->nmsg * (double)(g->bytes ? g->bytes : 1);
 			cum[i] = w;
 		}
-		senders += first[x + 1] > first[x];
+		if (first[x + 1] > first[x])
+			senders[ns++] = (uint32_t)x;
 	}
-	/* Bernoulli arrivals per chunk time, packets of max_payload, for the
-	 * warm-up, the window and as long again after it (the window's
-	 * packets meet the same load until they are delivered) */
+	/* Bernoulli arrivals per chunk time, packets of max_payload, made
+	 * in time order: for the warm-up, the window and as long again after
+	 * it (the window's packets meet the same load until they are
+	 * delivered), or (steady state) twice the most periods */
 	uint64_t chunks = (s->header + s->max_payload + s->chunk - 1) / s->chunk;
 	if (chunks * s->chunk < s->min_packet)
 		chunks = s->min_packet / s->chunk;
 	double p = o->load / (double)chunks, cyc = s->chunk / s->link_bytes_s;
-	uint64_t gen = o->warmup + 2 * o->measure, seed = n->seed * 0x2545f4914f6cdd1dull + 7;
+	uint64_t gen = o->period ? 2 * (uint64_t)maxp * o->period : o->warmup + 2 * o->measure;
+	uint64_t seed = n->seed * 0x2545f4914f6cdd1dull + 7;
 	int vc = n->routing == CLAB_ROUTE_ADAPTIVE ? CLAB_VC_DYNAMIC : CLAB_VC_ESCAPE;
-	for (size_t x = 0; !rc && x < N; x++) {
-		if (first[x + 1] == first[x])
-			continue;
-		for (uint64_t k = 0; k < gen && !rc; k++) {
+	for (uint64_t k = 0; !rc && k < gen; k++) {
+		for (size_t si = 0; si < ns; si++) {
+			size_t x = senders[si];
 			if ((double)(ol_draw(&seed) >> 11) * 0x1p-53 >= p)
 				continue;
 			double w = (double)(ol_draw(&seed) >> 11) * 0x1p-53 * cum[first[x + 1] - 1];
@@ -1415,20 +1490,37 @@ int clab_net_openloop(clab_net *n, const char *pattern, clab_openloop *o)
 	cp_t *sent = rc ? NULL : calloc(k * CLAB_NVC, sizeof *sent);
 	double *fifo = rc ? NULL : calloc(k * CLAB_NVC, sizeof *fifo);
 	double *notoken = rc ? NULL : calloc(k, sizeof *notoken);
-	double *done = rc ? NULL : calloc(nf + 1, sizeof *done);
+	double *done = rc ? NULL : malloc((nf + 1) * sizeof *done);
+	double *start = rc ? NULL : malloc((nf + 1) * sizeof *start);
 	lat = rc ? NULL : malloc((nf + 1) * sizeof *lat);
-	if (!rc && (!sent || !fifo || !notoken || !done || !lat))
+	if (!rc && (!sent || !fifo || !notoken || !done || !start || !lat))
 		rc = clab_seterr(CLAB_E_NOMEM, "no memory for the open loop's results");
-	pkt_result res = {.sent = sent, .fifo = fifo, .notoken = notoken, .done = done};
+	for (size_t i = 0; !rc && i < nf; i++)
+		done[i] = -1, start[i] = HUGE_VAL;
+	pkt_result res = {.sent = sent, .fifo = fifo, .notoken = notoken, .done = done, .start = start};
+	steady q = {f, start, done, nf, ns, cyc, (double)o->period * cyc, (double)wp * (double)o->period * cyc,
+		    (double)gen * cyc, (double)chunks, o->converge > 0 ? o->converge : 0.05,
+		    o->latency_limit > 0 ? o->latency_limit : 500, wp, maxp, 0, 0, 0, 0, 0, 0, 0, HUGE_VAL, 0, 0, 0};
+	if (o->period) {
+		res.tick = steady_tick;
+		res.tick_arg = &q;
+		res.tick_at = q.P;
+	}
 	if (!rc)
 		rc = clab_packet_run(t, f, nf, n->seed, NULL, NULL, &res);
+	/* all delivered before the verdict: it follows from what is known */
+	for (double at = res.tick_at; !rc && o->period && !q.verdict;)
+		at = steady_tick(&q, at);
 	if (!rc) {
-		/* latency: creation to delivery of the packets made in the
-		 * window; accepted: chunks delivered in it */
+		/* latency: making to delivery of the window's packets (steady
+		 * state: read in it, made before it closed); accepted: chunks
+		 * delivered in it (steady state: in its last period) */
 		double w0 = (double)o->warmup * cyc, w1 = (double)(o->warmup + o->measure) * cyc, sum = 0;
 		uint64_t m = 0, got = 0;
 		for (size_t i = 0; i < nf; i++) {
-			if (f[i].at >= w0 && f[i].at < w1) {
+			int in = o->period ? start[i] >= q.W && f[i].at < q.D && done[i] >= 0
+				: f[i].at >= w0 && f[i].at < w1;
+			if (in) {
 				lat[m] = (done[i] - f[i].at) / cyc;
 				sum += lat[m++];
 			}
@@ -1438,18 +1530,22 @@ int clab_net_openloop(clab_net *n, const char *pattern, clab_openloop *o)
 		o->packets = m;
 		o->latency_mean = m ? sum / (double)m : 0;
 		o->latency_p99 = m ? lat[(m * 99 + 99) / 100 - 1] : 0;
-		o->accepted = (double)(got * chunks) / ((double)o->measure * (double)senders);
+		o->accepted = o->period ? q.acc : (double)(got * chunks) / ((double)o->measure * (double)ns);
 		o->events = res.events;
+		o->unstable = q.verdict < 0;
+		o->periods = q.j;
 	}
 	free(sent);
 	free(fifo);
 	free(notoken);
 	free(done);
+	free(start);
 	free(lat);
 	free(f);
 	free(first);
 	free(bysrc);
 	free(cum);
+	free(senders);
 	clab_net_free(c);
 	return rc;
 }

@@ -33,7 +33,9 @@
  * the first, which breaks every ring's cycle. A free link serves the
  * oldest waiting head that can take it, or with `round_robin` 1 the input
  * ports in turn, 2 each input buffer (VC) and injection queue in turn, as
- * a flit-level router's allocator; with round_robin a link chooses after
+ * a flit-level router's allocator (with `interleave`, each lane of the
+ * link takes its turns apart, as each output VC of BookSim2's router has
+ * an arbiter of its own); with round_robin a link chooses after
  * every other event of its instant (EV_ARB), among all the heads ready
  * then, not for the first that comes. With `inj_vcs` k the packets a
  * node reads go into k injection queues in turn (each of fifo_packets
@@ -177,7 +179,10 @@ typedef struct sim {
 			      * the others: a node may have hundreds) */
 	int rw;
 	uint16_t *last_port; /* [node][tl] the input port (round_robin 2: the
-			      * queue) a link served last */
+			      * queue) a link served last; interleave:
+			      * [node][tl][nl] each lane's own (the lanes
+			      * are BookSim2's output VCs, each with its
+			      * own arbiter) */
 	int ninjv;           /* inj_vcs: the node's injection queues */
 	uint8_t *inj_vc;     /* [node] inj_vcs: the queue it filled last */
 	packet *pk;
@@ -879,6 +884,7 @@ static void try_link(sim *S, uint32_t x, int o)
 	}
 	const uint16_t *w = S->wait + (size_t)x * S->nq;
 	int wanted = 0, pick = -1, pickv = -1, after = S->nq;
+	size_t arb = xo; /* the arbiter whose turn it was: the link's, or its lane's */
 	const uint16_t *ww = S->wwant + (size_t)x * S->nq;
 	/* the far end's dynamic room, read once: vc_for's first question;
 	 * with no room for the smallest dynamic packet nor a largest one on
@@ -903,13 +909,14 @@ static void try_link(sim *S, uint32_t x, int o)
 			pick = i, pickv = v;
 			break;
 		}
-		int d = S->s->round_robin == 2 ? (w[i] + S->nq - 1 - S->last_port[xo]) % S->nq
-			: (port_of(S, w[i]) + S->tl - S->last_port[xo]) % (S->tl + 1); /* places after the last */
+		size_t a = S->s->interleave ? xo * (size_t)S->nl + (size_t)lane_of(dqi, S->tl) : xo;
+		int d = S->s->round_robin == 2 ? (w[i] + S->nq - 1 - S->last_port[a]) % S->nq
+			: (port_of(S, w[i]) + S->tl - S->last_port[a]) % (S->tl + 1); /* places after the last */
 		if (d < after)
-			pick = i, pickv = v, after = d;
+			pick = i, pickv = v, after = d, arb = a;
 	}
 	if (pick >= 0) {
-		S->last_port[xo] = (uint16_t)(S->s->round_robin == 2 ? w[pick] : port_of(S, w[pick]));
+		S->last_port[arb] = (uint16_t)(S->s->round_robin == 2 ? w[pick] : port_of(S, w[pick]));
 		send(S, x, w[pick], o, pickv);
 		if (S->s->interleave) /* another lane may take another head */
 			try_link(S, x, o);
@@ -953,6 +960,8 @@ static int refill(sim *S, uint32_t x, int k)
 			}
 			j->flow = S->order[at];
 			j->msgs = S->flows[j->flow].nmsg;
+			if (S->r->start)
+				S->r->start[j->flow] = S->now;
 			j->pos++;
 		}
 		uint64_t b = S->flows[j->flow].bytes, m = S->s->max_payload;
@@ -1258,7 +1267,7 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 	S->inj_rr = calloc(N, sizeof *S->inj_rr);
 	S->rw = (S->ninj + 63) / 64;
 	S->ready = malloc(N * (size_t)S->rw * sizeof *S->ready);
-	S->last_port = calloc(N * (size_t)S->tl, sizeof *S->last_port);
+	S->last_port = calloc(N * (size_t)S->tl * (size_t)(s->interleave ? S->nl : 1), sizeof *S->last_port);
 	S->ninjv = s->inj_vcs < (uint32_t)S->ninj ? (int)s->inj_vcs : S->ninj;
 	S->inj_vc = calloc(N, 1);
 	S->order = malloc(nflows * sizeof *S->order + 1);
@@ -1306,6 +1315,15 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 		S->back_q[i] = NONE;
 	uint64_t next_report = 1u << 20;
 	while (S->nheap && !S->nomem) {
+		if (r->tick && S->heap[0].t > r->tick_at) { /* the caller looks at the run up to tick_at */
+			double next = r->tick(r->tick_arg, r->tick_at);
+			if (!(next > r->tick_at)) {
+				r->stopped = 1;
+				break;
+			}
+			r->tick_at = next;
+			continue;
+		}
 		ev e = ev_pop(S);
 		S->now = e.t;
 		r->events++;
@@ -1370,7 +1388,7 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 	int rc = CLAB_OK;
 	if (S->nomem)
 		rc = clab_seterr(CLAB_E_NOMEM, "no memory for the packet engine's packets and events");
-	else if (S->delivered != S->total)
+	else if (S->delivered != S->total && !r->stopped)
 		rc = clab_seterr(CLAB_E_STATE, "packet engine: %llu of %llu packets undelivered (a deadlock)",
 				 (unsigned long long)(S->total - S->delivered),
 				 (unsigned long long)S->total);

@@ -32,6 +32,17 @@ typedef struct pkt_result {
 	double time;       /* s from the phase's start to the last delivery */
 	double *done;      /* NULL, or [flow]: s when its last packet was
 			    * delivered */
+	double *start;     /* NULL, or [flow]: s when the MU read its first
+			    * packet (left alone for a flow never read) */
+	/* NULL, or: called with t = tick_at before the first event later
+	 * than t (every event up to t has been handled: done and start are
+	 * final up to t), and again with the time it returns; a time not
+	 * later than t stops the run there (packets left undelivered are
+	 * then no error, and stopped is set) */
+	double (*tick)(void *arg, double t);
+	void *tick_arg;
+	double tick_at;
+	int stopped;
 	uint64_t events;   /* events the run handled */
 } pkt_result;
 

@@ -42,6 +42,15 @@ if "$bin" --quiet --machine torus --torus 4 --engine packet --pattern oneway:a=0
 else
 	bad "--open-loop: $(cat "$tmp/ol")"
 fi
+# steady state: the verdict is BookSim2's, load 2 given up as unstable
+refuse --engine packet --open-loop 0.5 --open-loop-period 0 --pattern pingpong -- "--open-loop-period 0: want chunk times"
+if "$bin" --quiet --machine torus --torus 4 --engine packet --pattern oneway:a=0,b=1 \
+	--open-loop 0.5,2 --open-loop-period 10000 --format json >"$tmp/ol" &&
+	grep -q '"unstable": false}, {"offered": 2, .*"unstable": true}], "saturation_above": 0.5, "saturation_below": 2}' "$tmp/ol"; then
+	ok "--open-loop-period: unstable at 2, not at 0.5"
+else
+	bad "--open-loop-period: $(cat "$tmp/ol")"
+fi
 
 # the engine that produced the figures is named, in the table and in JSON
 if "$bin" --quiet --machine torus --torus 4x4 --engine packet --pattern perm:tornado,bytes=4k \

@@ -317,6 +317,25 @@ static void test_allocators(void **state)
 		double ts = batch_ns(&s, 2, (const uint32_t[][3]){{1, 2, 3 * 512}, {0, 3, 2 * 512}});
 		assert_true(fabs(ts - (k ? 1434 : 1474)) < 1e-3);
 	}
+
+	/* round_robin 2 with interleave: each lane of a link (each VC's
+	 * buffer at the far end: BookSim2's output VCs) takes its heads in
+	 * turn, apart from the link's other lanes. Ring of 9 with the
+	 * dateline (hops of 40 ns). Node 5 reads C (to 0: its way wraps, the
+	 * dateline lane) 0..34 and A (to 7) 34..68; they share 5+ from 68,
+	 * C ends at 544, A at 578 (heads at node 6 at 74 and 108). Node 6
+	 * reads B1 (to 8) 0..34 and B2 (2 chunks) 34..38; B1 takes 6+'s
+	 * first lane at 34, C its dateline lane at 74, the two share it, B1
+	 * ends at 538. The first lane's turn is then A's (its last packet
+	 * was B1), though the link last served C, whose buffer comes
+	 * between: A crosses 538..850 (sharing with C's last 40 ns until
+	 * 618, its tail at node 6 at 618), its tail at node 7 at 890; B2
+	 * crosses 850..882, then 7+ 890..922 (its tail at node 7 at 922),
+	 * its tail at node 8 at 962 ns. One turn for the whole link would
+	 * give the lane to B2 (after C's buffer) and end at 922 */
+	make(&s, "torus", "9", 1, BARE, "drain_links", "8", "dateline", "1", "interleave", "1", "round_robin", "2",
+	     "eager_max", "1000000", NULL);
+	assert_true(fabs(batch_ns(&s, 3, (const uint32_t[][3]){{5, 0, 512}, {5, 7, 512}, {6, 8, 544}}) - 962) < 1e-3);
 }
 
 /* The ejection port with the crossbar (speedup 2, split ports of half
@@ -370,6 +389,46 @@ static void test_open_loop(void **state)
 	assert_memory_equal(&o, &o2, sizeof o);
 	assert_int_equal(clab_net_count(n, 0, -1, CLAB_NET_SENT_CHUNKS, ALLVC), 0);
 	o.load = 0;
+	assert_int_equal(clab_net_openloop(n, "oneway:a=0,b=1,bytes=1", &o), CLAB_E_INVAL);
+
+	/* steady state (BookSim2's), periods of 1000 chunk times. At load
+	 * 17 packet k is made at k, read from memory while packet k - 1
+	 * crosses the link (from 8.5 + 17 (k - 1)), delivered at 28 + 17 k:
+	 * latency 28 + 16 k. At 1000, the end of the first period: 58
+	 * delivered (k = 0..57, latencies summing to 28072) and two in
+	 * flight, 58 and 59 (ages 942 and 941, 17 chunks each, 32011): mean
+	 * (28072 + 32011) / (58 + 34) = 653 chunk times, over the limit of
+	 * 500: unstable, no period done */
+	o = (clab_openloop){.load = 17, .period = 1000};
+	assert_int_equal(clab_net_openloop(n, "oneway:a=0,b=1,bytes=1", &o), CLAB_OK);
+	assert_true(o.unstable);
+	assert_int_equal(o.periods, 0);
+	/* a limit of 700: the second period (statistics are cleared at the
+	 * start of the warm-up's even periods only) sees 117 delivered
+	 * (111852) and 117, 118 in flight (ages 1883, 1882: 64005): 1165 */
+	o = (clab_openloop){.load = 17, .period = 1000, .latency_limit = 700};
+	assert_int_equal(clab_net_openloop(n, "oneway:a=0,b=1,bytes=1", &o), CLAB_OK);
+	assert_true(o.unstable);
+	assert_int_equal(o.periods, 1);
+	/* 1170: the second passes; the third, its statistics cleared at its
+	 * start, sees its own 58 deliveries (k = 117..174: 136648) and 175,
+	 * 176 in flight (2825, 2824: 96033): 2529 */
+	o.latency_limit = 1170;
+	assert_int_equal(clab_net_openloop(n, "oneway:a=0,b=1,bytes=1", &o), CLAB_OK);
+	assert_true(o.unstable);
+	assert_int_equal(o.periods, 2);
+	/* a light load: stable; the window's packets alone or nearly; its
+	 * throughput, a few packets a period, settles no closer than the
+	 * draws: all 10 periods run */
+	o = (clab_openloop){.load = 0.02, .period = 10000};
+	assert_int_equal(clab_net_openloop(n, "oneway:a=0,b=1,bytes=1", &o), CLAB_OK);
+	assert_false(o.unstable);
+	assert_int_equal(o.periods, 10);
+	assert_true(o.packets > 40 && o.packets < 120); /* 7 periods: 82 expected */
+	assert_true(o.latency_mean >= 28 - 1e-9 && o.latency_mean < 29);
+	assert_true(fabs(o.accepted - 0.02) < 0.01);
+	/* no more warm-up periods than periods */
+	o = (clab_openloop){.load = 1, .period = 100, .warmup_periods = 10};
 	assert_int_equal(clab_net_openloop(n, "oneway:a=0,b=1,bytes=1", &o), CLAB_E_INVAL);
 	clab_net_free(n);
 	clab_map_free(&s.m);
