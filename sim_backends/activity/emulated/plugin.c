@@ -854,12 +854,33 @@ static uint64_t vex_split(const char *mn, const char *ops)
 	return 0;
 }
 
+/* Scalar SSE and AVX instructions (vector registers, memory of 4 or 8
+ * bytes) that QEMU 7.2 reads or writes in one access. Not the scalar FMAs:
+ * QEMU reads 16 bytes for their memory operand, in two pieces. */
+static int scalar_sse(const char *mn)
+{
+	static const char *const one[] = {
+		"movsd", "movss", "movq", "movd", "addsd", "addss", "subsd", "subss",
+		"mulsd", "mulss", "divsd", "divss", "sqrtsd", "sqrtss", "minsd", "minss",
+		"maxsd", "maxss", "ucomisd", "ucomiss", "comisd", "comiss", "cvtsd2ss",
+		"cvtss2sd", "cvtsi2sdl", "cvtsi2sdq", "cvtsi2ssl", "cvtsi2ssq", "roundsd",
+		"roundss", "rcpss", "rsqrtss"};
+	const char *b = mn[0] == 'v' ? mn + 1 : mn;
+	size_t l = strlen(b);
+	for (size_t i = 0; i < sizeof one / sizeof one[0]; i++)
+		if (!strcmp(b, one[i]))
+			return 1;
+	/* the compares with a predicate: cmpltsd, cmpless */
+	return starts(b, "cmp") && l > 5 && (!strcmp(b + l - 2, "sd") || !strcmp(b + l - 2, "ss"));
+}
+
 /* Whether QEMU may make the instruction's access in consecutive pieces:
  * 16 bytes and more (vector registers, the state saves, cmpxchg16b), x87's
  * 10-byte operands, far pointers and far returns. */
 static int in_pieces(const char *mn, const char *ops)
 {
-	return strstr(ops, "mm") || mn[0] == 'f' || strstr(mn, "xsave") || strstr(mn, "xrstor") ||
+	return (strstr(ops, "mm") && !scalar_sse(mn)) || mn[0] == 'f' || strstr(mn, "xsave") ||
+	       strstr(mn, "xrstor") ||
 	       starts(mn, "cmpxchg16b") || starts(mn, "iret") || starts(mn, "lret") ||
 	       starts(mn, "ljmp") || starts(mn, "lcall") || starts(mn, "lss") ||
 	       starts(mn, "lfs") || starts(mn, "lgs");
