@@ -74,13 +74,15 @@ enum {
 
 /* Looks tag t (line + 1; 0 is an empty way) up in a set of `ways`; on a hit
  * it becomes the most recent; on a miss it is installed when `allocate`,
- * and the least recent goes. Returns 1 on a hit. */
+ * and the least recent goes. Returns 1 on a hit. Unrolled, a hit in way w
+ * is a path of its own that moves exactly the w tags before it. */
 static inline __attribute__((always_inline)) int set_ref(uint64_t *set, int ways, uint64_t t,
 							 int allocate)
 {
 	if (set[0] == t)
 		return 1;
 	int w;
+#pragma GCC unroll 16
 	for (w = 1; w < ways; w++)
 		if (set[w] == t)
 			break;
@@ -90,8 +92,10 @@ static inline __attribute__((always_inline)) int set_ref(uint64_t *set, int ways
 			return 0;
 		w = ways - 1;
 	}
-	for (; w > 0; w--)
-		set[w] = set[w - 1];
+#pragma GCC unroll 16
+	for (int k = ways - 1; k > 0; k--)
+		if (k <= w)
+			set[k] = set[k - 1];
 	set[0] = t;
 	return hit;
 }
@@ -254,7 +258,7 @@ static inline uint64_t *l1_set(vcpu *v, uint64_t line)
 }
 
 /* An L1 lookup with allocation past the most recent line of its set */
-static __attribute__((noinline)) int l1_lookup(vcpu *v, uint64_t line)
+static inline __attribute__((always_inline)) int l1_lookup(vcpu *v, uint64_t line)
 {
 	if (set_ref(l1_set(v, line), L1_WAYS, line + 1, 1))
 		return 1;
@@ -263,13 +267,18 @@ static __attribute__((noinline)) int l1_lookup(vcpu *v, uint64_t line)
 	return 0;
 }
 
+static __attribute__((noinline)) int l1_lookup_out(vcpu *v, uint64_t line)
+{
+	return l1_lookup(v, line);
+}
+
 /* L1 lookup with allocation (see vcpu.l1_mru) */
 static inline int l1_ref(vcpu *v, uint64_t line)
 {
 	if (line + 1 == v->l1_mru)
 		return 1;
 	v->l1_mru = line + 1;
-	return l1_set(v, line)[0] == line + 1 || l1_lookup(v, line);
+	return l1_set(v, line)[0] == line + 1 || l1_lookup_out(v, line);
 }
 
 /* A load that missed the L1D, and the L2 too when l2_miss */
@@ -316,8 +325,12 @@ static inline __attribute__((always_inline)) void a2_line(vcpu *v, uint64_t line
 	} else { /* write-through: the L2 sees every store */
 		if (t == v->l1_absent)
 			v->q[CLAB_HQ_L1D_STORE_MISSES]++;
-		else if (t != v->l1_mru)
-			a2_store_l1(v, line);
+		else if (t != v->l1_mru) {
+			if (l1_set(v, line)[0] == t)
+				v->l1_mru = t;
+			else
+				a2_store_l1(v, line);
+		}
 		if (!l2_ref(line >> (L2_LINE_SHIFT - L1_LINE_SHIFT)))
 			v->q[CLAB_HQ_L2_STORE_MISSES]++;
 	}
