@@ -45,14 +45,16 @@ printf 'int main(void) { return 0; }\n' > "$out/empty.c"
 # it). Both tools run each program from the same directory with the same
 # arguments and an environment of GLIBC_TUNABLES and PAD alone, PAD long
 # enough that the initial stack has the same page offset in both: a probe
-# of that name and arguments, run under each tool, prints it.
+# of that name and arguments, run under each tool from a directory whose
+# path is as long (valgrind puts the program's full path on the stack),
+# prints it.
 cmpdir=$out/compare
-mkdir -p "$cmpdir/run" "$cmpdir/probe"
+mkdir -p "$cmpdir/count" "$cmpdir/probe"
 printf '#include <stdio.h>\nint main(int c, char **v) { (void)c; printf("%%lu\\n", (unsigned long)v %% 4096); return 0; }\n' \
 	> "$out/stackprobe.c"
 "$CC" -O2 -o "$out/stackprobe" "$out/stackprobe.c"
 for p in sort stencil fft empty empty-fftw; do
-	cp "$out/$p" "$cmpdir/run/$p"
+	cp "$out/$p" "$cmpdir/count/$p"
 	cp "$out/stackprobe" "$cmpdir/probe/$p"
 done
 # under TOOL (cg or pl) in directory DIR of $cmpdir, with PAD of $pad bytes: NAME ARGS...
@@ -82,14 +84,14 @@ stackpad() {
 # counts "Ir Dr D1mr DLmr Dw D1mw DLmw" of a run (NAME ARGS...): cachegrind's, the plugin's
 cgcounts() {
 	if command -v valgrind > /dev/null; then
-		pad=0 under cg run "$@" > /dev/null 2>&1
+		pad=0 under cg count "$@" > /dev/null 2>&1
 		grep '^summary:' "$out/cg.out" | awk '{ print $2, $5, $6, $7, $8, $9, $10 }'
 	else
 		echo 0 0 0 0 0 0 0
 	fi
 }
 plcounts() {
-	under pl run "$@" > /dev/null
+	under pl count "$@" > /dev/null
 	awk '{ v[$1] = $2 } END { print v["guest_instructions"], v["loads"] + v["qloads"],
 		v["l1d_load_misses"], v["llc_misses"], v["stores"] + v["qstores"],
 		v["l1d_store_misses"], v["l2_store_misses"] }' "$out/pl.out"
