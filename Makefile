@@ -250,7 +250,7 @@ demo: deps all
 
 # the committed figures in bench/results/ change only when asked (UPDATE=1)
 bench: all
-	PREFIX=$(STAGE) BUILD=$(BUILD) BOOKSIM=$(BOOKSIM) \
+	PREFIX=$(STAGE) BUILD=$(BUILD) BOOKSIM=$(BOOKSIM) QEMU_PLUGIN_H=$(abspath $(QEMU_PLUGIN_H)) \
 		BENCH_RESULTS=$(if $(filter-out 0,$(UPDATE)),$(CURDIR)/bench/results,$(abspath $(BUILD))/bench-results) bash bench/run.sh
 
 # Installs what was built (no second build); see utils/install.sh.

@@ -26,6 +26,8 @@
 #           45 minutes more; BookSim's runs are kept in
 #           build/bench/booksim and read again when a case comes back
 #           unchanged: a few minutes then)
+#   QEMU_PLUGIN_H  QEMU's plugin API header, for emulated.json's plugin that
+#           does nothing (default $BUILD/qemu-src/qemu-plugin.h, as make's)
 #   PMPI_ROUNDS  alternating rounds of the pmpi ping-pong (default 6)
 #   READ_LATENCY_ARGS  "REPS BATCH" for read_latency (default: its own, 15 20000)
 #   BENCH_RESULTS  where the JSON goes (default $BUILD/bench-results)

@@ -131,9 +131,9 @@ table() { # NAME: the block's lines on stdout
 			"$R/multiplex.json" ;;
 	emulated)
 		jq -r "$JQ_DEFS"'origin("bench/results/emulated.json"), "",
-			"| program | native CPU s | under counterlab-run | slowdown | QEMU alone | guest MIPS | instructions | loads | stores | L1 load misses | L2 load misses | L1 store misses |",
-			"|---|---|---|---|---|---|---|---|---|---|---|---|",
-			(.runs[] | "| `\(.program)` | \(.native_cpu_s) | \(.emulated_cpu_s) | \(.slowdown | f(1)) | \(.qemu_alone_slowdown | f(1)) | \(.guest_mips | f(0)) | \(.cachegrind | [.Ir, .Dr, .Dw, .D1mr, .DLmr, .D1mw] | map(.[2] | pct(2)) | join(" | ")) |"),
+			"| program | native CPU s | under counterlab-run | slowdown | QEMU alone | QEMU, plugin doing nothing | guest MIPS | instructions | loads | stores | L1 load misses | L2 load misses | L1 store misses |",
+			"|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+			(.runs[] | "| `\(.program)` | \(.native_cpu_s) | \(.emulated_cpu_s) | \(.slowdown | f(1)) | \(.qemu_alone_slowdown | f(1)) | \(.qemu_callbacks_slowdown | f(1)) | \(.guest_mips | f(0)) | \(.cachegrind | [.Ir, .Dr, .Dw, .D1mr, .DLmr, .D1mw] | map(.[2] | pct(2)) | join(" | ")) |"),
 			"",
 			"The last six columns: the plugin (policy `cachegrind`) against valgrind'"'"'s cachegrind, relative difference; \(.note)."' \
 			"$R/emulated.json" ;;

@@ -4,11 +4,14 @@
 # throughput in guest instructions per second and the slowdown against the
 # same program run natively, with the A2 cache model on, in CPU time (user +
 # system: on a shared machine wall time measures the others' load more than
-# ours), and QEMU's alone, each the best of 3 runs (native: of 10); and the
+# ours), QEMU's alone and QEMU's with a plugin whose callbacks do nothing
+# (callbacks.c: what calling a plugin costs before it works), each the best
+# of 3 runs (native: of 10); and the
 # plugin's counts in cachegrind's cache policy against valgrind's cachegrind
 # with the same geometry (below: how they are made comparable). Writes
 # emulated.json into $BENCH_RESULTS.
-#   PREFIX BUILD CC BENCH_RESULTS as bench/run.sh; BENCH_MACHINE its date and machine (JSON members)
+#   PREFIX BUILD CC BENCH_RESULTS as bench/run.sh; BENCH_MACHINE its date and machine (JSON members);
+#   QEMU_PLUGIN_H the plugin API header (default the build's; none: no empty-plugin figure)
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(dirname "$(dirname "$here")")
@@ -22,6 +25,13 @@ run=$PREFIX/bin/counterlab-run
 "$CC" -O2 -g -o "$out/sort" "$here/sort.c"
 "$CC" -O2 -g -o "$out/stencil" "$here/stencil.c"
 "$CC" -O2 -g -o "$out/fft" "$here/fft.c" -lfftw3 -lm
+header=${QEMU_PLUGIN_H:-$BUILD/qemu-src/qemu-plugin.h}
+callbacks=
+if [ -f "$header" ]; then
+	"$CC" -O2 -Wall -Wextra -Werror -shared -fPIC -I"$(dirname "$header")" \
+		-o "$out/callbacks.so" "$here/callbacks.c"
+	callbacks=$out/callbacks.so
+fi
 cpu() { # command...: its CPU seconds, user + system, children included
 	local TIMEFORMAT='%3U %3S'
 	{ time "$@" > /dev/null 2>&1; } 2>&1 | awk '{ print $1 + $2 }'
@@ -45,14 +55,16 @@ printf 'int main(void) { return 0; }\n' > "$out/empty.c"
 # it). Both tools run each program from the same directory with the same
 # arguments and an environment of GLIBC_TUNABLES and PAD alone, PAD long
 # enough that the initial stack has the same page offset in both: a probe
-# of that name and arguments, run under each tool, prints it.
+# of that name and arguments, run under each tool from a directory whose
+# path is as long (valgrind puts the program's full path on the stack),
+# prints it.
 cmpdir=$out/compare
-mkdir -p "$cmpdir/run" "$cmpdir/probe"
+mkdir -p "$cmpdir/count" "$cmpdir/probe"
 printf '#include <stdio.h>\nint main(int c, char **v) { (void)c; printf("%%lu\\n", (unsigned long)v %% 4096); return 0; }\n' \
 	> "$out/stackprobe.c"
 "$CC" -O2 -o "$out/stackprobe" "$out/stackprobe.c"
 for p in sort stencil fft empty empty-fftw; do
-	cp "$out/$p" "$cmpdir/run/$p"
+	cp "$out/$p" "$cmpdir/count/$p"
 	cp "$out/stackprobe" "$cmpdir/probe/$p"
 done
 # under TOOL (cg or pl) in directory DIR of $cmpdir, with PAD of $pad bytes: NAME ARGS...
@@ -82,14 +94,14 @@ stackpad() {
 # counts "Ir Dr D1mr DLmr Dw D1mw DLmw" of a run (NAME ARGS...): cachegrind's, the plugin's
 cgcounts() {
 	if command -v valgrind > /dev/null; then
-		pad=0 under cg run "$@" > /dev/null 2>&1
+		pad=0 under cg count "$@" > /dev/null 2>&1
 		grep '^summary:' "$out/cg.out" | awk '{ print $2, $5, $6, $7, $8, $9, $10 }'
 	else
 		echo 0 0 0 0 0 0 0
 	fi
 }
 plcounts() {
-	under pl run "$@" > /dev/null
+	under pl count "$@" > /dev/null
 	awk '{ v[$1] = $2 } END { print v["guest_instructions"], v["loads"] + v["qloads"],
 		v["l1d_load_misses"], v["llc_misses"], v["stores"] + v["qstores"],
 		v["l1d_store_misses"], v["l2_store_misses"] }' "$out/pl.out"
@@ -116,11 +128,13 @@ for spec in "sort 2000000" "stencil 1024 40" "fft 262144 20"; do
 	best=$( (for _ in 1 2 3 4 5 6 7 8 9 10; do cpu "$prog" "${cmd[@]:1}"; done) | sort -g | head -1)
 	emu=$(best3 "$run" --summary "$out/${cmd[0]}.a2" -- "$prog" "${cmd[@]:1}")
 	bare=$(best3 qemu-x86_64 -cpu max "$prog" "${cmd[@]:1}") # the emulator's own share
+	calls=0 # and with a plugin that does nothing (0: not measured)
+	[ -z "$callbacks" ] || calls=$(best3 qemu-x86_64 -cpu max -plugin "$callbacks" "$prog" "${cmd[@]:1}")
 	ins=$(val "$out/${cmd[0]}.a2" guest_instructions)
-	rows+=("$(awk -v name="${cmd[*]}" -v nat="$best" -v emu="$emu" -v bare="$bare" -v ins="$ins" \
+	rows+=("$(awk -v name="${cmd[*]}" -v nat="$best" -v emu="$emu" -v bare="$bare" -v calls="$calls" -v ins="$ins" \
 		-v cg="$cg" -v cg0="$cg0" -v pl="$pl" -v pl0="$pl0" -v pads="${pad:-null},${pad0:-null}" '
 		function rel(a, b) { return b ? sprintf("%.4f", (a - b) / b) : "null" }
-		BEGIN { printf "{\"program\":\"%s\",\"native_cpu_s\":%.3f,\"emulated_cpu_s\":%.3f,\"slowdown\":%.1f,\"qemu_alone_slowdown\":%.1f,", name, nat, emu, emu / nat, bare / nat
+		BEGIN { printf "{\"program\":\"%s\",\"native_cpu_s\":%.3f,\"emulated_cpu_s\":%.3f,\"slowdown\":%.1f,\"qemu_alone_slowdown\":%.1f,\"qemu_callbacks_slowdown\":%s,", name, nat, emu, emu / nat, bare / nat, (calls > 0 ? sprintf("%.1f", calls / nat) : "null")
 			printf "\"guest_instructions\":%d,\"guest_mips\":%.1f,\"meets_30x\":%s,", ins, ins / emu / 1e6, (emu / nat <= 30 ? "true" : "false")
 			split(cg, c); split(cg0, c0); split(pl, p); split(pl0, p0)
 			split("Ir Dr D1mr DLmr Dw D1mw DLmw", k)

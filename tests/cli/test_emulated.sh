@@ -104,6 +104,16 @@ for c in a2:2 cachegrind:1; do
 	done
 done
 
+# 2a''. scalar SSE and AVX accesses, which QEMU makes whole, are loads
+# and stores of their size; a scalar FMA's, which QEMU 7.2 makes as 16
+# bytes in two 8-byte pieces, is joined: a quad load
+for n in 100000 200000; do
+	timeout 300 "$run" --summary "$tmp/scalar$n" -- "$tmp/kernels" scalar $n || bad "scalar $n"
+done
+for q in loads:400000 stores:200000 qloads:100000 qstores:0; do
+	expect "$tmp/scalar100000" "$tmp/scalar200000" "${q%%:*}" "${q#*:}"
+done
+
 # 2a'. an instruction across a page boundary that is not its block's first:
 # QEMU ends the block before it and runs it at the start of the next; it
 # runs once an iteration (add, movabs, dec, jnz: 4 instructions)

@@ -98,6 +98,27 @@ static void crossvec(long n)
 	free(buf);
 }
 
+/* n iterations of scalar SSE and AVX instructions with a memory operand,
+ * each access made whole by QEMU: 4 loads (movsd, addsd, vmulss,
+ * cvtsi2sdq) and 2 stores (movss, movq) of 4 or 8 bytes; and a scalar FMA,
+ * whose 8-byte operand QEMU 7.2 reads as 16 bytes in two pieces (joined:
+ * a quad load) */
+static void scalars(long n)
+{
+	static double m[8] __attribute__((aligned(64)));
+	double a = 1.0, b = 2.0;
+	__asm__ volatile("1: movsd (%[p]), %[a]\n\t"
+			 "addsd 8(%[p]), %[a]\n\t"
+			 "vmulss 16(%[p]), %[b], %[b]\n\t"
+			 "cvtsi2sdq 24(%[p]), %[b]\n\t"
+			 "movss %[b], 32(%[p])\n\t"
+			 "movq %[a], 40(%[p])\n\t"
+			 "vfmadd231sd 48(%[p]), %[b], %[a]\n\t"
+			 "dec %[n]\n\t"
+			 "jnz 1b"
+			 : [a] "+x"(a), [b] "+x"(b), [n] "+r"(n) : [p] "r"(m) : "cc", "memory");
+}
+
 /* n iterations of a loop whose second instruction (a 10-byte movabs)
  * straddles a page boundary: QEMU ends the block before it and starts the
  * next one with it. 4 instructions an iteration. */
@@ -304,6 +325,8 @@ int main(int argc, char **argv)
 			crossvec(n);
 		else if (!strcmp(argv[1], "pagecross"))
 			pagecross(n);
+		else if (!strcmp(argv[1], "scalar"))
+			scalars(n);
 		else if (!strcmp(argv[1], "x87"))
 			x87(n);
 		else if (!strcmp(argv[1], "strings"))

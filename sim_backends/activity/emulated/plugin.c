@@ -74,13 +74,15 @@ enum {
 
 /* Looks tag t (line + 1; 0 is an empty way) up in a set of `ways`; on a hit
  * it becomes the most recent; on a miss it is installed when `allocate`,
- * and the least recent goes. Returns 1 on a hit. */
+ * and the least recent goes. Returns 1 on a hit. Unrolled, a hit in way w
+ * is a path of its own that moves exactly the w tags before it. */
 static inline __attribute__((always_inline)) int set_ref(uint64_t *set, int ways, uint64_t t,
 							 int allocate)
 {
 	if (set[0] == t)
 		return 1;
 	int w;
+#pragma GCC unroll 16
 	for (w = 1; w < ways; w++)
 		if (set[w] == t)
 			break;
@@ -90,8 +92,10 @@ static inline __attribute__((always_inline)) int set_ref(uint64_t *set, int ways
 			return 0;
 		w = ways - 1;
 	}
-	for (; w > 0; w--)
-		set[w] = set[w - 1];
+#pragma GCC unroll 16
+	for (int k = ways - 1; k > 0; k--)
+		if (k <= w)
+			set[k] = set[k - 1];
 	set[0] = t;
 	return hit;
 }
@@ -99,38 +103,52 @@ static inline __attribute__((always_inline)) int set_ref(uint64_t *set, int ways
 /* ---- per-thread state ------------------------------------------------- */
 
 typedef struct tbinfo {
+	/* what every run reads, first */
 	uint64_t pc;              /* where the block starts */
-	uint64_t branch, fallthrough; /* its last instruction, and the next */
-	int cond_last;            /* a conditional branch ends the block */
-	int nz;                   /* the classes of its instructions that are not 0: */
-	uint8_t idx[CLAB_HQ_N];   /* which, */
-	uint64_t n[CLAB_HQ_N];    /* how many (a block adds a few: fewer adds per run) */
+	uint64_t fallthrough;     /* the address after its last instruction */
+	const struct tbinfo *as_prev; /* itself when a conditional branch ends it, else NULL */
 	/* while the process has one thread: runs not yet added to its counts */
 	uint64_t runs;
 	struct tbinfo *next_run;  /* the next block with runs */
+	unsigned bht;             /* its conditional branch's predictor entry */
+	int nz;                   /* the classes of its instructions that are not 0: */
+	uint8_t idx[CLAB_HQ_N];   /* which, */
+	uint64_t n[CLAB_HQ_N];    /* how many (a block adds a few: fewer adds per run) */
 } tbinfo;
 
 typedef struct memref {
 	uint64_t seq, pc, addr;   /* pc: the instruction's address | its VEX_SPLIT */
 	unsigned size;
 	int store;
-	int looked;               /* policy a2 (a2_piece): counted as it came, */
-	qemu_plugin_meminfo_t info; /* its last piece's size and direction, */
-	unsigned piece;           /* and size in bytes */
 } memref;
 
+/* Policy a2, an access of an instruction that QEMU may make in pieces
+ * (a2_piece), counted as it came: what a piece must match to continue it */
+typedef struct a2join {
+	uint64_t seq, pc, end;    /* end: the address after it */
+	unsigned size;
+	int store;
+} a2join;
+
+/* The fields every access reads first */
 typedef struct vcpu {
-	clab_emu_slot *slot;
-	const tbinfo *prev;      /* the block just run, when a conditional branch ends it */
+	uint64_t *q;             /* the thread's counts: slot->q */
 	uint64_t seq;            /* blocks run: tells executions of an instruction apart */
-	int paused;              /* the simulator's own work (CLAB_EMU_SYSCALL) */
-	tbinfo *ran;             /* the blocks with runs (see add_runs) */
-	memref pend, last_load;  /* the access being joined; the last load counted */
-	memref atomic_load;      /* the last load of an instruction that may be atomic */
-	uint64_t l1[L1_SETS * L1_WAYS]; /* the L1D's tags */
 	uint64_t l1_mru;         /* line + 1 of the L1's last lookup that left it most
 				  * recent in its set: the same line again is a hit
 				  * that changes nothing (0: none) */
+	uint64_t l1_absent;      /* line + 1 of the last store that missed the L1 (policy
+				  * a2), while no lookup has brought it in since: the
+				  * same line again misses and changes nothing (0: none) */
+	memref pend;             /* the access being joined by on_piece (size 0: none) */
+	a2join join;
+	const tbinfo *prev;      /* the block just run, when a conditional branch ends it */
+	tbinfo *ran;             /* the blocks with runs (see add_runs) */
+	clab_emu_slot *slot;
+	int paused;              /* the simulator's own work (CLAB_EMU_SYSCALL) */
+	memref last_load;        /* the last load counted */
+	memref atomic_load;      /* the last load of an instruction that may be atomic */
+	uint64_t l1[L1_SETS * L1_WAYS]; /* the L1D's tags */
 	uint8_t bht[BHT_SIZE];
 } vcpu;
 
@@ -157,6 +175,7 @@ static vcpu *cpu_new(unsigned int i)
 	}
 	memset(v->bht, 1, sizeof v->bht);
 	v->slot = &file->slot[i];
+	v->q = v->slot->q;
 	cpus[i] = live[i] = v;
 	return v;
 }
@@ -178,6 +197,39 @@ static inline vcpu *counting(unsigned int i)
 
 /* ---- memory accesses -------------------------------------------------- */
 
+/* An access's size and direction, which QEMU's calls read from its
+ * description, a 32-bit number. A call for each access would cost more
+ * than the rest of its lookup, so they are read where QEMU 7.2 puts them:
+ * the size's log2 in bits 4-6, a store in bit 17, nothing above; at start
+ * the calls are asked about every such description (kinds_check), and
+ * where one answers otherwise (another QEMU) every description is read
+ * through them. */
+enum { KIND_BITS = 18 };
+static int kinds_direct; /* the fields are where 7.2 puts them */
+
+static int kinds_check(void)
+{
+	for (uint32_t info = 0; info < 1u << KIND_BITS; info++)
+		if (qemu_plugin_mem_size_shift(info) != (info >> 4 & 7) ||
+		    qemu_plugin_mem_is_store(info) != (info >> 17 & 1))
+			return 0;
+	return 1;
+}
+
+static inline unsigned direct_size(qemu_plugin_meminfo_t info) { return 1u << (info >> 4 & 7); }
+static inline int direct_store(qemu_plugin_meminfo_t info) { return (int)(info >> 17 & 1); }
+
+static inline void kind_of(qemu_plugin_meminfo_t info, unsigned *size, int *store)
+{
+	if (__builtin_expect(kinds_direct && !(info >> KIND_BITS), 1)) {
+		*size = direct_size(info);
+		*store = direct_store(info);
+	} else {
+		*size = 1u << qemu_plugin_mem_size_shift(info);
+		*store = qemu_plugin_mem_is_store(info);
+	}
+}
+
 /* An L2 lookup of line, with allocation. A hit on the line most recently
  * referenced needs no lock: another thread's lookup in progress cannot
  * evict it (it is the most recent of 16 ways), so the hit is right in
@@ -196,14 +248,38 @@ static __attribute__((noinline)) int l2_lookup(uint64_t line)
 	return hit;
 }
 
+/* ... the common hits first: the line most recently referenced, and (with
+ * one thread: no lock) the most recent of its set */
 static inline int l2_ref(uint64_t line)
 {
-	return __atomic_load_n(&l2_mru, __ATOMIC_RELAXED) == line + 1 || l2_lookup(line);
+	uint64_t t = line + 1;
+	if (__atomic_load_n(&l2_mru, __ATOMIC_RELAXED) == t)
+		return 1;
+	if (!threads && l2[(line & (L2_SETS - 1)) * L2_WAYS] == t) {
+		l2_mru = t;
+		return 1;
+	}
+	return l2_lookup(line);
 }
 
 static inline uint64_t *l1_set(vcpu *v, uint64_t line)
 {
 	return v->l1 + (line & (L1_SETS - 1)) * L1_WAYS;
+}
+
+/* An L1 lookup with allocation past the most recent line of its set */
+static inline __attribute__((always_inline)) int l1_lookup(vcpu *v, uint64_t line)
+{
+	if (set_ref(l1_set(v, line), L1_WAYS, line + 1, 1))
+		return 1;
+	if (v->l1_absent == line + 1)
+		v->l1_absent = 0; /* brought in */
+	return 0;
+}
+
+static __attribute__((noinline)) int l1_lookup_out(vcpu *v, uint64_t line)
+{
+	return l1_lookup(v, line);
 }
 
 /* L1 lookup with allocation (see vcpu.l1_mru) */
@@ -212,8 +288,7 @@ static inline int l1_ref(vcpu *v, uint64_t line)
 	if (line + 1 == v->l1_mru)
 		return 1;
 	v->l1_mru = line + 1;
-	uint64_t *set = l1_set(v, line);
-	return set[0] == line + 1 || set_ref(set, L1_WAYS, line + 1, 1);
+	return l1_set(v, line)[0] == line + 1 || l1_lookup_out(v, line);
 }
 
 /* A load that missed the L1D, and the L2 too when l2_miss */
@@ -228,41 +303,53 @@ static void load_missed(uint64_t *q, int l2_miss)
 	}
 }
 
-/* Policy a2: the lookups of one line by a store that is not a hit on the
- * L1's most recent line */
-static __attribute__((noinline)) void a2_store_l1(vcpu *v, uint64_t *q, uint64_t line)
+/* Policy a2: the lookups of one line by a load that is not a hit on the
+ * most recent line of its set */
+static __attribute__((noinline)) void a2_load_l1(vcpu *v, uint64_t line)
 {
-	if (set_ref(l1_set(v, line), L1_WAYS, line + 1, 0))
-		v->l1_mru = line + 1;
-	else /* a miss leaves the L1 as it was */
-		q[CLAB_HQ_L1D_STORE_MISSES]++;
+	if (!l1_lookup(v, line))
+		load_missed(v->q, !l2_ref(line >> (L2_LINE_SHIFT - L1_LINE_SHIFT)));
 }
 
-/* ... of one line by a load that missed the L1 */
-static __attribute__((noinline)) void a2_load_missed(uint64_t *q, uint64_t line)
+/* ... by a store that is not a hit on the L1's most recent line */
+static __attribute__((noinline)) void a2_store_l1(vcpu *v, uint64_t line)
 {
-	load_missed(q, !l2_ref(line >> (L2_LINE_SHIFT - L1_LINE_SHIFT)));
+	if (set_ref(l1_set(v, line), L1_WAYS, line + 1, 0)) {
+		v->l1_mru = line + 1;
+	} else { /* a miss leaves the L1 as it was */
+		v->q[CLAB_HQ_L1D_STORE_MISSES]++;
+		v->l1_absent = line + 1;
+	}
 }
 
 /* Policy a2: one line's lookups by a load or a store */
-static inline __attribute__((always_inline)) void a2_line(vcpu *v, uint64_t *q, uint64_t line,
-							  int store)
+static inline __attribute__((always_inline)) void a2_line(vcpu *v, uint64_t line, int store)
 {
+	uint64_t t = line + 1;
 	if (!store) {
-		if (!l1_ref(v, line))
-			a2_load_missed(q, line);
+		if (t != v->l1_mru) {
+			v->l1_mru = t;
+			if (l1_set(v, line)[0] != t)
+				a2_load_l1(v, line);
+		}
 	} else { /* write-through: the L2 sees every store */
-		if (line + 1 != v->l1_mru)
-			a2_store_l1(v, q, line);
+		if (t == v->l1_absent)
+			v->q[CLAB_HQ_L1D_STORE_MISSES]++;
+		else if (t != v->l1_mru) {
+			if (l1_set(v, line)[0] == t)
+				v->l1_mru = t;
+			else
+				a2_store_l1(v, line);
+		}
 		if (!l2_ref(line >> (L2_LINE_SHIFT - L1_LINE_SHIFT)))
-			q[CLAB_HQ_L2_STORE_MISSES]++;
+			v->q[CLAB_HQ_L2_STORE_MISSES]++;
 	}
 }
 
 /* a2_line out of line, for the rarer accesses across two lines */
-static __attribute__((noinline)) void a2_line_out(vcpu *v, uint64_t *q, uint64_t line, int store)
+static __attribute__((noinline)) void a2_line_out(vcpu *v, uint64_t line, int store)
 {
-	a2_line(v, q, line, store);
+	a2_line(v, line, store);
 }
 
 /* A load that valgrind splits (policy cachegrind): the bits of an
@@ -284,7 +371,7 @@ static void count_access(vcpu *v, const memref *a)
 			count_access(v, &piece);
 		return;
 	}
-	uint64_t *q = v->slot->q;
+	uint64_t *q = v->q;
 	if (a->store) {
 		if (cachegrind_policy && v->last_load.seq == a->seq && v->last_load.pc == a->pc &&
 		    v->last_load.addr == a->addr && v->last_load.size == a->size)
@@ -325,15 +412,14 @@ static void count_access(vcpu *v, const memref *a)
 	}
 	/* an access across a line boundary looks up both lines */
 	for (uint64_t line = first; line <= last; line++)
-		a2_line(v, q, line, a->store);
+		a2_line(v, line, a->store);
 }
 
 static inline void flush_pending(vcpu *v)
 {
 	memref *p = &v->pend;
 	if (p->size) {
-		if (!p->looked)
-			count_access(v, p);
+		count_access(v, p);
 		p->size = 0;
 	}
 }
@@ -370,16 +456,16 @@ static void count_rmw_load(vcpu *v, const memref *a)
 static inline vcpu *access_of(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
 			      unsigned *size, int *store)
 {
-	vcpu *v = cpu_of(vcpu_index);
-	if (!v || v->paused)
+	vcpu *v = counting(vcpu_index);
+	if (!v)
 		return NULL;
-	*size = 1u << qemu_plugin_mem_size_shift(info);
-	*store = qemu_plugin_mem_is_store(info);
+	kind_of(info, size, store);
 	return v;
 }
 
 /* An access of an instruction that QEMU may make in pieces (see
- * in_pieces): a piece that continues the pending access joins it. */
+ * in_pieces), policy cachegrind or one that may be atomic: a piece that
+ * continues the pending access joins it. */
 static void on_piece(unsigned int vcpu_index, qemu_plugin_meminfo_t info, uint64_t vaddr,
 		     void *udata)
 {
@@ -423,71 +509,110 @@ static void on_access(unsigned int vcpu_index, qemu_plugin_meminfo_t info, uint6
 		access_general(v, vaddr, size, store, (uintptr_t)udata);
 }
 
-/* Policy a2, an instruction that QEMU does not make atomic: an access is
- * counted as it comes, the lines it touches looked up in order. */
-static void a2_one(unsigned int i, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
+/* The start of a2_one's and a2_piece's uncommon cases (a thread not
+ * counting or new, an access pending, a description read through the
+ * calls): as access_of, with nothing pending */
+static vcpu *access_settled(unsigned int vcpu_index, qemu_plugin_meminfo_t info, unsigned *size,
+			    int *store)
+{
+	vcpu *v = access_of(vcpu_index, info, size, store);
+	if (v)
+		flush_pending(v);
+	return v;
+}
+
+/* ... and a2_one's accesses of 16 bytes or more, or across two lines */
+static __attribute__((noinline)) void a2_one_slow(unsigned int i, qemu_plugin_meminfo_t info,
+						  uint64_t vaddr, uintptr_t id)
 {
 	unsigned size;
 	int store;
-	vcpu *v = access_of(i, info, &size, &store);
+	vcpu *v = access_settled(i, info, &size, &store);
 	if (!v)
 		return;
-	flush_pending(v);
 	uint64_t line = vaddr >> L1_LINE_SHIFT;
-	if (__builtin_expect(size >= 16 || line != (vaddr + size - 1) >> L1_LINE_SHIFT, 0)) {
-		access_general(v, vaddr, size, store, (uintptr_t)udata);
+	if (size >= 16 || line != (vaddr + size - 1) >> L1_LINE_SHIFT) {
+		access_general(v, vaddr, size, store, id);
 		return;
 	}
-	uint64_t *q = v->slot->q;
-	q[store ? CLAB_HQ_STORES : CLAB_HQ_LOADS]++;
-	a2_line(v, q, line, store);
+	v->q[store ? CLAB_HQ_STORES : CLAB_HQ_LOADS]++;
+	a2_line(v, line, store);
+}
+
+/* The descriptions a2_one and a2_piece read directly (with kinds_direct):
+ * 7.2's, and for a2_one, of at most 8 bytes */
+#define A2_ONE_INFO ((1u << KIND_BITS) - 1 - (4u << 4))
+
+/* Policy a2, an instruction that QEMU does not make atomic: an access is
+ * counted as it comes, the lines it touches looked up in order. The
+ * common case (the thread counts, with nothing pending; an access of at
+ * most 8 bytes within a line) first: every instruction here is paid
+ * hundreds of millions of times. */
+static void a2_one(unsigned int i, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
+{
+	vcpu *v = i < CLAB_EMU_SLOTS ? live[i] : NULL;
+	if (__builtin_expect(!v || v->pend.size || (info & ~A2_ONE_INFO) ||
+			     (vaddr & ((1u << L1_LINE_SHIFT) - 1)) + direct_size(info) >
+				     1u << L1_LINE_SHIFT, 0)) {
+		a2_one_slow(i, info, vaddr, (uintptr_t)udata);
+		return;
+	}
+	int store = direct_store(info);
+	v->q[store ? CLAB_HQ_STORES : CLAB_HQ_LOADS]++;
+	a2_line(v, vaddr >> L1_LINE_SHIFT, store);
 }
 
 /* ... and one whose accesses QEMU may make in pieces (16 and 32 bytes in
  * 8-byte ones): a piece that continues the one before is the same access,
  * only the lines it adds are looked up, and the access moves to the quad
  * class as it reaches 16 bytes. */
-static void a2_piece(unsigned int vcpu_index, qemu_plugin_meminfo_t info, uint64_t vaddr,
-		     void *udata)
+static inline __attribute__((always_inline)) void a2_piece_of(vcpu *v, uint64_t vaddr,
+							      unsigned size, int store,
+							      uintptr_t id)
 {
-	vcpu *v = counting(vcpu_index);
-	if (!v)
-		return;
-	memref *p = &v->pend;
-	unsigned size;
-	int store;
-	if (p->size && p->looked && p->info == info) {
-		/* as the piece before: the same size and direction */
-		size = p->piece;
-		store = p->store;
-	} else {
-		size = 1u << qemu_plugin_mem_size_shift(info);
-		store = qemu_plugin_mem_is_store(info);
-	}
-	uint64_t *q = v->slot->q;
+	uint64_t *q = v->q;
+	a2join *j = &v->join;
 	uint64_t line = vaddr >> L1_LINE_SHIFT, last = (vaddr + size - 1) >> L1_LINE_SHIFT;
-	if (p->size && p->seq == v->seq && p->pc == (uintptr_t)udata && p->store == store &&
-	    p->addr + p->size == vaddr && p->size + size <= 64) {
-		if (p->size < 16 && p->size + size >= 16) {
+	if (j->end == vaddr && j->seq == v->seq && j->pc == id && j->store == store &&
+	    j->size + size <= 64) {
+		if (j->size < 16 && j->size + size >= 16) {
 			q[store ? CLAB_HQ_STORES : CLAB_HQ_LOADS]--;
 			q[store ? CLAB_HQ_QSTORES : CLAB_HQ_QLOADS]++;
 		}
-		p->size += size;
-		p->info = info;
-		p->piece = size;
+		j->size += size;
+		j->end += size;
 		line = ((vaddr - 1) >> L1_LINE_SHIFT) + 1;
 	} else {
-		flush_pending(v);
 		q[store ? (size >= 16 ? CLAB_HQ_QSTORES : CLAB_HQ_STORES)
 			: (size >= 16 ? CLAB_HQ_QLOADS : CLAB_HQ_LOADS)]++;
-		*p = (memref){.seq = v->seq, .pc = (uintptr_t)udata, .addr = vaddr, .size = size,
-			      .store = store, .looked = 1, .info = info, .piece = size};
+		*j = (a2join){.seq = v->seq, .pc = id, .end = vaddr + size, .size = size,
+			      .store = store};
 	}
 	if (__builtin_expect(line == last, 1))
-		a2_line(v, q, line, store);
+		a2_line(v, line, store);
 	else
 		for (; line <= last; line++) /* none, or across a line boundary */
-			a2_line_out(v, q, line, store);
+			a2_line_out(v, line, store);
+}
+
+static __attribute__((noinline)) void a2_piece_slow(unsigned int i, qemu_plugin_meminfo_t info,
+						    uint64_t vaddr, uintptr_t id)
+{
+	unsigned size;
+	int store;
+	vcpu *v = access_settled(i, info, &size, &store);
+	if (v)
+		a2_piece_of(v, vaddr, size, store, id);
+}
+
+static void a2_piece(unsigned int i, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
+{
+	vcpu *v = i < CLAB_EMU_SLOTS ? live[i] : NULL;
+	if (__builtin_expect(!v || v->pend.size || info >> KIND_BITS, 0)) {
+		a2_piece_slow(i, info, vaddr, (uintptr_t)udata);
+		return;
+	}
+	a2_piece_of(v, vaddr, direct_size(info), direct_store(info), (uintptr_t)udata);
 }
 
 /* ---- blocks ----------------------------------------------------------- */
@@ -498,7 +623,7 @@ static void a2_piece(unsigned int vcpu_index, qemu_plugin_meminfo_t info, uint64
  * reads them (and before a second thread starts), and at exit. */
 static void add_runs(vcpu *v)
 {
-	uint64_t *q = v->slot->q;
+	uint64_t *q = v->q;
 	for (tbinfo *tb = v->ran, *next; tb; tb = next) {
 		for (int i = 0; i < tb->nz; i++)
 			q[tb->idx[i]] += tb->n[i] * tb->runs;
@@ -516,6 +641,9 @@ static void settle(vcpu *v)
 	add_runs(v);
 }
 
+/* a two-bit counter's next value and (bit 2) a misprediction: [counter << 1 | taken] */
+static const uint8_t bht_next[8] = {0, 1 | 4, 0, 2 | 4, 1 | 4, 3, 2 | 4, 3};
+
 static void on_tb(unsigned int vcpu_index, void *udata)
 {
 	tbinfo *tb = udata;
@@ -524,22 +652,16 @@ static void on_tb(unsigned int vcpu_index, void *udata)
 		return;
 	/* a pending access stays pending: a new block's seq ends it, and the
 	 * next access, system call or exit counts it, in the same order */
-	uint64_t *q = v->slot->q;
+	uint64_t *q = v->q;
 	const tbinfo *prev = v->prev;
-	if (prev) {
-		int taken = tb->pc != prev->fallthrough;
-		uint8_t *ctr = &v->bht[prev->branch % BHT_SIZE];
-		if ((*ctr >= 2) != taken) {
-			q[CLAB_HQ_BRANCH_MISSES]++;
-			q[CLAB_HQ_CYCLES] += BR_PENALTY;
-		}
-		if (taken) {
-			q[CLAB_HQ_TAKEN]++;
-			if (*ctr < 3)
-				(*ctr)++;
-		} else if (*ctr > 0) {
-			(*ctr)--;
-		}
+	if (prev) { /* without branches: the guest's may be random */
+		uint8_t *ctr = &v->bht[prev->bht];
+		unsigned taken = tb->pc != prev->fallthrough, next = bht_next[*ctr << 1 | taken];
+		unsigned miss = next >> 2;
+		q[CLAB_HQ_BRANCH_MISSES] += miss;
+		q[CLAB_HQ_CYCLES] += miss * BR_PENALTY;
+		q[CLAB_HQ_TAKEN] += taken;
+		*ctr = (uint8_t)(next & 3);
 	}
 	if (!threads) {
 		if (tb->runs++ == 0) {
@@ -550,7 +672,7 @@ static void on_tb(unsigned int vcpu_index, void *udata)
 		for (int i = 0; i < tb->nz; i++)
 			q[tb->idx[i]] += tb->n[i];
 	}
-	v->prev = tb->cond_last ? tb : NULL;
+	v->prev = tb->as_prev;
 	v->seq++;
 }
 
@@ -756,12 +878,33 @@ static uint64_t vex_split(const char *mn, const char *ops)
 	return 0;
 }
 
+/* Scalar SSE and AVX instructions (vector registers, memory of 4 or 8
+ * bytes) that QEMU 7.2 reads or writes in one access. Not the scalar FMAs:
+ * QEMU reads 16 bytes for their memory operand, in two pieces. */
+static int scalar_sse(const char *mn)
+{
+	static const char *const one[] = {
+		"movsd", "movss", "movq", "movd", "addsd", "addss", "subsd", "subss",
+		"mulsd", "mulss", "divsd", "divss", "sqrtsd", "sqrtss", "minsd", "minss",
+		"maxsd", "maxss", "ucomisd", "ucomiss", "comisd", "comiss", "cvtsd2ss",
+		"cvtss2sd", "cvtsi2sdl", "cvtsi2sdq", "cvtsi2ssl", "cvtsi2ssq", "roundsd",
+		"roundss", "rcpss", "rsqrtss"};
+	const char *b = mn[0] == 'v' ? mn + 1 : mn;
+	size_t l = strlen(b);
+	for (size_t i = 0; i < sizeof one / sizeof one[0]; i++)
+		if (!strcmp(b, one[i]))
+			return 1;
+	/* the compares with a predicate: cmpltsd, cmpless */
+	return starts(b, "cmp") && l > 5 && (!strcmp(b + l - 2, "sd") || !strcmp(b + l - 2, "ss"));
+}
+
 /* Whether QEMU may make the instruction's access in consecutive pieces:
  * 16 bytes and more (vector registers, the state saves, cmpxchg16b), x87's
  * 10-byte operands, far pointers and far returns. */
 static int in_pieces(const char *mn, const char *ops)
 {
-	return strstr(ops, "mm") || mn[0] == 'f' || strstr(mn, "xsave") || strstr(mn, "xrstor") ||
+	return (strstr(ops, "mm") && !scalar_sse(mn)) || mn[0] == 'f' || strstr(mn, "xsave") ||
+	       strstr(mn, "xrstor") ||
 	       starts(mn, "cmpxchg16b") || starts(mn, "iret") || starts(mn, "lret") ||
 	       starts(mn, "ljmp") || starts(mn, "lcall") || starts(mn, "lss") ||
 	       starts(mn, "lfs") || starts(mn, "lgs");
@@ -858,6 +1001,70 @@ static void classify(const char *dis, uint64_t *n, int *cond, uint64_t *split, i
 		fp_class(m, ops, quad, (uint64_t)lanes / 4, 1, n);
 }
 
+/* ---- an instruction's classes, kept by its bytes ---------------------- */
+
+/* QEMU's disassembly of an instruction costs more than the rest of its
+ * block's translation put together (it opens a capstone handle for each:
+ * 30 us), and the same bytes come again and again (about half of a run's
+ * instructions). An instruction's classes depend on its bytes alone (the
+ * target that a branch's disassembly spells out is never read), so they
+ * are kept, by the bytes. */
+typedef struct insn_classes {
+	uint8_t size;             /* 0: an empty entry */
+	uint8_t bytes[15];
+	uint8_t cond, pieces, atomic; /* classify's answers */
+	uint8_t cut;              /* the disassembly is undecodable bytes (phantom) */
+	uint64_t split;
+	uint8_t n[CLAB_HQ_N];     /* its classes (a count above 255 is not kept) */
+} insn_classes;
+
+enum { KNOWN = 1 << 15 };
+static insn_classes *known; /* by a hash of the bytes; a newer one replaces an entry */
+static pthread_mutex_t known_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Sets *c to insn's classes, added to n */
+static void classes_of(struct qemu_plugin_insn *insn, insn_classes *c, uint64_t *n)
+{
+	size_t size = qemu_plugin_insn_size(insn);
+	const uint8_t *bytes = qemu_plugin_insn_data(insn);
+	insn_classes *e = NULL;
+	if (size > 0 && size <= sizeof c->bytes) {
+		uint32_t h = 2166136261u; /* FNV-1a */
+		for (size_t i = 0; i < size; i++)
+			h = (h ^ bytes[i]) * 16777619u;
+		e = &known[(h ^ h >> 15) & (KNOWN - 1)];
+		pthread_mutex_lock(&known_lock);
+		int hit = e->size == size && !memcmp(e->bytes, bytes, size);
+		if (hit)
+			*c = *e;
+		pthread_mutex_unlock(&known_lock);
+		if (hit) {
+			for (int i = 0; i < CLAB_HQ_N; i++)
+				n[i] += c->n[i];
+			return;
+		}
+	}
+	char *dis = qemu_plugin_insn_disas(insn);
+	uint64_t own[CLAB_HQ_N] = {0};
+	int cond, pieces, atomic;
+	*c = (insn_classes){.size = (uint8_t)size, .cut = dis && starts(dis, ".byte")};
+	classify(dis ? dis : "", own, &cond, &c->split, &pieces, &atomic);
+	free(dis);
+	c->cond = (uint8_t)cond, c->pieces = (uint8_t)pieces, c->atomic = (uint8_t)atomic;
+	for (int i = 0; i < CLAB_HQ_N; i++) {
+		n[i] += own[i];
+		c->n[i] = (uint8_t)own[i];
+		if (own[i] > 255)
+			e = NULL;
+	}
+	if (e) {
+		memcpy(c->bytes, bytes, size);
+		pthread_mutex_lock(&known_lock);
+		*e = *c;
+		pthread_mutex_unlock(&known_lock);
+	}
+}
+
 /* QEMU 7.2 ends a block before an instruction that crosses a page
  * boundary (unless it is the block's first: the next block starts with
  * it), but its plugin interface still lists the instruction, as far as it
@@ -869,10 +1076,10 @@ static int phantom(struct qemu_plugin_insn *insn)
 	uint64_t pc = qemu_plugin_insn_vaddr(insn);
 	if (pc >> 12 == (pc + 14) >> 12) /* 15 bytes, the longest, fit in the page */
 		return 0;
-	char *dis = qemu_plugin_insn_disas(insn);
-	int cut = dis && starts(dis, ".byte");
-	free(dis);
-	return cut;
+	insn_classes c;
+	uint64_t n[CLAB_HQ_N] = {0};
+	classes_of(insn, &c, n);
+	return c.cut;
 }
 
 static void on_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
@@ -890,20 +1097,19 @@ static void on_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	for (size_t i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
 		uint64_t pc = qemu_plugin_insn_vaddr(insn);
-		char *dis = qemu_plugin_insn_disas(insn);
-		int cond = 0;
-		uint64_t split = 0;
-		int pieces = 1, atomic = 0;
-		classify(dis ? dis : "", t->n, &cond, &split, &pieces, &atomic);
-		free(dis);
+		insn_classes c;
+		classes_of(insn, &c, t->n);
+		uint64_t split = c.split;
+		int pieces = c.pieces, atomic = c.atomic;
 		if (i == n - 1) {
-			t->cond_last = cond;
-			t->branch = pc;
+			t->as_prev = c.cond ? t : NULL;
+			t->bht = (unsigned)(pc % BHT_SIZE);
 			t->fallthrough = pc + qemu_plugin_insn_size(insn);
 		}
 		void *id = (void *)(uintptr_t)(pc | split | (atomic ? MAY_BE_ATOMIC : 0));
 		qemu_plugin_register_vcpu_mem_cb(insn,
-						 !cachegrind_policy && !atomic ? (pieces ? a2_piece : a2_one)
+						 kinds_direct && !cachegrind_policy && !atomic
+						 ? (pieces ? a2_piece : a2_one)
 						 : pieces ? on_piece : on_access,
 						 QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW, id);
 	}
@@ -957,8 +1163,10 @@ static void on_fork_child(void)
 	}
 	memcpy(copy, file, sizeof *copy);
 	for (int c = 0; c < CLAB_EMU_SLOTS; c++)
-		if (cpus[c])
+		if (cpus[c]) {
 			cpus[c]->slot = &copy->slot[c];
+			cpus[c]->q = copy->slot[c].q;
+		}
 	munmap(file, sizeof *file);
 	file = copy;
 	memset(totals, 0, sizeof totals);
@@ -982,9 +1190,11 @@ static void on_exit_vcpu(qemu_plugin_id_t id, unsigned int vcpu_index)
 	v->slot->tid = 0;
 	v->prev = NULL;
 	v->pend.size = 0;
+	memset(&v->join, 0, sizeof v->join);
 	memset(v->bht, 1, sizeof v->bht);
 	memset(v->l1, 0, sizeof v->l1);
 	v->l1_mru = 0;
+	v->l1_absent = 0;
 }
 
 static void on_atexit(qemu_plugin_id_t id, void *udata)
@@ -1054,10 +1264,12 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 	file->nslot = CLAB_EMU_SLOTS;
 	file->magic = CLAB_EMU_MAGIC;
 	l2 = calloc(L2_SETS * L2_WAYS, sizeof *l2);
-	if (!l2) {
+	known = calloc(KNOWN, sizeof *known);
+	if (!l2 || !known) {
 		fprintf(stderr, "counterlab plugin: out of memory\n");
 		return -1;
 	}
+	kinds_direct = kinds_check();
 	qemu_plugin_register_vcpu_tb_trans_cb(id, on_trans);
 	qemu_plugin_register_vcpu_syscall_cb(id, on_syscall);
 	pthread_atfork(NULL, NULL, on_fork_child);
