@@ -1558,6 +1558,23 @@ int Bgpm_Reset(unsigned h)
 
 /* ---- reading and writing ------------------------------------------------------ */
 
+/* BGPM_NORMAL: each group's counts scaled to the cycles of the group that
+ * counted longest (IBM's example output: normalized counts near the raw
+ * ones when the groups took turns evenly), not to the whole elapsed time
+ * as PAPI's multiplexing estimates. */
+static void scale_to_longest_group(const bgpm_set *s, int64_t *vals)
+{
+	clab_mpx_stats st = mux_stats(s);
+	uint64_t longest = 0;
+	for (int g = 0; g < st.ngroups; g++)
+		if (st.cycles[g] > longest)
+			longest = st.cycles[g];
+	for (int k = 0; k < s->nreq; k++) {
+		uint64_t own = st.cycles[st.group_of[k]];
+		vals[k] = own ? (int64_t)((unsigned __int128)vals[k] * longest / own) : 0;
+	}
+}
+
 /* The counterlab counts of s (none before its first start): of a
  * hardware-distributed set, summed over its targets in thd (bit 63-h);
  * inverted events as counted. */
@@ -1585,8 +1602,11 @@ static int raw_read(bgpm_set *s, int64_t *vals, uint64_t thd)
 			if (s->ev[i].id == PEVT_CYCLES)
 				vals[s->ev[i].first] += (int64_t)idle;
 		pthread_mutex_unlock(&hw_lock);
-	} else
-		rc = s->mux && !s->normalize ? clab_evset_read_raw(s->cs, vals) : clab_evset_read(s->cs, vals);
+	} else {
+		rc = s->mux ? clab_evset_read_raw(s->cs, vals) : clab_evset_read(s->cs, vals);
+		if (!rc && s->mux && s->normalize)
+			scale_to_longest_group(s, vals);
+	}
 	for (int i = 0; !rc && s->cyc_req >= 0 && i < s->n; i++)
 		if (inverted_cycles(&s->ev[i]))
 			vals[s->ev[i].first] = vals[s->cyc_req] - vals[s->ev[i].first];

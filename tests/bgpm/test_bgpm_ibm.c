@@ -264,6 +264,10 @@ static void test_mux_groups(void **state)
 		CHECK(st.numGrps == 2 && st.numSwitches == 100 && st.maxEvtsPerGrp == 5);
 		CHECK(st.elapsedCycles == 100000);
 		CHECK(Bgpm_GetMuxElapsedCycles(h, 0) == 50000 && Bgpm_GetMuxElapsedCycles(h, 1) == 50000);
+		/* normalized: scaled to the longest group's cycles (IBM's output:
+		 * the timebase of group 1 reads that group's cycles), not to all */
+		uint64_t tb;
+		CHECK(Bgpm_ReadEvent(h, 5, &tb) == 0 && tb == 50000);
 		CHECK(Bgpm_DeleteEventSet(h) == 0);
 		h = Bgpm_CreateEventSet();
 		CHECK(Bgpm_SetMultiplex(h, 0, BGPM_NORMAL) == 0);
