@@ -248,18 +248,9 @@ static __attribute__((noinline)) int l2_lookup(uint64_t line)
 	return hit;
 }
 
-/* ... the common hits first: the line most recently referenced, and (with
- * one thread: no lock) the most recent of its set */
 static inline int l2_ref(uint64_t line)
 {
-	uint64_t t = line + 1;
-	if (__atomic_load_n(&l2_mru, __ATOMIC_RELAXED) == t)
-		return 1;
-	if (!threads && l2[(line & (L2_SETS - 1)) * L2_WAYS] == t) {
-		l2_mru = t;
-		return 1;
-	}
-	return l2_lookup(line);
+	return __atomic_load_n(&l2_mru, __ATOMIC_RELAXED) == line + 1 || l2_lookup(line);
 }
 
 static inline uint64_t *l1_set(vcpu *v, uint64_t line)
