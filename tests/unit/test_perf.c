@@ -43,6 +43,18 @@ typedef struct host {
 	clab_evset *s;
 } host;
 
+/* n fresh pages of the base size, each its own fault when first touched:
+ * where transparent huge pages are "always", a 2 MB region would otherwise
+ * fault in once */
+static char *fresh_pages(int n)
+{
+	size_t len = (size_t)n * (size_t)sysconf(_SC_PAGESIZE);
+	char *mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(mem != MAP_FAILED);
+	assert_int_equal(madvise(mem, len, MADV_NOHUGEPAGE), 0);
+	return mem;
+}
+
 static void host_open(host *h, const char *comp, const char *const *names, int n)
 {
 	memset(h, 0, sizeof *h);
@@ -128,9 +140,7 @@ static void counts_page_faults(void **state)
 	host h;
 	host_open(&h, "core", ev, 3);
 	long page = sysconf(_SC_PAGESIZE);
-	char *mem = mmap(NULL, (size_t)(N * page), PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	assert_true(mem != MAP_FAILED);
+	char *mem = fresh_pages(N);
 	int64_t v[3];
 	assert_int_equal(clab_evset_start(h.s), CLAB_OK);
 	for (int i = 0; i < N; i++)
@@ -142,8 +152,7 @@ static void counts_page_faults(void **state)
 	assert_true(v[1] >= N && v[1] <= v[0]);
 	assert_int_equal(v[0], v[1] + v[2]);
 	/* stopped: the counts stay as they were, whatever happens meanwhile */
-	mem = mmap(NULL, (size_t)(N * page), PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	mem = fresh_pages(N);
 	for (int i = 0; i < N; i++)
 		mem[(long)i * page] = 1;
 	int64_t w[3];
@@ -321,13 +330,14 @@ static void contexts_per_set(void **state)
 	clab_machine_close(m);
 }
 
-/* The set counts the thread that starts it, even when planned by another. */
+/* The set counts the thread that starts it, even when planned by another
+ * (the pages are mapped here: cmocka's asserts belong to the main thread). */
+static char *touched;
 static void *touch_pages(void *arg)
 {
 	clab_evset *s = arg;
 	long page = sysconf(_SC_PAGESIZE);
-	char *mem = mmap(NULL, (size_t)(300 * page), PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *mem = touched;
 	static int64_t v;
 	if (clab_evset_start(s))
 		return NULL;
@@ -347,6 +357,7 @@ static void counts_the_starting_thread(void **state)
 	host_open(&h, "core", ev, 1);
 	pthread_t th;
 	void *res = NULL;
+	touched = fresh_pages(300);
 	assert_int_equal(pthread_create(&th, NULL, touch_pages, h.s), 0);
 	assert_int_equal(pthread_join(th, &res), 0);
 	assert_non_null(res);
@@ -450,9 +461,7 @@ static void modifiers(void **state)
 	if (program(c, t, &s, ev, 3))
 		fail_msg("program: %s", clab_errmsg());
 	long page = sysconf(_SC_PAGESIZE);
-	char *mem = mmap(NULL, (size_t)(N * page), PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	assert_true(mem != MAP_FAILED);
+	char *mem = fresh_pages(N);
 	int64_t v[3];
 	assert_int_equal(clab_evset_start(s), CLAB_OK);
 	for (int i = 0; i < N; i++)
