@@ -80,7 +80,7 @@ while IFS=$'\t' read -r kind a b c; do
 		if [ -z "${json[$src]+set}" ]; then
 			case $src in
 			bench/results/*.json) json[$src]=$(cat "$top/$src" 2>/dev/null) ;;
-			*) json[$src]=$(cd "$tmp" && PATH="$bin:$PATH" bash -c "$src" 2>/dev/null) ;;
+			*) json[$src]=$(cd "$tmp" && PATH="$bin:$PATH" bash -c "$src" 2>/dev/null </dev/null) ;;
 			esac
 			[ -n "${json[$src]}" ] || bad "$where: $src gives no JSON"
 		fi ;;
@@ -104,6 +104,9 @@ while IFS=$'\t' read -r kind a b c; do
 		;;
 	esac
 done < <(blocks $docs)
+# a source that reads standard input would eat the records still to come
+want=$(blocks $docs | grep -c '^F')
+[ "$nall" = "$want" ] || bad "$nall of the $want figures in prose were checked"
 [ $nfig = $nall ] && ok "the $nfig figures in prose that carry a source are what it gives now"
 [ $nall -gt 0 ] || bad "no figure in prose carries its source"
 
