@@ -214,7 +214,10 @@ static void strings(long n)
  * alive meanwhile when `threaded` (QEMU then makes them atomic). The
  * thread stops its counting (as libcounterlab does around a sync), says
  * it has started and waits for ever (the process's exit ends it): what it
- * counts is the same in every run, however the threads interleave. */
+ * counts is the same in every run, however the threads interleave. The
+ * main thread's count is not, unless functions are bound at start
+ * (LD_BIND_NOW=1): both threads call read, and the dynamic linker binds
+ * it lazily in whichever thread calls it first. */
 static int ready[2], gate[2];
 static void *waiter(void *arg)
 {
