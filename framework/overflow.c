@@ -13,7 +13,10 @@
  * Host clock: while a thread runs an armed set, a timer on its CPU clock
  * sends it the same signal every `timer_us` microseconds of CPU time; the
  * dispatch brings its simulated time up to date first, so overflows
- * interrupt a running program as the hardware's would. */
+ * interrupt a running program as the hardware's would. Under emulation
+ * (activity = emulated) the emulator sends it instead, every `timer_us`
+ * of the thread's simulated time: where the program is interrupted then
+ * follows from what it executes, run after run. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
@@ -24,6 +27,7 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 #include "internal.h"
+#include "../sim_backends/activity/emulated.h"
 
 #define ARMED_MAX 256  /* armed event sets in the process */
 #define RAISED_MAX 32  /* sets raised within one library call */
@@ -55,9 +59,12 @@ static __thread clab_evset *raised[RAISED_MAX]; /* raised within this call */
 static __thread volatile int dispatching; /* inside clab_overflow_dispatch */
 static __thread volatile int self_signal; /* the signal was sent by this thread */
 static __thread void *signal_uc;  /* the context of the signal being dispatched */
+/* what sends this thread its ticks */
+enum { TICK_NONE, TICK_CPU, TICK_EMULATOR };
 static __thread struct {
 	timer_t id;
 	int users;
+	int source;
 } timer;
 
 int clab_overflow_signal(void) { return SIGRTMIN + 3; }
@@ -433,18 +440,42 @@ static void ovf_destroyed(clab_evset *s)
 	s->ovf = NULL;
 }
 
-/* The host clock, or the host itself (its counters are real) */
-static int host_clock(const clab_evset *s)
+/* The ticks s needs: the thread's CPU clock on the host clock or the host
+ * itself (its counters are real), the emulator's under emulation; the
+ * virtual clock moves only when the program calls. */
+static int tick_source(const clab_evset *s)
 {
+	const char *act = clab_machine_setting(s->t->machine, "activity");
+	if (act && strcmp(act, "emulated") == 0)
+		return TICK_EMULATOR;
 	const char *clock = clab_machine_setting(s->t->machine, "clock");
-	return s->t->machine->host || (clock && strcmp(clock, "host") == 0);
+	return s->t->machine->host || (clock && strcmp(clock, "host") == 0) ? TICK_CPU : TICK_NONE;
 }
 
-/* Armed and multiplexed sets need the timer on the host clock: the one to
- * interrupt on time, the other to take turns while the program runs. */
+/* A timer on the calling thread's CPU clock, every us microseconds */
+static int start_cpu_timer(uint64_t us)
+{
+	struct sigevent ev;
+	memset(&ev, 0, sizeof ev);
+	ev.sigev_notify = SIGEV_THREAD_ID;
+	ev.sigev_signo = clab_overflow_signal();
+	ev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
+	if (timer_create(CLOCK_THREAD_CPUTIME_ID, &ev, &timer.id) < 0)
+		return -1;
+	struct itimerspec it = {
+		.it_interval = {(time_t)(us / 1000000), (long)(us % 1000000) * 1000},
+		.it_value = {(time_t)(us / 1000000), (long)(us % 1000000) * 1000},
+	};
+	timer_settime(timer.id, 0, &it, NULL);
+	return 0;
+}
+
+/* Armed and multiplexed sets need ticks while the program runs: the one
+ * to interrupt on time, the other to take turns. */
 static void ovf_started(clab_evset *s)
 {
-	if (!(clab_ovf_armed(s) || s->mpx) || !host_clock(s))
+	int source = tick_source(s);
+	if (!(clab_ovf_armed(s) || s->mpx) || !source)
 		return;
 	if (!s->ovf && !(s->ovf = calloc(1, sizeof *s->ovf)))
 		return; /* then turns and overflows show at reads only */
@@ -454,18 +485,13 @@ static void ovf_started(clab_evset *s)
 		uint64_t us = CLAB_TIMER_US; /* checked when the machine opened */
 		clab_machine_setting_u64(s->t->machine, "timer_us", CLAB_TIMER_US, 10,
 					 1000000, &us);
-		struct sigevent ev;
-		memset(&ev, 0, sizeof ev);
-		ev.sigev_notify = SIGEV_THREAD_ID;
-		ev.sigev_signo = clab_overflow_signal();
-		ev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
-		if (timer_create(CLOCK_THREAD_CPUTIME_ID, &ev, &timer.id) < 0)
+		if (source == TICK_EMULATOR) {
+			uint64_t mhz = s->c->desc.clock_mhz ? s->c->desc.clock_mhz : 1000;
+			clab_emu_timer(us * mhz, clab_overflow_signal());
+		} else if (start_cpu_timer(us)) {
 			return; /* overflows then show at reads only */
-		struct itimerspec it = {
-			.it_interval = {(time_t)(us / 1000000), (long)(us % 1000000) * 1000},
-			.it_value = {(time_t)(us / 1000000), (long)(us % 1000000) * 1000},
-		};
-		timer_settime(timer.id, 0, &it, NULL);
+		}
+		timer.source = source;
 	}
 	timer.users++;
 	s->ovf->timed = 1;
@@ -481,7 +507,11 @@ static void ovf_stopped(clab_evset *s)
 		registry_remove(s);
 	/* the timer is its thread's: another thread (cleaning up after one
 	 * that exited) leaves it alone */
-	if (s->ovf->timer_tid == (pid_t)syscall(SYS_gettid) && --timer.users == 0)
+	if (s->ovf->timer_tid != (pid_t)syscall(SYS_gettid) || --timer.users)
+		return;
+	if (timer.source == TICK_EMULATOR)
+		clab_emu_timer(0, 0);
+	else
 		timer_delete(timer.id);
 }
 

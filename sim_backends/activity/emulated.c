@@ -65,7 +65,7 @@ int clab_emu_attach(const volatile clab_emu_slot **out)
 
 void clab_emu_read(const volatile clab_emu_slot *s, clab_host_sample *out)
 {
-	syscall(CLAB_EMU_SYSCALL, 0L);
+	syscall(CLAB_EMU_SYSCALL, (long)CLAB_EMU_PAUSE);
 	memset(out, 0, sizeof *out);
 	for (int q = 0; q < CLAB_HQ_N; q++)
 		out->q[q] = s->q[q];
@@ -74,5 +74,10 @@ void clab_emu_read(const volatile clab_emu_slot *s, clab_host_sample *out)
 
 void clab_emu_resume(void)
 {
-	syscall(CLAB_EMU_SYSCALL, 1L);
+	syscall(CLAB_EMU_SYSCALL, (long)CLAB_EMU_RESUME);
+}
+
+void clab_emu_timer(uint64_t cycles, int sig)
+{
+	syscall(CLAB_EMU_SYSCALL, (long)CLAB_EMU_TIMER, (long)cycles, (long)sig);
 }

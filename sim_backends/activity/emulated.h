@@ -18,8 +18,10 @@
 /* A system call number Linux does not have: the plugin sees it before the
  * emulator refuses it (ENOSYS). Argument 0 stops counting the calling
  * thread, 1 starts it again: the simulator's own work in a sync (which
- * grows with the simulated time it covers) is not the program's. */
+ * grows with the simulated time it covers) is not the program's.
+ * Argument 2 sets the thread's timer (clab_emu_timer). */
 #define CLAB_EMU_SYSCALL 0x636c6162L
+enum { CLAB_EMU_PAUSE, CLAB_EMU_RESUME, CLAB_EMU_TIMER };
 
 /* One guest thread's cumulative counts, written only by the emulator thread
  * that runs it (the plugin's callbacks run on the guest thread's own host
@@ -46,5 +48,9 @@ int clab_emu_attach(const volatile clab_emu_slot **out);
  * clab_emu_resume(). */
 void clab_emu_read(const volatile clab_emu_slot *s, clab_host_sample *out);
 void clab_emu_resume(void);
+/* The emulator sends the calling thread signal `sig` every `cycles` of its
+ * timing model's cycles from now (0: no more): the overflow engine's ticks
+ * under emulation, at points that depend on what the thread executes only. */
+void clab_emu_timer(uint64_t cycles, int sig);
 
 #endif

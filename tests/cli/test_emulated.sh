@@ -14,7 +14,7 @@ prefix=${PREFIX:-$bindir/..}
 export COUNTERLAB_MACHINES=${COUNTERLAB_MACHINES:-$(cd "$(dirname "$0")/../.." && pwd)/machines}
 
 if ! ${CC:-cc} -std=gnu11 -O1 -g -Wall -Wextra -Werror -pthread -I"$prefix/include" \
-	-o "$tmp/kernels" "$(dirname "$0")/../emulated/kernels.c" -L"$prefix/lib" -lpapi -lcounterlab \
+	-o "$tmp/kernels" "$(dirname "$0")/../emulated/kernels.c" -L"$prefix/lib" -lbgpm -lpapi -lcounterlab \
 	-Wl,-rpath,"$prefix/lib"; then
 	echo "FAIL - build tests/emulated/kernels.c"
 	exit 1
@@ -195,6 +195,37 @@ done
 a=$(total "$tmp/atomic-lazy100000" instructions) b=$(total "$tmp/atomic-lazy200000" instructions)
 echo "report - atomic-threaded, bound lazily: instructions $a -> $b (+$((b - a)); +500000 when" \
 	"the same thread binds read in both runs, some 650 more or fewer when not)"
+
+# 2e. interrupts while the program runs: the emulator ticks every timer_us
+# of the thread's simulated time (10 us: 16,000 cycles, 8,000 iterations of
+# "dec; jnz"). 1,000,000 branches armed every 10,000: 100 handler calls,
+# each at the first tick after its threshold, inside the loop (the last
+# threshold falls 1,000,000 - 10,000 x 100 + PAPI's own branches before the
+# loop's end). BGPM's automatic multiplexing every 1,000,000 cycles over
+# 10,000,000 iterations (about 20 M cycles): a switch at the first tick
+# after each period, so between cycles / (period + tick) - 1 and cycles /
+# period switches. The same run twice: the same output.
+m=bgq:timer_us=10
+for k in "overflow 1000000 10000" "mux 10000000 1000000"; do
+	for i in 1 2; do
+		timeout 300 "$run" --machine $m -- "$tmp/kernels" $k > "$tmp/tick$i.out" 2>&1
+	done
+	out=$(cat "$tmp/tick1.out")
+	cmp -s "$tmp/tick1.out" "$tmp/tick2.out" && ok "${k%% *}, run twice: $out" ||
+		bad "${k%% *}: two runs differ: $out / $(cat "$tmp/tick2.out")"
+	read -r what a b c _ <<< "$(tr -d ',' < "$tmp/tick1.out" | awk '{ print $1, $2, $4, $6 }')"
+	case $what in
+	overflow:)
+		[ "$a" = 100 ] && [ "$b" = 100 ] && ok "overflow: 100 handler calls, all inside the loop" ||
+			bad "overflow: $a calls, $b inside the loop (want 100, 100)" ;;
+	mux:)
+		lo=$((c / (1000000 + 16000) - 1)) hi=$((c / 1000000))
+		[ "$a" = 2 ] && [ "$b" -ge $lo ] && [ "$b" -le $hi ] &&
+			ok "mux: $b switches in $c cycles ($lo..$hi)" ||
+			bad "mux: $a groups, $b switches in $c cycles (want 2 groups, $lo..$hi switches)" ;;
+	*) bad "${k%% *}: $out" ;;
+	esac
+done
 
 # 2d. PAPI's own validation tests that compare counts with their loops'
 # real work, and fail on every profile-driven clock (tests/papi/expected.tsv),

@@ -13,6 +13,7 @@
 #include <sys/syscall.h>
 #include "../../sim_backends/activity/emulated.h"
 #include "../papi/check.h"
+#include "bgpm/include/bgpm.h"
 
 /* n scalar fused multiply-adds, in a loop of n iterations (dec, jnz) */
 static void fmas(long n)
@@ -244,6 +245,66 @@ static void atomics(long n, int threaded)
 			 : [w] "+m"(word), [n] "+r"(n) : : "cc");
 }
 
+/* n iterations of a loop that calls nothing, its code between ticked_begin
+ * and ticked_end: an interrupt that lands there came while it ran */
+extern const char ticked_begin[], ticked_end[];
+static __attribute__((noinline, noclone)) void ticked_loop(long n)
+{
+	__asm__ volatile(".globl ticked_begin\nticked_begin:\n\t"
+			 "dec %[n]\n\t"
+			 "jnz ticked_begin\n\t"
+			 ".globl ticked_end\nticked_end:"
+			 : [n] "+r"(n) : : "cc");
+}
+
+/* "kernels overflow N T": PAPI_BR_CN armed every T branches around N
+ * iterations of ticked_loop; how many handler calls, how many of them
+ * inside the loop */
+static long ovf_calls, ovf_inside;
+static void on_overflow(int es, void *pc, long long vector, void *ctx)
+{
+	(void)es, (void)vector, (void)ctx;
+	ovf_calls++;
+	ovf_inside += (const char *)pc >= ticked_begin && (const char *)pc < ticked_end;
+}
+static void overflow_ticks(long n, long t)
+{
+	CHECK(PAPI_library_init(PAPI_VER_CURRENT) == PAPI_VER_CURRENT, "PAPI_library_init");
+	const char *br[] = {"PAPI_BR_CN"};
+	int es = make_set(br, 1);
+	CHECK_PAPI(PAPI_overflow(es, PAPI_BR_CN, (int)t, 0, on_overflow));
+	long long v;
+	CHECK_PAPI(PAPI_start(es));
+	ticked_loop(n);
+	CHECK_PAPI(PAPI_stop(es, &v));
+	printf("overflow: %ld calls, %ld inside the loop, %lld branches\n", ovf_calls, ovf_inside,
+	       v);
+}
+
+/* "kernels mux N P": BGPM's automatic multiplexing, a switch every P
+ * cycles, of ten events in two groups around N iterations of ticked_loop */
+static void mux_ticks(long n, long p)
+{
+	static const unsigned ev[] = {
+		PEVT_CYCLES, PEVT_INST_ALL, PEVT_XU_BR_COMMIT, PEVT_XU_BR_TAKEN_COMMIT,
+		PEVT_XU_BR_MISPRED_COMMIT, PEVT_INST_XU_ALL, PEVT_XU_PPC_COMMIT,
+		PEVT_XU_TIMEBASE_TICK, PEVT_INST_XU_BRC, PEVT_LSU_COMMIT_LD_MISSES,
+	};
+	CHECK(Bgpm_Init(BGPM_MODE_SWDISTRIB) == 0, "Bgpm_Init");
+	int h = Bgpm_CreateEventSet();
+	CHECK(h >= 0, "Bgpm_CreateEventSet");
+	CHECK(Bgpm_SetMultiplex2(h, (uint64_t)p, BGPM_NORMAL, BGPMMuxMinEvts) == 0, "multiplex");
+	CHECK(Bgpm_AddEventList(h, (unsigned *)ev, sizeof ev / sizeof ev[0]) == 0, "add");
+	CHECK(Bgpm_Apply(h) == 0 && Bgpm_Start(h) == 0, "start");
+	ticked_loop(n);
+	CHECK(Bgpm_Stop(h) == 0, "stop");
+	Bgpm_MuxStats_t st;
+	CHECK(Bgpm_GetMultiplex(h, &st) == 0, "Bgpm_GetMultiplex");
+	printf("mux: %u groups, %u switches, %llu cycles\n", st.numGrps, st.numSwitches,
+	       (unsigned long long)st.elapsedCycles);
+	Bgpm_Disable();
+}
+
 /* more than a scan period of instructions that count as nothing else */
 static void pad(void)
 {
@@ -340,6 +401,14 @@ int main(int argc, char **argv)
 			atomics(n, 1);
 		else
 			return 2;
+		return 0;
+	}
+	if (argc == 4 && !strcmp(argv[1], "overflow")) {
+		overflow_ticks(atol(argv[2]), atol(argv[3]));
+		return 0;
+	}
+	if (argc == 4 && !strcmp(argv[1], "mux")) {
+		mux_ticks(atol(argv[2]), atol(argv[3]));
 		return 0;
 	}
 	/* "kernels chase BYTES N" */

@@ -43,6 +43,10 @@
  * load that misses the L1D and hits the L2, MEM_LATENCY per load that
  * misses the L2; stores do not stall (store queue).
  *
+ * Timer: the program's libcounterlab asks for a signal every so many of a
+ * thread's cycles while it has sets to interrupt (clab_emu_timer); it is
+ * sent before the block that reaches them runs.
+ *
  * Deterministic: counts depend on the guest's instructions and addresses
  * only (counterlab-run turns address-space randomization off); a
  * multithreaded program's shared L2 depends on how its threads interleave. */
@@ -50,6 +54,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,6 +115,7 @@ typedef struct tbinfo {
 	int nz;                   /* the classes of its instructions that are not 0: */
 	uint8_t idx[CLAB_HQ_N];   /* which, */
 	uint64_t n[CLAB_HQ_N];    /* how many (a block adds a few: fewer adds per run) */
+	uint64_t cycles;          /* its instructions' cycles before any stall */
 	/* while the process has one thread: runs not yet added to its counts */
 	uint64_t runs;
 	struct tbinfo *next_run;  /* the next block with runs */
@@ -145,6 +151,10 @@ typedef struct vcpu {
 	tbinfo *ran;             /* the blocks with runs (see add_runs) */
 	clab_emu_slot *slot;
 	int paused;              /* the simulator's own work (CLAB_EMU_SYSCALL) */
+	uint64_t timer_at;       /* cycles at which the thread's timer fires (0: none) */
+	uint64_t timer_period;
+	uint64_t unadded_cycles; /* of the runs add_runs has not added yet */
+	int timer_signal;        /* the host's number of the guest's signal */
 	memref last_load;        /* the last load counted */
 	memref atomic_load;      /* the last load of an instruction that may be atomic */
 	uint64_t l1[L1_SETS * L1_WAYS]; /* the L1D's tags */
@@ -622,6 +632,7 @@ static void add_runs(vcpu *v)
 		tb->next_run = NULL;
 	}
 	v->ran = NULL;
+	v->unadded_cycles = 0;
 }
 
 /* All that is pending counted: before the counts are read */
@@ -629,6 +640,27 @@ static void settle(vcpu *v)
 {
 	flush_pending(v);
 	add_runs(v);
+}
+
+/* The thread's timer (clab_emu_timer): when its cycles reach timer_at, the
+ * guest gets the signal before its next block, and the timer goes on from
+ * there (ticks missed are not made up, as a POSIX timer's overruns). */
+static __attribute__((noinline)) void timer_tick(vcpu *v, const tbinfo *tb)
+{
+	if (!threads)
+		v->unadded_cycles += tb->cycles;
+	uint64_t now = v->q[CLAB_HQ_CYCLES] + v->unadded_cycles;
+	if (now < v->timer_at)
+		return;
+	v->timer_at = now + v->timer_period;
+	syscall(SYS_tgkill, (pid_t)getpid(), (pid_t)syscall(SYS_gettid), v->timer_signal);
+}
+
+/* The host signal QEMU delivers as guest signal g: it maps the host's
+ * real-time signals, from the host's SIGRTMIN, onto the guest's from 32. */
+static int host_signal(int g)
+{
+	return g >= 32 ? g - 32 + SIGRTMIN : g;
 }
 
 /* a two-bit counter's next value: [counter << 1 | taken] */
@@ -663,6 +695,8 @@ static void on_tb(unsigned int vcpu_index, void *udata)
 	}
 	v->prev = tb->as_prev;
 	v->seq++;
+	if (__builtin_expect(v->timer_at != 0, 0))
+		timer_tick(v, tb);
 }
 
 /* ---- classification --------------------------------------------------- */
@@ -1041,6 +1075,7 @@ static void on_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 						 QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW, id);
 	}
 	t->n[CLAB_HQ_CYCLES] = t->n[CLAB_HQ_INSTRUCTIONS];
+	t->cycles = t->n[CLAB_HQ_CYCLES];
 	for (int i = 0; i < CLAB_HQ_N; i++)
 		if (t->n[i]) {
 			t->idx[t->nz] = (uint8_t)i;
@@ -1069,8 +1104,12 @@ static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu_index, int64_t num
 	if (num == SYS_clone || num == SYS_clone3)
 		threads = 1;
 	v->slot->tid = (int64_t)syscall(SYS_gettid);
-	if (num == CLAB_EMU_SYSCALL) {
-		v->paused = a1 == 0;
+	if (num == CLAB_EMU_SYSCALL && a1 == CLAB_EMU_TIMER) {
+		v->timer_period = a2;
+		v->timer_at = a2 ? v->q[CLAB_HQ_CYCLES] + a2 : 0; /* settled: q is now */
+		v->timer_signal = host_signal((int)a3);
+	} else if (num == CLAB_EMU_SYSCALL) {
+		v->paused = a1 == CLAB_EMU_PAUSE;
 		live[vcpu_index] = v->paused ? NULL : v;
 		v->prev = NULL; /* no branch resolves across the pause */
 	}
@@ -1096,6 +1135,10 @@ static void on_fork_child(void)
 		}
 	munmap(file, sizeof *file);
 	file = copy;
+	/* as POSIX timers, the emulator's are not inherited */
+	for (int c = 0; c < CLAB_EMU_SLOTS; c++)
+		if (cpus[c])
+			cpus[c]->timer_at = 0;
 	memset(totals, 0, sizeof totals);
 	summary_path = NULL; /* the totals are the parent's to report */
 }
@@ -1115,6 +1158,7 @@ static void on_exit_vcpu(qemu_plugin_id_t id, unsigned int vcpu_index)
 	pthread_mutex_unlock(&totals_lock);
 	/* a later thread on this vcpu starts afresh */
 	v->slot->tid = 0;
+	v->timer_at = 0;
 	v->prev = NULL;
 	v->pend.size = 0;
 	memset(&v->join, 0, sizeof v->join);
