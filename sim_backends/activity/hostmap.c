@@ -9,6 +9,11 @@
  *   - every other instruction is an integer add (the A2's commonest class);
  *   - L1D load misses go to the L1 prefetcher, which serves none of them,
  *     and the host's last-level misses are the L2's misses;
+ *   - a mispredicted branch flushes what follows it (a cycle of
+ *     PEVT_XU_ANY_FLUSH; no other flush is modelled), and the quad FPU's
+ *     last stage idles in every cycle it completes no FP instruction
+ *     (PEVT_AXU_IDLE + PEVT_AXU_INSTR_COMMIT = cycles, as IBM's punit_mux
+ *     example shows on a BG/Q);
  *   - time is the thread's CPU time at the core's clock, but never fewer
  *     cycles than instructions: the A2 completes at most one XU and one AXU
  *     instruction per cycle, a host core several.
@@ -62,6 +67,7 @@ static const struct rule {
 	{"PEVT_INST_QFPU_QMUL", CLAB_HQ_QMUL},
 	{"PEVT_XU_BR_TAKEN_COMMIT", Q_ALL_TAKEN},
 	{"PEVT_XU_BR_MISPRED_COMMIT", CLAB_HQ_BRANCH_MISSES},
+	{"PEVT_XU_ANY_FLUSH", CLAB_HQ_BRANCH_MISSES},
 	{"PEVT_LSU_COMMIT_LD_MISSES", CLAB_HQ_L1D_LOAD_MISSES},
 	{"PEVT_LSU_COMMIT_ST_MISSES", CLAB_HQ_L1D_STORE_MISSES},
 	{"PEVT_L1P_BAS_MISS", Q_L1P_MISSES},
@@ -107,5 +113,9 @@ void clab_hostmap(const clab_host_sample *d, unsigned mhz, clab_hostmap_out *out
 		out->event[out->n] = rules[r].event;
 		out->count[out->n++] = v;
 		out->cycles = max_u64(out->cycles, v); /* at most once per cycle */
+	}
+	if (out->cycles > fp) {
+		out->event[out->n] = "PEVT_AXU_IDLE";
+		out->count[out->n++] = out->cycles - fp;
 	}
 }

@@ -45,12 +45,15 @@ static void maps_by_hand(void **state)
 	assert_int_equal(got(&o, "PEVT_LSU_COMMIT_LD_MISSES"), 50000);
 	assert_int_equal(got(&o, "PEVT_L1P_BAS_MISS"), 50000);
 	assert_int_equal(got(&o, "PEVT_L2_MISSES"), 4000);
+	assert_int_equal(got(&o, "PEVT_XU_ANY_FLUSH"), 2000); /* one per misprediction */
 	/* 1 ms at 1600 MHz is 1.6M cycles, but the XU classes sum to 2.6M and
 	 * the A2 completes one XU instruction per cycle: 2.6M cycles */
 	assert_int_equal(o.cycles, 2600000);
+	/* the quad FPU idles in every cycle that completes no FP instruction */
+	assert_int_equal(got(&o, "PEVT_AXU_IDLE"), 2600000 - 600000);
 	/* branch commits, cacheable loads, stores and L1p loads follow from
 	 * these (data/bgq_relations.csv) */
-	assert_int_equal(o.n, 9);
+	assert_int_equal(o.n, 11);
 }
 
 /* What only emulated execution counts (one thread's slot): 1000 scalar
@@ -104,6 +107,8 @@ static void maps_emulated_by_hand(void **state)
 	 * 2000 FP = 2350: the classes sum to the instructions */
 	assert_int_equal(got(&o, "PEVT_INST_XU_IADD"), 2350);
 	assert_int_equal(o.cycles, 9000);
+	assert_int_equal(got(&o, "PEVT_AXU_IDLE"), 9000 - 2000);
+	assert_int_equal(got(&o, "PEVT_XU_ANY_FLUSH"), 0); /* no misprediction */
 }
 
 /* What the host did not count contributes nothing; a slow thread keeps
