@@ -199,14 +199,15 @@ echo "report - atomic-threaded, bound lazily: instructions $a -> $b (+$((b - a))
 # 2e. interrupts while the program runs: the emulator ticks every timer_us
 # of the thread's simulated time (10 us: 16,000 cycles, 8,000 iterations of
 # "dec; jnz"). 1,000,000 branches armed every 10,000: 100 handler calls,
-# each at the first tick after its threshold, inside the loop (the last
+# each at the first tick after its threshold, inside the loop, and as many
+# PAPI_profil samples in the loop's buckets (the last
 # threshold falls 1,000,000 - 10,000 x 100 + PAPI's own branches before the
 # loop's end). BGPM's automatic multiplexing every 1,000,000 cycles over
 # 10,000,000 iterations (about 20 M cycles): a switch at the first tick
 # after each period, so between cycles / (period + tick) - 1 and cycles /
 # period switches. The same run twice: the same output.
 m=bgq:timer_us=10
-for k in "overflow 1000000 10000" "mux 10000000 1000000"; do
+for k in "overflow 1000000 10000" "profil 1000000 10000" "mux 10000000 1000000"; do
 	for i in 1 2; do
 		timeout 300 "$run" --machine $m -- "$tmp/kernels" $k > "$tmp/tick$i.out" 2>&1
 	done
@@ -218,6 +219,9 @@ for k in "overflow 1000000 10000" "mux 10000000 1000000"; do
 	overflow:)
 		[ "$a" = 100 ] && [ "$b" = 100 ] && ok "overflow: 100 handler calls, all inside the loop" ||
 			bad "overflow: $a calls, $b inside the loop (want 100, 100)" ;;
+	profil:)
+		[ "$a" = 100 ] && ok "profil: 100 samples in the loop" ||
+			bad "profil: $a samples in the loop (want 100)" ;;
 	mux:)
 		lo=$((c / (1000000 + 16000) - 1)) hi=$((c / 1000000))
 		[ "$a" = 2 ] && [ "$b" -ge $lo ] && [ "$b" -le $hi ] &&

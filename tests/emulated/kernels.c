@@ -281,6 +281,27 @@ static void overflow_ticks(long n, long t)
 	       v);
 }
 
+/* "kernels profil N T": PAPI_profil of ticked_loop's code (a bucket per 2
+ * bytes), PAPI_BR_CN every T branches around N iterations: the samples
+ * that land in the loop */
+static void profil_ticks(long n, long t)
+{
+	CHECK(PAPI_library_init(PAPI_VER_CURRENT) == PAPI_VER_CURRENT, "PAPI_library_init");
+	const char *br[] = {"PAPI_BR_CN"};
+	int es = make_set(br, 1);
+	static unsigned short buf[32];
+	CHECK_PAPI(PAPI_profil(buf, sizeof buf, (vptr_t)ticked_begin, 65536, es, PAPI_BR_CN,
+			       (int)t, PAPI_PROFIL_POSIX));
+	long long v;
+	CHECK_PAPI(PAPI_start(es));
+	ticked_loop(n);
+	CHECK_PAPI(PAPI_stop(es, &v));
+	long in = 0;
+	for (size_t i = 0; i < sizeof buf / sizeof buf[0]; i++)
+		in += buf[i];
+	printf("profil: %ld samples in the loop, %lld branches\n", in, v);
+}
+
 /* "kernels mux N P": BGPM's automatic multiplexing, a switch every P
  * cycles, of ten events in two groups around N iterations of ticked_loop */
 static void mux_ticks(long n, long p)
@@ -405,6 +426,10 @@ int main(int argc, char **argv)
 	}
 	if (argc == 4 && !strcmp(argv[1], "overflow")) {
 		overflow_ticks(atol(argv[2]), atol(argv[3]));
+		return 0;
+	}
+	if (argc == 4 && !strcmp(argv[1], "profil")) {
+		profil_ticks(atol(argv[2]), atol(argv[3]));
 		return 0;
 	}
 	if (argc == 4 && !strcmp(argv[1], "mux")) {
