@@ -108,17 +108,18 @@ static inline __attribute__((always_inline)) int set_ref(uint64_t *set, int ways
 /* ---- per-thread state ------------------------------------------------- */
 
 typedef struct tbinfo {
+	/* what every run reads, first */
 	uint64_t pc;              /* where the block starts */
 	uint64_t fallthrough;     /* the address after its last instruction */
 	const struct tbinfo *as_prev; /* itself when a conditional branch ends it, else NULL */
-	unsigned bht;             /* that branch's predictor entry */
+	/* while the process has one thread: runs not yet added to its counts */
+	uint64_t runs;
+	struct tbinfo *next_run;  /* the next block with runs */
+	unsigned bht;             /* its conditional branch's predictor entry */
 	int nz;                   /* the classes of its instructions that are not 0: */
 	uint8_t idx[CLAB_HQ_N];   /* which, */
 	uint64_t n[CLAB_HQ_N];    /* how many (a block adds a few: fewer adds per run) */
 	uint64_t cycles;          /* its instructions' cycles before any stall */
-	/* while the process has one thread: runs not yet added to its counts */
-	uint64_t runs;
-	struct tbinfo *next_run;  /* the next block with runs */
 } tbinfo;
 
 typedef struct memref {
@@ -257,9 +258,18 @@ static __attribute__((noinline)) int l2_lookup(uint64_t line)
 	return hit;
 }
 
+/* ... the common hits first: the line most recently referenced, and (with
+ * one thread: no lock) the most recent of its set */
 static inline int l2_ref(uint64_t line)
 {
-	return __atomic_load_n(&l2_mru, __ATOMIC_RELAXED) == line + 1 || l2_lookup(line);
+	uint64_t t = line + 1;
+	if (__atomic_load_n(&l2_mru, __ATOMIC_RELAXED) == t)
+		return 1;
+	if (!threads && l2[(line & (L2_SETS - 1)) * L2_WAYS] == t) {
+		l2_mru = t;
+		return 1;
+	}
+	return l2_lookup(line);
 }
 
 static inline uint64_t *l1_set(vcpu *v, uint64_t line)
@@ -663,8 +673,8 @@ static int host_signal(int g)
 	return g >= 32 ? g - 32 + SIGRTMIN : g;
 }
 
-/* a two-bit counter's next value: [counter << 1 | taken] */
-static const uint8_t bht_next[8] = {0, 1, 0, 2, 1, 3, 2, 3};
+/* a two-bit counter's next value and (bit 2) a misprediction: [counter << 1 | taken] */
+static const uint8_t bht_next[8] = {0, 1 | 4, 0, 2 | 4, 1 | 4, 3, 2 | 4, 3};
 
 static void on_tb(unsigned int vcpu_index, void *udata)
 {
@@ -678,11 +688,12 @@ static void on_tb(unsigned int vcpu_index, void *udata)
 	const tbinfo *prev = v->prev;
 	if (prev) { /* without branches: the guest's may be random */
 		uint8_t *ctr = &v->bht[prev->bht];
-		unsigned taken = tb->pc != prev->fallthrough, miss = (*ctr >> 1) ^ taken;
+		unsigned taken = tb->pc != prev->fallthrough, next = bht_next[*ctr << 1 | taken];
+		unsigned miss = next >> 2;
 		q[CLAB_HQ_BRANCH_MISSES] += miss;
 		q[CLAB_HQ_CYCLES] += miss * BR_PENALTY;
 		q[CLAB_HQ_TAKEN] += taken;
-		*ctr = bht_next[*ctr << 1 | taken];
+		*ctr = (uint8_t)(next & 3);
 	}
 	if (!threads) {
 		if (tb->runs++ == 0) {
@@ -1024,6 +1035,70 @@ static void classify(const char *dis, uint64_t *n, int *cond, uint64_t *split, i
 		fp_class(m, ops, quad, (uint64_t)lanes / 4, 1, n);
 }
 
+/* ---- an instruction's classes, kept by its bytes ---------------------- */
+
+/* QEMU's disassembly of an instruction costs more than the rest of its
+ * block's translation put together (it opens a capstone handle for each:
+ * 30 us), and the same bytes come again and again (about half of a run's
+ * instructions). An instruction's classes depend on its bytes alone (the
+ * target that a branch's disassembly spells out is never read), so they
+ * are kept, by the bytes. */
+typedef struct insn_classes {
+	uint8_t size;             /* 0: an empty entry */
+	uint8_t bytes[15];
+	uint8_t cond, pieces, atomic; /* classify's answers */
+	uint8_t cut;              /* the disassembly is undecodable bytes (phantom) */
+	uint64_t split;
+	uint8_t n[CLAB_HQ_N];     /* its classes (a count above 255 is not kept) */
+} insn_classes;
+
+enum { KNOWN = 1 << 15 };
+static insn_classes *known; /* by a hash of the bytes; a newer one replaces an entry */
+static pthread_mutex_t known_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Sets *c to insn's classes, added to n */
+static void classes_of(struct qemu_plugin_insn *insn, insn_classes *c, uint64_t *n)
+{
+	size_t size = qemu_plugin_insn_size(insn);
+	const uint8_t *bytes = qemu_plugin_insn_data(insn);
+	insn_classes *e = NULL;
+	if (size > 0 && size <= sizeof c->bytes) {
+		uint32_t h = 2166136261u; /* FNV-1a */
+		for (size_t i = 0; i < size; i++)
+			h = (h ^ bytes[i]) * 16777619u;
+		e = &known[(h ^ h >> 15) & (KNOWN - 1)];
+		pthread_mutex_lock(&known_lock);
+		int hit = e->size == size && !memcmp(e->bytes, bytes, size);
+		if (hit)
+			*c = *e;
+		pthread_mutex_unlock(&known_lock);
+		if (hit) {
+			for (int i = 0; i < CLAB_HQ_N; i++)
+				n[i] += c->n[i];
+			return;
+		}
+	}
+	char *dis = qemu_plugin_insn_disas(insn);
+	uint64_t own[CLAB_HQ_N] = {0};
+	int cond, pieces, atomic;
+	*c = (insn_classes){.size = (uint8_t)size, .cut = dis && starts(dis, ".byte")};
+	classify(dis ? dis : "", own, &cond, &c->split, &pieces, &atomic);
+	free(dis);
+	c->cond = (uint8_t)cond, c->pieces = (uint8_t)pieces, c->atomic = (uint8_t)atomic;
+	for (int i = 0; i < CLAB_HQ_N; i++) {
+		n[i] += own[i];
+		c->n[i] = (uint8_t)own[i];
+		if (own[i] > 255)
+			e = NULL;
+	}
+	if (e) {
+		memcpy(c->bytes, bytes, size);
+		pthread_mutex_lock(&known_lock);
+		*e = *c;
+		pthread_mutex_unlock(&known_lock);
+	}
+}
+
 /* QEMU 7.2 ends a block before an instruction that crosses a page
  * boundary (unless it is the block's first: the next block starts with
  * it), but its plugin interface still lists the instruction, as far as it
@@ -1035,10 +1110,10 @@ static int phantom(struct qemu_plugin_insn *insn)
 	uint64_t pc = qemu_plugin_insn_vaddr(insn);
 	if (pc >> 12 == (pc + 14) >> 12) /* 15 bytes, the longest, fit in the page */
 		return 0;
-	char *dis = qemu_plugin_insn_disas(insn);
-	int cut = dis && starts(dis, ".byte");
-	free(dis);
-	return cut;
+	insn_classes c;
+	uint64_t n[CLAB_HQ_N] = {0};
+	classes_of(insn, &c, n);
+	return c.cut;
 }
 
 static void on_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
@@ -1056,14 +1131,12 @@ static void on_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	for (size_t i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
 		uint64_t pc = qemu_plugin_insn_vaddr(insn);
-		char *dis = qemu_plugin_insn_disas(insn);
-		int cond = 0;
-		uint64_t split = 0;
-		int pieces = 1, atomic = 0;
-		classify(dis ? dis : "", t->n, &cond, &split, &pieces, &atomic);
-		free(dis);
+		insn_classes c;
+		classes_of(insn, &c, t->n);
+		uint64_t split = c.split;
+		int pieces = c.pieces, atomic = c.atomic;
 		if (i == n - 1) {
-			t->as_prev = cond ? t : NULL;
+			t->as_prev = c.cond ? t : NULL;
 			t->bht = (unsigned)(pc % BHT_SIZE);
 			t->fallthrough = pc + qemu_plugin_insn_size(insn);
 		}
@@ -1235,7 +1308,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 	file->nslot = CLAB_EMU_SLOTS;
 	file->magic = CLAB_EMU_MAGIC;
 	l2 = calloc(L2_SETS * L2_WAYS, sizeof *l2);
-	if (!l2) {
+	known = calloc(KNOWN, sizeof *known);
+	if (!l2 || !known) {
 		fprintf(stderr, "counterlab plugin: out of memory\n");
 		return -1;
 	}
