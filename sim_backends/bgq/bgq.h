@@ -194,8 +194,9 @@ typedef struct bgq_slow {
 /* What a scan of one hardware thread needs of its held counters that count
  * it alone by their rates (no contexts): packed, so that the scan takes
  * each value in a few multiply-adds (scan.c). Valid for one phase lap,
- * work version and counter configuration (bgq_core.cfg); over the lap, a
- * counter's count at offset r is base + pp x (r / period) + the in-period
+ * work version and counter configuration (bgq_core.cfg, which covers the
+ * counters' starts); over the lap, a counter's count since its start at
+ * offset r is base + pp x (r / period) + the in-period
  * sum at r % period, kept for the offsets scans meet (BGQ_SCAN apart:
  * slot x / step, key x + 1). n < 0: no plan (rates of too many offsets).
  * The lap is the thread's activity cycles [act0, act0 + span): a scan
@@ -205,10 +206,11 @@ typedef struct bgq_scan_plan {
 	uint64_t wver, cfg;
 	int n;
 	uint32_t rest;             /* held counters the scan takes one by one */
+	int whole;                 /* n > 0 and no rest: the plan is the scan */
 	uint32_t period, step;
 	struct bgq_plan_entry {
 		struct bgq_ctr *c;
-		uint64_t base, pp;
+		uint64_t base, pp; /* base: less the counter's start */
 	} e[BGQ_CTRS];
 	uint32_t key[BGQ_MEMO];
 	uint32_t val[BGQ_MEMO][BGQ_CTRS];

@@ -63,7 +63,19 @@ uint64_t bgq_nev_truth_at(const bgq_hwt *t, const prof_pos *pos, int nev,
 int bgq_nev_kind(int nev);
 uint64_t bgq_kernel_ppb(const bgq_node *n, const bgq_profile *p);
 uint64_t bgq_kernel_part(const bgq_hwt *t, int e, uint64_t v);
-void bgq_changed(bgq_node *n, int h);
+/* Every change of a thread's counts happens under its core lock and ends
+ * here (inline: every move of a clock does). */
+static inline void bgq_changed(bgq_node *n, int h)
+{
+	__atomic_fetch_add(&n->version[h], 1, __ATOMIC_RELEASE);
+	uint64_t q = __atomic_fetch_add(&n->changes, 1, __ATOMIC_ACQ_REL);
+	__atomic_store_n(&n->change_log[q % BGQ_CHANGE_LOG],
+			 q << 8 | (uint64_t)h, __ATOMIC_RELEASE);
+	unsigned w = (unsigned)h / 64;
+	uint64_t bit = 1ull << ((unsigned)h % 64); /* once set, never cleared */
+	if (!(__atomic_load_n(&n->live[w], __ATOMIC_RELAXED) & bit))
+		__atomic_fetch_or(&n->live[w], bit, __ATOMIC_RELAXED);
+}
 uint64_t bgq_ctr_truth_at(const bgq_node *n, int core, const bgq_ctr *c,
 			  int h, uint64_t at, int in_work);
 uint64_t bgq_ctr_truth_own(bgq_ctr *c, int s, const bgq_hwt *t, const prof_pos *pos);
