@@ -98,6 +98,7 @@ typedef struct bgq_profile {
 
 typedef struct bgq_hwt {
 	uint64_t now;       /* simulated cycles lived */
+	uint64_t next_scan; /* its core's first scan point after now */
 	uint64_t act;       /* of which spent running the activity profile */
 	const bgq_profile *prof;
 	uint64_t work[BGQ_N_NEV];   /* counts of explicit work done so far */
@@ -134,8 +135,8 @@ typedef struct bgq_ctr {
 	uint8_t weight[BGQ_MAX_TERMS];
 	uint8_t contrib;    /* bit t: counts hw thread t of the core */
 	uint64_t start;     /* contributors' weighted truth at start/reset */
-	uint64_t last14;    /* hardware counter value at the last scan */
-	uint64_t acc;       /* UPC_C 64-bit accumulation */
+	uint64_t acc;       /* UPC_C 64-bit accumulation; its low 14 bits are
+			     * the hardware counter at the last scan */
 	/* fast overflow, armed when ovf_period > 0: the count that interrupts
 	 * next, the cycle the interrupt is due (0: none), and whether it is
 	 * waiting for the handler */
@@ -294,9 +295,8 @@ typedef struct bgq_node {
 } bgq_node;
 
 /* A change of what reads of core k return (core lock held): opened by the
- * outermost writer only, so that writers may call writers. A scan opens
- * with bgq_core_scanning: it moves counts, not what they are made of. */
-static inline int bgq_core_scanning(bgq_core *k)
+ * outermost writer only, so that writers may call writers. */
+static inline int bgq_core_open(bgq_core *k)
 {
 	if (k->seq & 1)
 		return 0;
@@ -308,7 +308,7 @@ static inline int bgq_core_scanning(bgq_core *k)
 static inline int bgq_core_writing(bgq_core *k)
 {
 	k->cfg++;
-	return bgq_core_scanning(k);
+	return bgq_core_open(k);
 }
 
 static inline void bgq_core_written(bgq_core *k, int opened)
@@ -323,12 +323,20 @@ bgq_node *bgq_node_get(clab_machine *m, int *err);
  * host clock: CPU time; virtual clock with is_read: `tick` cycles. Core
  * lock held. */
 void bgq_node_catch_up(bgq_node *n, int h, int is_read);
-/* Whether anything moves a thread's clock when its owner reads or acts
+/* What moves a thread's clock when its owner reads or acts, 0 nothing
  * (inline: on the virtual clock without a tick, a read only reads): the
  * host clock, activity = host, or on reads the virtual clock's tick. */
+enum { BGQ_MOVES_HOST = 1, BGQ_MOVES_FOLLOW, BGQ_MOVES_TICK };
 static inline int bgq_node_moves(const bgq_node *n, int is_read)
 {
 	return n->moves[is_read != 0];
+}
+/* A scan moves counts, not what they are made of (no cfg change). Where
+ * reads move the clock, every read takes the core lock (punit.c,
+ * read_unlocked): no reader needs the scan opened. */
+static inline int bgq_core_scanning(const bgq_node *n, bgq_core *k)
+{
+	return n->moves[1] ? 0 : bgq_core_open(k);
 }
 static inline void bgq_node_sync(bgq_node *n, int h, int is_read)
 {
