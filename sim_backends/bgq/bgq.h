@@ -98,6 +98,7 @@ typedef struct bgq_profile {
 
 typedef struct bgq_hwt {
 	uint64_t now;       /* simulated cycles lived */
+	uint64_t next_scan; /* its core's first scan point after now */
 	uint64_t act;       /* of which spent running the activity profile */
 	const bgq_profile *prof;
 	uint64_t work[BGQ_N_NEV];   /* counts of explicit work done so far */
@@ -134,8 +135,8 @@ typedef struct bgq_ctr {
 	uint8_t weight[BGQ_MAX_TERMS];
 	uint8_t contrib;    /* bit t: counts hw thread t of the core */
 	uint64_t start;     /* contributors' weighted truth at start/reset */
-	uint64_t last14;    /* hardware counter value at the last scan */
-	uint64_t acc;       /* UPC_C 64-bit accumulation */
+	uint64_t acc;       /* UPC_C 64-bit accumulation; its low 14 bits are
+			     * the hardware counter at the last scan */
 	/* fast overflow, armed when ovf_period > 0: the count that interrupts
 	 * next, the cycle the interrupt is due (0: none), and whether it is
 	 * waiting for the handler */
@@ -194,8 +195,9 @@ typedef struct bgq_slow {
 /* What a scan of one hardware thread needs of its held counters that count
  * it alone by their rates (no contexts): packed, so that the scan takes
  * each value in a few multiply-adds (scan.c). Valid for one phase lap,
- * work version and counter configuration (bgq_core.cfg); over the lap, a
- * counter's count at offset r is base + pp x (r / period) + the in-period
+ * work version and counter configuration (bgq_core.cfg, which covers the
+ * counters' starts); over the lap, a counter's count since its start at
+ * offset r is base + pp x (r / period) + the in-period
  * sum at r % period, kept for the offsets scans meet (BGQ_SCAN apart:
  * slot x / step, key x + 1). n < 0: no plan (rates of too many offsets).
  * The lap is the thread's activity cycles [act0, act0 + span): a scan
@@ -205,10 +207,11 @@ typedef struct bgq_scan_plan {
 	uint64_t wver, cfg;
 	int n;
 	uint32_t rest;             /* held counters the scan takes one by one */
+	int whole;                 /* n > 0 and no rest: the plan is the scan */
 	uint32_t period, step;
 	struct bgq_plan_entry {
 		struct bgq_ctr *c;
-		uint64_t base, pp;
+		uint64_t base, pp; /* base: less the counter's start */
 	} e[BGQ_CTRS];
 	uint32_t key[BGQ_MEMO];
 	uint32_t val[BGQ_MEMO][BGQ_CTRS];
@@ -292,9 +295,8 @@ typedef struct bgq_node {
 } bgq_node;
 
 /* A change of what reads of core k return (core lock held): opened by the
- * outermost writer only, so that writers may call writers. A scan opens
- * with bgq_core_scanning: it moves counts, not what they are made of. */
-static inline int bgq_core_scanning(bgq_core *k)
+ * outermost writer only, so that writers may call writers. */
+static inline int bgq_core_open(bgq_core *k)
 {
 	if (k->seq & 1)
 		return 0;
@@ -306,7 +308,7 @@ static inline int bgq_core_scanning(bgq_core *k)
 static inline int bgq_core_writing(bgq_core *k)
 {
 	k->cfg++;
-	return bgq_core_scanning(k);
+	return bgq_core_open(k);
 }
 
 static inline void bgq_core_written(bgq_core *k, int opened)
@@ -321,12 +323,20 @@ bgq_node *bgq_node_get(clab_machine *m, int *err);
  * host clock: CPU time; virtual clock with is_read: `tick` cycles. Core
  * lock held. */
 void bgq_node_catch_up(bgq_node *n, int h, int is_read);
-/* Whether anything moves a thread's clock when its owner reads or acts
+/* What moves a thread's clock when its owner reads or acts, 0 nothing
  * (inline: on the virtual clock without a tick, a read only reads): the
  * host clock, activity = host, or on reads the virtual clock's tick. */
+enum { BGQ_MOVES_HOST = 1, BGQ_MOVES_FOLLOW, BGQ_MOVES_TICK };
 static inline int bgq_node_moves(const bgq_node *n, int is_read)
 {
 	return n->moves[is_read != 0];
+}
+/* A scan moves counts, not what they are made of (no cfg change). Where
+ * reads move the clock, every read takes the core lock (punit.c,
+ * read_unlocked): no reader needs the scan opened. */
+static inline int bgq_core_scanning(const bgq_node *n, bgq_core *k)
+{
+	return n->moves[1] ? 0 : bgq_core_open(k);
 }
 static inline void bgq_node_sync(bgq_node *n, int h, int is_read)
 {

@@ -69,13 +69,19 @@ static void follow_host(bgq_node *n, int h)
  * some 10 us, 16,000 cycles) would become program cycles, cross further
  * thresholds, and at periods below that cost never catch up.
  *
- * Out of line, so that the virtual clock's tick saves none of its registers. */
-static __attribute__((noinline)) void host_clock(bgq_node *n, int h)
+ * This is the whole of it, with `wall` the wall time now; the common read
+ * takes the short way (bgq_node_catch_up). */
+static uint64_t host_cycles(const bgq_hwt *t, uint64_t wall)
+{
+	uint64_t cpu = t->cpu_ns + (wall - t->sample_wall);
+	return t->origin_cycles + (cpu - t->origin_ns) * BGQ_MHZ / 1000;
+}
+
+static __attribute__((noinline)) void host_clock(bgq_node *n, int h, uint64_t wall)
 {
 	bgq_hwt *t = &n->hwt[h];
 	if (t->in_handler)
 		return;
-	uint64_t wall = now_ns(CLOCK_MONOTONIC), cpu;
 	pthread_t self = pthread_self();
 	if (!__atomic_load_n(&t->bound, __ATOMIC_ACQUIRE) ||
 	    !pthread_equal(t->owner, self)) {
@@ -93,8 +99,7 @@ static __attribute__((noinline)) void host_clock(bgq_node *n, int h)
 			t->origin_cycles = t->now;
 		}
 	}
-	cpu = t->cpu_ns + (wall - t->sample_wall);
-	uint64_t target = t->origin_cycles + (cpu - t->origin_ns) * BGQ_MHZ / 1000;
+	uint64_t target = host_cycles(t, wall);
 	if (target <= t->now)
 		return;
 	t->handled = 0;
@@ -108,12 +113,30 @@ static __attribute__((noinline)) void host_clock(bgq_node *n, int h)
 
 void bgq_node_catch_up(bgq_node *n, int h, int is_read)
 {
-	if (n->follow_host)
+	bgq_hwt *t = &n->hwt[h];
+	switch (bgq_node_moves(n, is_read)) {
+	case BGQ_MOVES_HOST: {
+		/* the common read: the thread's own OS thread, bound and sampled
+		 * within BGQ_CPU_SAMPLE_NS, no handler running, nothing armed */
+		uint64_t wall = now_ns(CLOCK_MONOTONIC);
+		if (t->in_handler || !__atomic_load_n(&t->bound, __ATOMIC_ACQUIRE) ||
+		    !pthread_equal(t->owner, pthread_self()) ||
+		    wall - t->sample_wall >= BGQ_CPU_SAMPLE_NS ||
+		    n->core[(unsigned)h / BGQ_TPC].armed || __atomic_load_n(&n->nslow, __ATOMIC_ACQUIRE)) {
+			host_clock(n, h, wall);
+			return;
+		}
+		uint64_t to = host_cycles(t, wall);
+		if (to > t->now)
+			bgq_move_to(n, h, to, 0);
+		return;
+	}
+	case BGQ_MOVES_TICK:
+		bgq_run_to(n, h, t->now + n->tick, 1);
+		return;
+	case BGQ_MOVES_FOLLOW:
 		follow_host(n, h);
-	else if (n->host_clock)
-		host_clock(n, h);
-	else if (is_read && n->tick)
-		bgq_run_to(n, h, n->hwt[h].now + n->tick, 1);
+	}
 }
 
 void bgq_node_sync_thread(bgq_node *n, int h, int is_read)

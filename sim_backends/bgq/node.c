@@ -239,8 +239,8 @@ static void *node_create(clab_machine *m, int *err)
 	n->emulated = act && strcmp(act, "emulated") == 0;
 	n->follow_host = n->emulated || (act && strcmp(act, "host") == 0);
 	n->fp_event = clab_machine_setting(m, "host_fp_event");
-	n->moves[0] = n->host_clock || n->follow_host;
-	n->moves[1] = n->moves[0] || n->tick;
+	n->moves[0] = n->follow_host ? BGQ_MOVES_FOLLOW : n->host_clock ? BGQ_MOVES_HOST : 0;
+	n->moves[1] = n->moves[0] ? n->moves[0] : n->tick ? BGQ_MOVES_TICK : 0;
 	if (!rc && n->follow_host) { /* can this thread be counted? say now if not */
 		clab_host_sampler *hs = NULL;
 		rc = clab_host_sampler_open(n->emulated, n->fp_event, &hs);
@@ -253,8 +253,12 @@ static void *node_create(clab_machine *m, int *err)
 		*err = rc;
 		return NULL;
 	}
-	for (int h = 0; h < BGQ_HWTHREADS; h++)
+	for (int h = 0; h < BGQ_HWTHREADS; h++) {
 		n->hwt[h].prof = p;
+		/* scan points are the core's phase + j x BGQ_SCAN (j >= 0) */
+		uint32_t ph = n->core[h / BGQ_TPC].phase;
+		n->hwt[h].next_scan = ph ? ph : BGQ_SCAN;
+	}
 	clab_machine_set_sim(m, &node_sim_ops, n);
 	return n;
 }

@@ -143,7 +143,6 @@ void bgq_ctr_thaw(bgq_node *n, int core, bgq_ctr *c)
 	if (!c->frozen)
 		return;
 	c->start = bgq_ctr_truth(n, core, c) - c->acc;
-	c->last14 = c->acc & HW_MASK;
 	c->running = 1;
 	c->frozen = 0;
 	n->core[core].cfg++;

@@ -553,7 +553,6 @@ static void zero_locked(bgq_node *n, punit_set *s, int run)
 		bgq_ctr *c = &k->ctr[s->ctr[i]];
 		c->start = bgq_ctr_truth(n, s->core, c);
 		c->acc = 0;
-		c->last14 = 0;
 		c->ovf_next = c->ovf_period;
 		c->ovf_hit = 0;
 		c->ovf_fire = 0;

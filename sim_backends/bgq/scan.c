@@ -8,34 +8,21 @@
 #include <time.h>
 #include "node.h"
 
-/* The UPC_C scan adds the 14-bit counter's movement since the last scan.
- * `skipped`: the scans between the previous one and this were not run one by
- * one; each would have added its interval's movement (less than 2^14, see
- * check_rates), so together they add the whole movement. */
-static void scan(bgq_ctr *c, int skipped, uint64_t v)
-{
-	v -= c->start;
-	if (skipped)
-		c->acc = v; /* acc always equals v at the last scan */
-	else
-		c->acc += ((v & HW_MASK) - c->last14) & HW_MASK;
-	c->last14 = v & HW_MASK;
-}
-
-static void scan_all(bgq_node *n, int core, unsigned smt, int skipped)
+/* The scan of every held counter of thread h: by its plan where the plan
+ * covers them (rebuilt or filled when it does not hold the offset at hand),
+ * the others one by one. */
+void bgq_scan_all(bgq_node *n, int core, unsigned smt, int skipped)
 {
 	bgq_core *k = &n->core[core];
 	uint32_t rest = k->held[smt];
-	if (!rest)
-		return;
 	const bgq_hwt *t = &n->hwt[core * BGQ_TPC + (int)smt];
-	int w = bgq_core_scanning(k);
+	int w = bgq_core_scanning(n, k);
 	/* the thread's own counters by its plan (never with contexts or a work
 	 * segment in progress, which split their terms); the others after */
 	bgq_scan_plan *pl = k->plan[smt];
 	if (t->prof && !t->wcount && pl) {
 		uint64_t wver = __atomic_load_n(&t->wver, __ATOMIC_ACQUIRE);
-		uint64_t r = t->act - pl->act0; /* offset in the plan's phase lap */
+		uint64_t r = t->act - pl->act0;
 		if (r >= pl->span || pl->wver != wver || pl->cfg != k->cfg) {
 			prof_pos pos = bgq_profile_pos(t->prof, t->act);
 			bgq_plan_build(k, (int)smt, t, &pos, wver);
@@ -51,7 +38,7 @@ static void scan_all(bgq_node *n, int core, unsigned smt, int skipped)
 			const uint32_t *m = pl->val[i];
 			const struct bgq_plan_entry *e = pl->e;
 			for (int j = 0, nj = pl->n; j < nj; j++)
-				scan(e[j].c, skipped, e[j].base + e[j].pp * laps + m[j]);
+				bgq_scan(e[j].c, skipped, e[j].base + e[j].pp * laps + m[j]);
 		}
 		rest = pl->rest;
 	}
@@ -61,37 +48,10 @@ static void scan_all(bgq_node *n, int core, unsigned smt, int skipped)
 		for (; rest; rest &= rest - 1) {
 			bgq_ctr *c = &k->ctr[__builtin_ctz(rest)];
 			if (c->running)
-				scan(c, skipped, c->contrib == own ? bgq_ctr_truth_own(c, (int)smt, t, &pos)
-								  : bgq_ctr_truth(n, core, c));
+				bgq_scan(c, skipped, (c->contrib == own ? bgq_ctr_truth_own(c, (int)smt, t, &pos)
+								    : bgq_ctr_truth(n, core, c)) - c->start);
 		}
 	}
 	bgq_core_written(k, w);
 }
 
-/* Moves thread h's clock to `to`, running the scan at the core's last scan
- * point on the way. When several scan points passed, the ones before the
- * last follow in closed form: with the rate limits above each would have
- * added exactly the counter's movement. */
-void bgq_move_to(bgq_node *n, int h, uint64_t to, int in_work)
-{
-	bgq_hwt *t = &n->hwt[h];
-	int core = (int)((unsigned)h / BGQ_TPC);
-	unsigned smt = (unsigned)h % BGQ_TPC;
-	uint64_t ph = n->core[core].phase; /* < BGQ_SCAN */
-	uint64_t from = t->now;
-	/* scan points are ph + j x BGQ_SCAN (j >= 0): the last one not after
-	 * `to` is run when it comes after `from`; an earlier one passed too
-	 * when it also does */
-	uint64_t last = to >= ph ? to - (to - ph) % BGQ_SCAN : 0;
-	if (to >= ph && last > from) {
-		if (!in_work)
-			t->act += last - t->now;
-		t->now = last;
-		scan_all(n, core, smt, last - ph >= BGQ_SCAN && last - BGQ_SCAN > from);
-	}
-	if (!in_work)
-		t->act += to - t->now;
-	t->now = to;
-	if (to != from)
-		bgq_changed(n, h);
-}

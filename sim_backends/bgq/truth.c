@@ -147,20 +147,6 @@ static uint64_t in_context(const bgq_hwt *t, int e, uint64_t v, int exclude)
 	return exclude & CLAB_PLAN_EXCLUDE_USER ? k : v - k;
 }
 
-/* Every change of a thread's counts happens under its core lock and ends
- * here. */
-void bgq_changed(bgq_node *n, int h)
-{
-	__atomic_fetch_add(&n->version[h], 1, __ATOMIC_RELEASE);
-	uint64_t q = __atomic_fetch_add(&n->changes, 1, __ATOMIC_ACQ_REL);
-	__atomic_store_n(&n->change_log[q % BGQ_CHANGE_LOG],
-			 q << 8 | (uint64_t)h, __ATOMIC_RELEASE);
-	unsigned w = (unsigned)h / 64;
-	uint64_t bit = 1ull << ((unsigned)h % 64); /* once set, never cleared */
-	if (!(__atomic_load_n(&n->live[w], __ATOMIC_RELAXED) & bit))
-		__atomic_fetch_or(&n->live[w], bit, __ATOMIC_RELAXED);
-}
-
 int bgq_sum_init(bgq_sum *s, const int *nev, int k, int only)
 {
 	memset(s, 0, sizeof *s);
@@ -431,7 +417,7 @@ void bgq_plan_build(bgq_core *k, int s, const bgq_hwt *t, const prof_pos *pos,
 	pl->step = (uint32_t)gcd(p, BGQ_SCAN);
 	for (int j = 0; j < pl->n; j++) {
 		const bgq_ctr *c = pl->e[j].c;
-		pl->e[j].base = c->rates[s].base;
+		pl->e[j].base = c->rates[s].base - c->start;
 		pl->e[j].pp = c->per_period * (p / c->period);
 		if (pl->e[j].pp > UINT32_MAX) /* in-period sums beyond the memo's */
 			p = 0;
@@ -440,6 +426,7 @@ void bgq_plan_build(bgq_core *k, int s, const bgq_hwt *t, const prof_pos *pos,
 		pl->n = -1;
 		pl->rest = k->held[s];
 	}
+	pl->whole = pl->n > 0 && !pl->rest;
 	memset(pl->key, 0, sizeof pl->key);
 	pl->act0 = t->act - pos->r;
 	pl->span = bgq_phase_cycles(pos);
@@ -449,7 +436,8 @@ void bgq_plan_build(bgq_core *k, int s, const bgq_hwt *t, const prof_pos *pos,
 		uint64_t laps = pos->r / p, x = pos->r - laps * p;
 		uint32_t i = (uint32_t)x / pl->step;
 		for (int j = 0; j < pl->n; j++)
-			pl->val[i][j] = (uint32_t)(v[j] - pl->e[j].base - pl->e[j].pp * laps);
+			pl->val[i][j] = (uint32_t)(v[j] - pl->e[j].c->start - pl->e[j].base -
+						   pl->e[j].pp * laps);
 		pl->key[i] = (uint32_t)x + 1;
 	}
 }
@@ -462,7 +450,7 @@ void bgq_plan_fill(bgq_core *k, int s, const bgq_hwt *t, const prof_pos *pos)
 	uint64_t laps = pos->r / pl->period, x = pos->r - laps * pl->period;
 	uint32_t i = (uint32_t)x / pl->step;
 	for (int j = 0; j < pl->n; j++) {
-		uint64_t v = rated_truth(pl->e[j].c, s, t, pos, t->now);
+		uint64_t v = rated_truth(pl->e[j].c, s, t, pos, t->now) - pl->e[j].c->start;
 		pl->val[i][j] = (uint32_t)(v - pl->e[j].base - pl->e[j].pp * laps);
 	}
 	pl->key[i] = (uint32_t)x + 1;

@@ -490,7 +490,7 @@ static bgq_node *node_of(clab_machine *mm)
  * slow integration at random clock positions over the phases and laps of a
  * periodic profile whose rates round, with explicit work and a sibling's
  * moves in between; after a move of the owner, UPC_C holds the truth at
- * the move's last scan point. */
+ * the move's last scan point, and the next scan point is BGQ_SCAN later. */
 static void rates_match_terms(void **state)
 {
 	(void)state;
@@ -533,6 +533,10 @@ static void rates_match_terms(void **state)
 		assert_int_equal(clab_evset_read(s, v), CLAB_OK);
 		const bgq_hwt *th = &n->hwt[h];
 		uint64_t last = th->now - (th->now - k->phase) % BGQ_SCAN;
+		/* the thread keeps the scan point after its clock (moves take
+		 * the scans on their way from it) */
+		assert_true(th->now >= k->phase);
+		assert_int_equal(th->next_scan, last + BGQ_SCAN);
 		for (int c = 0; c < BGQ_CTRS; c++) {
 			bgq_ctr *ct = &k->ctr[c];
 			if (!ct->running)
