@@ -75,6 +75,11 @@ typedef struct clab_netspec {
 				    * (BookSim2's flit-level links; with
 				    * speedup, a queue per lane fed by the
 				    * crossbar) */
+	uint32_t stay_on_bubble;   /* packet engine: 1 a dynamic packet that
+				    * fell back to the escape VC keeps it to its
+				    * destination, 0 it may take the dynamic VC
+				    * again at the next router (BG/Q's header
+				    * bit, which its MPI leaves 0) */
 	uint32_t inj_fifos;        /* messages a node's MU injects at once */
 	uint32_t inj_vcs;          /* packet engine: 0 each injection FIFO holds
 				    * the one packet read for it; k the packets

@@ -21,7 +21,9 @@
  * escape VC for MPI's small messages, BG/Q's other VCs kept apart);
  * dynamic packets may take any minimal direction on the dynamic VC,
  * choosing among free links the one with most free tokens (ties by a
- * seeded draw), or the escape VC in dimension order, which they then keep.
+ * seeded draw), or the escape VC in dimension order, which they keep to
+ * their destination with `stay_on_bubble` (else they may go dynamic
+ * again at the next router: BG/Q's header bit as its MPI leaves it).
  * The escape VC obeys the bubble rule: a packet entering a ring (from
  * injection, another dimension or another VC) needs room for itself and
  * one more largest packet; deterministic routing plus the bubble keeps
@@ -774,7 +776,8 @@ static void send(sim *S, uint32_t x, uint32_t qi, int o, int v)
 		dq->npk++;
 		p->held = v == CLAB_VC_DYNAMIC || (S->s->dateline && S->s->flow_unit) ? chunks : (uint16_t)S->maxc;
 		dq->room -= p->held;
-		p->dyn = p->dyn && v == CLAB_VC_DYNAMIC;
+		if (S->s->stay_on_bubble) /* (else: dynamic again at the next router) */
+			p->dyn = p->dyn && v == CLAB_VC_DYNAMIC;
 		p->vc = (uint8_t)v;
 		p->indim = (uint8_t)(o / 2);
 		p->t = start + S->hop;

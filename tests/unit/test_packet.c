@@ -338,6 +338,38 @@ static void test_allocators(void **state)
 	assert_true(fabs(batch_ns(&s, 3, (const uint32_t[][3]){{5, 0, 512}, {5, 7, 512}, {6, 8, 544}}) - 962) < 1e-3);
 }
 
+/* stay_on_bubble on a ring of 8 with 2-packet buffers (reads of 34 ns):
+ * node 1 sends 8 packets to node 2 on the priority VC, node 0 B1..B4 to
+ * node 2 on the dynamic VC. B1 crosses 0+ 34..306 and waits at node 1
+ * for 1+ (node 1's own packets, oldest first, take it 34..578), B2 follows
+ * it 306..578 into node 1's dynamic buffer, which is then full: B3 falls
+ * back to the escape VC (an empty buffer, the bubble) 578..850. Node 2
+ * writes each packet in 34 ns, so its dynamic buffer has room whenever a
+ * B packet leaves node 1: with stay_on_bubble 0 (BG/Q's MPI) B3 crosses
+ * 1+ on the dynamic VC again, with 1 on the escape VC it took. */
+static void test_stay_on_bubble(void **state)
+{
+	(void)state;
+	setup s;
+	for (int stay = 0; stay < 2; stay++) {
+		make(&s, "torus", "8", 1, BARE, "drain_links", "8", "fifo_packets", "2", "stay_on_bubble",
+		     stay ? "1" : "0", NULL);
+		clab_net *n = net(&s, CLAB_NET_PACKET, CLAB_ROUTE_MPI);
+		assert_int_equal(clab_net_send(n, 1, 2, 4096, 1, CLAB_VC_PRIORITY), CLAB_OK);
+		assert_int_equal(clab_net_send(n, 0, 2, 2048, 1, CLAB_VC_DYNAMIC), CLAB_OK);
+		assert_int_equal(clab_net_phase_end(n, 1, NULL), CLAB_OK);
+		uint64_t esc = CLAB_VC_BIT(CLAB_VC_ESCAPE), dyn = CLAB_VC_BIT(CLAB_VC_DYNAMIC);
+		uint64_t first = clab_net_count(n, 0, 1, CLAB_NET_SENT_CHUNKS, esc);
+		uint64_t second = clab_net_count(n, 1, 1, CLAB_NET_SENT_CHUNKS, esc);
+		assert_true(first >= 17); /* B3 at least */
+		assert_int_equal(second, stay ? first : 0);
+		assert_int_equal(clab_net_count(n, 1, 1, CLAB_NET_SENT_CHUNKS, dyn) + second, 4 * 17);
+		clab_net_free(n);
+		clab_map_free(&s.m);
+	}
+	assert_int_equal(clab_netspec_find("bgq")->stay_on_bubble, 0);
+}
+
 /* The ejection port with the crossbar (speedup 2, split ports of half
  * a link's worth each way: 544 ns to read or write a packet, 272 on a
  * link, a move by the crossbar 136). Node 0 sends P to node 1 (at node 1
@@ -496,6 +528,17 @@ static void test_no_deadlock(void **state)
 					check_run(&s, patterns[p], routing[r]);
 		clab_map_free(&s.m);
 	}
+	/* packets back from the escape VC to the dynamic one (BG/Q), with
+	 * the bubble and with the dateline */
+	for (int sh = 0; sh < 4; sh++) {
+		make(&s, "torus", shapes[sh % 3], 1, "fifo_packets", "2", "stay_on_bubble", "0", "dateline",
+		     sh == 3 ? "1" : "0", NULL);
+		for (int p = 0; p < 6; p++)
+			for (int r = 0; r < 3; r++)
+				if (runs_on(p, shapes[sh % 3]))
+					check_run(&s, patterns[p], routing[r]);
+		clab_map_free(&s.m);
+	}
 	/* two dateline VCs instead of the bubble, 2-packet buffers, links
 	 * serving their inputs in turn: the tornado that wraps round every
 	 * ring, and the rest */
@@ -621,6 +664,7 @@ int main(void)
 		cmocka_unit_test(test_hand_times),
 		cmocka_unit_test(test_booksim_options),
 		cmocka_unit_test(test_allocators),
+		cmocka_unit_test(test_stay_on_bubble),
 		cmocka_unit_test(test_ejection_queue),
 		cmocka_unit_test(test_open_loop),
 		cmocka_unit_test(test_no_deadlock),
