@@ -29,6 +29,12 @@ static const clab_netspec specs[] = {
 		.eager_max = 2048,       /* BG/Q MPI: eager up to about 2 KB */
 		.fifo_packets = 7,       /* tokens of a bubble VC's receive buffer */
 		.inj_fifos = 16,         /* modeller's choice */
+		/* a link's sender arbiter grants the receivers (packets
+		 * passing through) n + 1 times to the injection FIFOs' once
+		 * while both wait: n = 15, the BG/Q driver's default
+		 * personality (firmware/include/personality.h, with the ND
+		 * register's description in hwi/include/bqc/nd_500_dcr.h) */
+		.transit_ratio = 16,
 		/* a dynamic packet that fell back to the bubble VC may go
 		 * dynamic again at the next router: the header's
 		 * Stay_On_Bubble bit is 0 (MU_Pt2PtNetworkHeader.h); PAMI's
@@ -231,6 +237,7 @@ static const param params[] = {
 	P_U(speedup, 0, 8, "packet engine: 0 a link takes packets straight from its router's input buffers; k a crossbar at k links' worth fills a queue per output link"),
 	P_U(interleave, 0, 1, "packet engine: 1 packets on different VCs share a link chunk by chunk, 0 one packet crosses at a time"),
 	P_U(stay_on_bubble, 0, 1, "packet engine: 1 a dynamic packet that fell back to the escape VC keeps it, 0 it may go dynamic again at the next router"),
+	P_U(transit_ratio, 0, 255, "packet engine: k a link serves packets passing through first, the node's own once it has passed k on in a row; 0 no preference"),
 	P_U(inj_fifos, 1, 1024, "messages a node injects at once (packet engine)"),
 	P_U(inj_vcs, 0, 64, "packet engine: 0 a packet read waits in its message's FIFO; k packets read enter k injection queues in turn"),
 	P_U(m2m_fifos, 0, 64, "all-to-all as BG/Q's many-to-many over this many injection FIFOs per rank (0: each rank to the next members in turn)"),
