@@ -125,7 +125,9 @@ done
 # the FFT's steps under both maps in each engine (docs/torus.md's table of
 # what the custom map does, and the figures around it): per step its
 # times, and per run the share of chunks that fell back to the escape VC;
-# and the row all-to-all in the packet engine with a crossbar speedup of 2
+# and the row all-to-all in the packet engine with a crossbar speedup of 2,
+# and with links serving the oldest waiting packet first instead of BG/Q's
+# sender arbiter (its time and escape share)
 steps() { # engine: {ABCDET: [...], columns: [...]}
 	jq -c '[.steps[] | {step: (.step | sub("^fft3d: "; "")), network_s: .times.network_s,
 		onnode_s: .times.onnode_s, compute_s: .times.compute_s, total_s: .times.total_s}]
@@ -138,6 +140,10 @@ escape=$(jq -c '.summary.counters | .PEVT_NW_USER_ESC_PP_SENT.total / .PEVT_NW_U
 netsim $fft,phase=2,compute=0 --engine packet --set speedup=2 > "$tmp/fft-abcdet-speedup.json"
 netsim $fft,phase=2,compute=0 --map "$tmp/columns.map" --engine packet --set speedup=2 > "$tmp/fft-columns-speedup.json"
 speedup=$(jq -c .time_s "$tmp/fft-abcdet-speedup.json" "$tmp/fft-columns-speedup.json" | jq -sc '{ABCDET: .[0], columns: .[1]}')
+netsim $fft,phase=2,compute=0 --engine packet --set transit_ratio=0 > "$tmp/fft-abcdet-transit0.json"
+netsim $fft,phase=2,compute=0 --map "$tmp/columns.map" --engine packet --set transit_ratio=0 > "$tmp/fft-columns-transit0.json"
+transit0=$(jq -c '{time_s, escape_share: (.summary.counters | .PEVT_NW_USER_ESC_PP_SENT.total / .PEVT_NW_USER_PP_SENT.total)}' \
+	"$tmp/fft-abcdet-transit0.json" "$tmp/fft-columns-transit0.json" | jq -sc '{ABCDET: .[0], columns: .[1]}')
 
-printf '{"benchmark":"published","rows":[%s],"fft_steps_flow":%s,"fft_steps_packet":%s,"fft_escape_share_packet":%s,"fft_rows_speedup2_packet_s":%s}\n' \
-	"$(IFS=,; echo "${rows[*]}")" "$(steps flow)" "$(steps packet)" "$escape" "$speedup"
+printf '{"benchmark":"published","rows":[%s],"fft_steps_flow":%s,"fft_steps_packet":%s,"fft_escape_share_packet":%s,"fft_rows_speedup2_packet_s":%s,"fft_rows_transit0_packet":%s}\n' \
+	"$(IFS=,; echo "${rows[*]}")" "$(steps flow)" "$(steps packet)" "$escape" "$speedup" "$transit0"

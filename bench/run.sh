@@ -46,7 +46,7 @@ benches=${BENCHES:-read_latency netsim netsim_validation published overflow mult
 
 # The plan, before anything runs. Rough minutes of each on a 2-core VM
 # (they grow with the load of a shared machine).
-declare -A minutes=([read_latency]=4 [netsim]=1 [netsim_validation]=4 [published]=3 [overflow]=1
+declare -A minutes=([read_latency]=4 [netsim]=1 [netsim_validation]=4 [published]=4 [overflow]=1
 	[multiplex]=1 [host]=1 [pmpi]=3 [gemini]=1 [emulated]=5)
 total=1 # building the programs
 echo "bench: will run (rough minutes each):"

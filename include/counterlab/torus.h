@@ -75,6 +75,17 @@ typedef struct clab_netspec {
 				    * (BookSim2's flit-level links; with
 				    * speedup, a queue per lane fed by the
 				    * crossbar) */
+	uint32_t stay_on_bubble;   /* packet engine: 1 a dynamic packet that
+				    * fell back to the escape VC keeps it to its
+				    * destination, 0 it may take the dynamic VC
+				    * again at the next router (BG/Q's header
+				    * bit, which its MPI leaves 0) */
+	uint32_t transit_ratio;    /* packet engine: k a link serves packets
+				    * passing through before the node's own,
+				    * but the node's next once it has passed k
+				    * on in a row (BG/Q's sender arbiter: 16);
+				    * 0 no preference (oldest first or the
+				    * round_robin turn over both) */
 	uint32_t inj_fifos;        /* messages a node's MU injects at once */
 	uint32_t inj_vcs;          /* packet engine: 0 each injection FIFO holds
 				    * the one packet read for it; k the packets

@@ -29,6 +29,18 @@ static const clab_netspec specs[] = {
 		.eager_max = 2048,       /* BG/Q MPI: eager up to about 2 KB */
 		.fifo_packets = 7,       /* tokens of a bubble VC's receive buffer */
 		.inj_fifos = 16,         /* modeller's choice */
+		/* a link's sender arbiter grants the receivers (packets
+		 * passing through) n + 1 times to the injection FIFOs' once
+		 * while both wait: n = 15, the BG/Q driver's default
+		 * personality (firmware/include/personality.h, with the ND
+		 * register's description in hwi/include/bqc/nd_500_dcr.h) */
+		.transit_ratio = 16,
+		/* a dynamic packet that fell back to the bubble VC may go
+		 * dynamic again at the next router: the header's
+		 * Stay_On_Bubble bit is 0 (MU_Pt2PtNetworkHeader.h); PAMI's
+		 * many-to-many sets its header to VC and zone only, and no
+		 * MPI path of the driver sets the bit */
+		.stay_on_bubble = 0,
 		/* MPI_Alltoall(v) is PAMI's many-to-many: up to 10 injection
 		 * FIFOs per rank (BG/Q driver V1R2M2, comm/sys/pami) */
 		.m2m_fifos = 10,
@@ -65,6 +77,7 @@ static const clab_netspec specs[] = {
 		.hop_s = 100e-9,         /* modeller's choice */
 		.eager_max = 1000,
 		.fifo_packets = 4,       /* a 1 KB reception FIFO of 256-byte packets */
+		.stay_on_bubble = 1,     /* modeller's choice (no public figure found) */
 		.inj_fifos = 6,          /* modeller's choice */
 		/* from the published receiver-congestion experiment: a node
 		 * receiving 1 MB from 3 neighbours at once keeps up, from 4
@@ -106,6 +119,7 @@ static const clab_netspec specs[] = {
 		.link_bytes_s = 2e9, .net_hz = 500e6, .cpu_hz = 1.6e9,
 		.hop_s = 40e-9, .eager_max = 2048,
 		.fifo_packets = 7, .inj_fifos = 16,
+		.stay_on_bubble = 1,
 		.drain_links = 2,
 		.io_link = 0, .leftmost_fastest = 0,
 		.latency_s = 0.75e-6, .o_send_s = 0.7e-6, .o_recv_s = 0.7e-6,
@@ -137,6 +151,7 @@ static const clab_netspec specs[] = {
 		 * messages are pushed (PUT), larger ones go rendezvous (gemini.h) */
 		.eager_max = 8192,
 		.fifo_packets = 4, .inj_fifos = 8,   /* modeller's choice */
+		.stay_on_bubble = 1,
 		/* a router's 8 host tiles x 1.33 GB/s each way, over a 9.36 GB/s link */
 		.drain_links = 2.27,
 		.io_link = 0, .leftmost_fastest = 0,
@@ -221,6 +236,8 @@ static const param params[] = {
 	P_W(ports, "shared|split", "packet engine: one node port for sending and receiving in turns (0), or one each of half drain_links (1)"),
 	P_U(speedup, 0, 8, "packet engine: 0 a link takes packets straight from its router's input buffers; k a crossbar at k links' worth fills a queue per output link"),
 	P_U(interleave, 0, 1, "packet engine: 1 packets on different VCs share a link chunk by chunk, 0 one packet crosses at a time"),
+	P_U(stay_on_bubble, 0, 1, "packet engine: 1 a dynamic packet that fell back to the escape VC keeps it, 0 it may go dynamic again at the next router"),
+	P_U(transit_ratio, 0, 255, "packet engine: k a link serves packets passing through first, the node's own once it has passed k on in a row; 0 no preference"),
 	P_U(inj_fifos, 1, 1024, "messages a node injects at once (packet engine)"),
 	P_U(inj_vcs, 0, 64, "packet engine: 0 a packet read waits in its message's FIFO; k packets read enter k injection queues in turn"),
 	P_U(m2m_fifos, 0, 64, "all-to-all as BG/Q's many-to-many over this many injection FIFOs per rank (0: each rank to the next members in turn)"),

@@ -21,7 +21,9 @@
  * escape VC for MPI's small messages, BG/Q's other VCs kept apart);
  * dynamic packets may take any minimal direction on the dynamic VC,
  * choosing among free links the one with most free tokens (ties by a
- * seeded draw), or the escape VC in dimension order, which they then keep.
+ * seeded draw), or the escape VC in dimension order, which they keep to
+ * their destination with `stay_on_bubble` (else they may go dynamic
+ * again at the next router: BG/Q's header bit as its MPI leaves it).
  * The escape VC obeys the bubble rule: a packet entering a ring (from
  * injection, another dimension or another VC) needs room for itself and
  * one more largest packet; deterministic routing plus the bubble keeps
@@ -31,11 +33,15 @@
  * packet whose way along a ring wraps round (crosses from k-1 to 0 or
  * back) takes a second buffer of the link for that whole ring, the others
  * the first, which breaks every ring's cycle. A free link serves the
- * oldest waiting head that can take it, or with `round_robin` 1 the input
+ * oldest waiting head that can take it (with `transit_ratio` k, heads
+ * from its router's input buffers before the node's own, which take
+ * their turn once it has passed k on in a row: BG/Q's sender arbiter),
+ * or with `round_robin` 1 the input
  * ports in turn, 2 each input buffer (VC) and injection queue in turn, as
  * a flit-level router's allocator (with `interleave`, each lane of the
  * link takes its turns apart, as each output VC of BookSim2's router has
- * an arbiter of its own); with round_robin a link chooses after
+ * an arbiter of its own); with round_robin or transit_ratio a link
+ * chooses after
  * every other event of its instant (EV_ARB), among all the heads ready
  * then, not for the first that comes. With `inj_vcs` k the packets a
  * node reads go into k injection queues in turn (each of fifo_packets
@@ -196,7 +202,11 @@ typedef struct sim {
 	pkt_result *r;
 	double now;
 	int nomem;
-	int arb;             /* round_robin: in an EV_ARB (links may choose) */
+	int late;            /* round_robin, transit_ratio: a link chooses at
+			      * the end of its instant (EV_ARB) */
+	int arb;             /* late: in an EV_ARB (links may choose) */
+	uint8_t *transit;    /* transit_ratio: [node][tl] packets the link has
+			      * passed on since it last took an injected one */
 } sim;
 
 #define Q(S, x, i) (&(S)->q[(size_t)(x) * (S)->nq + (i)])
@@ -219,7 +229,7 @@ static int port_of(const struct sim *S, uint32_t qi)
 
 /* ---- events -------------------------------------------------------------- */
 
-/* round_robin: a link's arbitration (EV_ARB) comes after every other
+/* late: a link's arbitration (EV_ARB) comes after every other
  * event of its instant, so it sees all the heads ready then */
 static int ev_less(const ev *a, const ev *b)
 {
@@ -764,6 +774,10 @@ static void send(sim *S, uint32_t x, uint32_t qi, int o, int v)
 			ev_push(S, EV_LINK, x, (uint32_t)o, S->now + ser);
 		}
 		nt_close(S, x, o);
+		if (S->transit) { /* the sender arbiter's count */
+			uint8_t *n = &S->transit[xl];
+			*n = qi >= (uint32_t)S->nlq ? 0 : *n < UINT8_MAX ? *n + 1 : *n;
+		}
 		S->r->sent[xl * NV + (size_t)v].c += chunks;
 		S->r->sent[xl * NV + (size_t)v].p += 1;
 		uint32_t y = S->nb[xl];
@@ -774,7 +788,8 @@ static void send(sim *S, uint32_t x, uint32_t qi, int o, int v)
 		dq->npk++;
 		p->held = v == CLAB_VC_DYNAMIC || (S->s->dateline && S->s->flow_unit) ? chunks : (uint16_t)S->maxc;
 		dq->room -= p->held;
-		p->dyn = p->dyn && v == CLAB_VC_DYNAMIC;
+		if (S->s->stay_on_bubble) /* (else: dynamic again at the next router) */
+			p->dyn = p->dyn && v == CLAB_VC_DYNAMIC;
 		p->vc = (uint8_t)v;
 		p->indim = (uint8_t)(o / 2);
 		p->t = start + S->hop;
@@ -836,7 +851,7 @@ static void try_head(sim *S, uint32_t x, uint32_t qi)
 			wait_add(S, x, qi);
 		return;
 	}
-	if (S->s->round_robin) { /* the links choose, once all of this instant's heads are in */
+	if (S->late) { /* the links choose, once all of this instant's heads are in */
 		wait_add(S, x, qi);
 		for (int o = 0; o < S->tl; o++)
 			if (wants(p, o) && S->link_free[(size_t)x * S->tl + o] <= S->now)
@@ -872,19 +887,22 @@ static void try_head(sim *S, uint32_t x, uint32_t qi)
 
 /* Link o of node x is free or got tokens: of the waiting heads that can
  * take it, the oldest goes, or (round_robin) the oldest of the next input
- * port after the one it served last (the injection FIFOs are one port). */
+ * port after the one it served last (the injection FIFOs are one port).
+ * With transit_ratio k, packets passing through (from an input buffer)
+ * go before the node's own (from an injection queue), except that once
+ * the link has passed on k in a row an injected one goes first. */
 static void try_link(sim *S, uint32_t x, int o)
 {
 	size_t xo = (size_t)x * S->tl + (size_t)o;
 	if (S->link_free[xo] > S->now)
 		return;
-	if (S->s->round_robin && !S->arb) { /* at the end of the instant */
+	if (S->late && !S->arb) { /* at the end of the instant */
 		ev_push(S, EV_ARB, x, (uint32_t)o, S->now);
 		return;
 	}
 	const uint16_t *w = S->wait + (size_t)x * S->nq;
-	int wanted = 0, pick = -1, pickv = -1, after = S->nq;
-	size_t arb = xo; /* the arbiter whose turn it was: the link's, or its lane's */
+	int wanted = 0, pick[2] = {-1, -1}, pickv[2] = {-1, -1}, after[2] = {S->nq, S->nq};
+	size_t arb[2] = {xo, xo}; /* the arbiter whose turn it was: the link's, or its lane's */
 	const uint16_t *ww = S->wwant + (size_t)x * S->nq;
 	/* the far end's dynamic room, read once: vc_for's first question;
 	 * with no room for the smallest dynamic packet nor a largest one on
@@ -905,19 +923,24 @@ static void try_link(sim *S, uint32_t x, int o)
 			: o != p->dor ? -1 : vc_for(S, x, p, o, &dqi);
 		if (v < 0 || (S->s->interleave && lane_busy(S, x, o, dqi)))
 			continue;
+		int c = S->transit && w[i] >= S->nlq; /* its class: 1 injected (transit_ratio) */
 		if (!S->s->round_robin) {
-			pick = i, pickv = v;
-			break;
+			if (pick[c] < 0)
+				pick[c] = i, pickv[c] = v;
+			if (!S->transit || (pick[0] >= 0 && pick[1] >= 0))
+				break;
+			continue;
 		}
 		size_t a = S->s->interleave ? xo * (size_t)S->nl + (size_t)lane_of(dqi, S->tl) : xo;
 		int d = S->s->round_robin == 2 ? (w[i] + S->nq - 1 - S->last_port[a]) % S->nq
 			: (port_of(S, w[i]) + S->tl - S->last_port[a]) % (S->tl + 1); /* places after the last */
-		if (d < after)
-			pick = i, pickv = v, after = d, arb = a;
+		if (d < after[c])
+			pick[c] = i, pickv[c] = v, after[c] = d, arb[c] = a;
 	}
-	if (pick >= 0) {
-		S->last_port[arb] = (uint16_t)(S->s->round_robin == 2 ? w[pick] : port_of(S, w[pick]));
-		send(S, x, w[pick], o, pickv);
+	int c = pick[1] >= 0 && (pick[0] < 0 || S->transit[xo] >= S->s->transit_ratio);
+	if (pick[c] >= 0) {
+		S->last_port[arb[c]] = (uint16_t)(S->s->round_robin == 2 ? w[pick[c]] : port_of(S, w[pick[c]]));
+		send(S, x, w[pick[c]], o, pickv[c]);
 		if (S->s->interleave) /* another lane may take another head */
 			try_link(S, x, o);
 		return;
@@ -1189,6 +1212,7 @@ static void sim_free(sim *S)
 	free(S->ready);
 	free(S->last_port);
 	free(S->inj_vc);
+	free(S->transit);
 	free(S->pk);
 	free(S->heap);
 	free(S->order);
@@ -1270,10 +1294,12 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 	S->last_port = calloc(N * (size_t)S->tl * (size_t)(s->interleave ? S->nl : 1), sizeof *S->last_port);
 	S->ninjv = s->inj_vcs < (uint32_t)S->ninj ? (int)s->inj_vcs : S->ninj;
 	S->inj_vc = calloc(N, 1);
+	S->transit = s->transit_ratio ? calloc(N * (size_t)S->tl, 1) : NULL;
+	S->late = s->round_robin || s->transit_ratio;
 	S->order = malloc(nflows * sizeof *S->order + 1);
 	S->start = calloc(N * (size_t)S->ninj + 1, sizeof *S->start);
 	if (!S->coord || !S->nb || !S->odd || !S->q || !S->occ || !S->iq || !S->link_free || !S->nt_since || !S->wire_free ||
-	    !S->node_free || !S->rx_free || (s->ports && s->speedup && !S->rx_wire) || !S->back_q || !S->back_chunks || !S->back_t || !S->wait || !S->wwant || !S->nwait || !S->nhere || !S->last_rcv || !S->inj_rr || !S->ready || !S->last_port || !S->inj_vc || !S->order ||
+	    !S->node_free || !S->rx_free || (s->ports && s->speedup && !S->rx_wire) || !S->back_q || !S->back_chunks || !S->back_t || !S->wait || !S->wwant || !S->nwait || !S->nhere || !S->last_rcv || !S->inj_rr || !S->ready || !S->last_port || !S->inj_vc || (s->transit_ratio && !S->transit) || !S->order ||
 	    !S->start) {
 		sim_free(S);
 		return clab_seterr(CLAB_E_NOMEM, "no memory for the packet engine on %zu nodes", N);

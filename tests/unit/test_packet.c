@@ -338,6 +338,64 @@ static void test_allocators(void **state)
 	assert_true(fabs(batch_ns(&s, 3, (const uint32_t[][3]){{5, 0, 512}, {5, 7, 512}, {6, 8, 544}}) - 962) < 1e-3);
 }
 
+/* BG/Q's sender arbiter (transit_ratio) on a ring of 8 (reads of 34 ns,
+ * 272 ns a packet on a link, hops of 40 ns): node 1 sends A1, A2 to node
+ * 2, node 0 B1, B2 to node 3 through node 1. A1 takes 1+ 34..306 (an
+ * injected packet: the link's count of packets passed on starts at 0);
+ * A2 waits for 1+ from 68. B1 crosses 0+ 34..306 and waits at node 1 from
+ * 74; B2 crosses 0+ 306..578 and is its buffer's head when B1 has left.
+ * Oldest first (0): A2 306..578, B1 578..850, B2 850..1122, on 2+
+ * 890..1162: its tail at node 3 at 1202 ns. Passing packets first (16,
+ * BG/Q's): B1 306..578, B2 578..850 (the link chooses at the end of its
+ * instant, when B2 is a head too), A2 850..1122: its tail at node 2 at
+ * 1162 ns. With 1 the link takes A2 after one passed on (B1, A2, B2:
+ * 1202 ns), with 2 after two (1162 ns). */
+static void test_sender_arbiter(void **state)
+{
+	(void)state;
+	setup s;
+	static const char *const ratio[] = {"0", "16", "1", "2"};
+	static const double end_ns[] = {1202, 1162, 1202, 1162};
+	for (int k = 0; k < 4; k++) {
+		make(&s, "torus", "8", 1, BARE, "drain_links", "8", "transit_ratio", ratio[k], NULL);
+		double ts = batch_ns(&s, 2, (const uint32_t[][3]){{1, 2, 1024}, {0, 3, 1024}});
+		assert_true(fabs(ts - end_ns[k]) < 1e-3);
+	}
+	assert_int_equal(clab_netspec_find("bgq")->transit_ratio, 16);
+}
+
+/* stay_on_bubble on a ring of 8 with 2-packet buffers (reads of 34 ns):
+ * node 1 sends 8 packets to node 2 on the priority VC, node 0 B1..B4 to
+ * node 2 on the dynamic VC. B1 crosses 0+ 34..306 and waits at node 1
+ * for 1+ (node 1's own packets, oldest first, take it 34..578), B2 follows
+ * it 306..578 into node 1's dynamic buffer, which is then full: B3 falls
+ * back to the escape VC (an empty buffer, the bubble) 578..850. Node 2
+ * writes each packet in 34 ns, so its dynamic buffer has room whenever a
+ * B packet leaves node 1: with stay_on_bubble 0 (BG/Q's MPI) B3 crosses
+ * 1+ on the dynamic VC again, with 1 on the escape VC it took. */
+static void test_stay_on_bubble(void **state)
+{
+	(void)state;
+	setup s;
+	for (int stay = 0; stay < 2; stay++) {
+		make(&s, "torus", "8", 1, BARE, "drain_links", "8", "fifo_packets", "2", "stay_on_bubble",
+		     stay ? "1" : "0", NULL);
+		clab_net *n = net(&s, CLAB_NET_PACKET, CLAB_ROUTE_MPI);
+		assert_int_equal(clab_net_send(n, 1, 2, 4096, 1, CLAB_VC_PRIORITY), CLAB_OK);
+		assert_int_equal(clab_net_send(n, 0, 2, 2048, 1, CLAB_VC_DYNAMIC), CLAB_OK);
+		assert_int_equal(clab_net_phase_end(n, 1, NULL), CLAB_OK);
+		uint64_t esc = CLAB_VC_BIT(CLAB_VC_ESCAPE), dyn = CLAB_VC_BIT(CLAB_VC_DYNAMIC);
+		uint64_t first = clab_net_count(n, 0, 1, CLAB_NET_SENT_CHUNKS, esc);
+		uint64_t second = clab_net_count(n, 1, 1, CLAB_NET_SENT_CHUNKS, esc);
+		assert_true(first >= 17); /* B3 at least */
+		assert_int_equal(second, stay ? first : 0);
+		assert_int_equal(clab_net_count(n, 1, 1, CLAB_NET_SENT_CHUNKS, dyn) + second, 4 * 17);
+		clab_net_free(n);
+		clab_map_free(&s.m);
+	}
+	assert_int_equal(clab_netspec_find("bgq")->stay_on_bubble, 0);
+}
+
 /* The ejection port with the crossbar (speedup 2, split ports of half
  * a link's worth each way: 544 ns to read or write a packet, 272 on a
  * link, a move by the crossbar 136). Node 0 sends P to node 1 (at node 1
@@ -496,6 +554,18 @@ static void test_no_deadlock(void **state)
 					check_run(&s, patterns[p], routing[r]);
 		clab_map_free(&s.m);
 	}
+	/* BG/Q's routers: packets back from the escape VC to the dynamic
+	 * one, links passing packets on first (with the bubble, and with
+	 * the dateline) */
+	for (int sh = 0; sh < 4; sh++) {
+		make(&s, "torus", shapes[sh % 3], 1, "fifo_packets", "2", "stay_on_bubble", "0", "transit_ratio", "16",
+		     "dateline", sh == 3 ? "1" : "0", NULL);
+		for (int p = 0; p < 6; p++)
+			for (int r = 0; r < 3; r++)
+				if (runs_on(p, shapes[sh % 3]))
+					check_run(&s, patterns[p], routing[r]);
+		clab_map_free(&s.m);
+	}
 	/* two dateline VCs instead of the bubble, 2-packet buffers, links
 	 * serving their inputs in turn: the tornado that wraps round every
 	 * ring, and the rest */
@@ -540,6 +610,9 @@ static void test_no_deadlock(void **state)
 	make(&s, "bgq", "2x2x4x2x2", 4, NULL);
 	check_run(&s, "alltoall:bytes=3k", CLAB_ROUTE_ADAPTIVE);
 	check_run(&s, "halo3d:grid=8x8x4,n=16,stencil=27,periodic=1", CLAB_ROUTE_MPI);
+	clab_map_free(&s.m);
+	make(&s, "bgq", "2x2x4x2x2", 4, "fifo_packets", "2", NULL);
+	check_run(&s, "alltoall:bytes=3k", CLAB_ROUTE_MPI);
 	clab_map_free(&s.m);
 	make(&s, "bgl", "4x4x4", 2, NULL);
 	check_run(&s, "alltoall:bytes=1k", CLAB_ROUTE_ADAPTIVE);
@@ -621,6 +694,8 @@ int main(void)
 		cmocka_unit_test(test_hand_times),
 		cmocka_unit_test(test_booksim_options),
 		cmocka_unit_test(test_allocators),
+		cmocka_unit_test(test_sender_arbiter),
+		cmocka_unit_test(test_stay_on_bubble),
 		cmocka_unit_test(test_ejection_queue),
 		cmocka_unit_test(test_open_loop),
 		cmocka_unit_test(test_no_deadlock),

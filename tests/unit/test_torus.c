@@ -816,13 +816,18 @@ static double step_s(const clab_net *n, const char *what)
  * its row, so BG/Q's many-to-many gives a node's 16 ranks one schedule:
  * at a time they feed 10 destination nodes, where ABCDET's 16 consecutive
  * ranks start 77 apart and feed 160. The packet engine prices that at
- * 18% (published: none; with the ranks' schedules spread it is 1%): its
- * links saturate and most packets fall back to the escape VC, in
- * dimension order, where a node's 16 packets to one destination share a
- * path. The flow engine's busiest links are equal for both maps. The
- * FFT's compute steps are FFT kernels and local transposes run one after
- * the other, each its own roofline; the whole FFT gains 25-27%, more than
- * published (10-18%), as its FFTs run at 10% of peak. */
+ * 10%: BG/Q's links pass packets on before taking the node's own (16 to
+ * 1) and packets that fell back to the escape VC may go dynamic again,
+ * so the links run near their rate under both maps (the oldest waiting
+ * packet first instead, transit_ratio=0, floods the network from the
+ * nodes, most packets fall back to the escape VC, in dimension order,
+ * where a node's 16 packets to one destination share a path, and the
+ * column map loses 18%). The flow engine's busiest links are equal for
+ * both maps. The FFT's compute steps are FFT kernels and local
+ * transposes run one after the other, each its own roofline; the whole
+ * FFT gains 27% in the flow engine, more than published (10-18%), as its
+ * FFTs run at 10% of peak, and 18% in the packet engine, whose first
+ * all-to-all under ABCDET is faster (7x the on-node copy, flow 11x). */
 static void test_fft_published(void **state)
 {
 	(void)state;
@@ -856,7 +861,7 @@ static void test_fft_published(void **state)
 		print_message("%s: first all-to-all %.1fx faster, second %.3f of ABCDET's, FFT %.1f%% faster\n",
 			      e ? "packet" : "flow", first, second, 100 * gain);
 		assert_true(first >= 5 && first <= 15);
-		assert_true(second <= (e ? 1.20 : 1.15)); /* published 1.0; see above */
+		assert_true(second <= 1.15); /* published 1.0; see above */
 		assert_true(gain >= 0.05 && gain <= 0.30);
 	}
 	free(cols.node);
