@@ -12,7 +12,8 @@
  * read waits at its injection FIFO's head for an output link.
  *
  * Each link's far end keeps an input buffer per VC of fifo_packets
- * largest packets; a packet may cross only when the buffer has room for
+ * largest packets (the dynamic VC's: dyn_chunks chunks, when set); a
+ * packet may cross only when the buffer has room for
  * all of it (virtual cut-through; room is the sender's tokens), it is
  * ready at the next router hop_s after it started (its head), and its room
  * comes back when its tail has left that buffer. Only the head packet of
@@ -1319,6 +1320,8 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 		}
 		for (int i = 0; i < S->nq; i++)
 			*Q(S, x, i) = (queue){NONE, NONE, 0, room, 0, 0, 0};
+		for (int l = 0; s->dyn_chunks && l < S->tl; l++)
+			Q(S, x, LQ(l, CLAB_VC_DYNAMIC))->room = (int32_t)s->dyn_chunks;
 		for (int k = 0; k < S->ninj; k++)
 			S->iq[x * (size_t)S->ninj + k] = (injq){0, 0, 0, NONE};
 		for (int w = 0; w < S->rw; w++) /* cleared as they turn out empty */
