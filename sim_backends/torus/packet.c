@@ -44,7 +44,8 @@
  * an arbiter of its own); with round_robin or transit_ratio a link
  * chooses after
  * every other event of its instant (EV_ARB), among all the heads ready
- * then, not for the first that comes. With `inj_vcs` k the packets a
+ * then, not for the first that comes (a dynamic head goes by the first
+ * free link that chooses it, not by the most tokens). With `inj_vcs` k the packets a
  * node reads go into k injection queues in turn (each of fifo_packets
  * largest packets; the MU reads on while one has room), as BookSim2's
  * injection VCs, instead of waiting in their message's FIFO. With `speedup` k (BookSim2's internal speedup) a link's
