@@ -42,11 +42,10 @@
  * a flit-level router's allocator (with `interleave`, each lane of the
  * link takes its turns apart, as each output VC of BookSim2's router has
  * an arbiter of its own); with round_robin or transit_ratio a link
- * chooses after
- * every other event of its instant (EV_ARB), among all the heads ready
- * then, not for the first that comes (a dynamic head goes by the first
- * free link that chooses it, not by the most tokens). With `inj_vcs` k the packets a
- * node reads go into k injection queues in turn (each of fifo_packets
+ * chooses after every other event of its instant (EV_ARB), among all the
+ * heads ready then, not for the first that comes (a dynamic head goes by
+ * the first free link that chooses it, not by the most tokens). With
+ * `inj_vcs` k the packets a node reads go into k injection queues in turn (each of fifo_packets
  * largest packets; the MU reads on while one has room), as BookSim2's
  * injection VCs, instead of waiting in their message's FIFO. With `speedup` k (BookSim2's internal speedup) a link's
  * crossbar port, not the link, takes the head: it moves the packet in
