@@ -39,6 +39,9 @@ typedef struct clab_netspec {
 	uint32_t eager_max;        /* MPI: larger messages go rendezvous, dynamic */
 	uint32_t fifo_packets;     /* capacity of a link's receive FIFO, per
 				    * VC, in largest packets */
+	uint32_t dyn_chunks;       /* packet engine: the dynamic VC's receive
+				    * buffer in chunks (BG/Q: 126 tokens of 32
+				    * bytes); 0: fifo_packets largest packets */
 	uint32_t dateline;         /* packet engine, dimension-ordered packets:
 				    * 0 one VC with the bubble rule (BG/Q, BG/L),
 				    * 1 two VCs per link, the second for packets

@@ -28,6 +28,11 @@ static const clab_netspec specs[] = {
 		.hop_s = 40e-9,
 		.eager_max = 2048,       /* BG/Q MPI: eager up to about 2 KB */
 		.fifo_packets = 7,       /* tokens of a bubble VC's receive buffer */
+		/* the dynamic VC's: 126 tokens of a 32-byte chunk (the BG/Q
+		 * driver's check of a link's sender tokens, 0x7E77777: 126
+		 * dynamic, 7 for each other VC; the dynamic count can be cut
+		 * by at most 104, to 22, at least a largest packet's 17) */
+		.dyn_chunks = 126,
 		.inj_fifos = 16,         /* modeller's choice */
 		/* a link's sender arbiter grants the receivers (packets
 		 * passing through) n + 1 times to the injection FIFOs' once
@@ -229,6 +234,7 @@ static const param params[] = {
 	P_U(eager_max, 0, 1e9, "largest eager message, bytes (larger: rendezvous)"),
 	P_D(drain_links, 0.01, 1000, "links' worth a node moves to and from memory, send + receive"),
 	P_U(fifo_packets, 2, 1e4, "largest packets a link's receive buffer holds per VC"),
+	P_U(dyn_chunks, 0, 1e6, "packet engine: chunks of a link's dynamic-VC receive buffer (0: fifo_packets largest packets)"),
 	P_U(dateline, 0, 1, "packet engine: 1 two dateline VCs per link for dimension-ordered packets, 0 one bubble VC"),
 	P_U(round_robin, 0, 2, "packet engine: a link serves waiting inputs oldest first (0), input ports in turn (1), input VCs in turn (2)"),
 	P_W(tie, "parity|random", "packet engine, half way round an even ring: parity (0) of the source per flow, random (1) per packet"),

@@ -12,7 +12,8 @@
  * read waits at its injection FIFO's head for an output link.
  *
  * Each link's far end keeps an input buffer per VC of fifo_packets
- * largest packets; a packet may cross only when the buffer has room for
+ * largest packets (the dynamic VC's: dyn_chunks chunks, when set); a
+ * packet may cross only when the buffer has room for
  * all of it (virtual cut-through; room is the sender's tokens), it is
  * ready at the next router hop_s after it started (its head), and its room
  * comes back when its tail has left that buffer. Only the head packet of
@@ -41,10 +42,10 @@
  * a flit-level router's allocator (with `interleave`, each lane of the
  * link takes its turns apart, as each output VC of BookSim2's router has
  * an arbiter of its own); with round_robin or transit_ratio a link
- * chooses after
- * every other event of its instant (EV_ARB), among all the heads ready
- * then, not for the first that comes. With `inj_vcs` k the packets a
- * node reads go into k injection queues in turn (each of fifo_packets
+ * chooses after every other event of its instant (EV_ARB), among all the
+ * heads ready then, not for the first that comes (a dynamic head goes by
+ * the first free link that chooses it, not by the most tokens). With
+ * `inj_vcs` k the packets a node reads go into k injection queues in turn (each of fifo_packets
  * largest packets; the MU reads on while one has room), as BookSim2's
  * injection VCs, instead of waiting in their message's FIFO. With `speedup` k (BookSim2's internal speedup) a link's
  * crossbar port, not the link, takes the head: it moves the packet in
@@ -174,7 +175,11 @@ typedef struct sim {
 	uint32_t *back_q;
 	uint16_t *back_chunks;
 	double *back_t;      /* flow_unit chunk: when that room is back */
-	uint16_t *wait, *nwait; /* [node][nq]: queues whose heads wait, oldest first */
+	uint16_t *wait, *nwait; /* [node][nq]: queues whose heads wait, oldest
+			      * first; with transit_ratio two lists, heads
+			      * passing through in the first nlq places,
+			      * the node's injected ones after ([node][2]
+			      * counts) */
 	uint16_t *wwant;     /* [node][nq]: the links each of those may take
 			      * (a link's scan reads no packet it need not) */
 	uint16_t *nhere;     /* [node] of those, heads that have arrived */
@@ -207,6 +212,8 @@ typedef struct sim {
 	int arb;             /* late: in an EV_ARB (links may choose) */
 	uint8_t *transit;    /* transit_ratio: [node][tl] packets the link has
 			      * passed on since it last took an injected one */
+	double *arb_at;      /* transit_ratio: [node][tl] the instant of the
+			      * link's pending EV_ARB (one is enough) */
 } sim;
 
 #define Q(S, x, i) (&(S)->q[(size_t)(x) * (S)->nq + (i)])
@@ -319,6 +326,18 @@ static void q_push(sim *S, queue *q, uint32_t i)
 	q->tail = i;
 }
 
+/* The waiting list of queue qi's heads (1: the node's injected packets,
+ * with transit_ratio) and where list k of node x starts. */
+static int wlist(const sim *S, uint32_t qi)
+{
+	return S->transit && qi >= (uint32_t)S->nlq;
+}
+
+static size_t wbase(const sim *S, uint32_t x, int k)
+{
+	return (size_t)x * S->nq + (size_t)(k ? S->nlq : 0);
+}
+
 static void wait_add(sim *S, uint32_t x, uint32_t qi)
 {
 	queue *q = Q(S, x, qi);
@@ -327,9 +346,10 @@ static void wait_add(sim *S, uint32_t x, uint32_t qi)
 		const packet *p = &S->pk[q->head];
 		q->here = p->dst == x;
 		S->nhere[x] += q->here;
-		S->wwant[(size_t)x * S->nq + S->nwait[x]] =
-			q->here ? 0 : p->dyn ? p->minmask : (uint16_t)(1u << p->dor);
-		S->wait[(size_t)x * S->nq + S->nwait[x]++] = (uint16_t)qi;
+		int k = wlist(S, qi);
+		size_t at = wbase(S, x, k) + S->nwait[2 * (size_t)x + k]++;
+		S->wwant[at] = q->here ? 0 : p->dyn ? p->minmask : (uint16_t)(1u << p->dor);
+		S->wait[at] = (uint16_t)qi;
 	}
 }
 
@@ -340,13 +360,26 @@ static void wait_del(sim *S, uint32_t x, uint32_t qi)
 		return;
 	q->waiting = 0;
 	S->nhere[x] -= q->here;
-	uint16_t *w = S->wait + (size_t)x * S->nq;
-	int n = S->nwait[x]--, i = 0;
+	int k = wlist(S, qi);
+	uint16_t *w = S->wait + wbase(S, x, k);
+	int n = S->nwait[2 * (size_t)x + k]--, i = 0;
 	while (w[i] != qi)
 		i++;
 	memmove(w + i, w + i + 1, (size_t)(n - i - 1) * sizeof *w);
-	uint16_t *ww = S->wwant + (size_t)x * S->nq;
+	uint16_t *ww = S->wwant + wbase(S, x, k);
 	memmove(ww + i, ww + i + 1, (size_t)(n - i - 1) * sizeof *ww);
+}
+
+/* Whether a head waiting at node x may take link o. */
+static int wanted_by(const sim *S, uint32_t x, int o)
+{
+	for (int k = 0; k < 2; k++) {
+		const uint16_t *ww = S->wwant + wbase(S, x, k);
+		for (int i = 0; i < S->nwait[2 * (size_t)x + k]; i++)
+			if ((ww[i] >> o) & 1)
+				return 1;
+	}
+	return 0;
 }
 
 /* ---- routing ------------------------------------------------------------- */
@@ -446,6 +479,19 @@ static void nt_close(sim *S, uint32_t x, int o)
 }
 
 static void try_link(sim *S, uint32_t x, int o);
+
+/* late: link o of node x chooses at the end of this instant (with
+ * transit_ratio once, however many ask) */
+static void arb_later(sim *S, uint32_t x, int o)
+{
+	if (S->arb_at) {
+		double *at = &S->arb_at[(size_t)x * S->tl + (size_t)o];
+		if (*at == S->now)
+			return;
+		*at = S->now;
+	}
+	ev_push(S, EV_ARB, x, (uint32_t)o, S->now);
+}
 
 /* Gives back `chunks` of room of input buffer qi of node x; the feeding
  * link tries at once, or (later: from inside a move) by an event at this
@@ -855,7 +901,7 @@ static void try_head(sim *S, uint32_t x, uint32_t qi)
 		wait_add(S, x, qi);
 		for (int o = 0; o < S->tl; o++)
 			if (wants(p, o) && S->link_free[(size_t)x * S->tl + o] <= S->now)
-				ev_push(S, EV_ARB, x, (uint32_t)o, S->now);
+				arb_later(S, x, o);
 		return;
 	}
 	int best = -1, bestv = -1, bestroom = -1, ties = 0;
@@ -897,13 +943,16 @@ static void try_link(sim *S, uint32_t x, int o)
 	if (S->link_free[xo] > S->now)
 		return;
 	if (S->late && !S->arb) { /* at the end of the instant */
-		ev_push(S, EV_ARB, x, (uint32_t)o, S->now);
+		/* with transit_ratio, only if a head waits for it now (one that
+		 * comes later in the instant asks for itself) */
+		if (!S->arb_at || wanted_by(S, x, o))
+			arb_later(S, x, o);
+		else
+			nt_close(S, x, o);
 		return;
 	}
-	const uint16_t *w = S->wait + (size_t)x * S->nq;
 	int wanted = 0, pick[2] = {-1, -1}, pickv[2] = {-1, -1}, after[2] = {S->nq, S->nq};
 	size_t arb[2] = {xo, xo}; /* the arbiter whose turn it was: the link's, or its lane's */
-	const uint16_t *ww = S->wwant + (size_t)x * S->nq;
 	/* the far end's dynamic room, read once: vc_for's first question;
 	 * with no room for the smallest dynamic packet nor a largest one on
 	 * another VC, no head can go (a saturated link: skip the scan) */
@@ -911,36 +960,42 @@ static void try_link(sim *S, uint32_t x, int o)
 	int rd = Q(S, y, LQ(o ^ 1, CLAB_VC_DYNAMIC))->room, full = !S->s->dateline && rd < S->minc;
 	for (int v = 0; full && v < NV; v++)
 		full = v == CLAB_VC_DYNAMIC || Q(S, y, LQ(o ^ 1, v))->room < S->maxc;
-	for (int i = 0; full && i < S->nwait[x] && !wanted; i++)
-		wanted = (ww[i] >> o) & 1;
-	for (int i = 0; !full && i < S->nwait[x]; i++) {
-		if (!((ww[i] >> o) & 1))
-			continue;
-		packet *p = &S->pk[Q(S, x, w[i])->head];
-		wanted = 1;
-		uint32_t dqi = LQ(o ^ 1, CLAB_VC_DYNAMIC);
-		int v = p->dyn && rd >= p->chunks ? CLAB_VC_DYNAMIC
-			: o != p->dor ? -1 : vc_for(S, x, p, o, &dqi);
-		if (v < 0 || (S->s->interleave && lane_busy(S, x, o, dqi)))
-			continue;
-		int c = S->transit && w[i] >= S->nlq; /* its class: 1 injected (transit_ratio) */
-		if (!S->s->round_robin) {
-			if (pick[c] < 0)
+	if (full)
+		wanted = wanted_by(S, x, o);
+	/* with transit_ratio the class whose turn it is (1: the node's
+	 * injected packets) is looked at first, oldest first, the other
+	 * only if none of it can go (round_robin: each class's turn) */
+	int turn = S->transit && S->transit[xo] >= S->s->transit_ratio;
+	const uint16_t *wl[2] = {S->wait + wbase(S, x, 0), S->wait + wbase(S, x, 1)};
+	for (int pass = 0; !full && pass < (S->transit ? 2 : 1) && (S->s->round_robin || pick[turn] < 0); pass++) {
+		int c = turn ^ pass; /* (0 without transit_ratio: the one list) */
+		const uint16_t *w = wl[c], *ww = S->wwant + wbase(S, x, c);
+		for (int i = 0; i < S->nwait[2 * (size_t)x + c]; i++) {
+			if (!((ww[i] >> o) & 1))
+				continue;
+			packet *p = &S->pk[Q(S, x, w[i])->head];
+			wanted = 1;
+			uint32_t dqi = LQ(o ^ 1, CLAB_VC_DYNAMIC);
+			int v = p->dyn && rd >= p->chunks ? CLAB_VC_DYNAMIC
+				: o != p->dor ? -1 : vc_for(S, x, p, o, &dqi);
+			if (v < 0 || (S->s->interleave && lane_busy(S, x, o, dqi)))
+				continue;
+			if (!S->s->round_robin) {
 				pick[c] = i, pickv[c] = v;
-			if (!S->transit || (pick[0] >= 0 && pick[1] >= 0))
 				break;
-			continue;
+			}
+			size_t a = S->s->interleave ? xo * (size_t)S->nl + (size_t)lane_of(dqi, S->tl) : xo;
+			int d = S->s->round_robin == 2 ? (w[i] + S->nq - 1 - S->last_port[a]) % S->nq
+				: (port_of(S, w[i]) + S->tl - S->last_port[a]) % (S->tl + 1); /* places after the last */
+			if (d < after[c])
+				pick[c] = i, pickv[c] = v, after[c] = d, arb[c] = a;
 		}
-		size_t a = S->s->interleave ? xo * (size_t)S->nl + (size_t)lane_of(dqi, S->tl) : xo;
-		int d = S->s->round_robin == 2 ? (w[i] + S->nq - 1 - S->last_port[a]) % S->nq
-			: (port_of(S, w[i]) + S->tl - S->last_port[a]) % (S->tl + 1); /* places after the last */
-		if (d < after[c])
-			pick[c] = i, pickv[c] = v, after[c] = d, arb[c] = a;
 	}
-	int c = pick[1] >= 0 && (pick[0] < 0 || S->transit[xo] >= S->s->transit_ratio);
+	int c = pick[1] >= 0 && (pick[0] < 0 || turn);
 	if (pick[c] >= 0) {
-		S->last_port[arb[c]] = (uint16_t)(S->s->round_robin == 2 ? w[pick[c]] : port_of(S, w[pick[c]]));
-		send(S, x, w[pick[c]], o, pickv[c]);
+		uint16_t qi = wl[c][pick[c]];
+		S->last_port[arb[c]] = (uint16_t)(S->s->round_robin == 2 ? qi : port_of(S, qi));
+		send(S, x, qi, o, pickv[c]);
 		if (S->s->interleave) /* another lane may take another head */
 			try_link(S, x, o);
 		return;
@@ -1074,8 +1129,9 @@ static void node_free(sim *S, uint32_t x)
 		if (split && !(rcv ? rx : tx))
 			continue;
 		if (rcv) {
-			const uint16_t *w = S->wait + (size_t)x * S->nq;
-			for (int i = 0; S->nhere[x] && i < S->nwait[x]; i++)
+			/* (a head at its destination came by a link: list 0) */
+			const uint16_t *w = S->wait + wbase(S, x, 0);
+			for (int i = 0; S->nhere[x] && i < S->nwait[2 * (size_t)x]; i++)
 				if (Q(S, x, w[i])->here) {
 					send(S, x, w[i], -1, 0);
 					if (!split)
@@ -1213,6 +1269,7 @@ static void sim_free(sim *S)
 	free(S->last_port);
 	free(S->inj_vc);
 	free(S->transit);
+	free(S->arb_at);
 	free(S->pk);
 	free(S->heap);
 	free(S->order);
@@ -1285,7 +1342,7 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 	S->back_t = malloc(N * (size_t)(S->tl + 1) * sizeof *S->back_t);
 	S->wait = malloc(N * (size_t)S->nq * sizeof *S->wait);
 	S->wwant = malloc(N * (size_t)S->nq * sizeof *S->wwant);
-	S->nwait = calloc(N, sizeof *S->nwait);
+	S->nwait = calloc(2 * N, sizeof *S->nwait);
 	S->nhere = calloc(N, sizeof *S->nhere);
 	S->last_rcv = calloc(N, 1);
 	S->inj_rr = calloc(N, sizeof *S->inj_rr);
@@ -1296,10 +1353,13 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 	S->inj_vc = calloc(N, 1);
 	S->transit = s->transit_ratio ? calloc(N * (size_t)S->tl, 1) : NULL;
 	S->late = s->round_robin || s->transit_ratio;
+	S->arb_at = s->transit_ratio ? malloc(N * (size_t)S->tl * sizeof *S->arb_at) : NULL;
+	for (size_t i = 0; S->arb_at && i < N * (size_t)S->tl; i++)
+		S->arb_at[i] = -1;
 	S->order = malloc(nflows * sizeof *S->order + 1);
 	S->start = calloc(N * (size_t)S->ninj + 1, sizeof *S->start);
 	if (!S->coord || !S->nb || !S->odd || !S->q || !S->occ || !S->iq || !S->link_free || !S->nt_since || !S->wire_free ||
-	    !S->node_free || !S->rx_free || (s->ports && s->speedup && !S->rx_wire) || !S->back_q || !S->back_chunks || !S->back_t || !S->wait || !S->wwant || !S->nwait || !S->nhere || !S->last_rcv || !S->inj_rr || !S->ready || !S->last_port || !S->inj_vc || (s->transit_ratio && !S->transit) || !S->order ||
+	    !S->node_free || !S->rx_free || (s->ports && s->speedup && !S->rx_wire) || !S->back_q || !S->back_chunks || !S->back_t || !S->wait || !S->wwant || !S->nwait || !S->nhere || !S->last_rcv || !S->inj_rr || !S->ready || !S->last_port || !S->inj_vc || (s->transit_ratio && (!S->transit || !S->arb_at)) || !S->order ||
 	    !S->start) {
 		sim_free(S);
 		return clab_seterr(CLAB_E_NOMEM, "no memory for the packet engine on %zu nodes", N);
@@ -1319,6 +1379,8 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 		}
 		for (int i = 0; i < S->nq; i++)
 			*Q(S, x, i) = (queue){NONE, NONE, 0, room, 0, 0, 0};
+		for (int l = 0; s->dyn_chunks && l < S->tl; l++)
+			Q(S, x, LQ(l, CLAB_VC_DYNAMIC))->room = (int32_t)s->dyn_chunks;
 		for (int k = 0; k < S->ninj; k++)
 			S->iq[x * (size_t)S->ninj + k] = (injq){0, 0, 0, NONE};
 		for (int w = 0; w < S->rw; w++) /* cleared as they turn out empty */
@@ -1362,6 +1424,8 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 			try_link(S, e.node, e.q);
 			break;
 		case EV_ARB:
+			if (S->arb_at) /* (a later ask in this instant chooses again) */
+				S->arb_at[(size_t)e.node * S->tl + e.q] = -1;
 			S->arb = 1;
 			try_link(S, e.node, e.q);
 			S->arb = 0;

@@ -396,6 +396,28 @@ static void test_stay_on_bubble(void **state)
 	assert_int_equal(clab_netspec_find("bgq")->stay_on_bubble, 0);
 }
 
+/* dyn_chunks: the dynamic VC's buffer in chunks. Node 0 sends 4 packets
+ * of 17 chunks to node 1 on the dynamic VC (ring of 8, node 1 writes
+ * each in 34 ns, so a buffer never holds more than one): into a buffer
+ * of 17 chunks each crosses on the dynamic VC, into one of 16 none fits
+ * and all take the escape VC. BG/Q's holds 126. */
+static void test_dyn_buffer(void **state)
+{
+	(void)state;
+	setup s;
+	for (int k = 0; k < 2; k++) {
+		make(&s, "torus", "8", 1, BARE, "drain_links", "8", "dyn_chunks", k ? "17" : "16", NULL);
+		clab_net *n = net(&s, CLAB_NET_PACKET, CLAB_ROUTE_MPI);
+		assert_int_equal(clab_net_send(n, 0, 1, 2048, 1, CLAB_VC_DYNAMIC), CLAB_OK);
+		assert_int_equal(clab_net_phase_end(n, 1, NULL), CLAB_OK);
+		assert_int_equal(clab_net_count(n, 0, 1, CLAB_NET_SENT_CHUNKS, CLAB_VC_BIT(CLAB_VC_DYNAMIC)), k ? 68 : 0);
+		assert_int_equal(clab_net_count(n, 0, 1, CLAB_NET_SENT_CHUNKS, CLAB_VC_BIT(CLAB_VC_ESCAPE)), k ? 0 : 68);
+		clab_net_free(n);
+		clab_map_free(&s.m);
+	}
+	assert_int_equal(clab_netspec_find("bgq")->dyn_chunks, 126);
+}
+
 /* The ejection port with the crossbar (speedup 2, split ports of half
  * a link's worth each way: 544 ns to read or write a packet, 272 on a
  * link, a move by the crossbar 136). Node 0 sends P to node 1 (at node 1
@@ -556,10 +578,10 @@ static void test_no_deadlock(void **state)
 	}
 	/* BG/Q's routers: packets back from the escape VC to the dynamic
 	 * one, links passing packets on first (with the bubble, and with
-	 * the dateline) */
+	 * the dateline and input VCs in turn) */
 	for (int sh = 0; sh < 4; sh++) {
 		make(&s, "torus", shapes[sh % 3], 1, "fifo_packets", "2", "stay_on_bubble", "0", "transit_ratio", "16",
-		     "dateline", sh == 3 ? "1" : "0", NULL);
+		     "dateline", sh == 3 ? "1" : "0", "round_robin", sh == 3 ? "2" : "0", NULL);
 		for (int p = 0; p < 6; p++)
 			for (int r = 0; r < 3; r++)
 				if (runs_on(p, shapes[sh % 3]))
@@ -611,7 +633,7 @@ static void test_no_deadlock(void **state)
 	check_run(&s, "alltoall:bytes=3k", CLAB_ROUTE_ADAPTIVE);
 	check_run(&s, "halo3d:grid=8x8x4,n=16,stencil=27,periodic=1", CLAB_ROUTE_MPI);
 	clab_map_free(&s.m);
-	make(&s, "bgq", "2x2x4x2x2", 4, "fifo_packets", "2", NULL);
+	make(&s, "bgq", "2x2x4x2x2", 4, "fifo_packets", "2", "dyn_chunks", "34", NULL);
 	check_run(&s, "alltoall:bytes=3k", CLAB_ROUTE_MPI);
 	clab_map_free(&s.m);
 	make(&s, "bgl", "4x4x4", 2, NULL);
@@ -696,6 +718,7 @@ int main(void)
 		cmocka_unit_test(test_allocators),
 		cmocka_unit_test(test_sender_arbiter),
 		cmocka_unit_test(test_stay_on_bubble),
+		cmocka_unit_test(test_dyn_buffer),
 		cmocka_unit_test(test_ejection_queue),
 		cmocka_unit_test(test_open_loop),
 		cmocka_unit_test(test_no_deadlock),
