@@ -424,23 +424,17 @@ int main(int argc, char **argv)
 			return 2;
 		return 0;
 	}
-	if (argc == 4 && !strcmp(argv[1], "overflow")) {
-		overflow_ticks(atol(argv[2]), atol(argv[3]));
-		return 0;
-	}
-	if (argc == 4 && !strcmp(argv[1], "profil")) {
-		profil_ticks(atol(argv[2]), atol(argv[3]));
-		return 0;
-	}
-	if (argc == 4 && !strcmp(argv[1], "mux")) {
-		mux_ticks(atol(argv[2]), atol(argv[3]));
-		return 0;
-	}
-	/* "kernels chase BYTES N" */
-	if (argc == 4 && !strcmp(argv[1], "chase")) {
-		chase(atol(argv[2]), atol(argv[3]));
-		return 0;
-	}
+	/* "kernels NAME A B": chase BYTES N, overflow N T, profil N T, mux N P */
+	static const struct {
+		const char *name;
+		void (*fn)(long, long);
+	} two[] = {{"chase", chase}, {"overflow", overflow_ticks}, {"profil", profil_ticks},
+		   {"mux", mux_ticks}};
+	for (size_t k = 0; argc == 4 && k < sizeof two / sizeof two[0]; k++)
+		if (!strcmp(argv[1], two[k].name)) {
+			two[k].fn(atol(argv[2]), atol(argv[3]));
+			return 0;
+		}
 	CHECK(PAPI_library_init(PAPI_VER_CURRENT) == PAPI_VER_CURRENT, "PAPI_library_init");
 	int es = make_set(names, 4), es2 = make_set(names + 4, 4);
 	long long v[NEV], d[NEV];
