@@ -984,12 +984,14 @@ static double wire_bytes(const clab_net *n, uint32_t node, int link)
  * dimension turns) and a busiest-link bound cannot see.
  *
  * BG/Q's many-to-many spreads every node's packets over all its
- * destinations at once, so every router sees traffic bound anywhere:
- * only the head packet of an input buffer is routed, and with uniform
- * destinations a FIFO-input switch saturates at 2 - sqrt(2) = 58.6% of
- * its links' rate (Karol, Hluchyj, Morgan, IEEE Trans. Commun. 1987). The
- * flow engine takes that as derived, not fitted; docs/torus.md's validation
- * table gives what is left against the packet engine.
+ * destinations at once, so every router sees traffic bound anywhere.
+ * Routed in dimension order, only the head packet of an input buffer
+ * moves, on its one next link, and with uniform destinations a
+ * FIFO-input switch saturates at 2 - sqrt(2) = 58.6% of its links' rate
+ * (Karol, Hluchyj, Morgan, IEEE Trans. Commun. 1987). Routed dynamically
+ * (MPI's default) a head packet may take any link towards its
+ * destination and links pass packets on before taking their node's own,
+ * so that limit does not hold: the phase runs at its busiest link.
  *
  * All-to-alls sent in lockstep (each rank to the next member, the one
  * after, ...: BG/L's and Gemini's models) keep an empirical fit against
@@ -1003,7 +1005,7 @@ static double wire_bytes(const clab_net *n, uint32_t node, int link)
 static double contention(const clab_net *n, int dynamic)
 {
 	if (n->a2a_nodes > 1 && n->t->spec->m2m_fifos)
-		return 1 / (2 - sqrt(2));
+		return dynamic ? 1 : 1 / (2 - sqrt(2));
 	if (n->a2a_nodes > 1)
 		return pow((double)n->a2a_nodes, dynamic ? 0.137 : 0.2);
 	return 1;
