@@ -185,7 +185,14 @@ struct clab_evset {
 	clab_snap *snap;   /* room for ncap, swapped whole when it grows */
 	unsigned snap_seq; /* bumped before and after a write */
 	int snap_cur;      /* the complete copy */
+	int64_t *snap_v[2]; /* each copy's values (scaled kind), for the writer */
 	volatile int has_off;
+	/* clab_evset_read_at's short way, fixed when the events or the way of
+	 * counting change (plan_read): a plain set on one backend set reads
+	 * the unit straight into the copy it publishes */
+	int direct;
+	int (*rd)(void *unit, void *set, uint64_t *vals);
+	void *rd_unit;
 };
 
 /* evset.c, for drivers. The program() flags of the set's context. */

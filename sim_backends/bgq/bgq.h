@@ -106,11 +106,16 @@ typedef struct bgq_hwt {
 	/* a work segment in progress: counts spread over [w0, w0+wlen) */
 	uint64_t w0, wlen;
 	const uint64_t *wcount;
-	/* host clock: CPU time at binding, last sample and when it was taken */
-	int bound;
-	pthread_t owner;
+	/* the OS thread whose clock (CPU time, or host counts) h follows, by
+	 * the address of a thread-local of its own (clock.c; NULL: none since
+	 * the last detach) */
+	const void *owner;
+	/* host clock: CPU time at binding, last sample and when it was taken;
+	 * from these, the cycles at wall time w are origin_cycles + (w +
+	 * base_ns) x 8 / 5 until sample_due */
 	uint64_t origin_ns, origin_cycles;
 	uint64_t cpu_ns, sample_wall;
+	uint64_t base_ns, sample_due;
 	/* overflow handlers running on the thread (its clock holds still), and
 	 * whether one ran during the current host catch-up */
 	int in_handler, handled;
@@ -319,6 +324,17 @@ static inline void bgq_core_written(bgq_core *k, int opened)
 
 /* node.c and its rooms (node.h) */
 bgq_node *bgq_node_get(clab_machine *m, int *err);
+/* Counters as a unit's reads take them (bgq_node_read): the count of
+ * request i at at[i], and whether they are the set's own (acquired: a read
+ * catches its thread's clock up first). Changed under the core lock. */
+typedef struct bgq_read_plan {
+	int acquired;
+	const uint64_t *at[BGQ_CTRS];
+} bgq_read_plan;
+/* A read of cnt counts of rp by hw thread h's owner, under h's core lock:
+ * its clock catches up (bgq_node_sync, when acquired), then vals[i] =
+ * *rp->at[i]. CLAB_OK. */
+int bgq_node_read(bgq_node *n, int h, const bgq_read_plan *rp, int cnt, uint64_t *vals);
 /* Brings hw thread h's clock up to date for an operation of its owner:
  * host clock: CPU time; virtual clock with is_read: `tick` cycles. Core
  * lock held. */

@@ -19,10 +19,11 @@ typedef struct punit_set {
 	int ctr[BGQ_CTRS];       /* counter of request i: planned, or held */
 	uint8_t groups;          /* counter groups planned, or held */
 	int exclude;             /* CLAB_PLAN_EXCLUDE_* of the plan */
-	int acquired;
 	int l1p;                 /* holds the core's L1p mode (acquired) */
 	uint64_t val[BGQ_CTRS];  /* counts as of the last release */
-	const uint64_t *acc[BGQ_CTRS]; /* while acquired: ctr[i]'s count */
+	/* whether it is acquired, and where request i's count is: ctr[i]'s
+	 * acc while acquired, val[i] else */
+	bgq_read_plan rp;
 	uint64_t ovf_period[BGQ_CTRS]; /* overflow arming, applied at acquire */
 	void *ovf_cookie;
 } punit_set;
@@ -372,7 +373,7 @@ static void note_armed(bgq_core *k, const bgq_ctr *c)
 
 static void release_locked(bgq_node *n, bgq_core *k, punit_set *s)
 {
-	if (!s->acquired)
+	if (!s->rp.acquired)
 		return;
 	int w = bgq_core_writing(k);
 	for (int i = 0; i < s->n; i++) {
@@ -380,6 +381,7 @@ static void release_locked(bgq_node *n, bgq_core *k, punit_set *s)
 		if (c->running) /* drain: exact */
 			c->acc = bgq_ctr_truth(n, s->core, c) - c->start;
 		s->val[i] = c->acc;
+		s->rp.at[i] = &s->val[i];
 		memset(c, 0, sizeof *c);
 		note_armed(k, c);
 	}
@@ -389,7 +391,7 @@ static void release_locked(bgq_node *n, bgq_core *k, punit_set *s)
 	if (s->l1p && --k->l1p_users == 0)
 		k->l1p_mode = -1;
 	s->l1p = 0;
-	s->acquired = 0;
+	s->rp.acquired = 0;
 	bgq_core_written(k, w);
 }
 
@@ -401,7 +403,7 @@ static int punit_program(void *unit, int hw, const clab_evreq *reqs, int n,
 	punit_set *r = replace;
 	if (hw < 0 || hw >= BGQ_HWTHREADS)
 		return clab_seterr(CLAB_E_INVAL, "no hardware thread %d", hw);
-	if (r && r->acquired)
+	if (r && r->rp.acquired)
 		return clab_seterr(CLAB_E_STATE, "cannot replan a set that holds counters");
 	if (n > BGQ_CTRS)
 		return clab_seterr(CLAB_E_CONFLICT,
@@ -459,6 +461,7 @@ static int punit_program(void *unit, int hw, const clab_evreq *reqs, int n,
 		s->ev[i] = ev[i];
 		s->mask[i] = clab_evreq_qual(&reqs[i], BGQ_Q_MASK);
 		s->ctr[i] = p.ctr[i];
+		s->rp.at[i] = &s->val[i];
 	}
 	bgq_lock_drop(&k->lock);
 	free(plan); /* another set's call installed one first */
@@ -474,11 +477,11 @@ static int punit_acquire(void *unit, void *set, void *replace)
 	if (r && r->core != s->core)
 		return clab_seterr(CLAB_E_INVAL, "acquire: the replaced set is on another core");
 	bgq_lock_take(&k->lock);
-	if (s->acquired) {
+	if (s->rp.acquired) {
 		bgq_lock_drop(&k->lock);
 		return CLAB_OK;
 	}
-	place p = {.k = k, .replace = r && r->acquired ? r : NULL, .smt = s->smt};
+	place p = {.k = k, .replace = r && r->rp.acquired ? r : NULL, .smt = s->smt};
 	uint8_t groups = 0;
 	if (!fits(&p, s->ev, s->n, &groups)) {
 		int rc = explain_held(&p, s);
@@ -506,7 +509,7 @@ static int punit_acquire(void *unit, void *set, void *replace)
 		c->ovf_period = c->ovf_next = s->ovf_period[i];
 		c->ovf_cookie = s->ovf_cookie;
 		c->ovf_req = i;
-		s->acc[i] = &c->acc;
+		s->rp.at[i] = &c->acc;
 		note_armed(k, c);
 		int src = bgq_punit_attr[s->ev[i]].src;
 		if (is_l1p_mode(src) && !s->l1p) {
@@ -515,7 +518,7 @@ static int punit_acquire(void *unit, void *set, void *replace)
 			k->l1p_users++;
 		}
 	}
-	s->acquired = 1;
+	s->rp.acquired = 1;
 	bgq_core_written(k, w);
 	bgq_lock_drop(&k->lock);
 	return CLAB_OK;
@@ -570,7 +573,7 @@ static int punit_start(void *unit, void *set)
 	punit_set *s = set;
 	bgq_core *k = &u->node->core[s->core];
 	bgq_lock_take(&k->lock);
-	if (!s->acquired) {
+	if (!s->rp.acquired) {
 		bgq_lock_drop(&k->lock);
 		return clab_seterr(CLAB_E_STATE, "start: the set holds no counters (acquire first)");
 	}
@@ -586,7 +589,7 @@ static int punit_reset(void *unit, void *set)
 	punit_set *s = set;
 	bgq_core *k = &u->node->core[s->core];
 	bgq_lock_take(&k->lock);
-	if (s->acquired) {
+	if (s->rp.acquired) {
 		bgq_node_sync(u->node, s->hw, 0);
 		zero_locked(u->node, s, -1);
 	}
@@ -604,7 +607,7 @@ static int punit_stop(void *unit, void *set)
 	punit_set *s = set;
 	bgq_core *k = &u->node->core[s->core];
 	bgq_lock_take(&k->lock);
-	if (!s->acquired) {
+	if (!s->rp.acquired) {
 		bgq_lock_drop(&k->lock);
 		return CLAB_OK;
 	}
@@ -636,7 +639,7 @@ static int punit_overflow(void *unit, void *set, int i, uint64_t period,
 	bgq_lock_take(&k->lock);
 	s->ovf_period[i] = period;
 	s->ovf_cookie = cookie;
-	if (s->acquired) {
+	if (s->rp.acquired) {
 		bgq_ctr *c = &k->ctr[s->ctr[i]];
 		c->ovf_period = period;
 		c->ovf_next = period;
@@ -656,7 +659,7 @@ static int punit_handler(void *unit, void *set, int on)
 	punit_set *s = set;
 	bgq_core *k = &u->node->core[s->core];
 	bgq_lock_take(&k->lock);
-	for (int i = 0; i < s->n && s->acquired; i++) {
+	for (int i = 0; i < s->n && s->rp.acquired; i++) {
 		bgq_ctr *c = &k->ctr[s->ctr[i]];
 		if (on) {
 			bgq_ctr_freeze(u->node, s->core, c);
@@ -683,41 +686,21 @@ static int read_unlocked(const bgq_core *k, const punit_set *s, uint64_t *vals)
 	unsigned q = __atomic_load_n(&k->seq, __ATOMIC_ACQUIRE);
 	if (q & 1)
 		return 0;
-	if (s->acquired)
-		for (int i = 0; i < s->n; i++)
-			vals[i] = __atomic_load_n(s->acc[i], __ATOMIC_RELAXED);
-	else
-		for (int i = 0; i < s->n; i++)
-			vals[i] = s->val[i];
+	for (int i = 0; i < s->n; i++)
+		vals[i] = __atomic_load_n(s->rp.at[i], __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	return __atomic_load_n(&k->seq, __ATOMIC_RELAXED) == q;
 }
 
-/* A read that may move the clock, or met a writer: under the lock (out of
- * line, so that a read that only reads saves no registers for it). */
-static __attribute__((noinline)) int read_locked(bgq_node *n, bgq_core *k, const punit_set *s,
-						 uint64_t *vals)
-{
-	bgq_lock_take(&k->lock);
-	if (s->acquired) {
-		bgq_node_sync(n, s->hw, 1);
-		for (int i = 0; i < s->n; i++)
-			vals[i] = *s->acc[i];
-	} else {
-		memcpy(vals, s->val, (size_t)s->n * sizeof *vals);
-	}
-	bgq_lock_drop(&k->lock);
-	return CLAB_OK;
-}
-
+/* A read that may move the clock, or met a writer: under the lock
+ * (bgq_node_read). */
 static int punit_read(void *unit, void *set, uint64_t *vals)
 {
 	punit *u = unit;
 	punit_set *s = set;
-	bgq_core *k = &u->node->core[s->core];
-	if (!bgq_node_moves(u->node, 1) && read_unlocked(k, s, vals))
+	if (!bgq_node_moves(u->node, 1) && read_unlocked(&u->node->core[s->core], s, vals))
 		return CLAB_OK;
-	return read_locked(u->node, k, s, vals);
+	return bgq_node_read(u->node, s->hw, &s->rp, s->n, vals);
 }
 
 /* Multiplexing reads groups at their switch: no time passes here. */
@@ -728,7 +711,7 @@ static int punit_peek(void *unit, void *set, uint64_t *vals)
 	bgq_core *k = &u->node->core[s->core];
 	bgq_lock_take(&k->lock);
 	for (int i = 0; i < s->n; i++)
-		vals[i] = s->acquired ? k->ctr[s->ctr[i]].acc : s->val[i];
+		vals[i] = *s->rp.at[i];
 	bgq_lock_drop(&k->lock);
 	return CLAB_OK;
 }
