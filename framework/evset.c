@@ -72,27 +72,29 @@ static inline int64_t *off_at(clab_snap *b, int kind)
 	return b->v + (size_t)(4 + kind) * (size_t)b->cap;
 }
 
+#define SNAP_CUR 1u  /* snap_state: the complete copy */
+#define SNAP_SEQ 2u  /* one step of its sequence */
+
 /* A write of the values: opened (the copy to fill, which readers do not
  * take meanwhile), filled, closed (readers take it). */
 CLAB_HOT static inline int64_t *publish_open(clab_evset *s)
 {
-	unsigned q = s->snap_seq;
-	__atomic_store_n(&s->snap_seq, q + 1, __ATOMIC_RELAXED);
+	unsigned st = s->snap_state;
+	__atomic_store_n(&s->snap_state, st + SNAP_SEQ, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
-	return s->snap_v[!s->snap_cur];
+	return s->snap_v[(st & SNAP_CUR) ^ 1];
 }
 
 CLAB_HOT static inline void publish_close(clab_evset *s)
 {
-	__atomic_store_n(&s->snap_cur, !s->snap_cur, __ATOMIC_RELEASE);
-	__atomic_store_n(&s->snap_seq, s->snap_seq + 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&s->snap_state, (s->snap_state + SNAP_SEQ) ^ SNAP_CUR, __ATOMIC_RELEASE);
 }
 
 /* scaled NULL: the counts start again from zero (both kinds). */
 static void publish(clab_evset *s, const int64_t *scaled, const int64_t *raw)
 {
 	clab_snap *b = s->snap;
-	int next = !s->snap_cur;
+	int next = (s->snap_state & SNAP_CUR) ^ 1;
 	publish_open(s);
 	size_t len = (size_t)s->n * sizeof *b->v;
 	if (scaled) {
@@ -136,11 +138,11 @@ static int snap_room(clab_evset *s, int n)
 	for (int k = 0; old && k < 6; k++)
 		memcpy(b->v + (size_t)k * (size_t)cap, old->v + (size_t)k * (size_t)old->cap,
 		       (size_t)old->cap * sizeof *b->v);
-	unsigned q = s->snap_seq;
-	__atomic_store_n(&s->snap_seq, q + 1, __ATOMIC_RELAXED);
+	unsigned st = s->snap_state;
+	__atomic_store_n(&s->snap_state, st + SNAP_SEQ, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	__atomic_store_n(&s->snap, b, __ATOMIC_RELEASE);
-	__atomic_store_n(&s->snap_seq, q + 2, __ATOMIC_RELEASE);
+	__atomic_store_n(&s->snap_state, st + 2 * SNAP_SEQ, __ATOMIC_RELEASE);
 	for (int k = 0; k < 2; k++)
 		s->snap_v[k] = snap_at(b, k, CLAB_SNAP_SCALED);
 	return CLAB_OK;
@@ -158,15 +160,15 @@ static void snap_free(clab_snap *b)
 static void snap_read(const clab_evset *s, int64_t *scaled, int64_t *raw)
 {
 	for (;;) {
-		unsigned q = __atomic_load_n(&s->snap_seq, __ATOMIC_ACQUIRE);
+		unsigned q = __atomic_load_n(&s->snap_state, __ATOMIC_ACQUIRE);
 		clab_snap *b = __atomic_load_n(&s->snap, __ATOMIC_ACQUIRE);
-		int c = __atomic_load_n(&s->snap_cur, __ATOMIC_ACQUIRE);
+		int c = (int)(q & SNAP_CUR);
 		size_t len = (size_t)s->n * sizeof *scaled;
 		memcpy(scaled, snap_at(b, c, CLAB_SNAP_SCALED), len);
 		if (raw)
 			memcpy(raw, snap_at(b, c, CLAB_SNAP_RAW), len);
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (__atomic_load_n(&s->snap_seq, __ATOMIC_RELAXED) == q)
+		if (__atomic_load_n(&s->snap_state, __ATOMIC_RELAXED) == q)
 			return;
 	}
 }
@@ -370,8 +372,9 @@ static int room(clab_evset *s, int n)
 /* What read_at's short way needs (internal.h, clab_evset.direct). */
 static void plan_read(clab_evset *s)
 {
+	const clab_unit_ops *ops = s->c->ops;
 	s->direct = s->plain && !s->drv && s->n > 0;
-	s->rd = s->c->ops->read;
+	s->rd = s->direct && ops->reader ? ops->reader(s->c->unit, s->bset) : ops->read;
 	s->rd_unit = s->c->unit;
 }
 
@@ -675,26 +678,29 @@ static __attribute__((noinline)) int read_at_other(clab_evset *s, int64_t *vals,
 	return clab_leave(nested ? read_held(s, vals, at, 1) : read_(s, vals, at, 1));
 }
 
-/* A read the unit refused: nothing new, the copy stays closed to readers. */
-static __attribute__((noinline)) int read_at_failed(clab_evset *s, int rc)
+/* Out of line, so that the short way keeps nothing but the values over
+ * the unit's call. */
+static __attribute__((noinline)) int read_at_failed(int rc)
 {
-	__atomic_store_n(&s->snap_seq, s->snap_seq + 1, __ATOMIC_RELEASE);
 	return clab_leave(rc);
 }
 
-/* The unit's counts are the values (plain, one backend set): read straight
- * into the copy being published, then handed out from there. */
+/* The unit's counts are the values (plain, one backend set): they go to
+ * the caller's positions and the snapshot in one pass. The snapshot is
+ * opened only once the unit has answered: the unit's read may run an
+ * overflow handler that reads or resets the set (and publishes) itself. */
 CLAB_HOT int clab_evset_read_at(clab_evset *s, int64_t *vals, const int *at)
 {
 	int nested = CLAB_ENTER();
 	if (__builtin_expect(nested || !s->direct, 0))
 		return read_at_other(s, vals, at, nested);
-	int64_t *pub = publish_open(s);
-	int rc = s->rd(s->rd_unit, s->bset, (uint64_t *)pub);
+	uint64_t raw[CLAB_EVSET_MAX];
+	int rc = s->rd(s->rd_unit, s->bset, raw);
 	if (__builtin_expect(rc != 0, 0))
-		return read_at_failed(s, rc);
+		return read_at_failed(rc);
+	int64_t *pub = publish_open(s);
 	for (int i = 0, n = s->n; i < n; i++)
-		vals[at[i]] = pub[i];
+		vals[at[i]] = pub[i] = (int64_t)raw[i];
 	publish_close(s);
 	take_off(s, vals, at, CLAB_SNAP_SCALED);
 	return clab_leave(CLAB_OK);

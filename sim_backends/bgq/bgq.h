@@ -103,6 +103,7 @@ typedef struct bgq_hwt {
 	const bgq_profile *prof;
 	uint64_t work[BGQ_N_NEV];   /* counts of explicit work done so far */
 	uint64_t wver;      /* bumped when work[] or perfmon change (atomic) */
+	int lived;          /* its bit in bgq_node.live is set */
 	/* a work segment in progress: counts spread over [w0, w0+wlen) */
 	uint64_t w0, wlen;
 	const uint64_t *wcount;
@@ -256,7 +257,7 @@ typedef struct bgq_core {
 				 * (punit.c): what a scan of t looks at */
 	/* odd while a writer (core lock held) changes what a read returns:
 	 * reads that move no clock take the counts without the lock and try
-	 * again, or take the lock, when it moved (punit.c, read_unlocked) */
+	 * again, or take the lock, when it moved (clock.c, read_unlocked) */
 	unsigned seq;
 	int l1p_mode;          /* src of the L1p mode in use, -1 none */
 	int l1p_users;
@@ -324,17 +325,20 @@ static inline void bgq_core_written(bgq_core *k, int opened)
 
 /* node.c and its rooms (node.h) */
 bgq_node *bgq_node_get(clab_machine *m, int *err);
-/* Counters as a unit's reads take them (bgq_node_read): the count of
- * request i at at[i], and whether they are the set's own (acquired: a read
- * catches its thread's clock up first). Changed under the core lock. */
+/* A set's counts as reads take them (bgq_plan_read): n of them, the count
+ * of request i at at[i], of hardware thread hw's set, whose clock a read
+ * catches up first while the set is acquired. Changed under the core lock. */
 typedef struct bgq_read_plan {
+	bgq_node *node;
+	int hw, n;
 	int acquired;
 	const uint64_t *at[BGQ_CTRS];
 } bgq_read_plan;
-/* A read of cnt counts of rp by hw thread h's owner, under h's core lock:
- * its clock catches up (bgq_node_sync, when acquired), then vals[i] =
- * *rp->at[i]. CLAB_OK. */
-int bgq_node_read(bgq_node *n, int h, const bgq_read_plan *rp, int cnt, uint64_t *vals);
+/* The read and reader ops of a unit whose sets begin with their read
+ * plan. Reads give UPC_C's value as of the last scan, up to BGQ_SCAN
+ * cycles old. */
+int bgq_plan_read(void *unit, void *set, uint64_t *vals);
+clab_read_fn bgq_plan_reader(void *unit, void *set);
 /* Brings hw thread h's clock up to date for an operation of its owner:
  * host clock: CPU time; virtual clock with is_read: `tick` cycles. Core
  * lock held. */
@@ -348,8 +352,8 @@ static inline int bgq_node_moves(const bgq_node *n, int is_read)
 	return n->moves[is_read != 0];
 }
 /* A scan moves counts, not what they are made of (no cfg change). Where
- * reads move the clock, every read takes the core lock (punit.c,
- * read_unlocked): no reader needs the scan opened. */
+ * reads move the clock, every read takes the core lock (clock.c,
+ * bgq_plan_read): no reader needs the scan opened. */
 static inline int bgq_core_scanning(const bgq_node *n, bgq_core *k)
 {
 	return n->moves[1] ? 0 : bgq_core_open(k);

@@ -120,7 +120,7 @@ static __attribute__((noinline)) void host_clock(bgq_node *n, int h, uint64_t wa
 	}
 }
 
-/* Inline in the reads of held counters (bgq_node_read), the unit's
+/* Inline in the reads of held counters (bgq_plan_read), the unit's
  * hottest path. */
 static inline __attribute__((always_inline)) void catch_up(bgq_node *n, int h, int is_read)
 {
@@ -154,16 +154,57 @@ void bgq_node_catch_up(bgq_node *n, int h, int is_read)
 	catch_up(n, h, is_read);
 }
 
-CLAB_HOT int bgq_node_read(bgq_node *n, int h, const bgq_read_plan *rp, int cnt, uint64_t *vals)
+/* A read where reads move no clock: the counts as the last writer left
+ * them, without the lock (seqlock, bgq_core.seq); 0 when a writer was on
+ * the way, and the read takes the lock. Never spins on a writer. */
+static inline int read_unlocked(const bgq_core *k, const bgq_read_plan *rp, uint64_t *vals)
 {
+	unsigned q = __atomic_load_n(&k->seq, __ATOMIC_ACQUIRE);
+	if (q & 1)
+		return 0;
+	for (int i = 0; i < rp->n; i++)
+		vals[i] = __atomic_load_n(rp->at[i], __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return __atomic_load_n(&k->seq, __ATOMIC_RELAXED) == q;
+}
+
+/* A read where reads move the clock, or one that met a writer: under the
+ * lock, the clock caught up inline. */
+static __attribute__((noinline)) int read_locked(void *unit, void *set, uint64_t *vals)
+{
+	(void)unit;
+	const bgq_read_plan *rp = set;
+	bgq_node *n = rp->node;
+	int h = rp->hw;
 	bgq_lock *l = &n->core[(unsigned)h / BGQ_TPC].lock;
 	bgq_lock_take(l);
 	if (rp->acquired)
 		catch_up(n, h, 1);
-	for (int i = 0; i < cnt; i++)
+	for (int i = 0; i < rp->n; i++)
 		vals[i] = *rp->at[i];
 	bgq_lock_drop(l);
 	return CLAB_OK;
+}
+
+static int read_still(void *unit, void *set, uint64_t *vals)
+{
+	const bgq_read_plan *rp = set;
+	if (read_unlocked(&rp->node->core[(unsigned)rp->hw / BGQ_TPC], rp, vals))
+		return CLAB_OK;
+	return read_locked(unit, set, vals);
+}
+
+CLAB_HOT int bgq_plan_read(void *unit, void *set, uint64_t *vals)
+{
+	return bgq_plan_reader(unit, set)(unit, set, vals);
+}
+
+/* Whether reads move a clock is the node's from its start. */
+clab_read_fn bgq_plan_reader(void *unit, void *set)
+{
+	(void)unit;
+	const bgq_read_plan *rp = set;
+	return bgq_node_moves(rp->node, 1) ? read_locked : read_still;
 }
 
 void bgq_node_sync_thread(bgq_node *n, int h, int is_read)

@@ -71,10 +71,11 @@ static inline void bgq_changed(bgq_node *n, int h)
 	uint64_t q = __atomic_fetch_add(&n->changes, 1, __ATOMIC_ACQ_REL);
 	__atomic_store_n(&n->change_log[q % BGQ_CHANGE_LOG],
 			 q << 8 | (uint64_t)h, __ATOMIC_RELEASE);
-	unsigned w = (unsigned)h / 64;
-	uint64_t bit = 1ull << ((unsigned)h % 64); /* once set, never cleared */
-	if (!(__atomic_load_n(&n->live[w], __ATOMIC_RELAXED) & bit))
-		__atomic_fetch_or(&n->live[w], bit, __ATOMIC_RELAXED);
+	if (__builtin_expect(!n->hwt[h].lived, 0)) { /* once set, never cleared */
+		n->hwt[h].lived = 1;
+		__atomic_fetch_or(&n->live[(unsigned)h / 64], 1ull << ((unsigned)h % 64),
+				  __ATOMIC_RELAXED);
+	}
 }
 uint64_t bgq_ctr_truth_at(const bgq_node *n, int core, const bgq_ctr *c,
 			  int h, uint64_t at, int in_work);

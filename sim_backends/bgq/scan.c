@@ -54,7 +54,7 @@ static inline int bgq_scan_planned(const bgq_node *n, bgq_core *k, unsigned smt,
 /* The scan of every held counter of thread h: by its plan where the plan
  * covers them (rebuilt or filled when it does not hold the offset at hand),
  * the others one by one. */
-static void bgq_scan_all(bgq_node *n, int core, unsigned smt, int skipped)
+static __attribute__((noinline)) void bgq_scan_all(bgq_node *n, int core, unsigned smt, int skipped)
 {
 	bgq_core *k = &n->core[core];
 	uint32_t rest = k->held[smt];
@@ -109,7 +109,8 @@ void bgq_move_scan(bgq_node *n, int h, uint64_t to, int in_work)
 	uint64_t from = t->now, act = t->act, next = t->next_scan;
 	if (!in_work)
 		act += to - from;
-	uint64_t last = to - (to - next) % BGQ_SCAN;
+	uint64_t past = to - next; /* most moves pass one scan point: no division */
+	uint64_t last = past < BGQ_SCAN ? next : to - past % BGQ_SCAN;
 	t->next_scan = last + BGQ_SCAN;
 	if (k->held[smt]) {
 		t->now = last;
