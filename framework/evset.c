@@ -696,7 +696,7 @@ CLAB_HOT int clab_evset_read_at(clab_evset *s, int64_t *vals, const int *at)
 		return read_at_other(s, vals, at, nested);
 	uint64_t raw[CLAB_EVSET_MAX];
 	int rc = s->rd(s->rd_unit, s->bset, raw);
-	if (__builtin_expect(rc != 0, 0))
+	if (__builtin_expect(rc < 0, 0)) /* errors are negative */
 		return read_at_failed(rc);
 	int64_t *pub = publish_open(s);
 	for (int i = 0, n = s->n; i < n; i++)

@@ -134,7 +134,8 @@ typedef struct clab_unit_ops {
 	void (*release)(void *unit, void *set);
 	int (*start)(void *unit, void *set);
 	int (*stop)(void *unit, void *set);
-	/* Counts since start/reset, one per request, in request order. */
+	/* Counts since start/reset, one per request, in request order;
+	 * CLAB_OK or a (negative) error. */
 	clab_read_fn read;
 	/* The read to use for `set` until it is programmed again, chosen for
 	 * what the unit knows of it then (whether its reads move a clock,

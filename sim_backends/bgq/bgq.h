@@ -409,8 +409,15 @@ typedef struct bgq_sum {
 
 int bgq_sum_init(bgq_sum *s, const int *nev, int k, int only);
 void bgq_sum_free(bgq_sum *s);
-/* Brings s->total (and s->val) up to date. Takes core locks one at a time. */
-void bgq_node_sum(bgq_node *n, bgq_sum *s);
+/* Brings s->total (and s->val) up to date. Takes core locks one at a time.
+ * Inline: a read where nothing changed since looks at one word. */
+void bgq_node_sum_since(bgq_node *n, bgq_sum *s, uint64_t changes);
+static inline void bgq_node_sum(bgq_node *n, bgq_sum *s)
+{
+	uint64_t changes = __atomic_load_n(&n->changes, __ATOMIC_ACQUIRE);
+	if (changes != __atomic_load_n(&s->changes, __ATOMIC_RELAXED))
+		bgq_node_sum_since(n, s, changes);
+}
 /* The same for thread h alone, its core lock held. */
 void bgq_node_sum_thread(bgq_node *n, bgq_sum *s, int h);
 /* bgq_node_sync for node-wide units: takes and drops h's core lock. */
