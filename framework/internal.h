@@ -190,8 +190,8 @@ struct clab_evset {
 	int64_t *snap_v[2]; /* each copy's values (scaled kind), for the writer */
 	volatile int has_off;
 	/* clab_evset_read_at's short way, fixed when the events or the way of
-	 * counting change (plan_read): a plain set on one backend set reads
-	 * the unit straight into the copy it publishes */
+	 * counting change (plan_read): a plain set on one backend set takes
+	 * the unit's counts as its values, by the read the unit chose for it */
 	int direct;
 	clab_read_fn rd;
 	void *rd_unit;

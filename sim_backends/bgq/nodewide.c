@@ -168,8 +168,8 @@ static __attribute__((noinline)) void catch_up(bgq_node *n, bgq_fixed_set *s, in
 	bgq_lock_drop(&k->lock);
 }
 
-/* (the catch-up out of line: where reads move no clock, straight to the
- * values) */
+/* The set's values now, its thread's clock caught up first where reads
+ * move it (out of line: a read that only reads goes straight to them). */
 static int now_values(bgq_fixed_unit *u, bgq_fixed_set *s, int is_read,
 		      uint64_t *v)
 {
