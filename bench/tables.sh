@@ -107,8 +107,9 @@ table() { # NAME: the block's lines on stdout
 			"|---|---|---|---|---|---|---|",
 			(.runs[] | "| \(.component) | \(.live_threads) | `\(.machine_spec)` | \(.papi_read_ns | f(1)) | \(.ratio | f(3)) | \(.target) | \(.ratio <= .target | yn) |"),
 			"",
-			"Instructions per PAPI_read under callgrind (target for core with 4 events: \(.callgrind.target_core_4_events)): "
-			+ ([.callgrind.runs[] | "\(.component), \(.live_threads) thread\(if .live_threads > 1 then "s" else "" end), \(.mode) clock: \(.instructions_per_read)"] | join("; ")) + ".",
+			"Instructions per PAPI_read under callgrind (target for core with 4 events, host clock at a native pace: \(.callgrind.target_core_4_events)): "
+			+ ([.callgrind.runs[] | "\(.component), \(.live_threads) thread\(if .live_threads > 1 then "s" else "" end), \(.mode) clock\(if .clock_step_ns then " at \(.clock_step_ns) ns a read" elif .mode == "host" then " at callgrind'"'"'s pace" else "" end): \(.instructions_per_read)"] | join("; ")) + "."
+			+ (if .callgrind.native_host_read_ns then " Natively a host-clock read took \(.callgrind.native_host_read_ns | f(1)) ns in this run." else "" end),
 			"Opening one simulated node (`\(.node_memory.machine_spec)`) grows RSS by \(.node_memory.node_rss_kib / 1024 | f(1)) MiB and the heap by \(.node_memory.node_heap_kib / 1024 | f(1)) MiB."' \
 			"$R/read_latency.json" ;;
 	host)

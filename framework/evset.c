@@ -72,27 +72,29 @@ static inline int64_t *off_at(clab_snap *b, int kind)
 	return b->v + (size_t)(4 + kind) * (size_t)b->cap;
 }
 
+#define SNAP_CUR 1u  /* snap_state: the complete copy */
+#define SNAP_SEQ 2u  /* one step of its sequence */
+
 /* A write of the values: opened (the copy to fill, which readers do not
  * take meanwhile), filled, closed (readers take it). */
 CLAB_HOT static inline int64_t *publish_open(clab_evset *s)
 {
-	unsigned q = s->snap_seq;
-	__atomic_store_n(&s->snap_seq, q + 1, __ATOMIC_RELAXED);
+	unsigned st = s->snap_state;
+	__atomic_store_n(&s->snap_state, st + SNAP_SEQ, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
-	return snap_at(s->snap, !s->snap_cur, CLAB_SNAP_SCALED);
+	return s->snap_v[(st & SNAP_CUR) ^ 1];
 }
 
 CLAB_HOT static inline void publish_close(clab_evset *s)
 {
-	__atomic_store_n(&s->snap_cur, !s->snap_cur, __ATOMIC_RELEASE);
-	__atomic_store_n(&s->snap_seq, s->snap_seq + 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&s->snap_state, (s->snap_state + SNAP_SEQ) ^ SNAP_CUR, __ATOMIC_RELEASE);
 }
 
 /* scaled NULL: the counts start again from zero (both kinds). */
 static void publish(clab_evset *s, const int64_t *scaled, const int64_t *raw)
 {
 	clab_snap *b = s->snap;
-	int next = !s->snap_cur;
+	int next = (s->snap_state & SNAP_CUR) ^ 1;
 	publish_open(s);
 	size_t len = (size_t)s->n * sizeof *b->v;
 	if (scaled) {
@@ -136,11 +138,13 @@ static int snap_room(clab_evset *s, int n)
 	for (int k = 0; old && k < 6; k++)
 		memcpy(b->v + (size_t)k * (size_t)cap, old->v + (size_t)k * (size_t)old->cap,
 		       (size_t)old->cap * sizeof *b->v);
-	unsigned q = s->snap_seq;
-	__atomic_store_n(&s->snap_seq, q + 1, __ATOMIC_RELAXED);
+	unsigned st = s->snap_state;
+	__atomic_store_n(&s->snap_state, st + SNAP_SEQ, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	__atomic_store_n(&s->snap, b, __ATOMIC_RELEASE);
-	__atomic_store_n(&s->snap_seq, q + 2, __ATOMIC_RELEASE);
+	__atomic_store_n(&s->snap_state, st + 2 * SNAP_SEQ, __ATOMIC_RELEASE);
+	for (int k = 0; k < 2; k++)
+		s->snap_v[k] = snap_at(b, k, CLAB_SNAP_SCALED);
 	return CLAB_OK;
 }
 
@@ -156,15 +160,15 @@ static void snap_free(clab_snap *b)
 static void snap_read(const clab_evset *s, int64_t *scaled, int64_t *raw)
 {
 	for (;;) {
-		unsigned q = __atomic_load_n(&s->snap_seq, __ATOMIC_ACQUIRE);
+		unsigned q = __atomic_load_n(&s->snap_state, __ATOMIC_ACQUIRE);
 		clab_snap *b = __atomic_load_n(&s->snap, __ATOMIC_ACQUIRE);
-		int c = __atomic_load_n(&s->snap_cur, __ATOMIC_ACQUIRE);
+		int c = (int)(q & SNAP_CUR);
 		size_t len = (size_t)s->n * sizeof *scaled;
 		memcpy(scaled, snap_at(b, c, CLAB_SNAP_SCALED), len);
 		if (raw)
 			memcpy(raw, snap_at(b, c, CLAB_SNAP_RAW), len);
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (__atomic_load_n(&s->snap_seq, __ATOMIC_RELAXED) == q)
+		if (__atomic_load_n(&s->snap_state, __ATOMIC_RELAXED) == q)
 			return;
 	}
 }
@@ -365,6 +369,15 @@ static int room(clab_evset *s, int n)
 	return snap_room(s, n);
 }
 
+/* What read_at's short way needs (internal.h, clab_evset.direct). */
+static void plan_read(clab_evset *s)
+{
+	const clab_unit_ops *ops = s->c->ops;
+	s->direct = s->plain && !s->drv && s->n > 0;
+	s->rd = s->direct && ops->reader ? ops->reader(s->c->unit, s->bset) : ops->read;
+	s->rd_unit = s->c->unit;
+}
+
 /* Plans codes[0..n) under driver drv (NULL: one backend set). */
 static int program_with(clab_evset *s, const clab_evset_driver *drv,
 			const uint32_t *codes, int n)
@@ -414,6 +427,7 @@ static int program_with(clab_evset *s, const clab_evset_driver *drv,
 	s->plain = n == nreq;
 	for (int i = 0; i < n; i++)
 		s->plain &= ev[i].derived == CLAB_NOT_DERIVED && ev[i].req[0] == i;
+	plan_read(s);
 	publish_zero(s);
 	return hooks_programmed(s);
 }
@@ -500,6 +514,7 @@ int clab_evset_drive(clab_evset *s, const clab_evset_driver *drv)
 	else if (old_bset)
 		s->c->ops->discard(s->c->unit, old_bset);
 	s->drv = drv;
+	plan_read(s);
 	return CLAB_OK;
 }
 
@@ -655,11 +670,40 @@ CLAB_HOT static inline __attribute__((always_inline)) int read_(clab_evset *s, i
 	return CLAB_OK;
 }
 
+/* Reads that take the long way: from a signal handler that interrupted a
+ * call (nested), or of a set that is driven, derived or empty. */
+static __attribute__((noinline)) int read_at_other(clab_evset *s, int64_t *vals,
+						   const int *at, int nested)
+{
+	return clab_leave(nested ? read_held(s, vals, at, 1) : read_(s, vals, at, 1));
+}
+
+/* Out of line, so that the short way keeps nothing but the values over
+ * the unit's call. */
+static __attribute__((noinline)) int read_at_failed(int rc)
+{
+	return clab_leave(rc);
+}
+
+/* The unit's counts are the values (plain, one backend set): they go to
+ * the caller's positions and the snapshot in one pass. The snapshot is
+ * opened only once the unit has answered: the unit's read may run an
+ * overflow handler that reads or resets the set (and publishes) itself. */
 CLAB_HOT int clab_evset_read_at(clab_evset *s, int64_t *vals, const int *at)
 {
-	if (CLAB_ENTER())
-		return clab_leave(read_held(s, vals, at, 1));
-	return clab_leave(read_(s, vals, at, 1));
+	int nested = CLAB_ENTER();
+	if (__builtin_expect(nested || !s->direct, 0))
+		return read_at_other(s, vals, at, nested);
+	uint64_t raw[CLAB_EVSET_MAX];
+	int rc = s->rd(s->rd_unit, s->bset, raw);
+	if (__builtin_expect(rc < 0, 0)) /* errors are negative */
+		return read_at_failed(rc);
+	int64_t *pub = publish_open(s);
+	for (int i = 0, n = s->n; i < n; i++)
+		vals[at[i]] = pub[i] = (int64_t)raw[i];
+	publish_close(s);
+	take_off(s, vals, at, CLAB_SNAP_SCALED);
+	return clab_leave(CLAB_OK);
 }
 
 CLAB_HOT int clab_evset_read(clab_evset *s, int64_t *vals)

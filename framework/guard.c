@@ -26,56 +26,53 @@
  * leave are inline): no __tls_get_addr on the read path (a few bytes, within
  * the static TLS that glibc keeps for libraries loaded with dlopen). Shared
  * with signal handlers of the same thread: volatile. */
-CLAB_CALL_TLS volatile int clab_call_depth;   /* library calls the thread is inside */
-CLAB_CALL_TLS volatile int clab_call_open_at; /* a depth holding no lock (0: none but 0) */
-CLAB_CALL_TLS volatile int clab_call_due;     /* end-of-call work is waiting */
-CLAB_CALL_TLS void *clab_caller_pc;           /* where the outermost call came from */
+CLAB_CALL_TLS clab_call_state clab_call;
 
 static void (*at_leave)(void *pc);
 
 void clab_leave_due(void)
 {
-	clab_call_due = 0;
+	clab_call.due = 0;
 	if (at_leave)
-		at_leave(clab_caller_pc);
+		at_leave(clab_call.caller_pc);
 }
 
-int clab_guard_depth(void) { return clab_call_depth; }
+int clab_guard_depth(void) { return clab_call.depth; }
 
 /* The overflow engine's own work in a signal: a call deep, without the
  * outermost call's end. */
-void clab_guard_hold(void) { clab_call_depth++; }
-void clab_guard_unhold(void) { clab_call_depth--; }
+void clab_guard_hold(void) { clab_call.depth++; }
+void clab_guard_unhold(void) { clab_call.depth--; }
 
 /* A signal sent to this thread from inside a call (the overflow engine
  * delivering at once where a unit let go of its locks) is handled as if
  * outside any call; resume puts the call back. */
 clab_guard_state clab_guard_suspend(void)
 {
-	clab_guard_state st = {clab_call_depth, clab_call_open_at};
-	clab_call_depth = 0;
-	clab_call_open_at = 0;
+	clab_guard_state st = {clab_call.depth, clab_call.open_at};
+	clab_call.depth = 0;
+	clab_call.open_at = 0;
 	return st;
 }
 
 void clab_guard_resume(clab_guard_state st)
 {
-	clab_call_depth = st.depth;
-	clab_call_open_at = st.open_at;
+	clab_call.depth = st.depth;
+	clab_call.open_at = st.open_at;
 }
 
-void clab_guard_due(void) { clab_call_due = 1; }
+void clab_guard_due(void) { clab_call.due = 1; }
 
 void clab_guard_at_leave(void (*fn)(void *pc)) { at_leave = fn; }
 
 int clab_guard_open(void)
 {
-	int was = clab_call_open_at;
-	clab_call_open_at = clab_call_depth;
+	int was = clab_call.open_at;
+	clab_call.open_at = clab_call.depth;
 	return was;
 }
 
-void clab_guard_close(int was) { clab_call_open_at = was; }
+void clab_guard_close(int was) { clab_call.open_at = was; }
 
 int clab_guard_refuse(const char *what)
 {

@@ -183,9 +183,18 @@ struct clab_evset {
 	 * there took from them (subtracted from every read until the next
 	 * reset or start) */
 	clab_snap *snap;   /* room for ncap, swapped whole when it grows */
-	unsigned snap_seq; /* bumped before and after a write */
-	int snap_cur;      /* the complete copy */
+	/* bit 0: the complete copy; above it a sequence, bumped before and
+	 * after a write (odd while one is open): one word, so that a write
+	 * ends with one store */
+	unsigned snap_state;
+	int64_t *snap_v[2]; /* each copy's values (scaled kind), for the writer */
 	volatile int has_off;
+	/* clab_evset_read_at's short way, fixed when the events or the way of
+	 * counting change (plan_read): a plain set on one backend set takes
+	 * the unit's counts as its values, by the read the unit chose for it */
+	int direct;
+	clab_read_fn rd;
+	void *rd_unit;
 };
 
 /* evset.c, for drivers. The program() flags of the set's context. */
@@ -235,22 +244,28 @@ int64_t clab_postfix_eval(const clab_token *tok, int ntok,
  * returns nonzero when the call interrupted another call of its own
  * thread (from a signal handler): it must not wait for any lock. */
 #define CLAB_CALL_TLS __thread __attribute__((tls_model("initial-exec")))
-extern CLAB_CALL_TLS volatile int clab_call_depth, clab_call_open_at, clab_call_due;
-extern CLAB_CALL_TLS void *clab_caller_pc;
+typedef struct clab_call_state {
+	volatile int depth;   /* library calls the thread is inside */
+	volatile int open_at; /* a depth holding no lock (0: none but 0) */
+	volatile int due;     /* end-of-call work is waiting */
+	void *caller_pc;      /* where the outermost call came from */
+} clab_call_state;
+/* One variable: a call finds all of it from one address. */
+extern CLAB_CALL_TLS clab_call_state clab_call;
 void clab_leave_due(void);
 /* Inline: every read passes here. */
 static inline int clab_enter(void *caller_pc)
 {
-	int d = clab_call_depth++;
+	int d = clab_call.depth++;
 	if (d == 0) {
-		clab_caller_pc = caller_pc;
+		clab_call.caller_pc = caller_pc;
 		return 0;
 	}
-	return d != clab_call_open_at;
+	return d != clab_call.open_at;
 }
 static inline int clab_leave(int rc)
 {
-	if (--clab_call_depth == 0 && clab_call_due)
+	if (--clab_call.depth == 0 && clab_call.due)
 		clab_leave_due();
 	return rc;
 }

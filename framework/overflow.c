@@ -134,7 +134,7 @@ static void deliver(void *uc)
 {
 	clab_evset *mine[ARMED_MAX];
 	int n = my_sets(mine, 0);
-	void *pc = uc && !self_signal ? pc_of(uc) : clab_caller_pc, *at = NULL;
+	void *pc = uc && !self_signal ? pc_of(uc) : clab_call.caller_pc, *at = NULL;
 	for (int i = 0; i < n; i++) {
 		clab_evset *s = mine[i];
 		uint64_t reqs = __atomic_exchange_n(&s->ovf->pending, 0, __ATOMIC_ACQ_REL);

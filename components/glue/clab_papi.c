@@ -481,11 +481,11 @@ int clab_papi_read(hwd_context_t *ctx, hwd_control_state_t *ctl,
 	(void)ctx;
 	(void)flags;
 	clab_papi_control *s = (clab_papi_control *)ctl;
-	int rc = clab_evset_read_at(s->set, s->vals, s->pos);
-	if (rc)
-		return fail(rc);
+	/* PAPI looks at the values only when the read succeeds: set first, so
+	 * that nothing but the result is needed after the call */
 	*events = (long long *)s->vals;
-	return PAPI_OK;
+	int rc = clab_evset_read_at(s->set, s->vals, s->pos);
+	return __builtin_expect(rc != 0, 0) ? fail(rc) : PAPI_OK;
 }
 
 int clab_papi_reset(hwd_context_t *ctx, hwd_control_state_t *ctl)

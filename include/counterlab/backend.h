@@ -96,6 +96,9 @@ typedef struct clab_unit_desc {
 	const char *const *pmus;
 } clab_unit_desc;
 
+/* A unit's read of a set (clab_unit_ops.read). */
+typedef int (*clab_read_fn)(void *unit, void *set, uint64_t *vals);
+
 typedef struct clab_unit_ops {
 	const char *name;       /* as named in machine profiles */
 	/* Keys of its own the unit reads from its profile section (NULL-ended,
@@ -131,8 +134,14 @@ typedef struct clab_unit_ops {
 	void (*release)(void *unit, void *set);
 	int (*start)(void *unit, void *set);
 	int (*stop)(void *unit, void *set);
-	/* Counts since start/reset, one per request, in request order. */
-	int (*read)(void *unit, void *set, uint64_t *vals);
+	/* Counts since start/reset, one per request, in request order;
+	 * CLAB_OK or a (negative) error. */
+	clab_read_fn read;
+	/* The read to use for `set` until it is programmed again, chosen for
+	 * what the unit knows of it then (whether its reads move a clock,
+	 * say), so that each read need not find out: a function that does
+	 * what read does. May be NULL: read. */
+	clab_read_fn (*reader)(void *unit, void *set);
 	int (*reset)(void *unit, void *set);
 	/* As read(), but simulated time does not pass (no tick, no host-clock
 	 * step): multiplexing reads a group at the instant it switches. Needed

@@ -103,14 +103,20 @@ typedef struct bgq_hwt {
 	const bgq_profile *prof;
 	uint64_t work[BGQ_N_NEV];   /* counts of explicit work done so far */
 	uint64_t wver;      /* bumped when work[] or perfmon change (atomic) */
+	int lived;          /* its bit in bgq_node.live is set */
 	/* a work segment in progress: counts spread over [w0, w0+wlen) */
 	uint64_t w0, wlen;
 	const uint64_t *wcount;
-	/* host clock: CPU time at binding, last sample and when it was taken */
-	int bound;
-	pthread_t owner;
+	/* the OS thread whose clock (CPU time, or host counts) h follows, by
+	 * the address of a thread-local of its own (clock.c; NULL: none since
+	 * the last detach) */
+	const void *owner;
+	/* host clock: CPU time at binding, last sample and when it was taken;
+	 * from these, the cycles at wall time w are origin_cycles + (w +
+	 * base_ns) x 8 / 5 until sample_due */
 	uint64_t origin_ns, origin_cycles;
 	uint64_t cpu_ns, sample_wall;
+	uint64_t base_ns, sample_due;
 	/* overflow handlers running on the thread (its clock holds still), and
 	 * whether one ran during the current host catch-up */
 	int in_handler, handled;
@@ -251,7 +257,7 @@ typedef struct bgq_core {
 				 * (punit.c): what a scan of t looks at */
 	/* odd while a writer (core lock held) changes what a read returns:
 	 * reads that move no clock take the counts without the lock and try
-	 * again, or take the lock, when it moved (punit.c, read_unlocked) */
+	 * again, or take the lock, when it moved (clock.c, read_unlocked) */
 	unsigned seq;
 	int l1p_mode;          /* src of the L1p mode in use, -1 none */
 	int l1p_users;
@@ -319,6 +325,20 @@ static inline void bgq_core_written(bgq_core *k, int opened)
 
 /* node.c and its rooms (node.h) */
 bgq_node *bgq_node_get(clab_machine *m, int *err);
+/* A set's counts as reads take them (bgq_plan_read): n of them, the count
+ * of request i at at[i], of hardware thread hw's set, whose clock a read
+ * catches up first while the set is acquired. Changed under the core lock. */
+typedef struct bgq_read_plan {
+	bgq_node *node;
+	int hw, n;
+	int acquired;
+	const uint64_t *at[BGQ_CTRS];
+} bgq_read_plan;
+/* The read and reader ops of a unit whose sets begin with their read
+ * plan. Reads give UPC_C's value as of the last scan, up to BGQ_SCAN
+ * cycles old. */
+int bgq_plan_read(void *unit, void *set, uint64_t *vals);
+clab_read_fn bgq_plan_reader(void *unit, void *set);
 /* Brings hw thread h's clock up to date for an operation of its owner:
  * host clock: CPU time; virtual clock with is_read: `tick` cycles. Core
  * lock held. */
@@ -332,8 +352,8 @@ static inline int bgq_node_moves(const bgq_node *n, int is_read)
 	return n->moves[is_read != 0];
 }
 /* A scan moves counts, not what they are made of (no cfg change). Where
- * reads move the clock, every read takes the core lock (punit.c,
- * read_unlocked): no reader needs the scan opened. */
+ * reads move the clock, every read takes the core lock (clock.c,
+ * bgq_plan_read): no reader needs the scan opened. */
 static inline int bgq_core_scanning(const bgq_node *n, bgq_core *k)
 {
 	return n->moves[1] ? 0 : bgq_core_open(k);
@@ -389,8 +409,15 @@ typedef struct bgq_sum {
 
 int bgq_sum_init(bgq_sum *s, const int *nev, int k, int only);
 void bgq_sum_free(bgq_sum *s);
-/* Brings s->total (and s->val) up to date. Takes core locks one at a time. */
-void bgq_node_sum(bgq_node *n, bgq_sum *s);
+/* Brings s->total (and s->val) up to date. Takes core locks one at a time.
+ * Inline: a read where nothing changed since looks at one word. */
+void bgq_node_sum_since(bgq_node *n, bgq_sum *s, uint64_t changes);
+static inline void bgq_node_sum(bgq_node *n, bgq_sum *s)
+{
+	uint64_t changes = __atomic_load_n(&n->changes, __ATOMIC_ACQUIRE);
+	if (changes != __atomic_load_n(&s->changes, __ATOMIC_RELAXED))
+		bgq_node_sum_since(n, s, changes);
+}
 /* The same for thread h alone, its core lock held. */
 void bgq_node_sum_thread(bgq_node *n, bgq_sum *s, int h);
 /* bgq_node_sync for node-wide units: takes and drops h's core lock. */

@@ -9,6 +9,11 @@
 #include <time.h>
 #include "node.h"
 
+/* The calling OS thread, as bgq_hwt.owner names it: initial-exec, so that
+ * taking its address costs no call. */
+static __thread __attribute__((tls_model("initial-exec"))) char self_tls;
+#define SELF ((const void *)&self_tls)
+
 static uint64_t now_ns(clockid_t clk)
 {
 	struct timespec ts;
@@ -22,16 +27,13 @@ static uint64_t now_ns(clockid_t clk)
 static void follow_host(bgq_node *n, int h)
 {
 	bgq_hwt *t = &n->hwt[h];
-	pthread_t self = pthread_self();
 	if (t->in_handler)
 		return;
-	if (!t->hs || !__atomic_load_n(&t->bound, __ATOMIC_ACQUIRE) ||
-	    !pthread_equal(t->owner, self)) {
+	if (!t->hs || __atomic_load_n(&t->owner, __ATOMIC_ACQUIRE) != SELF) {
 		/* counting starts in the thread that owns h now */
 		clab_host_sampler_close(t->hs);
 		t->hs = NULL;
-		__atomic_store_n(&t->bound, 1, __ATOMIC_RELAXED);
-		t->owner = self;
+		__atomic_store_n(&t->owner, SELF, __ATOMIC_RELAXED);
 		if (clab_host_sampler_open(n->emulated, n->fp_event, &t->hs) == CLAB_OK &&
 		    clab_host_sampler_read(t->hs, &t->hlast) != CLAB_OK) {
 			clab_host_sampler_close(t->hs);
@@ -70,11 +72,19 @@ static void follow_host(bgq_node *n, int h)
  * thresholds, and at periods below that cost never catch up.
  *
  * This is the whole of it, with `wall` the wall time now; the common read
- * takes the short way (bgq_node_catch_up). */
+ * takes the short way (catch_up). */
+_Static_assert(BGQ_MHZ * 5 == 1000 * 8, "host_cycles: BGQ_MHZ cycles per us are 8 per 5 ns");
 static uint64_t host_cycles(const bgq_hwt *t, uint64_t wall)
 {
-	uint64_t cpu = t->cpu_ns + (wall - t->sample_wall);
-	return t->origin_cycles + (cpu - t->origin_ns) * BGQ_MHZ / 1000;
+	/* cpu_ns + (wall - sample_wall) - origin_ns, the CPU ns since origin */
+	return t->origin_cycles + (wall + t->base_ns) * 8 / 5;
+}
+
+/* After a change of the sample or the origin. */
+static void host_resampled(bgq_hwt *t)
+{
+	t->base_ns = t->cpu_ns - t->sample_wall - t->origin_ns;
+	t->sample_due = t->sample_wall + BGQ_CPU_SAMPLE_NS;
 }
 
 static __attribute__((noinline)) void host_clock(bgq_node *n, int h, uint64_t wall)
@@ -82,11 +92,8 @@ static __attribute__((noinline)) void host_clock(bgq_node *n, int h, uint64_t wa
 	bgq_hwt *t = &n->hwt[h];
 	if (t->in_handler)
 		return;
-	pthread_t self = pthread_self();
-	if (!__atomic_load_n(&t->bound, __ATOMIC_ACQUIRE) ||
-	    !pthread_equal(t->owner, self)) {
-		__atomic_store_n(&t->bound, 1, __ATOMIC_RELAXED);
-		t->owner = self;
+	if (__atomic_load_n(&t->owner, __ATOMIC_ACQUIRE) != SELF) {
+		__atomic_store_n(&t->owner, SELF, __ATOMIC_RELAXED);
 		t->origin_ns = t->cpu_ns = now_ns(CLOCK_THREAD_CPUTIME_ID);
 		t->origin_cycles = t->now;
 		t->sample_wall = wall;
@@ -99,44 +106,105 @@ static __attribute__((noinline)) void host_clock(bgq_node *n, int h, uint64_t wa
 			t->origin_cycles = t->now;
 		}
 	}
+	host_resampled(t);
 	uint64_t target = host_cycles(t, wall);
 	if (target <= t->now)
 		return;
 	t->handled = 0;
 	bgq_run_to(n, h, target, 0);
-	if (t->handled && pthread_equal(t->owner, self)) {
+	if (t->handled && t->owner == SELF) {
 		t->origin_ns = t->cpu_ns = now_ns(CLOCK_THREAD_CPUTIME_ID);
 		t->sample_wall = now_ns(CLOCK_MONOTONIC);
 		t->origin_cycles = t->now;
+		host_resampled(t);
 	}
 }
 
-void bgq_node_catch_up(bgq_node *n, int h, int is_read)
+/* Inline in the reads of held counters (bgq_plan_read), the unit's
+ * hottest path. */
+static inline __attribute__((always_inline)) void catch_up(bgq_node *n, int h, int is_read)
 {
 	bgq_hwt *t = &n->hwt[h];
-	switch (bgq_node_moves(n, is_read)) {
-	case BGQ_MOVES_HOST: {
-		/* the common read: the thread's own OS thread, bound and sampled
-		 * within BGQ_CPU_SAMPLE_NS, no handler running, nothing armed */
-		uint64_t wall = now_ns(CLOCK_MONOTONIC);
-		if (t->in_handler || !__atomic_load_n(&t->bound, __ATOMIC_ACQUIRE) ||
-		    !pthread_equal(t->owner, pthread_self()) ||
-		    wall - t->sample_wall >= BGQ_CPU_SAMPLE_NS ||
+	int moves = bgq_node_moves(n, is_read);
+	if (__builtin_expect(moves == BGQ_MOVES_HOST, 1)) {
+		/* the common read: the thread's own OS thread, no handler
+		 * running, nothing armed, sampled within BGQ_CPU_SAMPLE_NS */
+		if (t->in_handler || __atomic_load_n(&t->owner, __ATOMIC_ACQUIRE) != SELF ||
 		    n->core[(unsigned)h / BGQ_TPC].armed || __atomic_load_n(&n->nslow, __ATOMIC_ACQUIRE)) {
+			host_clock(n, h, now_ns(CLOCK_MONOTONIC));
+			return;
+		}
+		uint64_t wall = now_ns(CLOCK_MONOTONIC);
+		if (wall >= t->sample_due) {
 			host_clock(n, h, wall);
 			return;
 		}
 		uint64_t to = host_cycles(t, wall);
 		if (to > t->now)
 			bgq_move_to(n, h, to, 0);
-		return;
-	}
-	case BGQ_MOVES_TICK:
+	} else if (moves == BGQ_MOVES_TICK) {
 		bgq_run_to(n, h, t->now + n->tick, 1);
-		return;
-	case BGQ_MOVES_FOLLOW:
+	} else if (moves == BGQ_MOVES_FOLLOW) {
 		follow_host(n, h);
 	}
+}
+
+void bgq_node_catch_up(bgq_node *n, int h, int is_read)
+{
+	catch_up(n, h, is_read);
+}
+
+/* A read where reads move no clock: the counts as the last writer left
+ * them, without the lock (seqlock, bgq_core.seq); 0 when a writer was on
+ * the way, and the read takes the lock. Never spins on a writer. */
+static inline int read_unlocked(const bgq_core *k, const bgq_read_plan *rp, uint64_t *vals)
+{
+	unsigned q = __atomic_load_n(&k->seq, __ATOMIC_ACQUIRE);
+	if (q & 1)
+		return 0;
+	for (int i = 0; i < rp->n; i++)
+		vals[i] = __atomic_load_n(rp->at[i], __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return __atomic_load_n(&k->seq, __ATOMIC_RELAXED) == q;
+}
+
+/* A read where reads move the clock, or one that met a writer: under the
+ * lock, the clock caught up inline. */
+static __attribute__((noinline)) int read_locked(void *unit, void *set, uint64_t *vals)
+{
+	(void)unit;
+	const bgq_read_plan *rp = set;
+	bgq_node *n = rp->node;
+	int h = rp->hw;
+	bgq_lock *l = &n->core[(unsigned)h / BGQ_TPC].lock;
+	bgq_lock_take(l);
+	if (rp->acquired)
+		catch_up(n, h, 1);
+	for (int i = 0; i < rp->n; i++)
+		vals[i] = *rp->at[i];
+	bgq_lock_drop(l);
+	return CLAB_OK;
+}
+
+static int read_still(void *unit, void *set, uint64_t *vals)
+{
+	const bgq_read_plan *rp = set;
+	if (read_unlocked(&rp->node->core[(unsigned)rp->hw / BGQ_TPC], rp, vals))
+		return CLAB_OK;
+	return read_locked(unit, set, vals);
+}
+
+CLAB_HOT int bgq_plan_read(void *unit, void *set, uint64_t *vals)
+{
+	return bgq_plan_reader(unit, set)(unit, set, vals);
+}
+
+/* Whether reads move a clock is the node's from its start. */
+clab_read_fn bgq_plan_reader(void *unit, void *set)
+{
+	(void)unit;
+	const bgq_read_plan *rp = set;
+	return bgq_node_moves(rp->node, 1) ? read_locked : read_still;
 }
 
 void bgq_node_sync_thread(bgq_node *n, int h, int is_read)

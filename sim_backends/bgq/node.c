@@ -148,7 +148,7 @@ static void node_detach(void *sim, int h)
 	if (h < 0 || h >= BGQ_HWTHREADS)
 		return;
 	/* no lock: a thread's exit may take a signal whose handler reads */
-	__atomic_store_n(&n->hwt[h].bound, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&n->hwt[h].owner, NULL, __ATOMIC_RELEASE);
 }
 
 void bgq_lock_wait(bgq_lock *l)

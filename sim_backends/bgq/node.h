@@ -71,10 +71,11 @@ static inline void bgq_changed(bgq_node *n, int h)
 	uint64_t q = __atomic_fetch_add(&n->changes, 1, __ATOMIC_ACQ_REL);
 	__atomic_store_n(&n->change_log[q % BGQ_CHANGE_LOG],
 			 q << 8 | (uint64_t)h, __ATOMIC_RELEASE);
-	unsigned w = (unsigned)h / 64;
-	uint64_t bit = 1ull << ((unsigned)h % 64); /* once set, never cleared */
-	if (!(__atomic_load_n(&n->live[w], __ATOMIC_RELAXED) & bit))
-		__atomic_fetch_or(&n->live[w], bit, __ATOMIC_RELAXED);
+	if (__builtin_expect(!n->hwt[h].lived, 0)) { /* once set, never cleared */
+		n->hwt[h].lived = 1;
+		__atomic_fetch_or(&n->live[(unsigned)h / 64], 1ull << ((unsigned)h % 64),
+				  __ATOMIC_RELAXED);
+	}
 }
 uint64_t bgq_ctr_truth_at(const bgq_node *n, int core, const bgq_ctr *c,
 			  int h, uint64_t at, int in_work);
@@ -83,85 +84,27 @@ void bgq_plan_build(bgq_core *k, int s, const bgq_hwt *t, const prof_pos *pos,
 		    uint64_t wver);
 void bgq_plan_fill(bgq_core *k, int s, const bgq_hwt *t, const prof_pos *pos);
 
-/* scan.c: the scan's long way (a plan built or filled, counters outside
- * the plan); the common one and the move are inline below */
-void bgq_scan_all(bgq_node *n, int core, unsigned smt, int skipped);
-
-/* The UPC_C scan adds the 14-bit counter's movement since the last scan;
- * v: the counter's count since its start. `skipped`: the scans between the
- * previous one and this were not run one by one; each would have added its
- * interval's movement (less than 2^14, see check_rates), so together they
- * add the whole movement. */
-static inline void bgq_scan(bgq_ctr *c, int skipped, uint64_t v)
-{
-	if (skipped)
-		c->acc = v; /* acc always equals v at the last scan */
-	else
-		c->acc += ((v & HW_MASK) - (c->acc & HW_MASK)) & HW_MASK;
-}
-
-/* The scan of thread t (hardware thread smt of core k) when its plan holds
- * all its held counters and knows the offset at hand: 0 when not, and the
- * long way (scan_all) takes it. */
-static inline int bgq_scan_planned(const bgq_node *n, bgq_core *k, unsigned smt, const bgq_hwt *t,
-			       int skipped)
-{
-	const bgq_scan_plan *pl = k->plan[smt];
-	if (!pl || !pl->whole || t->wcount)
-		return 0;
-	uint64_t r = t->act - pl->act0; /* offset in the plan's phase lap */
-	if (r >= pl->span || pl->wver != __atomic_load_n(&t->wver, __ATOMIC_ACQUIRE) ||
-	    pl->cfg != k->cfg)
-		return 0;
-	uint64_t laps = r / pl->period, x = r - laps * pl->period;
-	uint32_t i = (uint32_t)x / pl->step;
-	if (pl->key[i] != x + 1)
-		return 0;
-	const uint32_t *m = pl->val[i];
-	const struct bgq_plan_entry *e = pl->e, *end = e + pl->n;
-	int w = bgq_core_scanning(n, k);
-	if (skipped)
-		for (; e < end; e++, m++)
-			bgq_scan(e->c, 1, e->base + e->pp * laps + *m);
-	else
-		for (; e < end; e++, m++)
-			bgq_scan(e->c, 0, e->base + e->pp * laps + *m);
-	bgq_core_written(k, w);
-	return 1;
-}
-
 /* Moves thread h's clock to `to`, running the scan at the core's last scan
  * point on the way. When several scan points passed, the ones before the
  * last follow in closed form: with the rate limits above each would have
- * added exactly the counter's movement. */
+ * added exactly the counter's movement. Most moves of a read reach no scan
+ * point (BGQ_SCAN cycles apart): inline; the others go to bgq_move_scan. */
+void bgq_move_scan(bgq_node *n, int h, uint64_t to, int in_work);
 static inline void bgq_move_to(bgq_node *n, int h, uint64_t to, int in_work)
 {
 	bgq_hwt *t = &n->hwt[h];
-	unsigned core = (unsigned)h / BGQ_TPC, smt = (unsigned)h % BGQ_TPC;
-	bgq_core *k = &n->core[core];
-	uint64_t from = t->now, act = t->act, next = t->next_scan;
+	uint64_t from = t->now;
 	if (to == from)
 		return;
-	if (!in_work)
-		act += to - from;
-	/* scan points are BGQ_SCAN apart: the last one not after `to` is run
-	 * when it comes after `from`; an earlier one passed too when it is not
-	 * the first after `from` */
-	if (to >= next) {
-		uint64_t last = to - (to - next) % BGQ_SCAN;
-		t->next_scan = last + BGQ_SCAN;
-		if (k->held[smt]) {
-			t->now = last;
-			t->act = in_work ? act : act - (to - last);
-			if (!bgq_scan_planned(n, k, smt, t, last != next))
-				bgq_scan_all(n, (int)core, smt, last != next);
-		}
+	if (to >= t->next_scan) {
+		bgq_move_scan(n, h, to, in_work);
+		return;
 	}
-	t->act = act;
+	if (!in_work)
+		t->act += to - from;
 	t->now = to;
 	bgq_changed(n, h);
 }
-
 
 /* overflow.c */
 uint64_t bgq_next_interrupt(bgq_node *n, int h, uint64_t to, int in_work);

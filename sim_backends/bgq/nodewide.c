@@ -156,20 +156,25 @@ void bgq_fixed_discard(void *unit, void *set)
  * its thread's share of the set's sums follows in the same turn of its core
  * lock (values() then finds it current). A sum that values() never took
  * (changes unset) is left alone. */
+static __attribute__((noinline)) void catch_up(bgq_node *n, bgq_fixed_set *s, int is_read)
+{
+	bgq_core *k = &n->core[s->hw / BGQ_TPC];
+	bgq_lock_take(&k->lock);
+	bgq_node_catch_up(n, s->hw, is_read);
+	for (int j = 0; j < 2; j++)
+		if (s->sum[j].val &&
+		    __atomic_load_n(&s->sum[j].changes, __ATOMIC_RELAXED) != UINT64_MAX)
+			bgq_node_sum_thread(n, &s->sum[j], s->hw);
+	bgq_lock_drop(&k->lock);
+}
+
+/* The set's values now, its thread's clock caught up first where reads
+ * move it (out of line: a read that only reads goes straight to them). */
 static int now_values(bgq_fixed_unit *u, bgq_fixed_set *s, int is_read,
 		      uint64_t *v)
 {
-	bgq_node *n = u->node;
-	if (bgq_node_moves(n, is_read)) {
-		bgq_core *k = &n->core[s->hw / BGQ_TPC];
-		bgq_lock_take(&k->lock);
-		bgq_node_catch_up(n, s->hw, is_read);
-		for (int j = 0; j < 2; j++)
-			if (s->sum[j].val &&
-			    __atomic_load_n(&s->sum[j].changes, __ATOMIC_RELAXED) != UINT64_MAX)
-				bgq_node_sum_thread(n, &s->sum[j], s->hw);
-		bgq_lock_drop(&k->lock);
-	}
+	if (bgq_node_moves(u->node, is_read))
+		catch_up(u->node, s, is_read);
 	return u->kind->values(u, s, v);
 }
 

@@ -1,6 +1,7 @@
 /* The BG/Q processor unit (UPC_P): 24 counters per core in four groups of
  * six (group g = counters c with c % 4 == g, owned by hardware thread g),
  * with the A2 signal, L1p and counter-mask rules of IBM's BG/Q documentation. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,20 +13,23 @@
 /* A planned set. Its counters are the core's only while it is acquired
  * (bgq_core.ctr[].set, .group[]); values and arming live here meanwhile. */
 typedef struct punit_set {
-	int hw, core, smt;
-	int n;
+	/* first: the unit's read op is the node's read of it (bgq_plan_read);
+	 * its hardware thread, requests, whether the set is acquired, and
+	 * where request i's count is: ctr[i]'s acc while acquired, val[i]
+	 * else */
+	bgq_read_plan rp;
+	int core, smt;
 	int ev[BGQ_CTRS];        /* native event of request i */
 	uint64_t mask[BGQ_CTRS]; /* its opcode-mask qualifier */
 	int ctr[BGQ_CTRS];       /* counter of request i: planned, or held */
 	uint8_t groups;          /* counter groups planned, or held */
 	int exclude;             /* CLAB_PLAN_EXCLUDE_* of the plan */
-	int acquired;
 	int l1p;                 /* holds the core's L1p mode (acquired) */
 	uint64_t val[BGQ_CTRS];  /* counts as of the last release */
-	const uint64_t *acc[BGQ_CTRS]; /* while acquired: ctr[i]'s count */
 	uint64_t ovf_period[BGQ_CTRS]; /* overflow arming, applied at acquire */
 	void *ovf_cookie;
 } punit_set;
+_Static_assert(offsetof(punit_set, rp) == 0, "a set is read as its read plan");
 
 typedef struct punit {
 	bgq_node *node;
@@ -283,12 +287,12 @@ static const char *l1p_mode_name(int src)
 /* "hardware thread H (EV1, EV2, ...)" for an acquired set. */
 static size_t describe_holder(const punit_set *h, char *buf, size_t len)
 {
-	size_t o = (size_t)snprintf(buf, len, "hardware thread %d (", h->hw);
-	for (int i = 0; i < h->n && i < 3 && o < len; i++)
+	size_t o = (size_t)snprintf(buf, len, "hardware thread %d (", h->rp.hw);
+	for (int i = 0; i < h->rp.n && i < 3 && o < len; i++)
 		o += (size_t)snprintf(buf + o, len - o, "%s%s", i ? ", " : "",
 				      bgq_punit_natives[h->ev[i]].name);
 	if (o < len)
-		o += (size_t)snprintf(buf + o, len - o, "%s)", h->n > 3 ? ", ..." : "");
+		o += (size_t)snprintf(buf + o, len - o, "%s)", h->rp.n > 3 ? ", ..." : "");
 	return o;
 }
 
@@ -300,7 +304,7 @@ static int explain_held(place *p, const punit_set *s)
 	size_t o = 0;
 	const punit_set *seen[BGQ_TPC] = {0};
 	int nseen = 0;
-	if (l1p_conflict(p, s->ev, s->n) >= 0) {
+	if (l1p_conflict(p, s->ev, s->rp.n) >= 0) {
 		for (int c = 0; c < BGQ_CTRS; c++) {
 			const punit_set *h = k->ctr[c].set;
 			if (h && h != p->replace && h->l1p) {
@@ -308,7 +312,7 @@ static int explain_held(place *p, const punit_set *s)
 				break;
 			}
 		}
-		int i = l1p_conflict(p, s->ev, s->n);
+		int i = l1p_conflict(p, s->ev, s->rp.n);
 		return clab_seterr(CLAB_E_CONFLICT,
 				   "cannot start: %s needs the core's L1p unit in %s mode, but the running event set of %s holds it in %s mode; stop that set first",
 				   bgq_punit_natives[s->ev[i]].name, src_name(s->ev[i]),
@@ -332,7 +336,7 @@ static int explain_held(place *p, const punit_set *s)
 	if (nseen)
 		return clab_seterr(CLAB_E_CONFLICT,
 				   "cannot start: the set's %d events need %d counter group%s of core %d (%d counters), which the running event set%s of %s hold%s; stop %s first or count in turns (multiplexing)",
-				   s->n, __builtin_popcount(s->groups),
+				   s->rp.n, __builtin_popcount(s->groups),
 				   __builtin_popcount(s->groups) > 1 ? "s" : "", s->core,
 				   6 * __builtin_popcount(s->groups), nseen > 1 ? "s" : "",
 				   buf, nseen > 1 ? "" : "s", nseen > 1 ? "them" : "it");
@@ -352,7 +356,7 @@ static int explain_held(place *p, const punit_set *s)
 	}
 	return clab_seterr(CLAB_E_CONFLICT,
 			   "cannot start: the set's %d events find no placement on core %d beside the running event sets of %s (their counter groups and A2 signals); stop them first or count in turns (multiplexing)",
-			   s->n, s->core, nseen ? buf : "other threads");
+			   s->rp.n, s->core, nseen ? buf : "other threads");
 }
 
 /* ---- the unit ---------------------------------------------------------- */
@@ -372,14 +376,15 @@ static void note_armed(bgq_core *k, const bgq_ctr *c)
 
 static void release_locked(bgq_node *n, bgq_core *k, punit_set *s)
 {
-	if (!s->acquired)
+	if (!s->rp.acquired)
 		return;
 	int w = bgq_core_writing(k);
-	for (int i = 0; i < s->n; i++) {
+	for (int i = 0; i < s->rp.n; i++) {
 		bgq_ctr *c = &k->ctr[s->ctr[i]];
 		if (c->running) /* drain: exact */
 			c->acc = bgq_ctr_truth(n, s->core, c) - c->start;
 		s->val[i] = c->acc;
+		s->rp.at[i] = &s->val[i];
 		memset(c, 0, sizeof *c);
 		note_armed(k, c);
 	}
@@ -389,7 +394,7 @@ static void release_locked(bgq_node *n, bgq_core *k, punit_set *s)
 	if (s->l1p && --k->l1p_users == 0)
 		k->l1p_mode = -1;
 	s->l1p = 0;
-	s->acquired = 0;
+	s->rp.acquired = 0;
 	bgq_core_written(k, w);
 }
 
@@ -401,7 +406,7 @@ static int punit_program(void *unit, int hw, const clab_evreq *reqs, int n,
 	punit_set *r = replace;
 	if (hw < 0 || hw >= BGQ_HWTHREADS)
 		return clab_seterr(CLAB_E_INVAL, "no hardware thread %d", hw);
-	if (r && r->acquired)
+	if (r && r->rp.acquired)
 		return clab_seterr(CLAB_E_STATE, "cannot replan a set that holds counters");
 	if (n > BGQ_CTRS)
 		return clab_seterr(CLAB_E_CONFLICT,
@@ -449,16 +454,18 @@ static int punit_program(void *unit, int hw, const clab_evreq *reqs, int n,
 		node->core[r->core].nsets[r->smt]--; /* same core: one lock */
 	memset(s, 0, sizeof *s);
 	k->nsets[smt]++;
-	s->hw = hw;
+	s->rp.node = node;
+	s->rp.hw = hw;
 	s->core = core;
 	s->smt = smt;
-	s->n = n;
+	s->rp.n = n;
 	s->groups = groups;
 	s->exclude = flags & (CLAB_PLAN_EXCLUDE_USER | CLAB_PLAN_EXCLUDE_KERNEL);
 	for (int i = 0; i < n; i++) {
 		s->ev[i] = ev[i];
 		s->mask[i] = clab_evreq_qual(&reqs[i], BGQ_Q_MASK);
 		s->ctr[i] = p.ctr[i];
+		s->rp.at[i] = &s->val[i];
 	}
 	bgq_lock_drop(&k->lock);
 	free(plan); /* another set's call installed one first */
@@ -474,13 +481,13 @@ static int punit_acquire(void *unit, void *set, void *replace)
 	if (r && r->core != s->core)
 		return clab_seterr(CLAB_E_INVAL, "acquire: the replaced set is on another core");
 	bgq_lock_take(&k->lock);
-	if (s->acquired) {
+	if (s->rp.acquired) {
 		bgq_lock_drop(&k->lock);
 		return CLAB_OK;
 	}
-	place p = {.k = k, .replace = r && r->acquired ? r : NULL, .smt = s->smt};
+	place p = {.k = k, .replace = r && r->rp.acquired ? r : NULL, .smt = s->smt};
 	uint8_t groups = 0;
-	if (!fits(&p, s->ev, s->n, &groups)) {
+	if (!fits(&p, s->ev, s->rp.n, &groups)) {
 		int rc = explain_held(&p, s);
 		bgq_lock_drop(&k->lock);
 		return rc;
@@ -492,7 +499,7 @@ static int punit_acquire(void *unit, void *set, void *replace)
 	for (int g = 0; g < BGQ_TPC; g++)
 		if (groups & (1u << g))
 			k->group[g] = s;
-	for (int i = 0; i < s->n; i++) {
+	for (int i = 0; i < s->rp.n; i++) {
 		bgq_ctr *c = &k->ctr[p.ctr[i]];
 		s->ctr[i] = p.ctr[i];
 		memset(c, 0, sizeof *c);
@@ -500,13 +507,13 @@ static int punit_acquire(void *unit, void *set, void *replace)
 		c->nterm = bgq_terms_for(s->ev[i], s->mask[i], c->term, c->weight);
 		c->contrib = bgq_punit_natives[s->ev[i]].scope == CLAB_SCOPE_THREAD
 			     ? (uint8_t)(1u << s->smt) : 0xf;
-		c->owner = s->hw;
+		c->owner = s->rp.hw;
 		c->exclude = s->exclude;
 		c->acc = s->val[i];
 		c->ovf_period = c->ovf_next = s->ovf_period[i];
 		c->ovf_cookie = s->ovf_cookie;
 		c->ovf_req = i;
-		s->acc[i] = &c->acc;
+		s->rp.at[i] = &c->acc;
 		note_armed(k, c);
 		int src = bgq_punit_attr[s->ev[i]].src;
 		if (is_l1p_mode(src) && !s->l1p) {
@@ -515,7 +522,7 @@ static int punit_acquire(void *unit, void *set, void *replace)
 			k->l1p_users++;
 		}
 	}
-	s->acquired = 1;
+	s->rp.acquired = 1;
 	bgq_core_written(k, w);
 	bgq_lock_drop(&k->lock);
 	return CLAB_OK;
@@ -549,7 +556,7 @@ static void zero_locked(bgq_node *n, punit_set *s, int run)
 {
 	bgq_core *k = &n->core[s->core];
 	int w = bgq_core_writing(k);
-	for (int i = 0; i < s->n; i++) {
+	for (int i = 0; i < s->rp.n; i++) {
 		bgq_ctr *c = &k->ctr[s->ctr[i]];
 		c->start = bgq_ctr_truth(n, s->core, c);
 		c->acc = 0;
@@ -570,11 +577,11 @@ static int punit_start(void *unit, void *set)
 	punit_set *s = set;
 	bgq_core *k = &u->node->core[s->core];
 	bgq_lock_take(&k->lock);
-	if (!s->acquired) {
+	if (!s->rp.acquired) {
 		bgq_lock_drop(&k->lock);
 		return clab_seterr(CLAB_E_STATE, "start: the set holds no counters (acquire first)");
 	}
-	bgq_node_sync(u->node, s->hw, 0);
+	bgq_node_sync(u->node, s->rp.hw, 0);
 	zero_locked(u->node, s, 1);
 	bgq_lock_drop(&k->lock);
 	return CLAB_OK;
@@ -586,8 +593,8 @@ static int punit_reset(void *unit, void *set)
 	punit_set *s = set;
 	bgq_core *k = &u->node->core[s->core];
 	bgq_lock_take(&k->lock);
-	if (s->acquired) {
-		bgq_node_sync(u->node, s->hw, 0);
+	if (s->rp.acquired) {
+		bgq_node_sync(u->node, s->rp.hw, 0);
 		zero_locked(u->node, s, -1);
 	}
 	int w = bgq_core_writing(k);
@@ -604,13 +611,13 @@ static int punit_stop(void *unit, void *set)
 	punit_set *s = set;
 	bgq_core *k = &u->node->core[s->core];
 	bgq_lock_take(&k->lock);
-	if (!s->acquired) {
+	if (!s->rp.acquired) {
 		bgq_lock_drop(&k->lock);
 		return CLAB_OK;
 	}
-	bgq_node_sync(u->node, s->hw, 0);
+	bgq_node_sync(u->node, s->rp.hw, 0);
 	int w = bgq_core_writing(k);
-	for (int i = 0; i < s->n; i++) {
+	for (int i = 0; i < s->rp.n; i++) {
 		bgq_ctr *c = &k->ctr[s->ctr[i]];
 		if (c->running)
 			c->acc = bgq_ctr_truth(u->node, s->core, c) - c->start;
@@ -636,7 +643,7 @@ static int punit_overflow(void *unit, void *set, int i, uint64_t period,
 	bgq_lock_take(&k->lock);
 	s->ovf_period[i] = period;
 	s->ovf_cookie = cookie;
-	if (s->acquired) {
+	if (s->rp.acquired) {
 		bgq_ctr *c = &k->ctr[s->ctr[i]];
 		c->ovf_period = period;
 		c->ovf_next = period;
@@ -656,7 +663,7 @@ static int punit_handler(void *unit, void *set, int on)
 	punit_set *s = set;
 	bgq_core *k = &u->node->core[s->core];
 	bgq_lock_take(&k->lock);
-	for (int i = 0; i < s->n && s->acquired; i++) {
+	for (int i = 0; i < s->rp.n && s->rp.acquired; i++) {
 		bgq_ctr *c = &k->ctr[s->ctr[i]];
 		if (on) {
 			bgq_ctr_freeze(u->node, s->core, c);
@@ -673,53 +680,6 @@ static int punit_handler(void *unit, void *set, int on)
 	return CLAB_OK;
 }
 
-/* Reads give UPC_C's value as of the last scan, up to BGQ_SCAN cycles old;
- * a set that holds no counters has the counts it had when it let go. */
-/* A read that moves no clock: the counts as the last writer left them,
- * without the lock (seqlock, bgq_core.seq); 0 when a writer was on the
- * way, and the read takes the lock. Never spins on a writer. */
-static int read_unlocked(const bgq_core *k, const punit_set *s, uint64_t *vals)
-{
-	unsigned q = __atomic_load_n(&k->seq, __ATOMIC_ACQUIRE);
-	if (q & 1)
-		return 0;
-	if (s->acquired)
-		for (int i = 0; i < s->n; i++)
-			vals[i] = __atomic_load_n(s->acc[i], __ATOMIC_RELAXED);
-	else
-		for (int i = 0; i < s->n; i++)
-			vals[i] = s->val[i];
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	return __atomic_load_n(&k->seq, __ATOMIC_RELAXED) == q;
-}
-
-/* A read that may move the clock, or met a writer: under the lock (out of
- * line, so that a read that only reads saves no registers for it). */
-static __attribute__((noinline)) int read_locked(bgq_node *n, bgq_core *k, const punit_set *s,
-						 uint64_t *vals)
-{
-	bgq_lock_take(&k->lock);
-	if (s->acquired) {
-		bgq_node_sync(n, s->hw, 1);
-		for (int i = 0; i < s->n; i++)
-			vals[i] = *s->acc[i];
-	} else {
-		memcpy(vals, s->val, (size_t)s->n * sizeof *vals);
-	}
-	bgq_lock_drop(&k->lock);
-	return CLAB_OK;
-}
-
-static int punit_read(void *unit, void *set, uint64_t *vals)
-{
-	punit *u = unit;
-	punit_set *s = set;
-	bgq_core *k = &u->node->core[s->core];
-	if (!bgq_node_moves(u->node, 1) && read_unlocked(k, s, vals))
-		return CLAB_OK;
-	return read_locked(u->node, k, s, vals);
-}
-
 /* Multiplexing reads groups at their switch: no time passes here. */
 static int punit_peek(void *unit, void *set, uint64_t *vals)
 {
@@ -727,8 +687,8 @@ static int punit_peek(void *unit, void *set, uint64_t *vals)
 	punit_set *s = set;
 	bgq_core *k = &u->node->core[s->core];
 	bgq_lock_take(&k->lock);
-	for (int i = 0; i < s->n; i++)
-		vals[i] = s->acquired ? k->ctr[s->ctr[i]].acc : s->val[i];
+	for (int i = 0; i < s->rp.n; i++)
+		vals[i] = *s->rp.at[i];
 	bgq_lock_drop(&k->lock);
 	return CLAB_OK;
 }
@@ -737,7 +697,7 @@ static uint64_t punit_counters(void *unit, void *set, int i)
 {
 	(void)unit;
 	punit_set *s = set;
-	return i >= 0 && i < s->n ? 1ull << s->ctr[i] : 0;
+	return i >= 0 && i < s->rp.n ? 1ull << s->ctr[i] : 0;
 }
 
 static int punit_open(clab_machine *m, const char *section, void **unit,
@@ -788,7 +748,8 @@ const clab_unit_ops clab_bgq_punit_ops = {
 	.release = punit_release,
 	.start = punit_start,
 	.stop = punit_stop,
-	.read = punit_read,
+	.read = bgq_plan_read,
+	.reader = bgq_plan_reader,
 	.reset = punit_reset,
 	.peek = punit_peek,
 	.counters = punit_counters,

@@ -8,10 +8,53 @@
 #include <time.h>
 #include "node.h"
 
+/* The UPC_C scan adds the 14-bit counter's movement since the last scan;
+ * v: the counter's count since its start. `skipped`: the scans between the
+ * previous one and this were not run one by one; each would have added its
+ * interval's movement (less than 2^14, see check_rates), so together they
+ * add the whole movement. */
+static inline void bgq_scan(bgq_ctr *c, int skipped, uint64_t v)
+{
+	if (skipped)
+		c->acc = v; /* acc always equals v at the last scan */
+	else
+		c->acc += ((v & HW_MASK) - (c->acc & HW_MASK)) & HW_MASK;
+}
+
+/* The scan of thread t (hardware thread smt of core k) when its plan holds
+ * all its held counters and knows the offset at hand: 0 when not, and the
+ * long way (scan_all) takes it. */
+static inline int bgq_scan_planned(const bgq_node *n, bgq_core *k, unsigned smt,
+				   const bgq_hwt *t, int skipped)
+{
+	const bgq_scan_plan *pl = k->plan[smt];
+	if (!pl || !pl->whole || t->wcount)
+		return 0;
+	uint64_t r = t->act - pl->act0; /* offset in the plan's phase lap */
+	if (r >= pl->span || pl->wver != __atomic_load_n(&t->wver, __ATOMIC_ACQUIRE) ||
+	    pl->cfg != k->cfg)
+		return 0;
+	uint64_t laps = r / pl->period, x = r - laps * pl->period;
+	uint32_t i = (uint32_t)x / pl->step;
+	if (pl->key[i] != x + 1)
+		return 0;
+	const uint32_t *m = pl->val[i];
+	const struct bgq_plan_entry *e = pl->e, *end = e + pl->n;
+	int w = bgq_core_scanning(n, k);
+	if (skipped)
+		for (; e < end; e++, m++)
+			bgq_scan(e->c, 1, e->base + e->pp * laps + *m);
+	else
+		for (; e < end; e++, m++)
+			bgq_scan(e->c, 0, e->base + e->pp * laps + *m);
+	bgq_core_written(k, w);
+	return 1;
+}
+
 /* The scan of every held counter of thread h: by its plan where the plan
  * covers them (rebuilt or filled when it does not hold the offset at hand),
  * the others one by one. */
-void bgq_scan_all(bgq_node *n, int core, unsigned smt, int skipped)
+static __attribute__((noinline)) void bgq_scan_all(bgq_node *n, int core, unsigned smt, int skipped)
 {
 	bgq_core *k = &n->core[core];
 	uint32_t rest = k->held[smt];
@@ -55,3 +98,27 @@ void bgq_scan_all(bgq_node *n, int core, unsigned smt, int skipped)
 	bgq_core_written(k, w);
 }
 
+/* bgq_move_to reaching a scan point (from < next_scan <= to): scan points
+ * are BGQ_SCAN apart, the last one not after `to` is run; an earlier one
+ * passed too when it is not the first after `from` (next). */
+void bgq_move_scan(bgq_node *n, int h, uint64_t to, int in_work)
+{
+	bgq_hwt *t = &n->hwt[h];
+	unsigned core = (unsigned)h / BGQ_TPC, smt = (unsigned)h % BGQ_TPC;
+	bgq_core *k = &n->core[core];
+	uint64_t from = t->now, act = t->act, next = t->next_scan;
+	if (!in_work)
+		act += to - from;
+	uint64_t past = to - next; /* most moves pass one scan point: no division */
+	uint64_t last = past < BGQ_SCAN ? next : to - past % BGQ_SCAN;
+	t->next_scan = last + BGQ_SCAN;
+	if (k->held[smt]) {
+		t->now = last;
+		t->act = in_work ? act : act - (to - last);
+		if (!bgq_scan_planned(n, k, smt, t, last != next))
+			bgq_scan_all(n, (int)core, smt, last != next);
+	}
+	t->act = act;
+	t->now = to;
+	bgq_changed(n, h);
+}

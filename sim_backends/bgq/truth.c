@@ -214,15 +214,12 @@ void bgq_node_sum_thread(bgq_node *n, bgq_sum *s, int h)
 	s->seen[h] = ver;
 }
 
-void bgq_node_sum(bgq_node *n, bgq_sum *s)
+void bgq_node_sum_since(bgq_node *n, bgq_sum *s, uint64_t changes)
 {
 	/* only the threads that changed since the last sum are looked at (all
 	 * live ones when the log lost track); a change during the walk below
 	 * shows in the next sum */
-	uint64_t changes = __atomic_load_n(&n->changes, __ATOMIC_ACQUIRE);
 	uint64_t last = __atomic_load_n(&s->changes, __ATOMIC_RELAXED);
-	if (last == changes)
-		return;
 	uint64_t look[2] = {0, 0};
 	if (s->only >= 0) /* one thread: its version says whether it changed */
 		look[s->only / 64] = 1ull << (s->only % 64);

@@ -215,12 +215,66 @@ static void test_empty_set(void **state)
 	clab_thread_detach(t);
 }
 
+/* An overflow handler runs inside the read whose clock move crossed the
+ * threshold, and resets the set there: the values a later read from a
+ * signal handler answers with are those of the last completed call, the
+ * read that ran the handler (counted from the reset), never the ones from
+ * before the reset. */
+static struct {
+	clab_evset *s;
+	int resets;
+	int64_t v[2];
+	int rc;
+} ov;
+
+static void on_overflow(clab_evset *s, uint64_t vector, void *pc, void *uc, void *arg)
+{
+	(void)vector; (void)pc; (void)uc; (void)arg;
+	ov.resets++;
+	assert_int_equal(clab_evset_reset(s), CLAB_OK);
+}
+
+static void on_sample(int sig)
+{
+	(void)sig;
+	ov.rc = clab_evset_read(ov.s, ov.v);
+}
+
+static void test_handler_inside_read(void **state)
+{
+	(void)state;
+	memset(&ov, 0, sizeof ov);
+	clab_machine *mt = open_machine("bgq:clock=virtual,tick=10000,activity=compute");
+	clab_component *c = clab_machine_component(mt, "core");
+	clab_thread *t = attach_hw(mt, 0);
+	const char *ev[] = {"PEVT_CYCLES", "PEVT_INST_ALL"};
+	assert_int_equal(program(c, t, &ov.s, ev, 2), CLAB_OK);
+	assert_int_equal(clab_evset_overflow(ov.s, 0, 25000, on_overflow, NULL), CLAB_OK);
+	assert_int_equal(clab_evset_start(ov.s), CLAB_OK);
+	int64_t v[2];
+	signal(SIGUSR1, on_sample);
+	for (int r = 0; r < 12; r++) {
+		read_ok(ov.s, v);
+		assert_true(v[0] < 25000 + 10000); /* counted from the last reset */
+		clab_enter(NULL); /* the thread is inside a call */
+		raise(SIGUSR1);
+		clab_leave(CLAB_OK);
+		assert_int_equal(ov.rc, CLAB_OK);
+		assert_memory_equal(ov.v, v, sizeof v);
+	}
+	assert_true(ov.resets >= 3);
+	clab_evset_destroy(ov.s);
+	clab_thread_detach(t);
+	clab_machine_close(mt);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_interrupted_call),
 		cmocka_unit_test(test_read_at),
 		cmocka_unit_test(test_empty_set),
+		cmocka_unit_test(test_handler_inside_read),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
