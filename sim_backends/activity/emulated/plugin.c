@@ -61,6 +61,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <capstone/capstone.h>
 #include <qemu-plugin.h>
 #include "../emulated.h"
 
@@ -1037,12 +1038,10 @@ static void classify(const char *dis, uint64_t *n, int *cond, uint64_t *split, i
 
 /* ---- an instruction's classes, kept by its bytes ---------------------- */
 
-/* QEMU's disassembly of an instruction costs more than the rest of its
- * block's translation put together (it opens a capstone handle for each:
- * 30 us), and the same bytes come again and again (about half of a run's
- * instructions). An instruction's classes depend on its bytes alone (the
- * target that a branch's disassembly spells out is never read), so they
- * are kept, by the bytes. */
+/* An instruction's classes depend on its bytes alone (the target that a
+ * branch's disassembly spells out is never read), and the same bytes come
+ * again and again (about half of a run's instructions), so they are kept,
+ * by the bytes. */
 typedef struct insn_classes {
 	uint8_t size;             /* 0: an empty entry */
 	uint8_t bytes[15];
@@ -1055,6 +1054,48 @@ typedef struct insn_classes {
 enum { KNOWN = 1 << 15 };
 static insn_classes *known; /* by a hash of the bytes; a newer one replaces an entry */
 static pthread_mutex_t known_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The disassembly: QEMU 7.2's qemu_plugin_insn_disas opens a capstone
+ * handle for every instruction, which costs more than the rest of the
+ * block's translation put together (30 us: a start-up of 1,500
+ * instructions 45 ms). The plugin keeps one handle, set up as QEMU sets
+ * up its own for an x86-64 guest (64-bit mode, AT&T syntax, undecodable
+ * bytes as ".byte"), so the text is QEMU's: "MNEMONIC OPERANDS", "" when
+ * nothing decodes. Without a handle, QEMU's call. */
+static csh cs;
+static cs_insn *cs_insn_buf; /* NULL: no handle */
+static pthread_mutex_t cs_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void disas_open(void)
+{
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
+		return;
+	cs_option(cs, CS_OPT_SKIPDATA, CS_OPT_ON);
+	cs_option(cs, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT);
+	cs_insn_buf = cs_malloc(cs);
+	if (!cs_insn_buf)
+		cs_close(&cs);
+}
+
+/* insn's disassembly into buf (mnemonic and operands fit in 200 bytes) */
+static void disas(struct qemu_plugin_insn *insn, char buf[200])
+{
+	if (!cs_insn_buf) {
+		char *dis = qemu_plugin_insn_disas(insn);
+		snprintf(buf, 200, "%s", dis ? dis : "");
+		free(dis);
+		return;
+	}
+	const uint8_t *code = qemu_plugin_insn_data(insn);
+	size_t size = qemu_plugin_insn_size(insn);
+	uint64_t pc = qemu_plugin_insn_vaddr(insn);
+	pthread_mutex_lock(&cs_lock);
+	if (cs_disasm_iter(cs, &code, &size, &pc, cs_insn_buf))
+		snprintf(buf, 200, "%s %s", cs_insn_buf->mnemonic, cs_insn_buf->op_str);
+	else
+		buf[0] = 0;
+	pthread_mutex_unlock(&cs_lock);
+}
 
 /* Sets *c to insn's classes, added to n */
 static void classes_of(struct qemu_plugin_insn *insn, insn_classes *c, uint64_t *n)
@@ -1078,12 +1119,12 @@ static void classes_of(struct qemu_plugin_insn *insn, insn_classes *c, uint64_t 
 			return;
 		}
 	}
-	char *dis = qemu_plugin_insn_disas(insn);
+	char dis[200];
+	disas(insn, dis);
 	uint64_t own[CLAB_HQ_N] = {0};
 	int cond, pieces, atomic;
-	*c = (insn_classes){.size = (uint8_t)size, .cut = dis && starts(dis, ".byte")};
-	classify(dis ? dis : "", own, &cond, &c->split, &pieces, &atomic);
-	free(dis);
+	*c = (insn_classes){.size = (uint8_t)size, .cut = starts(dis, ".byte")};
+	classify(dis, own, &cond, &c->split, &pieces, &atomic);
 	c->cond = (uint8_t)cond, c->pieces = (uint8_t)pieces, c->atomic = (uint8_t)atomic;
 	for (int i = 0; i < CLAB_HQ_N; i++) {
 		n[i] += own[i];
@@ -1314,6 +1355,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 		return -1;
 	}
 	kinds_direct = kinds_check();
+	disas_open();
 	qemu_plugin_register_vcpu_tb_trans_cb(id, on_trans);
 	qemu_plugin_register_vcpu_syscall_cb(id, on_syscall);
 	pthread_atfork(NULL, NULL, on_fork_child);
