@@ -259,9 +259,10 @@ static __attribute__((noinline)) int l2_lookup(uint64_t line)
 	return hit;
 }
 
-/* ... the common hits first: the line most recently referenced, and (with
- * one thread: no lock) the most recent of its set */
-static inline int l2_ref(uint64_t line)
+/* The common L2 hits, which need no lookup: the line most recently
+ * referenced, and (with one thread: no lock) the most recent of its set.
+ * Returns 0 when it takes a lookup. */
+static inline int l2_hit_fast(uint64_t line)
 {
 	uint64_t t = line + 1;
 	if (__atomic_load_n(&l2_mru, __ATOMIC_RELAXED) == t)
@@ -270,7 +271,12 @@ static inline int l2_ref(uint64_t line)
 		l2_mru = t;
 		return 1;
 	}
-	return l2_lookup(line);
+	return 0;
+}
+
+static inline int l2_ref(uint64_t line)
+{
+	return l2_hit_fast(line) || l2_lookup(line);
 }
 
 static inline uint64_t *l1_set(vcpu *v, uint64_t line)
@@ -322,39 +328,68 @@ static __attribute__((noinline)) void a2_load_l1(vcpu *v, uint64_t line)
 		load_missed(v->q, !l2_ref(line >> (L2_LINE_SHIFT - L1_LINE_SHIFT)));
 }
 
-/* ... by a store that is not a hit on the L1's most recent line */
+/* Policy a2: a load's lookups of one line */
+static inline __attribute__((always_inline)) void a2_load_line(vcpu *v, uint64_t line)
+{
+	uint64_t t = line + 1;
+	if (t != v->l1_mru) {
+		v->l1_mru = t;
+		if (l1_set(v, line)[0] != t)
+			a2_load_l1(v, line);
+	}
+}
+
+/* ... a store's L2 lookup that is not a hit on its most recent line */
+static __attribute__((noinline)) void a2_store_l2_lookup(vcpu *v, uint64_t line)
+{
+	if (!l2_lookup(line))
+		v->q[CLAB_HQ_L2_STORE_MISSES]++;
+}
+
+/* ... a store's L2 lookup (write-through: the L2 sees every store) */
+static inline __attribute__((always_inline)) void a2_store_l2(vcpu *v, uint64_t line)
+{
+	line >>= L2_LINE_SHIFT - L1_LINE_SHIFT;
+	if (!l2_hit_fast(line))
+		a2_store_l2_lookup(v, line);
+}
+
+/* ... a store's lookups of a line that is not the most recent of its L1
+ * set: a miss leaves the L1 as it was */
 static __attribute__((noinline)) void a2_store_l1(vcpu *v, uint64_t line)
 {
 	if (set_ref(l1_set(v, line), L1_WAYS, line + 1, 0)) {
 		v->l1_mru = line + 1;
-	} else { /* a miss leaves the L1 as it was */
+	} else {
 		v->q[CLAB_HQ_L1D_STORE_MISSES]++;
 		v->l1_absent = line + 1;
 	}
+	a2_store_l2(v, line);
 }
 
-/* Policy a2: one line's lookups by a load or a store */
-static inline __attribute__((always_inline)) void a2_line(vcpu *v, uint64_t line, int store)
+/* ... a store's lookups of one line. Every call is last in its caller, so
+ * the common case needs no stack frame. */
+static inline __attribute__((always_inline)) void a2_store_line(vcpu *v, uint64_t line)
 {
 	uint64_t t = line + 1;
-	if (!store) {
-		if (t != v->l1_mru) {
-			v->l1_mru = t;
-			if (l1_set(v, line)[0] != t)
-				a2_load_l1(v, line);
+	if (t == v->l1_absent) {
+		v->q[CLAB_HQ_L1D_STORE_MISSES]++;
+	} else if (t != v->l1_mru) {
+		if (l1_set(v, line)[0] != t) {
+			a2_store_l1(v, line);
+			return;
 		}
-	} else { /* write-through: the L2 sees every store */
-		if (t == v->l1_absent)
-			v->q[CLAB_HQ_L1D_STORE_MISSES]++;
-		else if (t != v->l1_mru) {
-			if (l1_set(v, line)[0] == t)
-				v->l1_mru = t;
-			else
-				a2_store_l1(v, line);
-		}
-		if (!l2_ref(line >> (L2_LINE_SHIFT - L1_LINE_SHIFT)))
-			v->q[CLAB_HQ_L2_STORE_MISSES]++;
+		v->l1_mru = t;
 	}
+	a2_store_l2(v, line);
+}
+
+static inline __attribute__((always_inline)) void a2_line(vcpu *v, uint64_t line, int store)
+{
+	if (store)
+		a2_store_line(v, line);
+	else
+		a2_load_line(v, line);
 }
 
 /* a2_line out of line, for the rarer accesses across two lines */
@@ -532,7 +567,8 @@ static vcpu *access_settled(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
 	return v;
 }
 
-/* ... and a2_one's accesses of 16 bytes or more, or across two lines */
+/* ... and a2_one's accesses of 16 bytes or more, or near or across a
+ * line's end */
 static __attribute__((noinline)) void a2_one_slow(unsigned int i, qemu_plugin_meminfo_t info,
 						  uint64_t vaddr, uintptr_t id)
 {
@@ -550,27 +586,33 @@ static __attribute__((noinline)) void a2_one_slow(unsigned int i, qemu_plugin_me
 	a2_line(v, line, store);
 }
 
-/* The descriptions a2_one and a2_piece read directly (with kinds_direct):
- * 7.2's, and for a2_one, of at most 8 bytes */
+/* The descriptions a2_one reads directly (with kinds_direct): 7.2's, of
+ * at most 8 bytes */
 #define A2_ONE_INFO ((1u << KIND_BITS) - 1 - (4u << 4))
 
 /* Policy a2, an instruction that QEMU does not make atomic: an access is
  * counted as it comes, the lines it touches looked up in order. The
- * common case (the thread counts, with nothing pending; an access of at
- * most 8 bytes within a line) first: every instruction here is paid
- * hundreds of millions of times. */
+ * common case (the thread counts, with nothing pending, and the access,
+ * at most 8 bytes, starts at most 8 bytes before its line's end, so it
+ * stays within the line) is a path of a few instructions without a stack
+ * frame: every instruction here is paid hundreds of millions of times.
+ * (One callback for both directions: QEMU 7.2 calls one registered for
+ * loads alone on stores only, and one for stores alone on both.) */
 static void a2_one(unsigned int i, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
 {
 	vcpu *v = i < CLAB_EMU_SLOTS ? live[i] : NULL;
-	if (__builtin_expect(!v || v->pend.size || (info & ~A2_ONE_INFO) ||
-			     (vaddr & ((1u << L1_LINE_SHIFT) - 1)) + direct_size(info) >
-				     1u << L1_LINE_SHIFT, 0)) {
+	if (__builtin_expect(!v || ((info & ~A2_ONE_INFO) | v->pend.size) ||
+			     (vaddr & ((1u << L1_LINE_SHIFT) - 1)) > (1u << L1_LINE_SHIFT) - 8, 0)) {
 		a2_one_slow(i, info, vaddr, (uintptr_t)udata);
 		return;
 	}
-	int store = direct_store(info);
-	v->q[store ? CLAB_HQ_STORES : CLAB_HQ_LOADS]++;
-	a2_line(v, vaddr >> L1_LINE_SHIFT, store);
+	if (direct_store(info)) {
+		v->q[CLAB_HQ_STORES]++;
+		a2_store_line(v, vaddr >> L1_LINE_SHIFT);
+	} else {
+		v->q[CLAB_HQ_LOADS]++;
+		a2_load_line(v, vaddr >> L1_LINE_SHIFT);
+	}
 }
 
 /* ... and one whose accesses QEMU may make in pieces (16 and 32 bytes in
