@@ -132,9 +132,9 @@ typedef struct memref {
 /* Policy a2, an access of an instruction that QEMU may make in pieces
  * (a2_piece), counted as it came: what a piece must match to continue it */
 typedef struct a2join {
-	uint64_t seq, pc, end;    /* end: the address after it */
+	uint64_t seq, end;        /* end: the address after it */
+	uint64_t key;             /* the instruction's memref.pc, a store in bit 63 */
 	unsigned size;
-	int store;
 } a2join;
 
 /* The fields every access reads first */
@@ -392,10 +392,11 @@ static inline __attribute__((always_inline)) void a2_line(vcpu *v, uint64_t line
 		a2_load_line(v, line);
 }
 
-/* a2_line out of line, for the rarer accesses across two lines */
-static __attribute__((noinline)) void a2_line_out(vcpu *v, uint64_t line, int store)
+/* ... lines first to last, for the rarer accesses across two lines */
+static __attribute__((noinline)) void a2_lines(vcpu *v, uint64_t first, uint64_t last, int store)
 {
-	a2_line(v, line, store);
+	for (uint64_t line = first; line <= last; line++)
+		a2_line(v, line, store);
 }
 
 /* A load that valgrind splits (policy cachegrind): the bits of an
@@ -619,33 +620,47 @@ static void a2_one(unsigned int i, qemu_plugin_meminfo_t info, uint64_t vaddr, v
  * 8-byte ones): a piece that continues the one before is the same access,
  * only the lines it adds are looked up, and the access moves to the quad
  * class as it reaches 16 bytes. */
-static inline __attribute__((always_inline)) void a2_piece_of(vcpu *v, uint64_t vaddr,
-							      unsigned size, int store,
-							      uintptr_t id)
+static inline uint64_t join_key(uintptr_t id, int store)
 {
-	uint64_t *q = v->q;
+	return id | (uint64_t)store << 63;
+}
+
+static inline int a2_continues(const vcpu *v, uint64_t vaddr, unsigned size, uint64_t key)
+{
+	const a2join *j = &v->join;
+	return j->end == vaddr && j->key == key && j->seq == v->seq && j->size + size <= 64;
+}
+
+/* ... a piece that continues the access: it grows, into the quad class as
+ * it reaches 16 bytes */
+static inline void a2_grow(vcpu *v, unsigned size, int store)
+{
 	a2join *j = &v->join;
+	if (j->size < 16 && j->size + size >= 16) {
+		v->q[store ? CLAB_HQ_STORES : CLAB_HQ_LOADS]--;
+		v->q[store ? CLAB_HQ_QSTORES : CLAB_HQ_QLOADS]++;
+	}
+	j->size += size;
+	j->end += size;
+}
+
+static __attribute__((noinline)) void a2_piece_of(vcpu *v, uint64_t vaddr, unsigned size,
+						  int store, uintptr_t id)
+{
 	uint64_t line = vaddr >> L1_LINE_SHIFT, last = (vaddr + size - 1) >> L1_LINE_SHIFT;
-	if (j->end == vaddr && j->seq == v->seq && j->pc == id && j->store == store &&
-	    j->size + size <= 64) {
-		if (j->size < 16 && j->size + size >= 16) {
-			q[store ? CLAB_HQ_STORES : CLAB_HQ_LOADS]--;
-			q[store ? CLAB_HQ_QSTORES : CLAB_HQ_QLOADS]++;
-		}
-		j->size += size;
-		j->end += size;
+	uint64_t key = join_key(id, store);
+	if (a2_continues(v, vaddr, size, key)) {
+		a2_grow(v, size, store);
 		line = ((vaddr - 1) >> L1_LINE_SHIFT) + 1;
 	} else {
-		q[store ? (size >= 16 ? CLAB_HQ_QSTORES : CLAB_HQ_STORES)
-			: (size >= 16 ? CLAB_HQ_QLOADS : CLAB_HQ_LOADS)]++;
-		*j = (a2join){.seq = v->seq, .pc = id, .end = vaddr + size, .size = size,
-			      .store = store};
+		v->q[store ? (size >= 16 ? CLAB_HQ_QSTORES : CLAB_HQ_STORES)
+			   : (size >= 16 ? CLAB_HQ_QLOADS : CLAB_HQ_LOADS)]++;
+		v->join = (a2join){.seq = v->seq, .key = key, .end = vaddr + size, .size = size};
 	}
 	if (__builtin_expect(line == last, 1))
 		a2_line(v, line, store);
-	else
-		for (; line <= last; line++) /* none, or across a line boundary */
-			a2_line_out(v, line, store);
+	else if (line < last) /* across a line boundary (line > last: none new) */
+		a2_lines(v, line, last, store);
 }
 
 static __attribute__((noinline)) void a2_piece_slow(unsigned int i, qemu_plugin_meminfo_t info,
@@ -658,14 +673,24 @@ static __attribute__((noinline)) void a2_piece_slow(unsigned int i, qemu_plugin_
 		a2_piece_of(v, vaddr, size, store, id);
 }
 
+/* The common case first: a piece that continues the access before within
+ * the line that access reached, so no line is looked up (the second,
+ * third and fourth of a 32-byte access) */
 static void a2_piece(unsigned int i, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
 {
 	vcpu *v = i < CLAB_EMU_SLOTS ? live[i] : NULL;
-	if (__builtin_expect(!v || v->pend.size || info >> KIND_BITS, 0)) {
+	if (__builtin_expect(!v || ((info >> KIND_BITS) | v->pend.size), 0)) {
 		a2_piece_slow(i, info, vaddr, (uintptr_t)udata);
 		return;
 	}
-	a2_piece_of(v, vaddr, direct_size(info), direct_store(info), (uintptr_t)udata);
+	unsigned size = direct_size(info);
+	int store = direct_store(info);
+	if (a2_continues(v, vaddr, size, join_key((uintptr_t)udata, store)) &&
+	    !(((vaddr - 1) ^ (vaddr + size - 1)) >> L1_LINE_SHIFT)) {
+		a2_grow(v, size, store);
+		return;
+	}
+	a2_piece_of(v, vaddr, size, store, (uintptr_t)udata);
 }
 
 /* ---- blocks ----------------------------------------------------------- */
