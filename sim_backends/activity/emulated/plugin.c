@@ -744,12 +744,9 @@ static int host_signal(int g)
 /* a two-bit counter's next value and (bit 2) a misprediction: [counter << 1 | taken] */
 static const uint8_t bht_next[8] = {0, 1 | 4, 0, 2 | 4, 1 | 4, 3, 2 | 4, 3};
 
-static void on_tb(unsigned int vcpu_index, void *udata)
+/* A run of block tb by thread v */
+static inline __attribute__((always_inline)) void tb_ran(vcpu *v, tbinfo *tb)
 {
-	tbinfo *tb = udata;
-	vcpu *v = counting(vcpu_index);
-	if (!v)
-		return;
 	/* a pending access stays pending: a new block's seq ends it, and the
 	 * next access, system call or exit counts it, in the same order */
 	uint64_t *q = v->q;
@@ -776,6 +773,24 @@ static void on_tb(unsigned int vcpu_index, void *udata)
 	v->seq++;
 	if (__builtin_expect(v->timer_at != 0, 0))
 		timer_tick(v, tb);
+}
+
+/* ... out of line, for a thread new or paused */
+static __attribute__((noinline)) void on_tb_rare(unsigned int vcpu_index, tbinfo *tb)
+{
+	vcpu *v = counting(vcpu_index);
+	if (v)
+		tb_ran(v, tb);
+}
+
+/* The common case (a thread that counts) needs no stack frame */
+static void on_tb(unsigned int vcpu_index, void *udata)
+{
+	vcpu *v = vcpu_index < CLAB_EMU_SLOTS ? live[vcpu_index] : NULL;
+	if (__builtin_expect(!v, 0))
+		on_tb_rare(vcpu_index, udata);
+	else
+		tb_ran(v, udata);
 }
 
 /* ---- classification --------------------------------------------------- */
