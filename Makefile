@@ -28,7 +28,7 @@ LIBS := -liniparser -lhwloc -lpfm -lpthread -lm
 
 DEB_PACKAGES := build-essential dpkg-dev pkg-config libpfm4-dev libhwloc-dev \
 	libcmocka-dev libiniparser-dev libpng-dev openmpi-bin libopenmpi-dev patchelf \
-	gfortran papi-tools libfftw3-dev iproute2 qemu-user jq
+	gfortran papi-tools libfftw3-dev iproute2 qemu-user libcapstone-dev jq
 
 # the emulator plugin (activity = emulated), against QEMU's plugin header
 # from Debian's qemu source package (or QEMU_PLUGIN_H=/path/to/qemu-plugin.h)
@@ -122,7 +122,7 @@ $(EMU_PLUGIN): sim_backends/activity/emulated/plugin.c sim_backends/activity/hos
 		sim_backends/activity/emulated.h sim_backends/activity/hostmap.h $(QEMU_PLUGIN_H)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(CLAB_CFLAGS) -fno-tree-loop-distribute-patterns -shared -I$(dir $(QEMU_PLUGIN_H)) \
-		sim_backends/activity/emulated/plugin.c sim_backends/activity/hostmap.c -o $@
+		sim_backends/activity/emulated/plugin.c sim_backends/activity/hostmap.c -o $@ -lcapstone
 
 $(STAGE)/bin/counterlab-run: utils/counterlab-run.c
 	@mkdir -p $(@D)

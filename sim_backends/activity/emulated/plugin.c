@@ -61,6 +61,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <capstone/capstone.h>
 #include <qemu-plugin.h>
 #include "../emulated.h"
 
@@ -131,9 +132,9 @@ typedef struct memref {
 /* Policy a2, an access of an instruction that QEMU may make in pieces
  * (a2_piece), counted as it came: what a piece must match to continue it */
 typedef struct a2join {
-	uint64_t seq, pc, end;    /* end: the address after it */
+	uint64_t seq, end;        /* end: the address after it */
+	uint64_t key;             /* the instruction's memref.pc, a store in bit 63 */
 	unsigned size;
-	int store;
 } a2join;
 
 /* The fields every access reads first */
@@ -258,9 +259,10 @@ static __attribute__((noinline)) int l2_lookup(uint64_t line)
 	return hit;
 }
 
-/* ... the common hits first: the line most recently referenced, and (with
- * one thread: no lock) the most recent of its set */
-static inline int l2_ref(uint64_t line)
+/* The common L2 hits, which need no lookup: the line most recently
+ * referenced, and (with one thread: no lock) the most recent of its set.
+ * Returns 0 when it takes a lookup. */
+static inline int l2_hit_fast(uint64_t line)
 {
 	uint64_t t = line + 1;
 	if (__atomic_load_n(&l2_mru, __ATOMIC_RELAXED) == t)
@@ -269,7 +271,12 @@ static inline int l2_ref(uint64_t line)
 		l2_mru = t;
 		return 1;
 	}
-	return l2_lookup(line);
+	return 0;
+}
+
+static inline int l2_ref(uint64_t line)
+{
+	return l2_hit_fast(line) || l2_lookup(line);
 }
 
 static inline uint64_t *l1_set(vcpu *v, uint64_t line)
@@ -321,45 +328,75 @@ static __attribute__((noinline)) void a2_load_l1(vcpu *v, uint64_t line)
 		load_missed(v->q, !l2_ref(line >> (L2_LINE_SHIFT - L1_LINE_SHIFT)));
 }
 
-/* ... by a store that is not a hit on the L1's most recent line */
+/* Policy a2: a load's lookups of one line */
+static inline __attribute__((always_inline)) void a2_load_line(vcpu *v, uint64_t line)
+{
+	uint64_t t = line + 1;
+	if (t != v->l1_mru) {
+		v->l1_mru = t;
+		if (l1_set(v, line)[0] != t)
+			a2_load_l1(v, line);
+	}
+}
+
+/* ... a store's L2 lookup that is not a hit on its most recent line */
+static __attribute__((noinline)) void a2_store_l2_lookup(vcpu *v, uint64_t line)
+{
+	if (!l2_lookup(line))
+		v->q[CLAB_HQ_L2_STORE_MISSES]++;
+}
+
+/* ... a store's L2 lookup (write-through: the L2 sees every store) */
+static inline __attribute__((always_inline)) void a2_store_l2(vcpu *v, uint64_t line)
+{
+	line >>= L2_LINE_SHIFT - L1_LINE_SHIFT;
+	if (!l2_hit_fast(line))
+		a2_store_l2_lookup(v, line);
+}
+
+/* ... a store's lookups of a line that is not the most recent of its L1
+ * set: a miss leaves the L1 as it was */
 static __attribute__((noinline)) void a2_store_l1(vcpu *v, uint64_t line)
 {
 	if (set_ref(l1_set(v, line), L1_WAYS, line + 1, 0)) {
 		v->l1_mru = line + 1;
-	} else { /* a miss leaves the L1 as it was */
+	} else {
 		v->q[CLAB_HQ_L1D_STORE_MISSES]++;
 		v->l1_absent = line + 1;
 	}
+	a2_store_l2(v, line);
 }
 
-/* Policy a2: one line's lookups by a load or a store */
-static inline __attribute__((always_inline)) void a2_line(vcpu *v, uint64_t line, int store)
+/* ... a store's lookups of one line. Every call is last in its caller, so
+ * the common case needs no stack frame. */
+static inline __attribute__((always_inline)) void a2_store_line(vcpu *v, uint64_t line)
 {
 	uint64_t t = line + 1;
-	if (!store) {
-		if (t != v->l1_mru) {
-			v->l1_mru = t;
-			if (l1_set(v, line)[0] != t)
-				a2_load_l1(v, line);
+	if (t == v->l1_absent) {
+		v->q[CLAB_HQ_L1D_STORE_MISSES]++;
+	} else if (t != v->l1_mru) {
+		if (l1_set(v, line)[0] != t) {
+			a2_store_l1(v, line);
+			return;
 		}
-	} else { /* write-through: the L2 sees every store */
-		if (t == v->l1_absent)
-			v->q[CLAB_HQ_L1D_STORE_MISSES]++;
-		else if (t != v->l1_mru) {
-			if (l1_set(v, line)[0] == t)
-				v->l1_mru = t;
-			else
-				a2_store_l1(v, line);
-		}
-		if (!l2_ref(line >> (L2_LINE_SHIFT - L1_LINE_SHIFT)))
-			v->q[CLAB_HQ_L2_STORE_MISSES]++;
+		v->l1_mru = t;
 	}
+	a2_store_l2(v, line);
 }
 
-/* a2_line out of line, for the rarer accesses across two lines */
-static __attribute__((noinline)) void a2_line_out(vcpu *v, uint64_t line, int store)
+static inline __attribute__((always_inline)) void a2_line(vcpu *v, uint64_t line, int store)
 {
-	a2_line(v, line, store);
+	if (store)
+		a2_store_line(v, line);
+	else
+		a2_load_line(v, line);
+}
+
+/* ... lines first to last, for the rarer accesses across two lines */
+static __attribute__((noinline)) void a2_lines(vcpu *v, uint64_t first, uint64_t last, int store)
+{
+	for (uint64_t line = first; line <= last; line++)
+		a2_line(v, line, store);
 }
 
 /* A load that valgrind splits (policy cachegrind): the bits of an
@@ -531,7 +568,8 @@ static vcpu *access_settled(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
 	return v;
 }
 
-/* ... and a2_one's accesses of 16 bytes or more, or across two lines */
+/* ... and a2_one's accesses of 16 bytes or more, or near or across a
+ * line's end */
 static __attribute__((noinline)) void a2_one_slow(unsigned int i, qemu_plugin_meminfo_t info,
 						  uint64_t vaddr, uintptr_t id)
 {
@@ -549,60 +587,80 @@ static __attribute__((noinline)) void a2_one_slow(unsigned int i, qemu_plugin_me
 	a2_line(v, line, store);
 }
 
-/* The descriptions a2_one and a2_piece read directly (with kinds_direct):
- * 7.2's, and for a2_one, of at most 8 bytes */
+/* The descriptions a2_one reads directly (with kinds_direct): 7.2's, of
+ * at most 8 bytes */
 #define A2_ONE_INFO ((1u << KIND_BITS) - 1 - (4u << 4))
 
 /* Policy a2, an instruction that QEMU does not make atomic: an access is
  * counted as it comes, the lines it touches looked up in order. The
- * common case (the thread counts, with nothing pending; an access of at
- * most 8 bytes within a line) first: every instruction here is paid
- * hundreds of millions of times. */
+ * common case (the thread counts, with nothing pending, and the access,
+ * at most 8 bytes, starts at most 8 bytes before its line's end, so it
+ * stays within the line) is a path of a few instructions without a stack
+ * frame: every instruction here is paid hundreds of millions of times.
+ * (One callback for both directions: QEMU 7.2 calls one registered for
+ * loads alone on stores only, and one for stores alone on both.) */
 static void a2_one(unsigned int i, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
 {
 	vcpu *v = i < CLAB_EMU_SLOTS ? live[i] : NULL;
-	if (__builtin_expect(!v || v->pend.size || (info & ~A2_ONE_INFO) ||
-			     (vaddr & ((1u << L1_LINE_SHIFT) - 1)) + direct_size(info) >
-				     1u << L1_LINE_SHIFT, 0)) {
+	if (__builtin_expect(!v || ((info & ~A2_ONE_INFO) | v->pend.size) ||
+			     (vaddr & ((1u << L1_LINE_SHIFT) - 1)) > (1u << L1_LINE_SHIFT) - 8, 0)) {
 		a2_one_slow(i, info, vaddr, (uintptr_t)udata);
 		return;
 	}
-	int store = direct_store(info);
-	v->q[store ? CLAB_HQ_STORES : CLAB_HQ_LOADS]++;
-	a2_line(v, vaddr >> L1_LINE_SHIFT, store);
+	if (direct_store(info)) {
+		v->q[CLAB_HQ_STORES]++;
+		a2_store_line(v, vaddr >> L1_LINE_SHIFT);
+	} else {
+		v->q[CLAB_HQ_LOADS]++;
+		a2_load_line(v, vaddr >> L1_LINE_SHIFT);
+	}
 }
 
 /* ... and one whose accesses QEMU may make in pieces (16 and 32 bytes in
  * 8-byte ones): a piece that continues the one before is the same access,
  * only the lines it adds are looked up, and the access moves to the quad
  * class as it reaches 16 bytes. */
-static inline __attribute__((always_inline)) void a2_piece_of(vcpu *v, uint64_t vaddr,
-							      unsigned size, int store,
-							      uintptr_t id)
+static inline uint64_t join_key(uintptr_t id, int store)
 {
-	uint64_t *q = v->q;
+	return id | (uint64_t)store << 63;
+}
+
+static inline int a2_continues(const vcpu *v, uint64_t vaddr, unsigned size, uint64_t key)
+{
+	const a2join *j = &v->join;
+	return j->end == vaddr && j->key == key && j->seq == v->seq && j->size + size <= 64;
+}
+
+/* ... a piece that continues the access: it grows, into the quad class as
+ * it reaches 16 bytes */
+static inline void a2_grow(vcpu *v, unsigned size, int store)
+{
 	a2join *j = &v->join;
+	if (j->size < 16 && j->size + size >= 16) {
+		v->q[store ? CLAB_HQ_STORES : CLAB_HQ_LOADS]--;
+		v->q[store ? CLAB_HQ_QSTORES : CLAB_HQ_QLOADS]++;
+	}
+	j->size += size;
+	j->end += size;
+}
+
+static __attribute__((noinline)) void a2_piece_of(vcpu *v, uint64_t vaddr, unsigned size,
+						  int store, uintptr_t id)
+{
 	uint64_t line = vaddr >> L1_LINE_SHIFT, last = (vaddr + size - 1) >> L1_LINE_SHIFT;
-	if (j->end == vaddr && j->seq == v->seq && j->pc == id && j->store == store &&
-	    j->size + size <= 64) {
-		if (j->size < 16 && j->size + size >= 16) {
-			q[store ? CLAB_HQ_STORES : CLAB_HQ_LOADS]--;
-			q[store ? CLAB_HQ_QSTORES : CLAB_HQ_QLOADS]++;
-		}
-		j->size += size;
-		j->end += size;
+	uint64_t key = join_key(id, store);
+	if (a2_continues(v, vaddr, size, key)) {
+		a2_grow(v, size, store);
 		line = ((vaddr - 1) >> L1_LINE_SHIFT) + 1;
 	} else {
-		q[store ? (size >= 16 ? CLAB_HQ_QSTORES : CLAB_HQ_STORES)
-			: (size >= 16 ? CLAB_HQ_QLOADS : CLAB_HQ_LOADS)]++;
-		*j = (a2join){.seq = v->seq, .pc = id, .end = vaddr + size, .size = size,
-			      .store = store};
+		v->q[store ? (size >= 16 ? CLAB_HQ_QSTORES : CLAB_HQ_STORES)
+			   : (size >= 16 ? CLAB_HQ_QLOADS : CLAB_HQ_LOADS)]++;
+		v->join = (a2join){.seq = v->seq, .key = key, .end = vaddr + size, .size = size};
 	}
 	if (__builtin_expect(line == last, 1))
 		a2_line(v, line, store);
-	else
-		for (; line <= last; line++) /* none, or across a line boundary */
-			a2_line_out(v, line, store);
+	else if (line < last) /* across a line boundary (line > last: none new) */
+		a2_lines(v, line, last, store);
 }
 
 static __attribute__((noinline)) void a2_piece_slow(unsigned int i, qemu_plugin_meminfo_t info,
@@ -615,14 +673,24 @@ static __attribute__((noinline)) void a2_piece_slow(unsigned int i, qemu_plugin_
 		a2_piece_of(v, vaddr, size, store, id);
 }
 
+/* The common case first: a piece that continues the access before within
+ * the line that access reached, so no line is looked up (the second,
+ * third and fourth of a 32-byte access) */
 static void a2_piece(unsigned int i, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
 {
 	vcpu *v = i < CLAB_EMU_SLOTS ? live[i] : NULL;
-	if (__builtin_expect(!v || v->pend.size || info >> KIND_BITS, 0)) {
+	if (__builtin_expect(!v || ((info >> KIND_BITS) | v->pend.size), 0)) {
 		a2_piece_slow(i, info, vaddr, (uintptr_t)udata);
 		return;
 	}
-	a2_piece_of(v, vaddr, direct_size(info), direct_store(info), (uintptr_t)udata);
+	unsigned size = direct_size(info);
+	int store = direct_store(info);
+	if (a2_continues(v, vaddr, size, join_key((uintptr_t)udata, store)) &&
+	    !(((vaddr - 1) ^ (vaddr + size - 1)) >> L1_LINE_SHIFT)) {
+		a2_grow(v, size, store);
+		return;
+	}
+	a2_piece_of(v, vaddr, size, store, (uintptr_t)udata);
 }
 
 /* ---- blocks ----------------------------------------------------------- */
@@ -676,12 +744,9 @@ static int host_signal(int g)
 /* a two-bit counter's next value and (bit 2) a misprediction: [counter << 1 | taken] */
 static const uint8_t bht_next[8] = {0, 1 | 4, 0, 2 | 4, 1 | 4, 3, 2 | 4, 3};
 
-static void on_tb(unsigned int vcpu_index, void *udata)
+/* A run of block tb by thread v */
+static inline __attribute__((always_inline)) void tb_ran(vcpu *v, tbinfo *tb)
 {
-	tbinfo *tb = udata;
-	vcpu *v = counting(vcpu_index);
-	if (!v)
-		return;
 	/* a pending access stays pending: a new block's seq ends it, and the
 	 * next access, system call or exit counts it, in the same order */
 	uint64_t *q = v->q;
@@ -708,6 +773,24 @@ static void on_tb(unsigned int vcpu_index, void *udata)
 	v->seq++;
 	if (__builtin_expect(v->timer_at != 0, 0))
 		timer_tick(v, tb);
+}
+
+/* ... out of line, for a thread new or paused */
+static __attribute__((noinline)) void on_tb_rare(unsigned int vcpu_index, tbinfo *tb)
+{
+	vcpu *v = counting(vcpu_index);
+	if (v)
+		tb_ran(v, tb);
+}
+
+/* The common case (a thread that counts) needs no stack frame */
+static void on_tb(unsigned int vcpu_index, void *udata)
+{
+	vcpu *v = vcpu_index < CLAB_EMU_SLOTS ? live[vcpu_index] : NULL;
+	if (__builtin_expect(!v, 0))
+		on_tb_rare(vcpu_index, udata);
+	else
+		tb_ran(v, udata);
 }
 
 /* ---- classification --------------------------------------------------- */
@@ -1037,12 +1120,10 @@ static void classify(const char *dis, uint64_t *n, int *cond, uint64_t *split, i
 
 /* ---- an instruction's classes, kept by its bytes ---------------------- */
 
-/* QEMU's disassembly of an instruction costs more than the rest of its
- * block's translation put together (it opens a capstone handle for each:
- * 30 us), and the same bytes come again and again (about half of a run's
- * instructions). An instruction's classes depend on its bytes alone (the
- * target that a branch's disassembly spells out is never read), so they
- * are kept, by the bytes. */
+/* An instruction's classes depend on its bytes alone (the target that a
+ * branch's disassembly spells out is never read), and the same bytes come
+ * again and again (about half of a run's instructions), so they are kept,
+ * by the bytes. */
 typedef struct insn_classes {
 	uint8_t size;             /* 0: an empty entry */
 	uint8_t bytes[15];
@@ -1055,6 +1136,48 @@ typedef struct insn_classes {
 enum { KNOWN = 1 << 15 };
 static insn_classes *known; /* by a hash of the bytes; a newer one replaces an entry */
 static pthread_mutex_t known_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The disassembly: QEMU 7.2's qemu_plugin_insn_disas opens a capstone
+ * handle for every instruction, which costs more than the rest of the
+ * block's translation put together (30 us: a start-up of 1,500
+ * instructions 45 ms). The plugin keeps one handle, set up as QEMU sets
+ * up its own for an x86-64 guest (64-bit mode, AT&T syntax, undecodable
+ * bytes as ".byte"), so the text is QEMU's: "MNEMONIC OPERANDS", "" when
+ * nothing decodes. Without a handle, QEMU's call. */
+static csh cs;
+static cs_insn *cs_insn_buf; /* NULL: no handle */
+static pthread_mutex_t cs_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void disas_open(void)
+{
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
+		return;
+	cs_option(cs, CS_OPT_SKIPDATA, CS_OPT_ON);
+	cs_option(cs, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT);
+	cs_insn_buf = cs_malloc(cs);
+	if (!cs_insn_buf)
+		cs_close(&cs);
+}
+
+/* insn's disassembly into buf (mnemonic and operands fit in 200 bytes) */
+static void disas(struct qemu_plugin_insn *insn, char buf[200])
+{
+	if (!cs_insn_buf) {
+		char *dis = qemu_plugin_insn_disas(insn);
+		snprintf(buf, 200, "%s", dis ? dis : "");
+		free(dis);
+		return;
+	}
+	const uint8_t *code = qemu_plugin_insn_data(insn);
+	size_t size = qemu_plugin_insn_size(insn);
+	uint64_t pc = qemu_plugin_insn_vaddr(insn);
+	pthread_mutex_lock(&cs_lock);
+	if (cs_disasm_iter(cs, &code, &size, &pc, cs_insn_buf))
+		snprintf(buf, 200, "%s %s", cs_insn_buf->mnemonic, cs_insn_buf->op_str);
+	else
+		buf[0] = 0;
+	pthread_mutex_unlock(&cs_lock);
+}
 
 /* Sets *c to insn's classes, added to n */
 static void classes_of(struct qemu_plugin_insn *insn, insn_classes *c, uint64_t *n)
@@ -1078,12 +1201,12 @@ static void classes_of(struct qemu_plugin_insn *insn, insn_classes *c, uint64_t 
 			return;
 		}
 	}
-	char *dis = qemu_plugin_insn_disas(insn);
+	char dis[200];
+	disas(insn, dis);
 	uint64_t own[CLAB_HQ_N] = {0};
 	int cond, pieces, atomic;
-	*c = (insn_classes){.size = (uint8_t)size, .cut = dis && starts(dis, ".byte")};
-	classify(dis ? dis : "", own, &cond, &c->split, &pieces, &atomic);
-	free(dis);
+	*c = (insn_classes){.size = (uint8_t)size, .cut = starts(dis, ".byte")};
+	classify(dis, own, &cond, &c->split, &pieces, &atomic);
 	c->cond = (uint8_t)cond, c->pieces = (uint8_t)pieces, c->atomic = (uint8_t)atomic;
 	for (int i = 0; i < CLAB_HQ_N; i++) {
 		n[i] += own[i];
@@ -1314,6 +1437,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 		return -1;
 	}
 	kinds_direct = kinds_check();
+	disas_open();
 	qemu_plugin_register_vcpu_tb_trans_cb(id, on_trans);
 	qemu_plugin_register_vcpu_syscall_cb(id, on_syscall);
 	pthread_atfork(NULL, NULL, on_fork_child);
