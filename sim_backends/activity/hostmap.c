@@ -22,7 +22,8 @@
  * multiply-adds, multiplies and divides their own classes (FMA, FMUL,
  * FDIV), 4-wide FP the quad classes, and the load/store classes count the
  * A2 instructions an x86 one makes (a memory operand of arithmetic is a
- * load of its own); time is the plugin's timing model.
+ * load of its own), those of FP data apart (FLD, FST); time is the
+ * plugin's timing model.
  * Approximate by nature: on the host, x86 instructions with a memory
  * operand count as loads instead of integer work; branch misses depend on
  * the predictor. */
@@ -34,6 +35,7 @@ const char *const clab_hq_name[CLAB_HQ_N] = {
 	"l1d_load_misses", "llc_misses", "fp", "cycles", "jumps", "taken", "fma", "qfp",
 	"qfma", "qloads", "qstores", "l1d_store_misses", "l2_store_misses", "ld_insns", "st_insns",
 	"qld_insns", "qst_insns", "guest_instructions", "fmul", "fdiv", "qmul",
+	"fld_insns", "fst_insns",
 };
 
 const char *const clab_hq_event[CLAB_HQ_N] = {
@@ -45,7 +47,7 @@ const char *const clab_hq_event[CLAB_HQ_N] = {
 
 /* derived quantities after the host's own */
 enum { Q_INTEGER = CLAB_HQ_N, Q_L1P_MISSES, Q_L2_MISSES, Q_ALL_BRANCHES, Q_ALL_TAKEN,
-       Q_LD, Q_ST, Q_QLD, Q_QST, Q_N };
+       Q_LD, Q_ST, Q_FLD, Q_FST, Q_QLD, Q_QST, Q_N };
 
 static const struct rule {
 	const char *event;
@@ -53,6 +55,8 @@ static const struct rule {
 } rules[] = {
 	{"PEVT_INST_XU_LD", Q_LD},
 	{"PEVT_INST_XU_ST", Q_ST},
+	{"PEVT_INST_XU_FLD", Q_FLD},
+	{"PEVT_INST_XU_FST", Q_FST},
 	{"PEVT_INST_XU_QLD", Q_QLD},
 	{"PEVT_INST_XU_QST", Q_QST},
 	{"PEVT_INST_XU_BRC", CLAB_HQ_BRANCHES},
@@ -73,6 +77,8 @@ static const struct rule {
 	{"PEVT_L1P_BAS_MISS", Q_L1P_MISSES},
 	{"PEVT_L2_MISSES", Q_L2_MISSES},
 };
+/* every rule and PEVT_AXU_IDLE fit in an output */
+_Static_assert(sizeof rules / sizeof rules[0] + 1 <= CLAB_HOSTMAP_MAX, "CLAB_HOSTMAP_MAX");
 
 static uint64_t sub_floor(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
 static uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
@@ -91,11 +97,14 @@ void clab_hostmap(const clab_host_sample *d, unsigned mhz, clab_hostmap_out *out
 	int insns = d->have >> CLAB_HQ_LD_INSNS & 1;
 	q[Q_LD] = insns ? q[CLAB_HQ_LD_INSNS] : q[CLAB_HQ_LOADS];
 	q[Q_ST] = insns ? q[CLAB_HQ_ST_INSNS] : q[CLAB_HQ_STORES];
+	/* the host's own counts do not tell FP data from integer */
+	q[Q_FLD] = insns ? q[CLAB_HQ_FLD_INSNS] : 0;
+	q[Q_FST] = insns ? q[CLAB_HQ_FST_INSNS] : 0;
 	q[Q_QLD] = insns ? q[CLAB_HQ_QLD_INSNS] : q[CLAB_HQ_QLOADS];
 	q[Q_QST] = insns ? q[CLAB_HQ_QST_INSNS] : q[CLAB_HQ_QSTORES];
 	uint64_t fp = q[CLAB_HQ_FP] + q[CLAB_HQ_FMA] + q[CLAB_HQ_QFP] + q[CLAB_HQ_QFMA] +
 		      q[CLAB_HQ_FMUL] + q[CLAB_HQ_FDIV] + q[CLAB_HQ_QMUL];
-	uint64_t ldst = q[Q_LD] + q[Q_ST] + q[Q_QLD] + q[Q_QST];
+	uint64_t ldst = q[Q_LD] + q[Q_ST] + q[Q_FLD] + q[Q_FST] + q[Q_QLD] + q[Q_QST];
 	q[Q_INTEGER] = sub_floor(q[CLAB_HQ_INSTRUCTIONS], q[Q_ALL_BRANCHES] + ldst + fp);
 	/* L2 sees only what the L1p passed on: never more misses than that */
 	q[Q_L1P_MISSES] = max_u64(q[CLAB_HQ_L1D_LOAD_MISSES], q[CLAB_HQ_LLC_MISSES]);

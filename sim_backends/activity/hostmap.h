@@ -31,7 +31,7 @@ enum clab_hq {
 	CLAB_HQ_QSTORES,        /* stores of 16 bytes and more */
 	CLAB_HQ_L1D_STORE_MISSES,
 	CLAB_HQ_L2_STORE_MISSES, /* reported by the plugin, no BG/Q event */
-	CLAB_HQ_LD_INSNS,       /* the load and store instructions they make */
+	CLAB_HQ_LD_INSNS,       /* the integer load and store instructions they make */
 	CLAB_HQ_ST_INSNS,
 	CLAB_HQ_QLD_INSNS,      /* the same with a 16-byte or wider operand */
 	CLAB_HQ_QST_INSNS,
@@ -39,6 +39,8 @@ enum clab_hq {
 	CLAB_HQ_FMUL,           /* scalar FP multiplies */
 	CLAB_HQ_FDIV,           /* scalar FP divides */
 	CLAB_HQ_QMUL,           /* 4-wide FP multiplies */
+	CLAB_HQ_FLD_INSNS,      /* the load and store instructions of FP data */
+	CLAB_HQ_FST_INSNS,      /* narrower than 16 bytes (not in LD/ST_INSNS) */
 	CLAB_HQ_N
 };
 

@@ -110,8 +110,22 @@ done
 for n in 100000 200000; do
 	timeout 300 "$run" --summary "$tmp/scalar$n" -- "$tmp/kernels" scalar $n || bad "scalar $n"
 done
-for q in loads:400000 stores:200000 qloads:100000 qstores:0; do
+# and their instructions are FP loads and stores (lfd, lfs, stfd, stfs):
+# movsd, addsd, vmulss, cvtsi2sdq (lfd, then fcfid) and the FMA's operand
+# are FLD, movss and movq FST, none integer or quad
+for q in loads:400000 stores:200000 qloads:100000 qstores:0 fld_insns:500000 \
+	fst_insns:200000 ld_insns:0 st_insns:0 qld_insns:0 qst_insns:0; do
 	expect "$tmp/scalar100000" "$tmp/scalar200000" "${q%%:*}" "${q#*:}"
+done
+# x[i] *= y[i] over N doubles: movsd, mulsd from memory, movsd to memory,
+# inc, cmp, jne: 2 FP loads (FLD), 1 FP store (FST), 7 A2 instructions,
+# 1 multiply an iteration; the accesses stay loads and stores
+for n in 100000 200000; do
+	timeout 300 "$run" --summary "$tmp/xmuly$n" -- "$tmp/kernels" xmuly $n || bad "xmuly $n"
+done
+for q in fld_insns:200000 fst_insns:100000 ld_insns:0 st_insns:0 qld_insns:0 qst_insns:0 \
+	loads:200000 stores:100000 fmul:100000 instructions:700000 branches:100000; do
+	expect "$tmp/xmuly100000" "$tmp/xmuly200000" "${q%%:*}" "${q#*:}"
 done
 
 # 2a'. an instruction across a page boundary that is not its block's first:
@@ -151,7 +165,9 @@ done
 # papi_tot_ins loop, 9 x86 instructions an iteration: fldl and the two
 # movs are a load or a store each, fnstcw, fldcw, fldcw and fistpl an
 # operation and a load or a store each (x87 reads or writes memory, never
-# both), loop one: 13 A2 instructions, 4 loads, 3 stores. N bytes of rep
+# both), loop one: 13 A2 instructions, 4 loads, 3 stores; of the load
+# and store instructions fldl and fistpl move FP data (lfd, stfiwx: FLD
+# and FST), the control word and the movs are integer. N bytes of rep
 # stosb (a store each) and rep movsb (a load and a store each). N locked
 # adds (a load, the add, a store; dec, jnz), the same whether QEMU makes
 # them atomic (a second thread alive) or not: the load brings the line
@@ -161,8 +177,8 @@ for k in x87 strings atomic; do
 		timeout 300 "$run" --summary "$tmp/$k$n" -- "$tmp/kernels" $k $n || bad "$k $n"
 	done
 done
-for q in guest_instructions:900000 instructions:1300000 ld_insns:400000 st_insns:300000 \
-	loads:400000 stores:300000 branches:100000; do
+for q in guest_instructions:900000 instructions:1300000 ld_insns:300000 st_insns:200000 \
+	fld_insns:100000 fst_insns:100000 loads:400000 stores:300000 branches:100000; do
 	expect "$tmp/x87100000" "$tmp/x87200000" "${q%%:*}" "${q#*:}"
 done
 for q in guest_instructions:200000 instructions:300000 ld_insns:100000 st_insns:200000 \

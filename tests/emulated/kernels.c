@@ -180,6 +180,34 @@ static void muls(const char *buf, long n)
 			 : [a] "+x"(a), [n] "+r"(n) : [p] "r"(buf) : "cc", "memory");
 }
 
+/* x[i] *= y[i] over n doubles, as IBM's punit_mux loop does to its
+ * arrays: an iteration is movsd (an FP load, lfd), mulsd from memory (a
+ * second lfd and fmul), movsd to memory (stfd), inc, cmp, jne: 7 A2
+ * instructions, 2 FP loads and 1 FP store, no integer ones */
+static void xmuly(double *x, const double *y, long n)
+{
+	long i = 0;
+	__asm__ volatile("1: movsd (%[x],%[i],8), %%xmm0\n\t"
+			 "mulsd (%[y],%[i],8), %%xmm0\n\t"
+			 "movsd %%xmm0, (%[x],%[i],8)\n\t"
+			 "inc %[i]\n\t"
+			 "cmp %[n], %[i]\n\t"
+			 "jne 1b"
+			 : [i] "+r"(i) : [x] "r"(x), [y] "r"(y), [n] "r"(n)
+			 : "cc", "xmm0", "memory");
+}
+/* x and y of n doubles each (zeros: calloc stores none itself) */
+static double *xy(long n)
+{
+	double *p = calloc(2 * (size_t)n, sizeof *p);
+	CHECK(p, "no memory");
+	return p;
+}
+static void k_xmuly(long n, const char *b)
+{
+	xmuly((double *)b, (const double *)b + n, n); /* b: xy(2n), for n and 2n */
+}
+
 /* PAPI's papi_tot_ins loop (instructions_fldcw), n iterations: x87 loads
  * and stores of memory, which read or write it, never both */
 static void x87(long n)
@@ -414,6 +442,11 @@ int main(int argc, char **argv)
 			scalars(n);
 		else if (!strcmp(argv[1], "x87"))
 			x87(n);
+		else if (!strcmp(argv[1], "xmuly")) {
+			double *p = xy(n);
+			xmuly(p, p + n, n);
+			free(p);
+		}
 		else if (!strcmp(argv[1], "strings"))
 			strings(n);
 		else if (!strcmp(argv[1], "atomic"))
@@ -500,6 +533,24 @@ int main(int argc, char **argv)
 	printf("ok - %ld multiplies by memory: PAPI_FP_OPS %lld, PEVT_INST_QFPU_FMUL %lld, "
 	       "PAPI_LD_INS +%lld for %ld more\n", n, v[0], v[1], d[2], n);
 	drop_set(es3);
+
+	/* N more iterations of x[i] *= y[i]: 2N more loads and N more stores
+	 * that feed or come from the AXU (FP loads and stores, lfd and stfd),
+	 * 2N more FP load instructions (the load/store unit's AXU commits
+	 * count FLD + QLD, FST + QST) */
+	static const char *axunames[] = {"core:::PEVT_LSU_COMMIT_AXU_LDS",
+					 "core:::PEVT_LSU_COMMIT_AXU_STS", "core:::PEVT_INST_XU_FLD"};
+	int es4 = make_set(axunames, 3);
+	double *xyb = xy(2 * n);
+	diff(es4, k_xmuly, n, (const char *)xyb, d);
+	free(xyb);
+	CHECK(llabs(d[0] - 2 * n) <= n / 100 && llabs(d[1] - n) <= n / 100 &&
+	      llabs(d[2] - 2 * n) <= n / 100,
+	      "%ld more x[i] *= y[i]: AXU_LDS +%lld, AXU_STS +%lld, INST_XU_FLD +%lld", n, d[0],
+	      d[1], d[2]);
+	printf("ok - %ld more x[i] *= y[i]: PEVT_LSU_COMMIT_AXU_LDS +%lld, _AXU_STS +%lld, "
+	       "PEVT_INST_XU_FLD +%lld\n", n, d[0], d[1], d[2]);
+	drop_set(es4);
 	drop_set(es);
 	drop_set(es2);
 	PAPI_shutdown();

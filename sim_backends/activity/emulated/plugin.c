@@ -908,6 +908,33 @@ static int mem_operand(const char *mn, const char *ops, int *k, int *nmem)
 	return no_access(mn) ? -1 : mem;
 }
 
+/* x87 instructions whose memory is the FPU's control or status word or
+ * its saved state, not FP data: integer loads and stores. */
+static int x87_state(const char *mn)
+{
+	static const char *const st[] = {"fldcw", "fnstcw", "fstcw", "fnstsw", "fstsw",
+					 "fldenv", "fnstenv", "fstenv", "frstor", "fnsave",
+					 "fsave", "fxsave", "fxrstor"};
+	for (size_t i = 0; i < sizeof st / sizeof st[0]; i++)
+		if (starts(mn, st[i]))
+			return 1;
+	return 0;
+}
+
+/* Whether the memory an instruction loads or stores is FP data that a
+ * PowerPC compiler moves through an FP register (lfd, lfs, stfd, stfs;
+ * lfiwax and stfiwx for fild and fist; lfd and fcfid for an integer it
+ * converts to FP): a vector register beside it that moves less than 16
+ * bytes (scalar SSE and AVX, movlps, broadcasts; also movd and movq,
+ * whose 4 or 8 bytes go through an FP register there too), x87 data, or
+ * a conversion of FP memory into an integer register (cvttsd2si). */
+static int fp_data(const char *mn, int vec, int wide)
+{
+	const char *b = mn[0] == 'v' ? mn + 1 : mn;
+	return (vec && !wide) || (mn[0] == 'f' && !x87_state(mn)) ||
+	       (starts(b, "cvt") && strstr(b, "2si"));
+}
+
 /* An x86 instruction counts as the A2 instructions a compiler would emit
  * for it (the A2 is a load/store machine): a move to or from memory is one
  * load or store (a string move is a load and a store); any other
@@ -917,7 +944,8 @@ static int mem_operand(const char *mn, const char *ops, int *k, int *nmem)
  * writes memory without reading it (an x87 store, an extract) is the
  * operation and a store. Wide (the quad classes): a vector register beside it and
  * not a scalar or 8-byte move (AT&T spells no operand size, so this is
- * read from the mnemonic). The accesses themselves are counted as they
+ * read from the mnemonic); else FP (FLD, FST) when the data is (fp_data),
+ * else integer (LD, ST). The accesses themselves are counted as they
  * happen. */
 static void mem_class(const char *mn, const char *ops, uint64_t *n)
 {
@@ -943,27 +971,29 @@ static void mem_class(const char *mn, const char *ops, uint64_t *n)
 	int writes = writes_dest(mn);
 	int dest = writes || (mem == k - 1 && !reads_dest(mn));
 	int vec = strstr(ops, "%xmm") || strstr(ops, "%ymm") || strstr(ops, "%zmm");
-	int wide = vec && !narrow_vector(mn);
+	int wide = vec && !narrow_vector(mn), fp = fp_data(mn, vec, wide);
+	int ld = wide ? CLAB_HQ_QLD_INSNS : fp ? CLAB_HQ_FLD_INSNS : CLAB_HQ_LD_INSNS;
+	int st = wide ? CLAB_HQ_QST_INSNS : fp ? CLAB_HQ_FST_INSNS : CLAB_HQ_ST_INSNS;
 	if (move) {
-		n[dest ? (wide ? CLAB_HQ_QST_INSNS : CLAB_HQ_ST_INSNS)
-		       : (wide ? CLAB_HQ_QLD_INSNS : CLAB_HQ_LD_INSNS)]++;
+		n[dest ? st : ld]++;
 		return;
 	}
 	if (writes) { /* the operation, then the store */
-		n[wide ? CLAB_HQ_QST_INSNS : CLAB_HQ_ST_INSNS]++;
+		n[st]++;
 		n[CLAB_HQ_INSTRUCTIONS]++;
 		return;
 	}
-	n[wide ? CLAB_HQ_QLD_INSNS : CLAB_HQ_LD_INSNS]++;
+	n[ld]++;
 	n[CLAB_HQ_INSTRUCTIONS]++; /* the operation, besides the load */
 	if (dest) {
-		n[wide ? CLAB_HQ_QST_INSNS : CLAB_HQ_ST_INSNS]++;
+		n[st]++;
 		n[CLAB_HQ_INSTRUCTIONS]++;
 	}
 }
 
 /* FP arithmetic: k A2 instructions of class cls (the x86 one counted one
- * already), each with a load of its own when the x86 one reads memory. */
+ * already), each with a load of its own when the x86 one reads memory: an
+ * FP load (lfd, lfs), a quad one when wide. */
 static void fp_class(const char *mn, const char *ops, int cls, uint64_t k, int wide,
 		     uint64_t *n)
 {
@@ -971,7 +1001,7 @@ static void fp_class(const char *mn, const char *ops, int cls, uint64_t k, int w
 	n[cls] += k;
 	n[CLAB_HQ_INSTRUCTIONS] += k - 1;
 	if (mem_operand(mn, ops, &nops, &nmem) >= 0) {
-		n[wide ? CLAB_HQ_QLD_INSNS : CLAB_HQ_LD_INSNS] += k;
+		n[wide ? CLAB_HQ_QLD_INSNS : CLAB_HQ_FLD_INSNS] += k;
 		n[CLAB_HQ_INSTRUCTIONS] += k;
 	}
 }
