@@ -133,7 +133,7 @@ typedef struct injq {    /* an injection FIFO's messages */
 } injq;
 
 typedef struct ev { /* ties leave the heap in an order fixed by the run */
-	double t;
+	uint64_t key;      /* ev_key: its time, then its kind */
 	uint32_t node;
 	uint16_t q;
 	uint8_t kind;
@@ -236,15 +236,29 @@ static int port_of(const struct sim *S, uint32_t qi)
 
 /* ---- events -------------------------------------------------------------- */
 
-/* late: a link's arbitration (EV_ARB) comes after every other
- * event of its instant, so it sees all the heads ready then */
-static int ev_less(const ev *a, const ev *b)
+/* An event's place in the heap, one integer to compare: its time, then
+ * (late) a link's arbitration (EV_ARB) after every other event of its
+ * instant, so it sees all the heads ready then. Times are >= 0, whose
+ * bits order as they do; the sign bit's place takes the EV_ARB bit. */
+static uint64_t ev_key(double t, int kind)
 {
-	return a->t < b->t || (a->t == b->t && a->kind != EV_ARB && b->kind == EV_ARB);
+	uint64_t b;
+	t += 0.0; /* (-0 as +0) */
+	memcpy(&b, &t, sizeof b);
+	return b << 1 | (kind == EV_ARB);
 }
 
-/* The heap keeps an event of time +inf past its last (heap[nheap]), so a
- * pop picks the earlier child without checking that there are two. */
+static double ev_time(uint64_t key)
+{
+	uint64_t b = key >> 1;
+	double t;
+	memcpy(&t, &b, sizeof t);
+	return t;
+}
+
+/* The heap keeps an event of key UINT64_MAX past its last
+ * (heap[nheap]), so a pop picks the earlier child without checking that
+ * there are two. */
 static void ev_push(sim *S, int kind, uint32_t node, uint32_t q, double t)
 {
 	if (S->nheap + 1 >= S->capheap) {
@@ -257,30 +271,34 @@ static void ev_push(sim *S, int kind, uint32_t node, uint32_t q, double t)
 		S->heap = h;
 		S->capheap = cap;
 	}
-	ev e = {t, node, (uint16_t)q, (uint8_t)kind};
+	ev e = {ev_key(t, kind), node, (uint16_t)q, (uint8_t)kind}, *h = S->heap;
 	size_t i = S->nheap++;
-	S->heap[S->nheap].t = HUGE_VAL;
-	while (i && ev_less(&e, &S->heap[(i - 1) / 2])) {
-		S->heap[i] = S->heap[(i - 1) / 2];
+	h[S->nheap].key = UINT64_MAX;
+	while (i && e.key < h[(i - 1) / 2].key) {
+		h[i] = h[(i - 1) / 2];
 		i = (i - 1) / 2;
 	}
-	S->heap[i] = e;
+	h[i] = e;
 }
 
+/* The last event takes the first's place: the smaller children move up
+ * along their path to its end, then back down from there to where the
+ * last belongs, the first of them not smaller than it (the path is
+ * sorted: the place that moving the last down from the top finds, with
+ * one comparison a level on the way down instead of two). */
 static ev ev_pop(sim *S)
 {
 	ev *h = S->heap, top = h[0], last = h[--S->nheap];
-	size_t i = 0, n = S->nheap;
-	h[n].t = HUGE_VAL;
-	for (;;) {
-		size_t c = 2 * i + 1;
-		if (c >= n)
-			break;
-		c += ev_less(&h[c + 1], &h[c]); /* h[n] is +inf: never taken */
-		if (!ev_less(&h[c], &last))
-			break;
+	size_t i = 0, n = S->nheap, c;
+	h[n].key = UINT64_MAX;
+	while ((c = 2 * i + 1) < n) {
+		c += h[c + 1].key < h[c].key; /* h[n] is never taken */
 		h[i] = h[c];
 		i = c;
+	}
+	while (i && h[(i - 1) / 2].key >= last.key) {
+		h[i] = h[(i - 1) / 2];
+		i = (i - 1) / 2;
 	}
 	if (n)
 		h[i] = last;
@@ -1403,7 +1421,7 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 		S->back_q[i] = NONE;
 	uint64_t next_report = 1u << 20;
 	while (S->nheap && !S->nomem) {
-		if (r->tick && S->heap[0].t > r->tick_at) { /* the caller looks at the run up to tick_at */
+		if (r->tick && ev_time(S->heap[0].key) > r->tick_at) { /* the caller looks at the run up to tick_at */
 			double next = r->tick(r->tick_arg, r->tick_at);
 			if (!(next > r->tick_at)) {
 				r->stopped = 1;
@@ -1413,7 +1431,7 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 			continue;
 		}
 		ev e = ev_pop(S);
-		S->now = e.t;
+		S->now = ev_time(e.key);
 		r->events++;
 		switch (e.kind) {
 		case EV_HEAD:
@@ -1436,7 +1454,7 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 			break;
 		case EV_TX: { /* unless a later change moved it */
 			size_t xo = (size_t)e.node * S->tl + e.q;
-			if (e.t == S->lsched[xo]) {
+			if (S->now == S->lsched[xo]) {
 				S->lsched[xo] = HUGE_VAL;
 				tx_link(S, e.node, e.q);
 			}
