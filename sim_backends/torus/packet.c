@@ -198,7 +198,7 @@ typedef struct sim {
 	uint8_t *inj_vc;     /* [node] inj_vcs: the queue it filled last */
 	packet *pk;
 	uint32_t npk, cappk, freepk;
-	ev *heap;
+	uint64_t *hkey, *hval; /* the heap: ev_key, node << 32 | q << 8 | kind */
 	size_t nheap, capheap;
 	uint64_t rng, delivered, total;
 	pkt_flow *flows;
@@ -256,29 +256,35 @@ static double ev_time(uint64_t key)
 	return t;
 }
 
-/* The heap keeps an event of key UINT64_MAX past its last
- * (heap[nheap]), so a pop picks the earlier child without checking that
+/* The heap: keys and what the events are in two arrays (the
+ * comparisons read only keys); a key UINT64_MAX past the last
+ * (hkey[nheap]), so a pop picks the earlier child without checking that
  * there are two. */
 static void ev_push(sim *S, int kind, uint32_t node, uint32_t q, double t)
 {
 	if (S->nheap + 1 >= S->capheap) {
 		size_t cap = S->capheap ? 2 * S->capheap : 4096;
-		ev *h = realloc(S->heap, cap * sizeof *h);
-		if (!h) {
+		uint64_t *k = realloc(S->hkey, cap * sizeof *k), *v = k ? realloc(S->hval, cap * sizeof *v) : NULL;
+		if (k)
+			S->hkey = k;
+		if (!k || !v) {
 			S->nomem = 1;
 			return;
 		}
-		S->heap = h;
+		S->hval = v;
 		S->capheap = cap;
 	}
-	ev e = {ev_key(t, kind), node, (uint16_t)q, (uint8_t)kind}, *h = S->heap;
+	uint64_t *hk = S->hkey, *hv = S->hval, key = ev_key(t, kind);
+	uint64_t val = (uint64_t)node << 32 | (uint64_t)(uint16_t)q << 8 | (uint8_t)kind;
 	size_t i = S->nheap++;
-	h[S->nheap].key = UINT64_MAX;
-	while (i && e.key < h[(i - 1) / 2].key) {
-		h[i] = h[(i - 1) / 2];
+	hk[S->nheap] = UINT64_MAX;
+	while (i && key < hk[(i - 1) / 2]) {
+		hk[i] = hk[(i - 1) / 2];
+		hv[i] = hv[(i - 1) / 2];
 		i = (i - 1) / 2;
 	}
-	h[i] = e;
+	hk[i] = key;
+	hv[i] = val;
 }
 
 /* The last event takes the first's place: the smaller children move up
@@ -288,20 +294,24 @@ static void ev_push(sim *S, int kind, uint32_t node, uint32_t q, double t)
  * one comparison a level on the way down instead of two). */
 static ev ev_pop(sim *S)
 {
-	ev *h = S->heap, top = h[0], last = h[--S->nheap];
-	size_t i = 0, n = S->nheap, c;
-	h[n].key = UINT64_MAX;
+	uint64_t *hk = S->hkey, *hv = S->hval;
+	size_t i = 0, n = --S->nheap, c;
+	ev top = {hk[0], (uint32_t)(hv[0] >> 32), (uint16_t)(hv[0] >> 8), (uint8_t)hv[0]};
+	uint64_t lk = hk[n], lv = hv[n];
+	hk[n] = UINT64_MAX;
 	while ((c = 2 * i + 1) < n) {
-		c += h[c + 1].key < h[c].key; /* h[n] is never taken */
-		h[i] = h[c];
+		c += hk[c + 1] < hk[c]; /* hkey[n] is never taken */
+		hk[i] = hk[c];
+		hv[i] = hv[c];
 		i = c;
 	}
-	while (i && h[(i - 1) / 2].key >= last.key) {
-		h[i] = h[(i - 1) / 2];
+	while (i && hk[(i - 1) / 2] >= lk) {
+		hk[i] = hk[(i - 1) / 2];
+		hv[i] = hv[(i - 1) / 2];
 		i = (i - 1) / 2;
 	}
 	if (n)
-		h[i] = last;
+		hk[i] = lk, hv[i] = lv;
 	return top;
 }
 
@@ -1289,7 +1299,8 @@ static void sim_free(sim *S)
 	free(S->transit);
 	free(S->arb_at);
 	free(S->pk);
-	free(S->heap);
+	free(S->hkey);
+	free(S->hval);
 	free(S->order);
 	free(S->start);
 }
@@ -1421,7 +1432,7 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 		S->back_q[i] = NONE;
 	uint64_t next_report = 1u << 20;
 	while (S->nheap && !S->nomem) {
-		if (r->tick && ev_time(S->heap[0].key) > r->tick_at) { /* the caller looks at the run up to tick_at */
+		if (r->tick && ev_time(S->hkey[0]) > r->tick_at) { /* the caller looks at the run up to tick_at */
 			double next = r->tick(r->tick_arg, r->tick_at);
 			if (!(next > r->tick_at)) {
 				r->stopped = 1;
