@@ -147,6 +147,9 @@ typedef struct sim {
 			      * dateline tl more (each link's wrapping packets) */
 	double link_spb, node_spb, hop; /* s per wire byte on a link, at a node */
 	uint16_t *coord;     /* [node][nd] */
+	int16_t *ways;       /* clab_torus_delta by dimension, offset and tie */
+	const int16_t *way[CLAB_TORUS_MAXD]; /* [d][2 x offset + tie], offset
+			      * (b - a) from -(size - 1) to size - 1 */
 	uint32_t *nb;        /* [node][tl] */
 	uint8_t *odd;        /* [node] coordinate sum parity */
 	queue *q;            /* [node][nq]: tl x NV input buffers, ninj FIFOs */
@@ -423,8 +426,8 @@ static uint64_t xorshift(sim *S)
 
 static int delta(const sim *S, uint32_t x, const packet *p, int d)
 {
-	return clab_torus_delta(S->t, d, S->coord[(size_t)x * S->nd + d],
-				S->coord[(size_t)p->dst * S->nd + d], (p->tie >> d) & 1);
+	int off = S->coord[(size_t)p->dst * S->nd + d] - S->coord[(size_t)x * S->nd + d];
+	return S->way[d][2 * off + ((p->tie >> d) & 1)];
 }
 
 /* The dimension-ordered next link, -1 at the destination. */
@@ -1265,6 +1268,7 @@ static int order_flows(sim *S, const pkt_flow *flows, size_t nflows, size_t N)
 static void sim_free(sim *S)
 {
 	free(S->coord);
+	free(S->ways);
 	free(S->nb);
 	free(S->odd);
 	free(S->q);
@@ -1336,6 +1340,10 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 	S->pk = NULL;
 	S->freepk = NONE;
 	S->coord = malloc(N * (size_t)S->nd * sizeof *S->coord);
+	size_t nways = 0;
+	for (int d = 0; d < S->nd; d++)
+		nways += 2 * (2 * (size_t)t->size[d] - 1);
+	S->ways = malloc(nways * sizeof *S->ways);
 	S->nb = malloc(N * (size_t)S->tl * sizeof *S->nb);
 	S->odd = malloc(N);
 	S->q = malloc(N * (size_t)S->nq * sizeof *S->q);
@@ -1387,11 +1395,21 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 		S->arb_at[i] = -1;
 	S->order = malloc(nflows * sizeof *S->order + 1);
 	S->start = calloc(N * (size_t)S->ninj + 1, sizeof *S->start);
-	if (!S->coord || !S->nb || !S->odd || !S->q || !S->occ || !S->iq || !S->link_free || !S->nt_since || !S->wire_free ||
+	if (!S->coord || !S->ways || !S->nb || !S->odd || !S->q || !S->occ || !S->iq || !S->link_free || !S->nt_since || !S->wire_free ||
 	    !S->node_free || !S->rx_free || (s->ports && s->speedup && !S->rx_wire) || !S->back_q || !S->back_chunks || !S->back_t || !S->wait || !S->wwant || !S->nwait || !S->nhere || !S->last_rcv || !S->inj_rr || !S->ready || !S->last_port || !S->inj_vc || (s->transit_ratio && (!S->transit || !S->arb_at)) || !S->order ||
 	    !S->start) {
 		sim_free(S);
 		return clab_seterr(CLAB_E_NOMEM, "no memory for the packet engine on %zu nodes", N);
+	}
+	/* a route's way along a dimension depends only on the offset there
+	 * (the routing reads it for every head at every router) */
+	for (int d = 0, at = 0; d < S->nd; at += 2 * (2 * t->size[d] - 1), d++) {
+		int k = t->size[d];
+		int16_t *w = S->ways + at + 2 * (k - 1);
+		for (int off = 1 - k; off < k; off++)
+			for (int tie = 0; tie < 2; tie++) /* (from a to a + off, any a) */
+				w[2 * off + tie] = (int16_t)clab_torus_delta(t, d, off < 0 ? -off : 0, off < 0 ? 0 : off, tie);
+		S->way[d] = w;
 	}
 	int32_t room = (int32_t)(s->fifo_packets * (uint32_t)S->maxc);
 	for (size_t x = 0; x < N; x++) {
