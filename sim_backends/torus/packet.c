@@ -357,6 +357,12 @@ static void q_push(sim *S, queue *q, uint32_t i)
 	q->tail = i;
 }
 
+/* The links a head routed at its router (routes) may take: bit o. */
+static unsigned links_of(const packet *p)
+{
+	return p->dyn ? p->minmask : 1u << p->dor;
+}
+
 /* The waiting list of queue qi's heads (1: the node's injected packets,
  * with transit_ratio) and where list k of node x starts. */
 static int wlist(const sim *S, uint32_t qi)
@@ -379,7 +385,7 @@ static void wait_add(sim *S, uint32_t x, uint32_t qi)
 		S->nhere[x] += q->here;
 		int k = wlist(S, qi);
 		size_t at = wbase(S, x, k) + S->nwait[2 * (size_t)x + k]++;
-		S->wwant[at] = q->here ? 0 : p->dyn ? p->minmask : (uint16_t)(1u << p->dor);
+		S->wwant[at] = q->here ? 0 : (uint16_t)links_of(p);
 		S->wait[at] = (uint16_t)qi;
 	}
 }
@@ -451,11 +457,6 @@ static void routes(const sim *S, uint32_t x, packet *p)
 		if (k)
 			p->minmask |= (uint16_t)(1u << (2 * d + (k > 0)));
 	}
-}
-
-static int wants(const packet *p, int o)
-{
-	return p->dyn ? (p->minmask >> o) & 1 : o == p->dor;
 }
 
 /* Whether p's way from x along link o's dimension wraps round the ring. */
@@ -930,14 +931,15 @@ static void try_head(sim *S, uint32_t x, uint32_t qi)
 	}
 	if (S->late) { /* the links choose, once all of this instant's heads are in */
 		wait_add(S, x, qi);
-		for (int o = 0; o < S->tl; o++)
-			if (wants(p, o) && S->link_free[(size_t)x * S->tl + o] <= S->now)
-				arb_later(S, x, o);
+		for (unsigned m = links_of(p); m; m &= m - 1)
+			if (S->link_free[(size_t)x * S->tl + __builtin_ctz(m)] <= S->now)
+				arb_later(S, x, __builtin_ctz(m));
 		return;
 	}
 	int best = -1, bestv = -1, bestroom = -1, ties = 0;
-	for (int o = 0; o < S->tl; o++) {
-		if (!wants(p, o) || S->link_free[(size_t)x * S->tl + o] > S->now)
+	for (unsigned m = links_of(p); m; m &= m - 1) {
+		int o = __builtin_ctz(m);
+		if (S->link_free[(size_t)x * S->tl + o] > S->now)
 			continue;
 		uint32_t dqi;
 		int v = vc_for(S, x, p, o, &dqi);
