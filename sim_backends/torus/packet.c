@@ -185,6 +185,8 @@ typedef struct sim {
 			      * counts) */
 	uint16_t *wwant;     /* [node][nq]: the links each of those may take
 			      * (a link's scan reads no packet it need not) */
+	uint16_t *nwant;     /* [node][tl]: of those heads, how many may take
+			      * the link (none: its scan need not start) */
 	uint16_t *nhere;     /* [node] of those, heads that have arrived */
 	uint8_t *last_rcv;   /* [node] the drain port last served a reception */
 	uint32_t *inj_rr;    /* [node] */
@@ -387,6 +389,8 @@ static void wait_add(sim *S, uint32_t x, uint32_t qi)
 		size_t at = wbase(S, x, k) + S->nwait[2 * (size_t)x + k]++;
 		S->wwant[at] = q->here ? 0 : (uint16_t)links_of(p);
 		S->wait[at] = (uint16_t)qi;
+		for (unsigned m = S->wwant[at]; m; m &= m - 1)
+			S->nwant[(size_t)x * S->tl + __builtin_ctz(m)]++;
 	}
 }
 
@@ -404,19 +408,9 @@ static void wait_del(sim *S, uint32_t x, uint32_t qi)
 		i++;
 	memmove(w + i, w + i + 1, (size_t)(n - i - 1) * sizeof *w);
 	uint16_t *ww = S->wwant + wbase(S, x, k);
+	for (unsigned m = ww[i]; m; m &= m - 1)
+		S->nwant[(size_t)x * S->tl + __builtin_ctz(m)]--;
 	memmove(ww + i, ww + i + 1, (size_t)(n - i - 1) * sizeof *ww);
-}
-
-/* Whether a head waiting at node x may take link o. */
-static int wanted_by(const sim *S, uint32_t x, int o)
-{
-	for (int k = 0; k < 2; k++) {
-		const uint16_t *ww = S->wwant + wbase(S, x, k);
-		for (int i = 0; i < S->nwait[2 * (size_t)x + k]; i++)
-			if ((ww[i] >> o) & 1)
-				return 1;
-	}
-	return 0;
 }
 
 /* ---- routing ------------------------------------------------------------- */
@@ -978,13 +972,17 @@ static void try_link(sim *S, uint32_t x, int o)
 	if (S->late && !S->arb) { /* at the end of the instant */
 		/* with transit_ratio, only if a head waits for it now (one that
 		 * comes later in the instant asks for itself) */
-		if (!S->arb_at || wanted_by(S, x, o))
+		if (!S->arb_at || S->nwant[xo])
 			arb_later(S, x, o);
 		else
 			nt_close(S, x, o);
 		return;
 	}
-	int wanted = 0, pick[2] = {-1, -1}, pickv[2] = {-1, -1}, after[2] = {S->nq, S->nq};
+	if (!S->nwant[xo]) { /* no head waits for it */
+		nt_close(S, x, o);
+		return;
+	}
+	int pick[2] = {-1, -1}, pickv[2] = {-1, -1}, after[2] = {S->nq, S->nq};
 	size_t arb[2] = {xo, xo}; /* the arbiter whose turn it was: the link's, or its lane's */
 	/* the far end's dynamic room, read once: vc_for's first question;
 	 * with no room for the smallest dynamic packet nor a largest one on
@@ -993,8 +991,7 @@ static void try_link(sim *S, uint32_t x, int o)
 	int rd = Q(S, y, LQ(o ^ 1, CLAB_VC_DYNAMIC))->room, full = !S->s->dateline && rd < S->minc;
 	for (int v = 0; full && v < NV; v++)
 		full = v == CLAB_VC_DYNAMIC || Q(S, y, LQ(o ^ 1, v))->room < S->maxc;
-	if (full)
-		wanted = wanted_by(S, x, o);
+	int wanted = full; /* (a head waits for it) */
 	/* with transit_ratio the class whose turn it is (1: the node's
 	 * injected packets) is looked at first, oldest first, the other
 	 * only if none of it can go (round_robin: each class's turn) */
@@ -1295,6 +1292,7 @@ static void sim_free(sim *S)
 	free(S->back_t);
 	free(S->wait);
 	free(S->wwant);
+	free(S->nwant);
 	free(S->nwait);
 	free(S->nhere);
 	free(S->last_rcv);
@@ -1381,6 +1379,7 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 	S->back_t = malloc(N * (size_t)(S->tl + 1) * sizeof *S->back_t);
 	S->wait = malloc(N * (size_t)S->nq * sizeof *S->wait);
 	S->wwant = malloc(N * (size_t)S->nq * sizeof *S->wwant);
+	S->nwant = calloc(N * (size_t)S->tl, sizeof *S->nwant);
 	S->nwait = calloc(2 * N, sizeof *S->nwait);
 	S->nhere = calloc(N, sizeof *S->nhere);
 	S->last_rcv = calloc(N, 1);
@@ -1398,7 +1397,7 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 	S->order = malloc(nflows * sizeof *S->order + 1);
 	S->start = calloc(N * (size_t)S->ninj + 1, sizeof *S->start);
 	if (!S->coord || !S->ways || !S->nb || !S->odd || !S->q || !S->occ || !S->iq || !S->link_free || !S->nt_since || !S->wire_free ||
-	    !S->node_free || !S->rx_free || (s->ports && s->speedup && !S->rx_wire) || !S->back_q || !S->back_chunks || !S->back_t || !S->wait || !S->wwant || !S->nwait || !S->nhere || !S->last_rcv || !S->inj_rr || !S->ready || !S->last_port || !S->inj_vc || (s->transit_ratio && (!S->transit || !S->arb_at)) || !S->order ||
+	    !S->node_free || !S->rx_free || (s->ports && s->speedup && !S->rx_wire) || !S->back_q || !S->back_chunks || !S->back_t || !S->wait || !S->wwant || !S->nwant || !S->nwait || !S->nhere || !S->last_rcv || !S->inj_rr || !S->ready || !S->last_port || !S->inj_vc || (s->transit_ratio && (!S->transit || !S->arb_at)) || !S->order ||
 	    !S->start) {
 		sim_free(S);
 		return clab_seterr(CLAB_E_NOMEM, "no memory for the packet engine on %zu nodes", N);
