@@ -133,7 +133,7 @@ typedef struct injq {    /* an injection FIFO's messages */
 } injq;
 
 typedef struct ev { /* ties leave the heap in an order fixed by the run */
-	double t;
+	uint64_t key;      /* ev_key: its time, then its kind */
 	uint32_t node;
 	uint16_t q;
 	uint8_t kind;
@@ -147,6 +147,9 @@ typedef struct sim {
 			      * dateline tl more (each link's wrapping packets) */
 	double link_spb, node_spb, hop; /* s per wire byte on a link, at a node */
 	uint16_t *coord;     /* [node][nd] */
+	int16_t *ways;       /* clab_torus_delta by dimension, offset and tie */
+	const int16_t *way[CLAB_TORUS_MAXD]; /* [d][2 x offset + tie], offset
+			      * (b - a) from -(size - 1) to size - 1 */
 	uint32_t *nb;        /* [node][tl] */
 	uint8_t *odd;        /* [node] coordinate sum parity */
 	queue *q;            /* [node][nq]: tl x NV input buffers, ninj FIFOs */
@@ -182,6 +185,8 @@ typedef struct sim {
 			      * counts) */
 	uint16_t *wwant;     /* [node][nq]: the links each of those may take
 			      * (a link's scan reads no packet it need not) */
+	uint16_t *nwant;     /* [node][tl]: of those heads, how many may take
+			      * the link (none: its scan need not start) */
 	uint16_t *nhere;     /* [node] of those, heads that have arrived */
 	uint8_t *last_rcv;   /* [node] the drain port last served a reception */
 	uint32_t *inj_rr;    /* [node] */
@@ -198,7 +203,7 @@ typedef struct sim {
 	uint8_t *inj_vc;     /* [node] inj_vcs: the queue it filled last */
 	packet *pk;
 	uint32_t npk, cappk, freepk;
-	ev *heap;
+	uint64_t *hkey, *hval; /* the heap: ev_key, node << 32 | q << 8 | kind */
 	size_t nheap, capheap;
 	uint64_t rng, delivered, total;
 	pkt_flow *flows;
@@ -236,54 +241,82 @@ static int port_of(const struct sim *S, uint32_t qi)
 
 /* ---- events -------------------------------------------------------------- */
 
-/* late: a link's arbitration (EV_ARB) comes after every other
- * event of its instant, so it sees all the heads ready then */
-static int ev_less(const ev *a, const ev *b)
+/* An event's place in the heap, one integer to compare: its time, then
+ * (late) a link's arbitration (EV_ARB) after every other event of its
+ * instant, so it sees all the heads ready then. Times are >= 0, whose
+ * bits order as they do; the sign bit's place takes the EV_ARB bit. */
+static uint64_t ev_key(double t, int kind)
 {
-	return a->t < b->t || (a->t == b->t && a->kind != EV_ARB && b->kind == EV_ARB);
+	uint64_t b;
+	t += 0.0; /* (-0 as +0) */
+	memcpy(&b, &t, sizeof b);
+	return b << 1 | (kind == EV_ARB);
 }
 
-/* The heap keeps an event of time +inf past its last (heap[nheap]), so a
- * pop picks the earlier child without checking that there are two. */
+static double ev_time(uint64_t key)
+{
+	uint64_t b = key >> 1;
+	double t;
+	memcpy(&t, &b, sizeof t);
+	return t;
+}
+
+/* The heap: keys and what the events are in two arrays (the
+ * comparisons read only keys); a key UINT64_MAX past the last
+ * (hkey[nheap]), so a pop picks the earlier child without checking that
+ * there are two. */
 static void ev_push(sim *S, int kind, uint32_t node, uint32_t q, double t)
 {
 	if (S->nheap + 1 >= S->capheap) {
 		size_t cap = S->capheap ? 2 * S->capheap : 4096;
-		ev *h = realloc(S->heap, cap * sizeof *h);
-		if (!h) {
+		uint64_t *k = realloc(S->hkey, cap * sizeof *k), *v = k ? realloc(S->hval, cap * sizeof *v) : NULL;
+		if (k)
+			S->hkey = k;
+		if (!k || !v) {
 			S->nomem = 1;
 			return;
 		}
-		S->heap = h;
+		S->hval = v;
 		S->capheap = cap;
 	}
-	ev e = {t, node, (uint16_t)q, (uint8_t)kind};
+	uint64_t *hk = S->hkey, *hv = S->hval, key = ev_key(t, kind);
+	uint64_t val = (uint64_t)node << 32 | (uint64_t)(uint16_t)q << 8 | (uint8_t)kind;
 	size_t i = S->nheap++;
-	S->heap[S->nheap].t = HUGE_VAL;
-	while (i && ev_less(&e, &S->heap[(i - 1) / 2])) {
-		S->heap[i] = S->heap[(i - 1) / 2];
+	hk[S->nheap] = UINT64_MAX;
+	while (i && key < hk[(i - 1) / 2]) {
+		hk[i] = hk[(i - 1) / 2];
+		hv[i] = hv[(i - 1) / 2];
 		i = (i - 1) / 2;
 	}
-	S->heap[i] = e;
+	hk[i] = key;
+	hv[i] = val;
 }
 
+/* The last event takes the first's place: the smaller children move up
+ * along their path to its end, then back down from there to where the
+ * last belongs, the first of them not smaller than it (the path is
+ * sorted: the place that moving the last down from the top finds, with
+ * one comparison a level on the way down instead of two). */
 static ev ev_pop(sim *S)
 {
-	ev *h = S->heap, top = h[0], last = h[--S->nheap];
-	size_t i = 0, n = S->nheap;
-	h[n].t = HUGE_VAL;
-	for (;;) {
-		size_t c = 2 * i + 1;
-		if (c >= n)
-			break;
-		c += ev_less(&h[c + 1], &h[c]); /* h[n] is +inf: never taken */
-		if (!ev_less(&h[c], &last))
-			break;
-		h[i] = h[c];
+	uint64_t *hk = S->hkey, *hv = S->hval;
+	size_t i = 0, n = --S->nheap, c;
+	ev top = {hk[0], (uint32_t)(hv[0] >> 32), (uint16_t)(hv[0] >> 8), (uint8_t)hv[0]};
+	uint64_t lk = hk[n], lv = hv[n];
+	hk[n] = UINT64_MAX;
+	while ((c = 2 * i + 1) < n) {
+		c += hk[c + 1] < hk[c]; /* hkey[n] is never taken */
+		hk[i] = hk[c];
+		hv[i] = hv[c];
 		i = c;
 	}
+	while (i && hk[(i - 1) / 2] >= lk) {
+		hk[i] = hk[(i - 1) / 2];
+		hv[i] = hv[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
 	if (n)
-		h[i] = last;
+		hk[i] = lk, hv[i] = lv;
 	return top;
 }
 
@@ -326,6 +359,12 @@ static void q_push(sim *S, queue *q, uint32_t i)
 	q->tail = i;
 }
 
+/* The links a head routed at its router (routes) may take: bit o. */
+static unsigned links_of(const packet *p)
+{
+	return p->dyn ? p->minmask : 1u << p->dor;
+}
+
 /* The waiting list of queue qi's heads (1: the node's injected packets,
  * with transit_ratio) and where list k of node x starts. */
 static int wlist(const sim *S, uint32_t qi)
@@ -348,8 +387,10 @@ static void wait_add(sim *S, uint32_t x, uint32_t qi)
 		S->nhere[x] += q->here;
 		int k = wlist(S, qi);
 		size_t at = wbase(S, x, k) + S->nwait[2 * (size_t)x + k]++;
-		S->wwant[at] = q->here ? 0 : p->dyn ? p->minmask : (uint16_t)(1u << p->dor);
+		S->wwant[at] = q->here ? 0 : (uint16_t)links_of(p);
 		S->wait[at] = (uint16_t)qi;
+		for (unsigned m = S->wwant[at]; m; m &= m - 1)
+			S->nwant[(size_t)x * S->tl + __builtin_ctz(m)]++;
 	}
 }
 
@@ -367,19 +408,9 @@ static void wait_del(sim *S, uint32_t x, uint32_t qi)
 		i++;
 	memmove(w + i, w + i + 1, (size_t)(n - i - 1) * sizeof *w);
 	uint16_t *ww = S->wwant + wbase(S, x, k);
+	for (unsigned m = ww[i]; m; m &= m - 1)
+		S->nwant[(size_t)x * S->tl + __builtin_ctz(m)]--;
 	memmove(ww + i, ww + i + 1, (size_t)(n - i - 1) * sizeof *ww);
-}
-
-/* Whether a head waiting at node x may take link o. */
-static int wanted_by(const sim *S, uint32_t x, int o)
-{
-	for (int k = 0; k < 2; k++) {
-		const uint16_t *ww = S->wwant + wbase(S, x, k);
-		for (int i = 0; i < S->nwait[2 * (size_t)x + k]; i++)
-			if ((ww[i] >> o) & 1)
-				return 1;
-	}
-	return 0;
 }
 
 /* ---- routing ------------------------------------------------------------- */
@@ -395,8 +426,8 @@ static uint64_t xorshift(sim *S)
 
 static int delta(const sim *S, uint32_t x, const packet *p, int d)
 {
-	return clab_torus_delta(S->t, d, S->coord[(size_t)x * S->nd + d],
-				S->coord[(size_t)p->dst * S->nd + d], (p->tie >> d) & 1);
+	int off = S->coord[(size_t)p->dst * S->nd + d] - S->coord[(size_t)x * S->nd + d];
+	return S->way[d][2 * off + ((p->tie >> d) & 1)];
 }
 
 /* The dimension-ordered next link, -1 at the destination. */
@@ -420,11 +451,6 @@ static void routes(const sim *S, uint32_t x, packet *p)
 		if (k)
 			p->minmask |= (uint16_t)(1u << (2 * d + (k > 0)));
 	}
-}
-
-static int wants(const packet *p, int o)
-{
-	return p->dyn ? (p->minmask >> o) & 1 : o == p->dor;
 }
 
 /* Whether p's way from x along link o's dimension wraps round the ring. */
@@ -899,14 +925,15 @@ static void try_head(sim *S, uint32_t x, uint32_t qi)
 	}
 	if (S->late) { /* the links choose, once all of this instant's heads are in */
 		wait_add(S, x, qi);
-		for (int o = 0; o < S->tl; o++)
-			if (wants(p, o) && S->link_free[(size_t)x * S->tl + o] <= S->now)
-				arb_later(S, x, o);
+		for (unsigned m = links_of(p); m; m &= m - 1)
+			if (S->link_free[(size_t)x * S->tl + __builtin_ctz(m)] <= S->now)
+				arb_later(S, x, __builtin_ctz(m));
 		return;
 	}
 	int best = -1, bestv = -1, bestroom = -1, ties = 0;
-	for (int o = 0; o < S->tl; o++) {
-		if (!wants(p, o) || S->link_free[(size_t)x * S->tl + o] > S->now)
+	for (unsigned m = links_of(p); m; m &= m - 1) {
+		int o = __builtin_ctz(m);
+		if (S->link_free[(size_t)x * S->tl + o] > S->now)
 			continue;
 		uint32_t dqi;
 		int v = vc_for(S, x, p, o, &dqi);
@@ -945,13 +972,17 @@ static void try_link(sim *S, uint32_t x, int o)
 	if (S->late && !S->arb) { /* at the end of the instant */
 		/* with transit_ratio, only if a head waits for it now (one that
 		 * comes later in the instant asks for itself) */
-		if (!S->arb_at || wanted_by(S, x, o))
+		if (!S->arb_at || S->nwant[xo])
 			arb_later(S, x, o);
 		else
 			nt_close(S, x, o);
 		return;
 	}
-	int wanted = 0, pick[2] = {-1, -1}, pickv[2] = {-1, -1}, after[2] = {S->nq, S->nq};
+	if (!S->nwant[xo]) { /* no head waits for it */
+		nt_close(S, x, o);
+		return;
+	}
+	int pick[2] = {-1, -1}, pickv[2] = {-1, -1}, after[2] = {S->nq, S->nq};
 	size_t arb[2] = {xo, xo}; /* the arbiter whose turn it was: the link's, or its lane's */
 	/* the far end's dynamic room, read once: vc_for's first question;
 	 * with no room for the smallest dynamic packet nor a largest one on
@@ -960,8 +991,7 @@ static void try_link(sim *S, uint32_t x, int o)
 	int rd = Q(S, y, LQ(o ^ 1, CLAB_VC_DYNAMIC))->room, full = !S->s->dateline && rd < S->minc;
 	for (int v = 0; full && v < NV; v++)
 		full = v == CLAB_VC_DYNAMIC || Q(S, y, LQ(o ^ 1, v))->room < S->maxc;
-	if (full)
-		wanted = wanted_by(S, x, o);
+	int wanted = full; /* (a head waits for it) */
 	/* with transit_ratio the class whose turn it is (1: the node's
 	 * injected packets) is looked at first, oldest first, the other
 	 * only if none of it can go (round_robin: each class's turn) */
@@ -1237,6 +1267,7 @@ static int order_flows(sim *S, const pkt_flow *flows, size_t nflows, size_t N)
 static void sim_free(sim *S)
 {
 	free(S->coord);
+	free(S->ways);
 	free(S->nb);
 	free(S->odd);
 	free(S->q);
@@ -1261,6 +1292,7 @@ static void sim_free(sim *S)
 	free(S->back_t);
 	free(S->wait);
 	free(S->wwant);
+	free(S->nwant);
 	free(S->nwait);
 	free(S->nhere);
 	free(S->last_rcv);
@@ -1271,7 +1303,8 @@ static void sim_free(sim *S)
 	free(S->transit);
 	free(S->arb_at);
 	free(S->pk);
-	free(S->heap);
+	free(S->hkey);
+	free(S->hval);
 	free(S->order);
 	free(S->start);
 }
@@ -1307,6 +1340,10 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 	S->pk = NULL;
 	S->freepk = NONE;
 	S->coord = malloc(N * (size_t)S->nd * sizeof *S->coord);
+	size_t nways = 0;
+	for (int d = 0; d < S->nd; d++)
+		nways += 2 * (2 * (size_t)t->size[d] - 1);
+	S->ways = malloc(nways * sizeof *S->ways);
 	S->nb = malloc(N * (size_t)S->tl * sizeof *S->nb);
 	S->odd = malloc(N);
 	S->q = malloc(N * (size_t)S->nq * sizeof *S->q);
@@ -1342,6 +1379,7 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 	S->back_t = malloc(N * (size_t)(S->tl + 1) * sizeof *S->back_t);
 	S->wait = malloc(N * (size_t)S->nq * sizeof *S->wait);
 	S->wwant = malloc(N * (size_t)S->nq * sizeof *S->wwant);
+	S->nwant = calloc(N * (size_t)S->tl, sizeof *S->nwant);
 	S->nwait = calloc(2 * N, sizeof *S->nwait);
 	S->nhere = calloc(N, sizeof *S->nhere);
 	S->last_rcv = calloc(N, 1);
@@ -1358,11 +1396,21 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 		S->arb_at[i] = -1;
 	S->order = malloc(nflows * sizeof *S->order + 1);
 	S->start = calloc(N * (size_t)S->ninj + 1, sizeof *S->start);
-	if (!S->coord || !S->nb || !S->odd || !S->q || !S->occ || !S->iq || !S->link_free || !S->nt_since || !S->wire_free ||
-	    !S->node_free || !S->rx_free || (s->ports && s->speedup && !S->rx_wire) || !S->back_q || !S->back_chunks || !S->back_t || !S->wait || !S->wwant || !S->nwait || !S->nhere || !S->last_rcv || !S->inj_rr || !S->ready || !S->last_port || !S->inj_vc || (s->transit_ratio && (!S->transit || !S->arb_at)) || !S->order ||
+	if (!S->coord || !S->ways || !S->nb || !S->odd || !S->q || !S->occ || !S->iq || !S->link_free || !S->nt_since || !S->wire_free ||
+	    !S->node_free || !S->rx_free || (s->ports && s->speedup && !S->rx_wire) || !S->back_q || !S->back_chunks || !S->back_t || !S->wait || !S->wwant || !S->nwant || !S->nwait || !S->nhere || !S->last_rcv || !S->inj_rr || !S->ready || !S->last_port || !S->inj_vc || (s->transit_ratio && (!S->transit || !S->arb_at)) || !S->order ||
 	    !S->start) {
 		sim_free(S);
 		return clab_seterr(CLAB_E_NOMEM, "no memory for the packet engine on %zu nodes", N);
+	}
+	/* a route's way along a dimension depends only on the offset there
+	 * (the routing reads it for every head at every router) */
+	for (int d = 0, at = 0; d < S->nd; at += 2 * (2 * t->size[d] - 1), d++) {
+		int k = t->size[d];
+		int16_t *w = S->ways + at + 2 * (k - 1);
+		for (int off = 1 - k; off < k; off++)
+			for (int tie = 0; tie < 2; tie++) /* (from a to a + off, any a) */
+				w[2 * off + tie] = (int16_t)clab_torus_delta(t, d, off < 0 ? -off : 0, off < 0 ? 0 : off, tie);
+		S->way[d] = w;
 	}
 	int32_t room = (int32_t)(s->fifo_packets * (uint32_t)S->maxc);
 	for (size_t x = 0; x < N; x++) {
@@ -1403,7 +1451,7 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 		S->back_q[i] = NONE;
 	uint64_t next_report = 1u << 20;
 	while (S->nheap && !S->nomem) {
-		if (r->tick && S->heap[0].t > r->tick_at) { /* the caller looks at the run up to tick_at */
+		if (r->tick && ev_time(S->hkey[0]) > r->tick_at) { /* the caller looks at the run up to tick_at */
 			double next = r->tick(r->tick_arg, r->tick_at);
 			if (!(next > r->tick_at)) {
 				r->stopped = 1;
@@ -1413,7 +1461,7 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 			continue;
 		}
 		ev e = ev_pop(S);
-		S->now = e.t;
+		S->now = ev_time(e.key);
 		r->events++;
 		switch (e.kind) {
 		case EV_HEAD:
@@ -1436,7 +1484,7 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 			break;
 		case EV_TX: { /* unless a later change moved it */
 			size_t xo = (size_t)e.node * S->tl + e.q;
-			if (e.t == S->lsched[xo]) {
+			if (S->now == S->lsched[xo]) {
 				S->lsched[xo] = HUGE_VAL;
 				tx_link(S, e.node, e.q);
 			}
