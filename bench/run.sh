@@ -231,9 +231,9 @@ if [[ " $benches " == *" netsim_validation "* ]]; then
 		bs=$(<"$results/netsim_validation.json")
 		bs=${bs#*\"booksim\": }
 		bs=${bs%,\"date\":\"*}
-		bsdate=$(jq -r '.booksim.date // .date' "$results/netsim_validation.json")
-		jq -e '.booksim.date' "$results/netsim_validation.json" >/dev/null ||
-			bs="${bs%\}}, \"date\": \"$bsdate\"}"
+		bsdate=$(jq -r '.booksim.date // empty' "$results/netsim_validation.json")
+		[ -n "$bsdate" ] || { bsdate=$(jq -r '.date' "$results/netsim_validation.json")
+			bs="${bs%\}}, \"date\": \"$bsdate\"}"; }
 		nv="${nv%\}}, \"booksim\": $bs}"
 		echo "booksim: kept from $results/netsim_validation.json ($bsdate; BOOKSIM=... runs it again)"
 	fi
