@@ -268,6 +268,11 @@ static void test_mux_groups(void **state)
 		 * the timebase of group 1 reads that group's cycles), not to all */
 		uint64_t tb;
 		CHECK(Bgpm_ReadEvent(h, 5, &tb) == 0 && tb == 50000);
+		/* and, as in IBM's output, every one of the ten counts */
+		for (int i = 0; i < 10; i++) {
+			uint64_t c = 0;
+			CHECK(Bgpm_ReadEvent(h, i, &c) == 0 && c > 0);
+		}
 		CHECK(Bgpm_DeleteEventSet(h) == 0);
 		h = Bgpm_CreateEventSet();
 		CHECK(Bgpm_SetMultiplex(h, 0, BGPM_NORMAL) == 0);
