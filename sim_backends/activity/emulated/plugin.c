@@ -59,6 +59,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <capstone/capstone.h>
@@ -1341,26 +1343,45 @@ static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu_index, int64_t num
 	}
 }
 
-/* A forked child would write into its parent's slots (the file is shared):
- * it counts into a private copy instead, so the parent's counts stay its
- * own; the child's libcounterlab finds no slot and says so. (The emulator
- * forks with the C library's fork(), so this runs in its child.) */
+/* The slot file's identity, to find its mappings in a forked child */
+static dev_t file_dev;
+static ino_t file_ino;
+
+/* A forked child would count into its parent's slots (the file is shared
+ * by the two processes, emulator and program alike): every mapping of it
+ * in the child, the program's and the plugin's, moves at its address onto
+ * a copy of the child's own, so the child counts and reads apart from its
+ * parent, its threads' slot pointers unchanged. (The emulator forks with
+ * the C library's fork(), so this runs in its child, the only thread.) */
 static void on_fork_child(void)
 {
-	clab_emu_file *copy = mmap(NULL, sizeof *copy, PROT_READ | PROT_WRITE,
-				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (copy == MAP_FAILED) {
-		fprintf(stderr, "counterlab plugin: no memory for a forked child's counts\n");
+	int fd = memfd_create("counterlab-emu", MFD_CLOEXEC);
+	FILE *maps = fopen("/proc/self/maps", "re");
+	if (fd < 0 || !maps || ftruncate(fd, sizeof *file) != 0 ||
+	    pwrite(fd, file, sizeof *file, 0) != (ssize_t)sizeof *file) {
+		fprintf(stderr, "counterlab plugin: a forked child cannot copy its counts\n");
 		exit(1);
 	}
-	memcpy(copy, file, sizeof *copy);
-	for (int c = 0; c < CLAB_EMU_SLOTS; c++)
-		if (cpus[c]) {
-			cpus[c]->slot = &copy->slot[c];
-			cpus[c]->q = copy->slot[c].q;
+	struct { uintptr_t lo, hi; int prot; } at[8];
+	int n = 0;
+	char line[512], perm[8];
+	uintptr_t lo, hi;
+	unsigned long off, ino;
+	unsigned maj, min;
+	while (fgets(line, sizeof line, maps)) /* read whole before the maps change */
+		if (sscanf(line, "%" SCNxPTR "-%" SCNxPTR " %7s %lx %x:%x %lu", &lo, &hi, perm, &off,
+			   &maj, &min, &ino) == 7 && ino == file_ino &&
+		    makedev(maj, min) == file_dev && off == 0 && n < 8)
+			at[n++] = (typeof(at[0])){lo, hi, (perm[0] == 'r' ? PROT_READ : 0) |
+						       (perm[1] == 'w' ? PROT_WRITE : 0)};
+	fclose(maps);
+	for (int i = 0; i < n; i++)
+		if (mmap((void *)at[i].lo, at[i].hi - at[i].lo, at[i].prot, MAP_SHARED | MAP_FIXED, fd,
+			 0) == MAP_FAILED) {
+			perror("counterlab plugin: a forked child's counts");
+			exit(1);
 		}
-	munmap(file, sizeof *file);
-	file = copy;
+	close(fd);
 	/* as POSIX timers, the emulator's are not inherited */
 	for (int c = 0; c < CLAB_EMU_SLOTS; c++)
 		if (cpus[c])
@@ -1448,12 +1469,15 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 		return -1;
 	}
 	int fd = open(slots, O_RDWR | O_CLOEXEC);
-	if (fd < 0 || ftruncate(fd, sizeof(clab_emu_file)) != 0) {
+	struct stat st;
+	if (fd < 0 || ftruncate(fd, sizeof(clab_emu_file)) != 0 || fstat(fd, &st) != 0) {
 		perror(slots);
 		return -1;
 	}
 	file = mmap(NULL, sizeof(clab_emu_file), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	close(fd);
+	file_dev = st.st_dev;
+	file_ino = st.st_ino;
 	if (file == MAP_FAILED) {
 		perror(slots);
 		return -1;
