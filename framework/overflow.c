@@ -171,12 +171,6 @@ static void sync_host(void)
 	}
 }
 
-/* The stack is realigned on entry: qemu-user (7.2) enters x86-64 signal
- * handlers with it 8 bytes off the ABI's 16, and aligned vector stores on
- * it fault (the unwinder's, printf's saving of the vector registers). */
-#if defined(__x86_64__) || defined(__i386__)
-__attribute__((force_align_arg_pointer))
-#endif
 void clab_overflow_dispatch(void *uc)
 {
 	if (clab_guard_depth()) {

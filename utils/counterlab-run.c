@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #define PLUGIN_REL "../lib/counterlab/emulate.so"
+#define SIGALIGN_REL "../lib/counterlab/sigalign.so" /* preloaded into the program */
 
 static void usage(FILE *f)
 {
@@ -172,10 +173,19 @@ int main(int argc, char **argv)
 	if (n <= 0)
 		return die("cannot read /proc/self/exe: %s%s", strerror(errno), "");
 	self[n] = 0;
-	snprintf(plugin, sizeof plugin, "%s/%s", dirname(self), PLUGIN_REL);
+	const char *bin = dirname(self);
+	snprintf(plugin, sizeof plugin, "%s/%s", bin, PLUGIN_REL);
 	if (access(plugin, R_OK) != 0)
 		return die("counterlab's plugin %s is missing (%s): rebuild with make", plugin,
 			   strerror(errno));
+	/* the program's preloads, after ours; the emulator keeps its own environment */
+	char preload[3 * PATH_MAX];
+	const char *theirs = getenv("LD_PRELOAD");
+	snprintf(preload, sizeof preload, "LD_PRELOAD=%s/%s%s%s", bin, SIGALIGN_REL,
+		 theirs && *theirs ? ":" : "", theirs && *theirs ? theirs : "");
+	if (access(preload + strlen("LD_PRELOAD="), R_OK) != 0)
+		return die("counterlab's %s is missing (%s): rebuild with make",
+			   preload + strlen("LD_PRELOAD="), strerror(errno));
 
 	/* the slot file: on tmpfs when there is one */
 	char slots[PATH_MAX];
@@ -203,7 +213,7 @@ int main(int argc, char **argv)
 		/* the same addresses every run: cache sets, and so counts, repeat */
 		personality(ADDR_NO_RANDOMIZE);
 		int nargs = argc - i;
-		char **av = calloc((size_t)nargs + 6, sizeof *av);
+		char **av = calloc((size_t)nargs + 8, sizeof *av);
 		if (!av)
 			_exit(127);
 		int k = 0;
@@ -212,6 +222,8 @@ int main(int argc, char **argv)
 		av[k++] = "max";
 		av[k++] = "-plugin";
 		av[k++] = parg;
+		av[k++] = "-E";
+		av[k++] = preload;
 		av[k++] = prog;
 		for (int j = i + 1; j < argc; j++)
 			av[k++] = argv[j];

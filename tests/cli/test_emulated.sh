@@ -35,6 +35,13 @@ else
 	bad "fork: $(cat "$tmp/fork.out")"
 fi
 
+# 1c. the program's own signal handlers (qemu-user enters them misaligned)
+if timeout 300 "$run" -- "$tmp/kernels" handlers > "$tmp/handlers.out" 2>&1; then
+	ok "handlers: $(cat "$tmp/handlers.out")"
+else
+	bad "handlers: $(cat "$tmp/handlers.out")"
+fi
+
 # 2. the plugin's totals: kernel N against kernel 2N, everything else equal
 total() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
 for n in 100000 200000; do

@@ -9,6 +9,7 @@
  * what a thread did between two reads over the cycles it took, so each
  * kernel is followed by a read and 4096 no-ops, which count as
  * instructions only: by the stop, a scan has seen the whole kernel. */
+#include <signal.h>
 #include <stdint.h>
 #include <sys/syscall.h>
 #include "../../sim_backends/activity/emulated.h"
@@ -395,6 +396,23 @@ static void diff(int es, void (*kernel)(long, const char *), long n, const char 
 		d[i] = b[i] - a[i];
 }
 
+/* The program's own signal handlers, as a sampling tool's: they store
+ * vector registers on their stack (printf of a double) and read counters */
+static int handler_set = PAPI_NULL;
+static char handler_text[64];
+static long long handler_read = -1;
+static void on_usr1(int sig)
+{
+	snprintf(handler_text, sizeof handler_text, "%.1f", sig * 1.5);
+	if (PAPI_read(handler_set, &handler_read) != PAPI_OK)
+		handler_read = -2;
+}
+static void on_siginfo(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	snprintf(handler_text, sizeof handler_text, "%.1f %d", sig * 2.5, si->si_signo);
+}
+
 int main(int argc, char **argv)
 {
 	/* "kernels fork": a forked child's loop counts in the child, not in the parent */
@@ -434,6 +452,29 @@ int main(int argc, char **argv)
 		      v[BR_CN], n);
 		printf("ok - a forked child counts its %ld branches, and they stay out of the parent's %lld\n",
 		       100 * n, v[BR_CN]);
+		return 0;
+	}
+	/* "kernels handlers": the program's handlers run, and sigaction tells
+	 * the program its own handler back */
+	if (argc == 2 && !strcmp(argv[1], "handlers")) {
+		CHECK(PAPI_library_init(PAPI_VER_CURRENT) == PAPI_VER_CURRENT, "PAPI_library_init");
+		handler_set = make_set(names, 1);
+		CHECK_PAPI(PAPI_start(handler_set));
+		CHECK(signal(SIGUSR1, on_usr1) != SIG_ERR, "signal");
+		loop(1000);
+		raise(SIGUSR1);
+		CHECK(!strcmp(handler_text, "15.0") && handler_read >= 0, "signal(): '%s', read %lld",
+		      handler_text, handler_read);
+		struct sigaction sa = {.sa_sigaction = on_siginfo, .sa_flags = SA_SIGINFO}, old;
+		sigemptyset(&sa.sa_mask);
+		CHECK(sigaction(SIGUSR2, &sa, NULL) == 0, "sigaction");
+		raise(SIGUSR2);
+		CHECK(!strcmp(handler_text, "30.0 12"), "sigaction(): '%s'", handler_text);
+		CHECK(sigaction(SIGUSR2, NULL, &old) == 0 && old.sa_sigaction == on_siginfo &&
+			      signal(SIGUSR1, SIG_DFL) == on_usr1,
+		      "the handlers asked back are not the program's");
+		printf("ok - the program's signal handlers run (printf of a double, PAPI_read) and are "
+		       "its own when asked back\n");
 		return 0;
 	}
 	/* "kernels NAME N": that kernel alone, without PAPI */
