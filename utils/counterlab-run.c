@@ -179,13 +179,14 @@ int main(int argc, char **argv)
 		return die("counterlab's plugin %s is missing (%s): rebuild with make", plugin,
 			   strerror(errno));
 	/* the program's preloads, after ours; the emulator keeps its own environment */
-	char preload[3 * PATH_MAX];
+	char sigalign[PATH_MAX + 64], preload[4 * PATH_MAX];
+	snprintf(sigalign, sizeof sigalign, "%s/%s", bin, SIGALIGN_REL);
+	if (access(sigalign, R_OK) != 0)
+		return die("counterlab's %s is missing (%s): rebuild with make", sigalign,
+			   strerror(errno));
 	const char *theirs = getenv("LD_PRELOAD");
-	snprintf(preload, sizeof preload, "LD_PRELOAD=%s/%s%s%s", bin, SIGALIGN_REL,
-		 theirs && *theirs ? ":" : "", theirs && *theirs ? theirs : "");
-	if (access(preload + strlen("LD_PRELOAD="), R_OK) != 0)
-		return die("counterlab's %s is missing (%s): rebuild with make",
-			   preload + strlen("LD_PRELOAD="), strerror(errno));
+	snprintf(preload, sizeof preload, "LD_PRELOAD=%s%s%s", sigalign, theirs && *theirs ? ":" : "",
+		 theirs && *theirs ? theirs : "");
 
 	/* the slot file: on tmpfs when there is one */
 	char slots[PATH_MAX];

@@ -42,6 +42,13 @@ else
 	bad "handlers: $(cat "$tmp/handlers.out")"
 fi
 
+pre=$(LD_PRELOAD=libm.so.6 timeout 300 "$run" -- env | grep '^LD_PRELOAD=')
+if [[ "$pre" == LD_PRELOAD=*/sigalign.so:libm.so.6 ]]; then
+	ok "the program's own LD_PRELOAD comes after counterlab-run's: $pre"
+else
+	bad "the program's LD_PRELOAD: '$pre', want counterlab-run's sigalign.so, then libm.so.6"
+fi
+
 # 2. the plugin's totals: kernel N against kernel 2N, everything else equal
 total() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
 for n in 100000 200000; do
