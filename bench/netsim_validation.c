@@ -115,8 +115,8 @@ static void bands(const char *const *cls, const double *ratios, size_t nr)
 
 /* The matrix: flow / packet on every case, deterministic routing; the
  * packet engine with its default router (the bands) and with BookSim2's
- * (policy set COMPARED: what the issue of the flow engine's band against
- * a flit-level router looks like). */
+ * (policy set COMPARED: how far the flow engine is from a flit-level
+ * router's times). */
 static void matrix(void)
 {
 	const clab_netspec *base = clab_netspec_find("torus");
