@@ -1,11 +1,18 @@
-/* The flow engine against the packet engine at 512 nodes, printed as one
- * JSON object (bench/results/netsim_validation.json):
+/* The flow engine against the packet engine, printed as one JSON object
+ * (bench/results/netsim_validation.json):
  *
- * for every pattern, both engines' network time with MPI's routing and
- * their ratio (flow / packet; the target is within 25% for all-to-all and
- * permutations, reported for every pattern, met or not), the wall time of
- * each, and whether the per-link, per-VC counts agree exactly when both
- * route deterministically. */
+ * "runs": at 512 nodes, for every pattern, both engines' network time
+ * with MPI's routing and their ratio (flow / packet; the target is within
+ * 25% for all-to-all and permutations, reported for every pattern, met or
+ * not), the wall time of each, and whether the per-link, per-VC counts
+ * agree exactly when both route deterministically; "bands": the ratio's
+ * range per class of pattern.
+ *
+ * "matrix": the cases the packet engine is compared on against BookSim2
+ * (netsim_cases.h), both engines on the generic torus set up as there
+ * (no MPI costs, BookSim's order of dimensions) but with the machine's
+ * own hop latency and router (deterministic routing, the packet engine's
+ * default policies); per case the ratio, per traffic kind its band. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +20,7 @@
 #include <time.h>
 #include "counterlab/counterlab.h"
 #include "counterlab/torus.h"
+#include "netsim_cases.h"
 
 static double now_s(void)
 {
@@ -76,8 +84,93 @@ static clab_net *one(const clab_torus *t, const clab_map *m, const char *pattern
 
 #define NRUNS (sizeof runs / sizeof *runs)
 
-int main(void)
+/* The flow engine's error band per class: min..max of flow / packet, and
+ * how many within 25%. */
+static void bands(const char *const *cls, const double *ratios, size_t nr)
 {
+	printf("{");
+	int any = 0;
+	for (size_t i = 0; i < nr; i++) {
+		size_t first = 0;
+		while (strcmp(cls[first], cls[i]))
+			first++;
+		if (first != i)
+			continue;
+		double lo = ratios[i], hi = ratios[i];
+		int met = 0, all = 0;
+		for (size_t j = i; j < nr; j++)
+			if (!strcmp(cls[j], cls[i])) {
+				lo = fmin(lo, ratios[j]);
+				hi = fmax(hi, ratios[j]);
+				met += fabs(ratios[j] - 1) <= 0.25;
+				all++;
+			}
+		printf("%s\"%s\": {\"min\": %.4f, \"max\": %.4f, \"within_25pct\": %d, \"runs\": %d}",
+		       any++ ? ", " : "", cls[i], lo, hi, met, all);
+	}
+	printf("}");
+}
+
+#define NCASES (sizeof cases / sizeof *cases)
+
+/* The matrix: flow / packet on every case, deterministic routing; the
+ * packet engine with its default router (the bands) and with BookSim2's
+ * (policy set COMPARED: how far the flow engine is from a flit-level
+ * router's times). */
+static void matrix(void)
+{
+	const clab_netspec *base = clab_netspec_find("torus");
+	double ratios[NCASES];
+	const char *cls[NCASES];
+	int met = 0, met_matched = 0;
+	printf("\"matrix\": {\"routing\": \"deterministic\", \"hop_s\": %.9g, \"cases\": [", base->hop_s);
+	for (size_t i = 0; i < NCASES; i++) {
+		const bcase *c = &cases[i];
+		clab_netspec s;
+		clab_torus t;
+		clab_map m;
+		char shape[64], bs[4096], pattern[128];
+		if (ours_init(base, base->hop_s, c->k, c->n, &s, &t, &m, shape))
+			die(shape);
+		traffic_of(c, t.nodes, bs, sizeof bs, pattern, sizeof pattern);
+		double fs, ps, ms, fw, pw, mw;
+		clab_net_free(one(&t, &m, pattern, CLAB_NET_FLOW, CLAB_ROUTE_DETERMINISTIC, &fs, &fw));
+		clab_net_free(one(&t, &m, pattern, CLAB_NET_PACKET, CLAB_ROUTE_DETERMINISTIC, &ps, &pw));
+		for (size_t j = 0; j < sizeof *policies / sizeof **policies; j++)
+			if (clab_netspec_set(&s, policies[COMPARED][j][0], policies[COMPARED][j][1]))
+				die(policies[COMPARED][j][0]);
+		clab_net_free(one(&t, &m, pattern, CLAB_NET_PACKET, CLAB_ROUTE_DETERMINISTIC, &ms, &mw));
+		clab_map_free(&m);
+		double r = ratios[i] = fs / ps, rm = fs / ms;
+		cls[i] = c->alltoall ? "alltoall" : c->kind;
+		met += fabs(r - 1) <= 0.25;
+		met_matched += fabs(rm - 1) <= 0.25;
+		printf("%s\n  {\"case\": %zu, \"class\": \"%s\", \"torus\": \"%s\", \"pattern\": \"%s\", "
+		       "\"flow_network_s\": %.9g, \"packet_network_s\": %.9g, \"flow_over_packet\": %.4f, "
+		       "\"within_25pct\": %s, \"flow_wall_s\": %.3f, \"packet_wall_s\": %.3f, "
+		       "\"booksim_router_network_s\": %.9g, \"flow_over_booksim_router\": %.4f}",
+		       i ? "," : "", i, cls[i], shape, pattern, fs, ps, r, fabs(r - 1) <= 0.25 ? "true" : "false", fw, pw,
+		       ms, rm);
+		fflush(stdout);
+	}
+	printf("\n], \"within_25pct\": %d, \"booksim_router_within_25pct\": %d, \"compared\": %zu, \"bands\": ",
+	       met, met_matched, NCASES);
+	bands(cls, ratios, NCASES);
+	printf("}");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 2 || (argc == 2 && strcmp(argv[1], "matrix"))) {
+		fprintf(stderr, "usage: netsim_validation [matrix]  (matrix: the matrix alone)\n");
+		return 2;
+	}
+	if (argc == 2) {
+		printf("{");
+		matrix();
+		printf("}\n");
+		return 0;
+	}
 	double ratios[NRUNS];
 	printf("{\"benchmark\": \"netsim_validation\", \"target_ratio\": 0.25, \"runs\": [");
 	for (size_t i = 0; i < NRUNS; i++) {
@@ -120,26 +213,13 @@ int main(void)
 		clab_net_free(p);
 		clab_map_free(&m);
 	}
-	/* the flow engine's error band per class: min..max of flow / packet */
-	printf("\n], \"bands\": {");
-	for (size_t i = 0; i < NRUNS; i++) {
-		size_t first = 0;
-		while (strcmp(runs[first].cls, runs[i].cls))
-			first++;
-		if (first != i)
-			continue;
-		double lo = ratios[i], hi = ratios[i];
-		int met = 0, all = 0;
-		for (size_t j = i; j < NRUNS; j++)
-			if (!strcmp(runs[j].cls, runs[i].cls)) {
-				lo = fmin(lo, ratios[j]);
-				hi = fmax(hi, ratios[j]);
-				met += fabs(ratios[j] - 1) <= 0.25;
-				all++;
-			}
-		printf("%s\"%s\": {\"min\": %.4f, \"max\": %.4f, \"within_25pct\": %d, \"runs\": %d}",
-		       i ? ", " : "", runs[i].cls, lo, hi, met, all);
-	}
-	printf("}}\n");
+	printf("\n], \"bands\": ");
+	const char *cls[NRUNS];
+	for (size_t i = 0; i < NRUNS; i++)
+		cls[i] = runs[i].cls;
+	bands(cls, ratios, NRUNS);
+	printf(", ");
+	matrix();
+	printf("}\n");
 	return 0;
 }

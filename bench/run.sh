@@ -215,7 +215,7 @@ if [[ " $benches " == *" published "* ]]; then
 	echo "published: $(jq -r '[.rows[] | "\(.id) \(if .meets then "meets" else "misses" end)"] | join(", ")' <<<"$pb")"
 fi
 if [[ " $benches " == *" netsim_validation "* ]]; then
-	echo "bench: netsim_validation (flow vs packet engine at 512 nodes; a few minutes)"
+	echo "bench: netsim_validation (flow vs packet engine at 512 nodes and on the BookSim2 matrix; a few minutes)"
 	nv=$(run netsim_validation)
 	if [ -n "${BOOKSIM:-}" ]; then
 		echo "bench: the packet engine against BookSim2 ($BOOKSIM; several minutes)"
@@ -238,8 +238,9 @@ if [[ " $benches " == *" netsim_validation "* ]]; then
 		echo "booksim: kept from $results/netsim_validation.json ($bsdate; BOOKSIM=... runs it again)"
 	fi
 	write netsim_validation "${nv%\}},$(machine_json)}"
-	echo "netsim_validation: $(grep -o '"within_25pct": true' <<<"$nv" | wc -l) of" \
-	     "$(grep -oE '"within_25pct": (true|false)' <<<"$nv" | wc -l) patterns with the flow engine within 25%"
+	echo "netsim_validation: flow engine within 25% of the packet engine on" \
+	     "$(jq -r '"\([.runs[] | select(.within_25pct)] | length) of \(.runs | length) runs," +
+		" \(.matrix.within_25pct) of \(.matrix.compared) matrix cases"' <<<"$nv")"
 fi
 if [[ " $benches " == *" overflow "* ]]; then
 	echo "bench: overflow (skid of fast and slow units, cost of a delivery)"

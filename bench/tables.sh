@@ -45,6 +45,15 @@ table() { # NAME: the block's lines on stdout
 			"Error band of the flow engine'"'"'s network time per class (flow / packet, min..max over the runs above): "
 			+ ([.bands | to_entries[] | "\(.key) \(.value.min | f(2))..\(.value.max | f(2)) (\(.value.within_25pct) of \(.value.runs) within 25%)"] | join("; ")) + "."' \
 			"$R/netsim_validation.json" ;;
+	netsim-matrix)
+		jq -r "$JQ_DEFS"'origin("bench/results/netsim_validation.json"), "",
+			"| class | cases | flow / packet | within 25% |",
+			"|---|---|---|---|",
+			(.matrix.bands | to_entries[] | "| \(.key) | \(.value.runs) | \(.value.min | f(2))..\(.value.max | f(2)) | \(.value.within_25pct) |"),
+			"",
+			"All: \(.matrix.within_25pct) of \(.matrix.compared) within 25% (against the packet engine with BookSim2'"'"'s router: \(.matrix.booksim_router_within_25pct)). Outside 25%: "
+			+ ([.matrix.cases[] | select(.within_25pct | not) | "\(.torus) \(.class) \(.flow_over_packet | f(2))"] | join(", ")) + "."' \
+			"$R/netsim_validation.json" ;;
 	booksim)
 		jq -r "$JQ_DEFS"'.booksim.summary_seed1 as $s1 | origin("bench/results/netsim_validation.json"), "",
 			"| packet engine policies | cases within 10% | within 20% | time ratio ours / BookSim2 |",
@@ -167,7 +176,7 @@ table() { # NAME: the block's lines on stdout
 	*) echo "bench/tables.sh: no table '$1' (bash bench/tables.sh --list)" >&2; return 2 ;;
 	esac
 }
-TABLES="netsim-validation booksim booksim-open netsim-speed published fft-steps gemini pmpi overflow read-latency host multiplex emulated"
+TABLES="netsim-validation netsim-matrix booksim booksim-open netsim-speed published fft-steps gemini pmpi overflow read-latency host multiplex emulated"
 
 regen() { # FILE: the file with every generated block made anew, on stdout
 	local line name=

@@ -1001,7 +1001,9 @@ static double wire_bytes(const clab_net *n, uint32_t node, int link)
  * 3.5 and 2.4). Point-to-point phases (permutations, halos, NAS, a lone
  * message) get none: the packet engine's factor there ranges 0.8..3
  * with no constant in between that helps, and a lone message has no one
- * to contend with. */
+ * to contend with; where a router's input passes some flows straight on
+ * and turns others (tornado), the factor grows with the message size and
+ * the buffers' depth, which the loads do not give (docs/torus.md). */
 static double contention(const clab_net *n, int dynamic)
 {
 	if (n->a2a_nodes > 1 && n->t->spec->m2m_fifos)

@@ -21,7 +21,7 @@ cd "$top" || exit 2
 . "$(dirname "$0")/lib.sh"
 
 # where each table belongs
-declare -A home=([netsim-validation]=docs/torus.md [booksim]=docs/torus.md [booksim-open]=docs/torus.md [netsim-speed]=docs/torus.md [published]=docs/torus.md [fft-steps]=docs/torus.md)
+declare -A home=([netsim-validation]=docs/torus.md [netsim-matrix]=docs/torus.md [booksim]=docs/torus.md [booksim-open]=docs/torus.md [netsim-speed]=docs/torus.md [published]=docs/torus.md [fft-steps]=docs/torus.md)
 for t in $(bash "$tables" --list); do
 	f=${home[$t]:-docs/benchmarks.md}
 	if [ ! -f "$f" ]; then
