@@ -31,10 +31,12 @@
  * of (v)cvtps2pd too, that of a 256-bit vmovddup as two 8-byte loads (see
  * vex_split), and an access across two lines is one miss at most. (Policy
  * a2 counts an access across two lines as one per line.)
- * L1I (the A2's: 16 KB, 4-way, 64-byte lines, LRU), per thread: a block's
- * code lines are looked up as it starts to run (x86 code standing for the
- * PowerPC code a compiler would make of it, line for line); a miss waits
- * L2_LATENCY for the reload (the L2 model is not looked up for code).
+ * L1I (the A2's: 16 KB, 4-way, 64-byte lines), per thread: a block's code
+ * lines are looked up as it starts to run (x86 code standing for the
+ * PowerPC code a compiler would make of it, line for line), unless no
+ * line was filled since they were last found; a miss waits L2_LATENCY for
+ * the reload (the L2 model is not looked up for code) and replaces the
+ * set's oldest line (the modeller's choice: then a hit changes nothing).
  * L1p stream prefetcher (policy a2; counts only, timing unchanged): 32
  * lines of 128 bytes per thread; an L1D load miss in the line after a
  * recent such miss establishes a stream and L1P_DEPTH lines ahead of it
@@ -163,6 +165,8 @@ typedef struct tbinfo {
 	uint64_t fallthrough;     /* the address after its last instruction */
 	const struct tbinfo *as_prev; /* itself when a conditional branch ends it, else NULL */
 	uint64_t code_first, code_last; /* the L1I lines of its code */
+	uint64_t il1_seen;        /* a thread's il1_stamp when its lines were last found in
+				   * its L1I (0: never) */
 	/* while the process has one thread: runs not yet added to its counts */
 	uint64_t runs;
 	struct tbinfo *next_run;  /* the next block with runs */
@@ -209,9 +213,11 @@ typedef struct vcpu {
 	int timer_signal;        /* the host's number of the guest's signal */
 	memref last_load;        /* the last load counted */
 	memref atomic_load;      /* the last load of an instruction that may be atomic */
-	uint64_t code_first, code_last; /* the L1I lines looked up last */
+	uint64_t il1_stamp;       /* its number + 1 << 48 | the L1I's fills so far: no line
+				   * leaves the L1I but for a fill */
 	uint64_t l1[L1_SETS * L1_WAYS]; /* the L1D's tags */
 	uint64_t il1[IL1_SETS * IL1_WAYS]; /* the L1I's */
+	uint8_t il1_next[IL1_SETS]; /* the way each set fills next (in order of arrival) */
 	uint64_t l1p[L1P_LINES];  /* 128-byte line + 1 of each prefetched line (0: none) */
 	uint8_t l1p_used[L1P_LINES];
 	unsigned l1p_next;        /* the next to be replaced (in order of arrival) */
@@ -245,6 +251,7 @@ static vcpu *cpu_new(unsigned int i)
 		exit(1);
 	}
 	memset(v->bht, 1, sizeof v->bht);
+	v->il1_stamp = (uint64_t)(i + 1) << 48;
 	v->slot = &file->slot[i];
 	v->q = v->slot->q;
 	cpus[i] = live[i] = v;
@@ -915,19 +922,27 @@ static int host_signal(int g)
 
 /* The L1I lookups of a block's code (x86 code standing for the PowerPC
  * code a compiler would make of it): a miss waits for the reload from the
- * L2. Then the timer, as at the end of every block. */
-static __attribute__((noinline)) void code_fetch(vcpu *v, const tbinfo *tb)
+ * L2, and the line replaces the set's oldest. Then the timer, as at the
+ * end of every block. */
+static __attribute__((noinline)) void code_fetch(vcpu *v, tbinfo *tb)
 {
-	v->code_first = tb->code_first;
-	v->code_last = tb->code_last;
 	for (uint64_t line = tb->code_first; line <= tb->code_last; line++) {
-		uint64_t *set = v->il1 + (line & (IL1_SETS - 1)) * IL1_WAYS;
-		if (!set_ref(set, IL1_WAYS, line + 1, 1)) {
+		unsigned s = (unsigned)(line & (IL1_SETS - 1));
+		uint64_t *set = v->il1 + s * IL1_WAYS;
+		int hit = 0;
+		for (int w = 0; w < IL1_WAYS; w++)
+			hit |= set[w] == line + 1;
+		if (!hit) {
+			set[v->il1_next[s]] = line + 1;
+			v->il1_next[s] = (uint8_t)((v->il1_next[s] + 1) % IL1_WAYS);
+			v->il1_stamp++;
 			v->q[CLAB_HQ_IL1_MISSES]++;
 			v->q[CLAB_HQ_IL1_MISS_CYCLES] += L2_LATENCY;
 			v->q[CLAB_HQ_CYCLES] += L2_LATENCY;
 		}
 	}
+	/* one store: threads that share the block read it whole */
+	__atomic_store_n(&tb->il1_seen, v->il1_stamp, __ATOMIC_RELAXED);
 	if (v->timer_at)
 		timer_tick(v, tb);
 }
@@ -962,13 +977,10 @@ static inline __attribute__((always_inline)) void tb_ran(vcpu *v, tbinfo *tb)
 	}
 	v->prev = tb->as_prev;
 	v->seq++;
-	/* a loop within the lines looked up last needs no lookup, nor a block
-	 * of one or two lines each most recent in its set (the calls are last:
-	 * the common case needs no stack frame) */
-	if (__builtin_expect((tb->code_first != v->code_first || tb->code_last != v->code_last) &&
-			     (tb->code_last - tb->code_first > 1 ||
-			      v->il1[(tb->code_first & (IL1_SETS - 1)) * IL1_WAYS] != tb->code_first + 1 ||
-			      v->il1[(tb->code_last & (IL1_SETS - 1)) * IL1_WAYS] != tb->code_last + 1), 0))
+	/* a block whose lines the thread's L1I held with no fill since needs no
+	 * lookup: a hit changes nothing (the calls are last: the common case
+	 * needs no stack frame) */
+	if (__builtin_expect(__atomic_load_n(&tb->il1_seen, __ATOMIC_RELAXED) != v->il1_stamp, 0))
 		code_fetch(v, tb);
 	else if (__builtin_expect(v->timer_at != 0, 0))
 		timer_tick(v, tb);
@@ -1782,7 +1794,8 @@ static void on_exit_vcpu(qemu_plugin_id_t id, unsigned int vcpu_index)
 	v->l1_mru = 0;
 	v->l1_absent = 0;
 	memset(v->il1, 0, sizeof v->il1);
-	v->code_first = v->code_last = 0;
+	memset(v->il1_next, 0, sizeof v->il1_next);
+	v->il1_stamp++; /* what blocks saw held is gone */
 	memset(v->l1p, 0, sizeof v->l1p);
 	memset(v->l1p_recent, 0, sizeof v->l1p_recent);
 	memset(v->l1p_slot, 0, sizeof v->l1p_slot);
