@@ -45,7 +45,7 @@ int clab_host_replay_parse(const char *text, const char *what,
 			   clab_host_sample **out, int *nout)
 {
 	int col[CLAB_HQ_N + 1], ncol = 0, line = 0, n = 0, cap = 0, rc = CLAB_OK;
-	uint32_t have = 0;
+	uint64_t have = 0;
 	clab_host_sample *v = NULL;
 	const char *p = text;
 	while (*p && !rc) {
@@ -74,7 +74,7 @@ int clab_host_replay_parse(const char *text, const char *what,
 				else if (c == CLAB_HQ_N)
 					seen_cpu = 1;
 				else
-					have |= 1u << c;
+					have |= UINT64_C(1) << c;
 				col[ncol++] = c;
 				s += l;
 				while (s < end && (*s == ' ' || *s == '\t'))
@@ -226,7 +226,7 @@ int clab_host_sampler_read(clab_host_sampler *s, clab_host_sample *out)
 					   strerror(errno));
 		out->q[q] = b[2] == 0 ? 0 : b[2] == b[1] ? b[0]
 			  : (uint64_t)((unsigned __int128)b[0] * b[1] / b[2]);
-		out->have |= 1u << q;
+		out->have |= UINT64_C(1) << q;
 	}
 	return CLAB_OK;
 }

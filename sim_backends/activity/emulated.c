@@ -69,7 +69,7 @@ void clab_emu_read(const volatile clab_emu_slot *s, clab_host_sample *out)
 	memset(out, 0, sizeof *out);
 	for (int q = 0; q < CLAB_HQ_N; q++)
 		out->q[q] = s->q[q];
-	out->have = (1u << CLAB_HQ_N) - 1;
+	out->have = (UINT64_C(1) << CLAB_HQ_N) - 1;
 }
 
 void clab_emu_resume(void)

@@ -7,7 +7,8 @@
  *   - floating-point instructions (when a host event counts them) are the
  *     scalar FP add class: one operation each;
  *   - every other instruction is an integer add (the A2's commonest class);
- *   - L1D load misses go to the L1 prefetcher, which serves none of them,
+ *   - L1D load misses go to the L1 prefetcher, which serves none of them
+ *     on the host (under emulation, those that hit its prefetched lines),
  *     and the host's last-level misses are the L2's misses;
  *   - a mispredicted branch flushes what follows it (a cycle of
  *     PEVT_XU_ANY_FLUSH; no other flush is modelled), and the quad FPU's
@@ -23,7 +24,12 @@
  * FDIV), 4-wide FP the quad classes, and the load/store classes count the
  * A2 instructions an x86 one makes (a memory operand of arithmetic is a
  * load of its own), those of FP data apart (FLD, FST); time is the
- * plugin's timing model.
+ * plugin's timing model, whose register dependency stalls are the issue
+ * stage's (IS1) stalls; L1I misses are reloads through the L1p's switch;
+ * the L1p stream prefetcher's model gives its streams, lines, hits,
+ * prefetches that became demand fetches, unused evictions and stores that
+ * invalidate a prefetched line (a prefetch that became a demand fetch went
+ * on to L2: the L1p's misses are the L1D's load misses less its hits).
  * Approximate by nature: on the host, x86 instructions with a memory
  * operand count as loads instead of integer work; branch misses depend on
  * the predictor. */
@@ -35,7 +41,8 @@ const char *const clab_hq_name[CLAB_HQ_N] = {
 	"l1d_load_misses", "llc_misses", "fp", "cycles", "jumps", "taken", "fma", "qfp",
 	"qfma", "qloads", "qstores", "l1d_store_misses", "l2_store_misses", "ld_insns", "st_insns",
 	"qld_insns", "qst_insns", "guest_instructions", "fmul", "fdiv", "qmul",
-	"fld_insns", "fst_insns",
+	"fld_insns", "fst_insns", "dep_stalls", "il1_misses", "il1_miss_cycles", "l1p_hits", "l1p_pf2dfc",
+	"l1p_streams", "l1p_lines", "l1p_wrt_inval", "l1p_evict_unused",
 };
 
 const char *const clab_hq_event[CLAB_HQ_N] = {
@@ -76,6 +83,16 @@ static const struct rule {
 	{"PEVT_LSU_COMMIT_ST_MISSES", CLAB_HQ_L1D_STORE_MISSES},
 	{"PEVT_L1P_BAS_MISS", Q_L1P_MISSES},
 	{"PEVT_L2_MISSES", Q_L2_MISSES},
+	{"PEVT_IU_IS1_STALL_CYC", CLAB_HQ_DEP_STALLS},
+	{"PEVT_IU_IL1_MISS", CLAB_HQ_IL1_MISSES},
+	{"PEVT_IU_IL1_MISS_CYC", CLAB_HQ_IL1_MISS_CYCLES},
+	{"PEVT_L1P_SW_I_FETCH", CLAB_HQ_IL1_MISSES},
+	{"PEVT_L1P_BAS_HIT", CLAB_HQ_L1P_HITS},
+	{"PEVT_L1P_BAS_PF2DFC", CLAB_HQ_L1P_PF2DFC},
+	{"PEVT_L1P_STRM_STRM_ESTB", CLAB_HQ_L1P_STREAMS},
+	{"PEVT_L1P_STRM_LINE_ESTB", CLAB_HQ_L1P_LINES},
+	{"PEVT_L1P_STRM_WRT_INVAL", CLAB_HQ_L1P_WRT_INVAL},
+	{"PEVT_L1P_STRM_EVICT_UNUSED", CLAB_HQ_L1P_EVICT_UNUSED},
 };
 /* every rule and PEVT_AXU_IDLE fit in an output */
 _Static_assert(sizeof rules / sizeof rules[0] + 1 <= CLAB_HOSTMAP_MAX, "CLAB_HOSTMAP_MAX");
@@ -106,8 +123,11 @@ void clab_hostmap(const clab_host_sample *d, unsigned mhz, clab_hostmap_out *out
 		      q[CLAB_HQ_FMUL] + q[CLAB_HQ_FDIV] + q[CLAB_HQ_QMUL];
 	uint64_t ldst = q[Q_LD] + q[Q_ST] + q[Q_FLD] + q[Q_FST] + q[Q_QLD] + q[Q_QST];
 	q[Q_INTEGER] = sub_floor(q[CLAB_HQ_INSTRUCTIONS], q[Q_ALL_BRANCHES] + ldst + fp);
-	/* L2 sees only what the L1p passed on: never more misses than that */
-	q[Q_L1P_MISSES] = max_u64(q[CLAB_HQ_L1D_LOAD_MISSES], q[CLAB_HQ_LLC_MISSES]);
+	/* the L1p passes on the misses its prefetched lines do not serve
+	 * (emulation), and the L2 sees only what the L1p passed on: never
+	 * more misses than that */
+	q[Q_L1P_MISSES] = max_u64(sub_floor(q[CLAB_HQ_L1D_LOAD_MISSES], q[CLAB_HQ_L1P_HITS]),
+				  q[CLAB_HQ_LLC_MISSES]);
 	q[Q_L2_MISSES] = q[CLAB_HQ_LLC_MISSES];
 
 	memset(out, 0, sizeof *out);

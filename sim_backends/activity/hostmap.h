@@ -41,6 +41,15 @@ enum clab_hq {
 	CLAB_HQ_QMUL,           /* 4-wide FP multiplies */
 	CLAB_HQ_FLD_INSNS,      /* the load and store instructions of FP data */
 	CLAB_HQ_FST_INSNS,      /* narrower than 16 bytes (not in LD/ST_INSNS) */
+	CLAB_HQ_DEP_STALLS,     /* cycles issue waited on a register (in CYCLES) */
+	CLAB_HQ_IL1_MISSES,     /* L1 instruction cache misses */
+	CLAB_HQ_IL1_MISS_CYCLES, /* cycles waiting for their reloads (in CYCLES) */
+	CLAB_HQ_L1P_HITS,       /* L1D load misses served by a prefetched L1p line */
+	CLAB_HQ_L1P_PF2DFC,     /* ... that met one still on its way from memory */
+	CLAB_HQ_L1P_STREAMS,    /* streams the L1p established */
+	CLAB_HQ_L1P_LINES,      /* lines it prefetched */
+	CLAB_HQ_L1P_WRT_INVAL,  /* stores to a line valid in it (which invalidate it) */
+	CLAB_HQ_L1P_EVICT_UNUSED, /* prefetched lines replaced before any use */
 	CLAB_HQ_N
 };
 
@@ -54,10 +63,10 @@ extern const char *const clab_hq_event[CLAB_HQ_N];
 typedef struct clab_host_sample {
 	uint64_t cpu_ns;
 	uint64_t q[CLAB_HQ_N];
-	uint32_t have;
+	uint64_t have;
 } clab_host_sample;
 
-#define CLAB_HOSTMAP_MAX 24
+#define CLAB_HOSTMAP_MAX 34
 
 /* What a simulated thread does for a delta of host counts: cycles and
  * counts of BG/Q events, for the node's explicit-work path. */

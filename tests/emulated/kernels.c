@@ -209,6 +209,71 @@ static void k_xmuly(long n, const char *b)
 	xmuly((double *)b, (const double *)b + n, n); /* b: xy(2n), for n and 2n */
 }
 
+/* n iterations of a block with a chain of 8 dependent FP multiplies after
+ * an FP register move (fmr): each waits for the result before it */
+static void depchain(long n)
+{
+	__asm__ volatile("1: movapd %%xmm1, %%xmm0\n\t"
+			 ".rept 8\n\t"
+			 "mulsd %%xmm1, %%xmm0\n\t"
+			 ".endr\n\t"
+			 "dec %[n]\n\t"
+			 "jnz 1b"
+			 : [n] "+r"(n) : : "cc", "xmm0", "xmm1");
+}
+
+/* ... and of 8 independent ones */
+static void indep(long n)
+{
+	__asm__ volatile("1: mulsd %%xmm8, %%xmm0\n\t"
+			 "mulsd %%xmm8, %%xmm1\n\t"
+			 "mulsd %%xmm8, %%xmm2\n\t"
+			 "mulsd %%xmm8, %%xmm3\n\t"
+			 "mulsd %%xmm8, %%xmm4\n\t"
+			 "mulsd %%xmm8, %%xmm5\n\t"
+			 "mulsd %%xmm8, %%xmm6\n\t"
+			 "mulsd %%xmm8, %%xmm7\n\t"
+			 "dec %[n]\n\t"
+			 "jnz 1b"
+			 : [n] "+r"(n) : : "cc", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5",
+			   "xmm6", "xmm7", "xmm8");
+}
+
+/* n iterations of a loop of 32 KB of one-byte nops from a line's start,
+ * then dec and jnz in the line after: 513 lines of code, twice the L1I */
+static void bigloop(long n)
+{
+	__asm__ volatile("jmp 1f\n\t"
+			 ".p2align 6\n"
+			 "1: .fill 32768, 1, 0x90\n\t"
+			 "dec %[n]\n\t"
+			 "jnz 1b"
+			 : [n] "+r"(n) : : "cc");
+}
+
+/* Over n 128-byte lines of memory never seen before: an 8-byte load per
+ * line, then again with a store to the same place after each load */
+static void rmw(long n)
+{
+	char *buf = aligned_alloc(128, (size_t)n * 128);
+	CHECK(buf, "no memory");
+	char *p = buf;
+	long k = n;
+	__asm__ volatile("1: mov (%[p]), %%rax\n\t"
+			 "add $128, %[p]\n\t"
+			 "dec %[n]\n\t"
+			 "jnz 1b"
+			 : [p] "+r"(p), [n] "+r"(k) : : "cc", "rax", "memory");
+	p = buf, k = n;
+	__asm__ volatile("1: mov (%[p]), %%rax\n\t"
+			 "mov %%rax, (%[p])\n\t"
+			 "add $128, %[p]\n\t"
+			 "dec %[n]\n\t"
+			 "jnz 1b"
+			 : [p] "+r"(p), [n] "+r"(k) : : "cc", "rax", "memory");
+	free(buf);
+}
+
 /* PAPI's papi_tot_ins loop (instructions_fldcw), n iterations: x87 loads
  * and stores of memory, which read or write it, never both */
 static void x87(long n)
@@ -496,6 +561,14 @@ int main(int argc, char **argv)
 			scalars(n);
 		else if (!strcmp(argv[1], "x87"))
 			x87(n);
+		else if (!strcmp(argv[1], "depchain"))
+			depchain(n);
+		else if (!strcmp(argv[1], "indep"))
+			indep(n);
+		else if (!strcmp(argv[1], "bigloop"))
+			bigloop(n);
+		else if (!strcmp(argv[1], "rmw"))
+			rmw(n);
 		else if (!strcmp(argv[1], "xmuly")) {
 			double *p = xy(n);
 			xmuly(p, p + n, n);

@@ -68,7 +68,7 @@ static void maps_by_hand(void **state)
 static void maps_emulated_by_hand(void **state)
 {
 	(void)state;
-	clab_host_sample d = {.have = (1u << CLAB_HQ_N) - 1};
+	clab_host_sample d = {.have = (UINT64_C(1) << CLAB_HQ_N) - 1};
 	d.q[CLAB_HQ_INSTRUCTIONS] = 6000;
 	d.q[CLAB_HQ_FMA] = 1000;
 	d.q[CLAB_HQ_QFMA] = 500;
@@ -89,6 +89,21 @@ static void maps_emulated_by_hand(void **state)
 	d.q[CLAB_HQ_FST_INSNS] = 50;
 	d.q[CLAB_HQ_L1D_STORE_MISSES] = 7;
 	d.q[CLAB_HQ_CYCLES] = 9000;
+	/* of which 500 waited on registers and 246 on 3 L1I reloads; 30 L1D
+	 * load misses, 8 of them missing the L2 too; the L1p served 10 from
+	 * lines of its 2 streams (20 lines set up), met 4 still on their way,
+	 * lost 5 to stores and 1 unused */
+	d.q[CLAB_HQ_DEP_STALLS] = 500;
+	d.q[CLAB_HQ_IL1_MISSES] = 3;
+	d.q[CLAB_HQ_IL1_MISS_CYCLES] = 246;
+	d.q[CLAB_HQ_L1D_LOAD_MISSES] = 30;
+	d.q[CLAB_HQ_LLC_MISSES] = 8;
+	d.q[CLAB_HQ_L1P_HITS] = 10;
+	d.q[CLAB_HQ_L1P_PF2DFC] = 4;
+	d.q[CLAB_HQ_L1P_STREAMS] = 2;
+	d.q[CLAB_HQ_L1P_LINES] = 20;
+	d.q[CLAB_HQ_L1P_WRT_INVAL] = 5;
+	d.q[CLAB_HQ_L1P_EVICT_UNUSED] = 1;
 	d.cpu_ns = 1; /* ignored: the timing model's cycles rule */
 	clab_hostmap_out o;
 	clab_hostmap(&d, 1600, &o);
@@ -119,6 +134,21 @@ static void maps_emulated_by_hand(void **state)
 	assert_int_equal(o.cycles, 9000);
 	assert_int_equal(got(&o, "PEVT_AXU_IDLE"), 9000 - 2000);
 	assert_int_equal(got(&o, "PEVT_XU_ANY_FLUSH"), 0); /* no misprediction */
+	assert_int_equal(got(&o, "PEVT_IU_IS1_STALL_CYC"), 500);
+	assert_int_equal(got(&o, "PEVT_IU_IL1_MISS"), 3);
+	assert_int_equal(got(&o, "PEVT_IU_IL1_MISS_CYC"), 246);
+	assert_int_equal(got(&o, "PEVT_L1P_SW_I_FETCH"), 3); /* the reloads */
+	assert_int_equal(got(&o, "PEVT_LSU_COMMIT_LD_MISSES"), 30);
+	/* the L1p passes on what it did not serve: 30 - 10 (PEVT_L1P_BAS_LD
+	 * = HIT + MISS follows in the node) */
+	assert_int_equal(got(&o, "PEVT_L1P_BAS_HIT"), 10);
+	assert_int_equal(got(&o, "PEVT_L1P_BAS_MISS"), 20);
+	assert_int_equal(got(&o, "PEVT_L1P_BAS_PF2DFC"), 4);
+	assert_int_equal(got(&o, "PEVT_L2_MISSES"), 8);
+	assert_int_equal(got(&o, "PEVT_L1P_STRM_STRM_ESTB"), 2);
+	assert_int_equal(got(&o, "PEVT_L1P_STRM_LINE_ESTB"), 20);
+	assert_int_equal(got(&o, "PEVT_L1P_STRM_WRT_INVAL"), 5);
+	assert_int_equal(got(&o, "PEVT_L1P_STRM_EVICT_UNUSED"), 1);
 }
 
 /* What the host did not count contributes nothing; a slow thread keeps

@@ -31,17 +31,48 @@
  * of (v)cvtps2pd too, that of a 256-bit vmovddup as two 8-byte loads (see
  * vex_split), and an access across two lines is one miss at most. (Policy
  * a2 counts an access across two lines as one per line.)
- * Not modelled: the L1I, the L1p prefetcher (it serves no miss), TLBs.
+ * L1I (the A2's: 16 KB, 4-way, 64-byte lines), per thread: a block's code
+ * lines are looked up as it starts to run (x86 code standing for the
+ * PowerPC code a compiler would make of it, line for line), unless no
+ * line was filled since they were last found; a miss waits L2_LATENCY for
+ * the reload (the L2 model is not looked up for code) and replaces the
+ * set's oldest line (the modeller's choice: then a hit changes nothing).
+ * L1p stream prefetcher (policy a2; counts only, timing unchanged): 32
+ * lines of 128 bytes per thread; an L1D load miss in the line after a
+ * recent such miss establishes a stream and L1P_DEPTH lines ahead of it
+ * are set up (the modeller's choice: a depth BG/Q codes set with
+ * L1P_SetStreamDepth; the hardware's adaptive depth is not modelled),
+ * replacing the oldest; a miss in a held line is a hit when the L2 holds
+ * the line (else the prefetch from memory is still on its way: a demand
+ * fetch) and sets up the stream's next line; a store to a held line
+ * invalidates it. Not modelled: TLBs, the list prefetcher.
  *
  * Branch predictor (modeller's choice): 1024 two-bit counters indexed by
  * the branch's address, starting weakly not-taken; unconditional and
  * indirect branches, calls and returns are taken to be predicted.
  *
- * Timing (in-order, one thread per core; the numbers are the modeller's
- * choices, of the order published for the A2 and BG/Q): one instruction
- * per cycle, plus BR_PENALTY cycles per mispredicted branch, L2_LATENCY per
- * load that misses the L1D and hits the L2, MEM_LATENCY per load that
- * misses the L2; stores do not stall (store queue).
+ * Timing (in-order, one thread per core; BR_PENALTY and MEM_LATENCY are
+ * the modeller's choices, of the order published for the A2 and BG/Q): one
+ * A2 instruction issued per cycle unless it waits for a register, plus
+ * BR_PENALTY cycles per mispredicted branch, L2_LATENCY per load that
+ * misses the L1D and hits the L2 or per L1I miss, MEM_LATENCY per load
+ * that misses the L2; stores do not stall (store queue).
+ * Register dependencies, at translation (schedule): each block's A2
+ * instructions issue in order, each when the registers it reads are ready
+ * (from capstone's registers read and written; a register written before
+ * the block is taken as ready at its start, so a dependency across blocks,
+ * a loop's carried one included, costs nothing), and the cycles they wait
+ * are the block's stall cycles (IS1 stalls), added with its instructions
+ * when it runs: the run-time cost is unchanged. Loads are taken to hit the
+ * L1D (a miss adds its latency besides); a value stored to memory and
+ * loaded again (a loop-carried chain through memory) is no register
+ * dependency: the load takes the hit latency. The latencies (LAT_*) are
+ * the A2's as LLVM's PowerPC A2 scheduling model gives them from IBM's A2
+ * user's manual: simple integer 1 cycle, compares, shifts and rotates 2,
+ * integer multiply 6, divide 39 (word) or 71 (doubleword), integer load 6
+ * and FP load 7 on an L1D hit, FP arithmetic 6, FP compare 5, FP divide 72
+ * (59 single), square root 69 (65 single); L2_LATENCY 82 from the same
+ * model. An x86 FP register move or conversion counts as FP (6).
  *
  * Timer: the program's libcounterlab asks for a signal every so many of a
  * thread's cycles while it has sets to interrupt (clab_emu_timer); it is
@@ -72,13 +103,33 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 enum { BR_PENALTY = 10, L2_LATENCY = 82, MEM_LATENCY = 350 };
 enum { BHT_SIZE = 1024 };
 
+/* Issue latencies: cycles from an instruction's issue to that of one that
+ * reads its result (the A2's figures, see the header) */
+enum {
+	LAT_INT = 1,                    /* simple integer, moves, branches */
+	LAT_INT_CMP = 2,                /* compares, shifts and rotates */
+	LAT_INT_MUL = 6,
+	LAT_INT_DIVW = 39, LAT_INT_DIVD = 71,
+	LAT_LOAD = 6, LAT_FP_LOAD = 7,  /* an L1D hit */
+	LAT_FP = 6,                     /* FP arithmetic, moves and conversions */
+	LAT_FP_CMP = 5,
+	LAT_FP_DIVD = 72, LAT_FP_DIVS = 59, LAT_FP_SQRTD = 69, LAT_FP_SQRTS = 65,
+};
+
 /* ---- caches: sets of tags, most recently used first ------------------- */
 
 /* The geometry is fixed (constants let the compiler unroll the lookups). */
 enum {
 	L1_LINE_SHIFT = 6, L1_WAYS = 8, L1_SETS = 16384 / 64 / L1_WAYS,
 	L2_LINE_SHIFT = 7, L2_WAYS = 16, L2_SETS = (32 << 20) / 128 / L2_WAYS,
+	IL1_LINE_SHIFT = 6, IL1_WAYS = 4, IL1_SETS = 16384 / 64 / IL1_WAYS,
 };
+
+/* The L1p's stream prefetcher: 32 lines of 128 bytes (the L2's), DEPTH lines
+ * set up ahead of a stream, a stream detected when an L1D load miss that
+ * the L1p does not serve is in the line after one that did the same (the
+ * last such line of each of HISTORY buckets of lines is remembered) */
+enum { L1P_LINES = 32, L1P_DEPTH = 2, L1P_HISTORY = 64, L1P_BUCKETS = 512 };
 
 /* Looks tag t (line + 1; 0 is an empty way) up in a set of `ways`; on a hit
  * it becomes the most recent; on a miss it is installed when `allocate`,
@@ -115,6 +166,9 @@ typedef struct tbinfo {
 	uint64_t pc;              /* where the block starts */
 	uint64_t fallthrough;     /* the address after its last instruction */
 	const struct tbinfo *as_prev; /* itself when a conditional branch ends it, else NULL */
+	uint64_t code_first, code_last; /* the L1I lines of its code */
+	uint64_t il1_seen;        /* a thread's il1_stamp when its lines were last found in
+				   * its L1I (0: never) */
 	/* while the process has one thread: runs not yet added to its counts */
 	uint64_t runs;
 	struct tbinfo *next_run;  /* the next block with runs */
@@ -122,7 +176,7 @@ typedef struct tbinfo {
 	int nz;                   /* the classes of its instructions that are not 0: */
 	uint8_t idx[CLAB_HQ_N];   /* which, */
 	uint64_t n[CLAB_HQ_N];    /* how many (a block adds a few: fewer adds per run) */
-	uint64_t cycles;          /* its instructions' cycles before any stall */
+	uint64_t cycles;          /* its instructions' cycles, dependency stalls included */
 } tbinfo;
 
 typedef struct memref {
@@ -161,7 +215,19 @@ typedef struct vcpu {
 	int timer_signal;        /* the host's number of the guest's signal */
 	memref last_load;        /* the last load counted */
 	memref atomic_load;      /* the last load of an instruction that may be atomic */
+	uint64_t il1_stamp;       /* its number + 1 << 48 | the L1I's fills so far: no line
+				   * leaves the L1I but for a fill */
 	uint64_t l1[L1_SETS * L1_WAYS]; /* the L1D's tags */
+	uint64_t il1[IL1_SETS * IL1_WAYS]; /* the L1I's */
+	uint8_t il1_next[IL1_SETS]; /* the way each set fills next (in order of arrival) */
+	uint64_t l1p[L1P_LINES];  /* 128-byte line + 1 of each prefetched line (0: none) */
+	uint8_t l1p_used[L1P_LINES];
+	unsigned l1p_next;        /* the next to be replaced (in order of arrival) */
+	/* by bucket of lines (l1p_bucket), the first slot + 1 holding a line
+	 * of it (0: none); by slot, the next of its bucket */
+	uint8_t l1p_slot[L1P_BUCKETS], l1p_chain[L1P_LINES];
+	uint64_t l1p_recent[L1P_HISTORY]; /* by line % HISTORY, line + 1 of the last miss
+					   * it did not serve */
 	uint8_t bht[BHT_SIZE];
 } vcpu;
 
@@ -187,6 +253,7 @@ static vcpu *cpu_new(unsigned int i)
 		exit(1);
 	}
 	memset(v->bht, 1, sizeof v->bht);
+	v->il1_stamp = (uint64_t)(i + 1) << 48;
 	v->slot = &file->slot[i];
 	v->q = v->slot->q;
 	cpus[i] = live[i] = v;
@@ -310,6 +377,104 @@ static inline int l1_ref(vcpu *v, uint64_t line)
 	return l1_set(v, line)[0] == line + 1 || l1_lookup_out(v, line);
 }
 
+/* ---- the L1p's stream prefetcher (policy a2; counts only) ------------ */
+
+/* Line pl's bucket: consecutive lines in consecutive buckets, lines a
+ * power of two apart (FFTs) mostly apart */
+static inline unsigned l1p_bucket(uint64_t pl)
+{
+	return (unsigned)((pl ^ pl >> 9 ^ pl >> 18) % L1P_BUCKETS);
+}
+
+/* Whether 128-byte line pl may be held (no: it is not) */
+static inline int l1p_may_hold(const vcpu *v, uint64_t pl)
+{
+	return v->l1p_slot[l1p_bucket(pl)] != 0;
+}
+
+/* The slot holding 128-byte line pl, -1: none */
+static int l1p_find(const vcpu *v, uint64_t pl)
+{
+	for (unsigned s = v->l1p_slot[l1p_bucket(pl)]; s; s = v->l1p_chain[s - 1])
+		if (v->l1p[s - 1] == pl + 1)
+			return (int)s - 1;
+	return -1;
+}
+
+/* Slot i holds line pl from now on (set: 1) or no longer (0) */
+static void l1p_hold(vcpu *v, int i, uint64_t pl, int set)
+{
+	uint8_t *link = &v->l1p_slot[l1p_bucket(pl)];
+	v->l1p[i] = set ? pl + 1 : 0;
+	v->l1p_used[i] = 0;
+	if (set) {
+		v->l1p_chain[i] = *link;
+		*link = (uint8_t)(i + 1);
+		return;
+	}
+	while (*link != i + 1)
+		link = &v->l1p_chain[*link - 1];
+	*link = v->l1p_chain[i];
+}
+
+/* Sets line pl up ahead of a stream, unless it is held: it replaces the
+ * line that came first */
+static void l1p_prefetch(vcpu *v, uint64_t pl)
+{
+	if (l1p_find(v, pl) >= 0)
+		return;
+	unsigned i = v->l1p_next;
+	v->l1p_next = (i + 1) % L1P_LINES;
+	if (v->l1p[i]) {
+		if (!v->l1p_used[i])
+			v->q[CLAB_HQ_L1P_EVICT_UNUSED]++;
+		l1p_hold(v, (int)i, v->l1p[i] - 1, 0);
+	}
+	l1p_hold(v, (int)i, pl, 1);
+	v->q[CLAB_HQ_L1P_LINES]++;
+}
+
+static int l1p_recent(const vcpu *v, uint64_t pl)
+{
+	return v->l1p_recent[pl % L1P_HISTORY] == pl + 1;
+}
+
+/* A load that missed the L1D in (64-byte) line: a prefetched line serves
+ * it when the L2 held it (else the prefetch from memory is still under way
+ * and becomes the demand fetch), and its stream goes on DEPTH lines ahead;
+ * a miss whose line follows a recent one starts a stream */
+static void l1p_load_miss(vcpu *v, uint64_t line, int l2_hit)
+{
+	uint64_t pl = line >> (L2_LINE_SHIFT - L1_LINE_SHIFT);
+	int i = l1p_find(v, pl);
+	if (i >= 0) {
+		v->q[l2_hit ? CLAB_HQ_L1P_HITS : CLAB_HQ_L1P_PF2DFC]++;
+		v->l1p_used[i] = 1;
+		l1p_prefetch(v, pl + L1P_DEPTH);
+		return;
+	}
+	if (l1p_recent(v, pl))
+		return; /* the line's other half missed already */
+	if (l1p_recent(v, pl - 1)) {
+		v->q[CLAB_HQ_L1P_STREAMS]++;
+		for (uint64_t d = 1; d <= L1P_DEPTH; d++)
+			l1p_prefetch(v, pl + d);
+	}
+	v->l1p_recent[pl % L1P_HISTORY] = pl + 1;
+}
+
+/* A store (every store passes the L1p: the L1D writes through) to a
+ * 128-byte line the L1p holds invalidates it there */
+static __attribute__((noinline)) void l1p_store_check(vcpu *v, uint64_t pl)
+{
+	int i = l1p_find(v, pl);
+	if (i >= 0) {
+		v->q[CLAB_HQ_L1P_WRT_INVAL]++;
+		l1p_hold(v, i, pl, 0);
+	}
+}
+
+
 /* A load that missed the L1D, and the L2 too when l2_miss */
 static void load_missed(uint64_t *q, int l2_miss)
 {
@@ -326,8 +491,11 @@ static void load_missed(uint64_t *q, int l2_miss)
  * most recent line of its set */
 static __attribute__((noinline)) void a2_load_l1(vcpu *v, uint64_t line)
 {
-	if (!l1_lookup(v, line))
-		load_missed(v->q, !l2_ref(line >> (L2_LINE_SHIFT - L1_LINE_SHIFT)));
+	if (!l1_lookup(v, line)) {
+		int l2_hit = l2_ref(line >> (L2_LINE_SHIFT - L1_LINE_SHIFT));
+		l1p_load_miss(v, line, l2_hit);
+		load_missed(v->q, !l2_hit);
+	}
 }
 
 /* Policy a2: a load's lookups of one line */
@@ -348,11 +516,22 @@ static __attribute__((noinline)) void a2_store_l2_lookup(vcpu *v, uint64_t line)
 		v->q[CLAB_HQ_L2_STORE_MISSES]++;
 }
 
-/* ... a store's L2 lookup (write-through: the L2 sees every store) */
+/* ... a store's L2 lookup, after the L1p's, when its line may be there */
+static __attribute__((noinline)) void a2_store_l1p(vcpu *v, uint64_t line)
+{
+	l1p_store_check(v, line);
+	if (!l2_hit_fast(line))
+		a2_store_l2_lookup(v, line);
+}
+
+/* ... a store's L1p and L2 lookups (write-through: they see every store):
+ * in the common case, a line whose L1p bucket holds none, a byte's test */
 static inline __attribute__((always_inline)) void a2_store_l2(vcpu *v, uint64_t line)
 {
 	line >>= L2_LINE_SHIFT - L1_LINE_SHIFT;
-	if (!l2_hit_fast(line))
+	if (__builtin_expect(l1p_may_hold(v, line), 0))
+		a2_store_l1p(v, line);
+	else if (!l2_hit_fast(line))
 		a2_store_l2_lookup(v, line);
 }
 
@@ -743,6 +922,33 @@ static int host_signal(int g)
 	return g >= 32 ? g - 32 + SIGRTMIN : g;
 }
 
+/* The L1I lookups of a block's code (x86 code standing for the PowerPC
+ * code a compiler would make of it): a miss waits for the reload from the
+ * L2, and the line replaces the set's oldest. Then the timer, as at the
+ * end of every block. */
+static __attribute__((noinline)) void code_fetch(vcpu *v, tbinfo *tb)
+{
+	for (uint64_t line = tb->code_first; line <= tb->code_last; line++) {
+		unsigned s = (unsigned)(line & (IL1_SETS - 1));
+		uint64_t *set = v->il1 + s * IL1_WAYS;
+		int hit = 0;
+		for (int w = 0; w < IL1_WAYS; w++)
+			hit |= set[w] == line + 1;
+		if (!hit) {
+			set[v->il1_next[s]] = line + 1;
+			v->il1_next[s] = (uint8_t)((v->il1_next[s] + 1) % IL1_WAYS);
+			v->il1_stamp++;
+			v->q[CLAB_HQ_IL1_MISSES]++;
+			v->q[CLAB_HQ_IL1_MISS_CYCLES] += L2_LATENCY;
+			v->q[CLAB_HQ_CYCLES] += L2_LATENCY;
+		}
+	}
+	/* one store: threads that share the block read it whole */
+	__atomic_store_n(&tb->il1_seen, v->il1_stamp, __ATOMIC_RELAXED);
+	if (v->timer_at)
+		timer_tick(v, tb);
+}
+
 /* a two-bit counter's next value and (bit 2) a misprediction: [counter << 1 | taken] */
 static const uint8_t bht_next[8] = {0, 1 | 4, 0, 2 | 4, 1 | 4, 3, 2 | 4, 3};
 
@@ -773,7 +979,12 @@ static inline __attribute__((always_inline)) void tb_ran(vcpu *v, tbinfo *tb)
 	}
 	v->prev = tb->as_prev;
 	v->seq++;
-	if (__builtin_expect(v->timer_at != 0, 0))
+	/* a block whose lines the thread's L1I held with no fill since needs no
+	 * lookup: a hit changes nothing (the calls are last: the common case
+	 * needs no stack frame) */
+	if (__builtin_expect(__atomic_load_n(&tb->il1_seen, __ATOMIC_RELAXED) != v->il1_stamp, 0))
+		code_fetch(v, tb);
+	else if (__builtin_expect(v->timer_at != 0, 0))
 		timer_tick(v, tb);
 }
 
@@ -1161,7 +1372,9 @@ typedef struct insn_classes {
 	uint8_t bytes[15];
 	uint8_t cond, pieces, atomic; /* classify's answers */
 	uint8_t cut;              /* the disassembly is undecodable bytes (phantom) */
+	uint8_t lat, ld_lat;      /* its result's latency, its loads' (see latencies) */
 	uint64_t split;
+	uint64_t reads, writes, addr; /* registers (DEP_*) read, written, addressing memory */
 	uint8_t n[CLAB_HQ_N];     /* its classes (a count above 255 is not kept) */
 } insn_classes;
 
@@ -1180,20 +1393,141 @@ static csh cs;
 static cs_insn *cs_insn_buf; /* NULL: no handle */
 static pthread_mutex_t cs_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* ---- register dependencies ------------------------------------------ */
+
+/* The registers the schedule tracks, as bits: the 16 general ones (a
+ * register and its 32-, 16- and 8-bit parts are one), the 32 vector ones
+ * (xmm, ymm, zmm), the flags (a PowerPC's condition register) and the x87
+ * stack (one). */
+enum { DEP_RSP = 7, DEP_VEC = 16, DEP_FLAGS = 48, DEP_X87 = 49, DEP_NREGS = 50, DEP_NONE = 255 };
+static uint8_t reg_bit[X86_REG_ENDING]; /* by capstone's register number */
+
+static int reg_bit_of(const char *n)
+{
+	static const char *const gpr[16] = {"ax", "bx", "cx", "dx", "si", "di", "bp", "sp"};
+	int k;
+	if (!strcmp(n, "rflags") || !strcmp(n, "eflags") || !strcmp(n, "flags"))
+		return DEP_FLAGS;
+	if ((n[0] == 'x' || n[0] == 'y' || n[0] == 'z') && !strncmp(n + 1, "mm", 2) &&
+	    sscanf(n + 3, "%d", &k) == 1 && k >= 0 && k < 32)
+		return DEP_VEC + k;
+	if ((n[0] == 's' && n[1] == 't' && (n[2] == 0 || n[2] == '(')) || !strcmp(n, "fpsw"))
+		return DEP_X87;
+	if (n[0] == 'r' && sscanf(n + 1, "%d", &k) == 1 && k >= 8 && k < 16)
+		return k; /* r8, r8d, r8w, r8b */
+	for (k = 0; k < 8; k++) {
+		const char *g = gpr[k];
+		size_t len = strlen(n);
+		/* rax eax ax; al ah; rsi esi si sil */
+		if ((len == 3 && (n[0] == 'r' || n[0] == 'e') && !strcmp(n + 1, g)) || !strcmp(n, g) ||
+		    (len == 2 && k < 4 && n[0] == g[0] && (n[1] == 'l' || n[1] == 'h')) ||
+		    (len == 3 && k >= 4 && !strncmp(n, g, 2) && n[2] == 'l'))
+			return k;
+	}
+	return DEP_NONE; /* rip, segments, control registers: not tracked */
+}
+
+static uint64_t reg_mask(unsigned r)
+{
+	return r < X86_REG_ENDING && reg_bit[r] != DEP_NONE ? 1ull << reg_bit[r] : 0;
+}
+
+/* The registers an instruction reads and writes, and those that address
+ * its memory. Two reads an x86 instruction makes that a PowerPC compiler's
+ * code would not: a zero idiom (xor of a register with itself) reads
+ * nothing, and a move into a register does not read it (x86's scalar moves
+ * keep the register's upper part; a PowerPC FP register has none). */
+static void deps_of(const cs_insn *in, insn_classes *c)
+{
+	cs_regs rd, wr;
+	uint8_t nrd, nwr;
+	c->reads = c->writes = c->addr = 0;
+	if (!in->detail || cs_regs_access(cs, in, rd, &nrd, wr, &nwr) != CS_ERR_OK)
+		return;
+	for (int k = 0; k < nrd; k++)
+		c->reads |= reg_mask(rd[k]);
+	for (int k = 0; k < nwr; k++)
+		c->writes |= reg_mask(wr[k]);
+	const cs_x86 *x = &in->detail->x86;
+	uint64_t sources = 0, dest = 0;
+	int regs_only = 1;
+	for (int k = 0; k < x->op_count; k++) {
+		const cs_x86_op *o = &x->operands[k];
+		if (o->type == X86_OP_MEM) {
+			c->addr |= reg_mask(o->mem.base) | reg_mask(o->mem.index);
+			regs_only = 0;
+		} else if (o->type == X86_OP_REG) {
+			if (o->access & CS_AC_WRITE)
+				dest |= reg_mask(o->reg);
+			else
+				sources |= reg_mask(o->reg);
+		} else {
+			regs_only = 0;
+		}
+	}
+	const char *mn = in->mnemonic, *b = mn[0] == 'v' ? mn + 1 : mn;
+	if (regs_only && x->op_count >= 2 && x->operands[0].reg == x->operands[x->op_count - 1].reg &&
+	    (x->op_count == 2 || x->operands[1].reg == x->operands[0].reg) &&
+	    (!strncmp(b, "xor", 3) || !strncmp(b, "pxor", 4) || !strncmp(b, "sub", 3) ||
+	     !strncmp(b, "psub", 4)))
+		c->reads &= ~(dest | sources | (1ull << DEP_FLAGS));
+	else if (!strncmp(b, "mov", 3))
+		c->reads &= ~(dest & ~sources & ~c->addr);
+}
+
+/* Its result's latency and that of its loads, from its classes and
+ * mnemonic (b: without AVX's v) */
+static void latencies(const char *mn, const char *ops, const uint64_t *n, insn_classes *c)
+{
+	const char *b = mn[0] == 'v' ? mn + 1 : mn;
+	size_t l = strlen(b);
+	int single = l > 1 && b[l - 1] == 's'; /* ss, ps; x87 is double */
+	int fp_regs = strstr(ops, "%xmm") || strstr(ops, "%ymm") || strstr(ops, "%zmm") ||
+		      (mn[0] == 'f' && !x87_state(mn));
+	c->ld_lat = n[CLAB_HQ_FLD_INSNS] || n[CLAB_HQ_QLD_INSNS] ? LAT_FP_LOAD : LAT_LOAD;
+	if (fp_regs && (starts(b, "div") || starts(mn, "fdiv")))
+		c->lat = single && mn[0] != 'f' ? LAT_FP_DIVS : LAT_FP_DIVD;
+	else if (fp_regs && (starts(b, "sqrt") || starts(mn, "fsqrt")))
+		c->lat = single && mn[0] != 'f' ? LAT_FP_SQRTS : LAT_FP_SQRTD;
+	else if (fp_regs && (starts(b, "ucomis") || starts(b, "comis") || starts(mn, "fcom") ||
+			     starts(mn, "fucom") || (starts(b, "cmp") && l > 5)))
+		c->lat = LAT_FP_CMP;
+	else if (fp_regs)
+		c->lat = LAT_FP;
+	else if (starts(mn, "imul") || starts(mn, "mul"))
+		c->lat = LAT_INT_MUL;
+	else if (starts(mn, "div") || starts(mn, "idiv"))
+		c->lat = mn[l - 1] == 'q' ? LAT_INT_DIVD : LAT_INT_DIVW;
+	else if (starts(mn, "cmp") || starts(mn, "test") || starts(mn, "bt") || starts(mn, "sh") ||
+		 starts(mn, "sa") || starts(mn, "ro") || starts(mn, "rc"))
+		c->lat = LAT_INT_CMP;
+	else
+		c->lat = LAT_INT;
+}
+
 static void disas_open(void)
 {
 	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
 		return;
 	cs_option(cs, CS_OPT_SKIPDATA, CS_OPT_ON);
 	cs_option(cs, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT);
+	cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
 	cs_insn_buf = cs_malloc(cs);
-	if (!cs_insn_buf)
+	if (!cs_insn_buf) {
 		cs_close(&cs);
+		return;
+	}
+	for (unsigned r = 0; r < X86_REG_ENDING; r++) {
+		const char *name = cs_reg_name(cs, r);
+		reg_bit[r] = (uint8_t)(name ? reg_bit_of(name) : DEP_NONE);
+	}
 }
 
-/* insn's disassembly into buf (mnemonic and operands fit in 200 bytes) */
-static void disas(struct qemu_plugin_insn *insn, char buf[200])
+/* insn's disassembly into buf (mnemonic and operands fit in 200 bytes),
+ * and the registers it reads and writes into c (none without a handle) */
+static void disas(struct qemu_plugin_insn *insn, char buf[200], insn_classes *c)
 {
+	c->reads = c->writes = c->addr = 0;
 	if (!cs_insn_buf) {
 		char *dis = qemu_plugin_insn_disas(insn);
 		snprintf(buf, 200, "%s", dis ? dis : "");
@@ -1204,10 +1538,12 @@ static void disas(struct qemu_plugin_insn *insn, char buf[200])
 	size_t size = qemu_plugin_insn_size(insn);
 	uint64_t pc = qemu_plugin_insn_vaddr(insn);
 	pthread_mutex_lock(&cs_lock);
-	if (cs_disasm_iter(cs, &code, &size, &pc, cs_insn_buf))
+	if (cs_disasm_iter(cs, &code, &size, &pc, cs_insn_buf)) {
 		snprintf(buf, 200, "%s %s", cs_insn_buf->mnemonic, cs_insn_buf->op_str);
-	else
+		deps_of(cs_insn_buf, c);
+	} else {
 		buf[0] = 0;
+	}
 	pthread_mutex_unlock(&cs_lock);
 }
 
@@ -1234,11 +1570,16 @@ static void classes_of(struct qemu_plugin_insn *insn, insn_classes *c, uint64_t 
 		}
 	}
 	char dis[200];
-	disas(insn, dis);
+	*c = (insn_classes){.size = (uint8_t)size};
+	disas(insn, dis, c);
+	c->cut = starts(dis, ".byte");
 	uint64_t own[CLAB_HQ_N] = {0};
 	int cond, pieces, atomic;
-	*c = (insn_classes){.size = (uint8_t)size, .cut = starts(dis, ".byte")};
 	classify(dis, own, &cond, &c->split, &pieces, &atomic);
+	const char *ops = dis + strcspn(dis, " ");
+	char mn[32];
+	snprintf(mn, sizeof mn, "%.*s", (int)strcspn(dis, " "), dis);
+	latencies(mn, ops, own, c);
 	c->cond = (uint8_t)cond, c->pieces = (uint8_t)pieces, c->atomic = (uint8_t)atomic;
 	for (int i = 0; i < CLAB_HQ_N; i++) {
 		n[i] += own[i];
@@ -1271,6 +1612,60 @@ static int phantom(struct qemu_plugin_insn *insn)
 	return c.cut;
 }
 
+/* ---- the block's schedule ---------------------------------------------- */
+
+/* When the registers of mask are all ready */
+static uint32_t ready_of(const uint32_t *ready, uint64_t mask)
+{
+	uint32_t t = 0;
+	for (; mask; mask &= mask - 1) {
+		uint32_t r = ready[__builtin_ctzll(mask)];
+		t = r > t ? r : t;
+	}
+	return t;
+}
+
+static uint32_t max_u32(uint32_t a, uint32_t b) { return a > b ? a : b; }
+
+/* Issues instruction c's A2 instructions in order from cycle *t, one a
+ * cycle: its loads when the registers that address them are ready, its
+ * operations when their sources and its loads' data are, its stores when
+ * what they store is; then *t is the cycle after its last, and the
+ * registers it writes are ready its latency after its result's issue (the
+ * stack pointer the cycle after: a PowerPC's stack frame is addressed at
+ * fixed offsets). */
+static void schedule(const insn_classes *c, uint32_t *ready, uint32_t *t)
+{
+	unsigned nld = c->n[CLAB_HQ_LD_INSNS] + c->n[CLAB_HQ_FLD_INSNS] + c->n[CLAB_HQ_QLD_INSNS];
+	unsigned nst = c->n[CLAB_HQ_ST_INSNS] + c->n[CLAB_HQ_FST_INSNS] + c->n[CLAB_HQ_QST_INSNS];
+	unsigned all = c->n[CLAB_HQ_INSTRUCTIONS];
+	unsigned nop = all > nld + nst ? all - nld - nst : 0;
+	uint32_t addr = ready_of(ready, c->addr), data = ready_of(ready, c->reads);
+	uint32_t result = *t, issue;
+	if (nld) {
+		issue = max_u32(*t, addr);
+		*t = issue + nld;
+		result = *t - 1 + c->ld_lat;
+		data = max_u32(data, result);
+	}
+	if (nop) {
+		issue = max_u32(*t, data);
+		*t = issue + nop;
+		result = *t - 1 + c->lat;
+		data = result;
+	}
+	if (nst) {
+		issue = max_u32(*t, max_u32(addr, data));
+		*t = issue + nst;
+		if (!nld && !nop)
+			result = *t;
+	}
+	for (uint64_t w = c->writes; w; w &= w - 1) {
+		int r = __builtin_ctzll(w);
+		ready[r] = r == DEP_RSP ? *t : result;
+	}
+}
+
 static void on_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
 	(void)id;
@@ -1283,11 +1678,14 @@ static void on_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	t->pc = qemu_plugin_tb_vaddr(tb);
 	if (n > 1 && phantom(qemu_plugin_tb_get_insn(tb, n - 1)))
 		n--;
+	/* the schedule: registers written before the block are ready */
+	uint32_t ready[DEP_NREGS] = {0}, issue = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
 		uint64_t pc = qemu_plugin_insn_vaddr(insn);
 		insn_classes c;
 		classes_of(insn, &c, t->n);
+		schedule(&c, ready, &issue);
 		uint64_t split = c.split;
 		int pieces = c.pieces, atomic = c.atomic;
 		if (i == n - 1) {
@@ -1302,7 +1700,10 @@ static void on_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 						 : pieces ? on_piece : on_access,
 						 QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW, id);
 	}
-	t->n[CLAB_HQ_CYCLES] = t->n[CLAB_HQ_INSTRUCTIONS];
+	t->code_first = t->pc >> IL1_LINE_SHIFT;
+	t->code_last = (t->fallthrough - 1) >> IL1_LINE_SHIFT;
+	t->n[CLAB_HQ_CYCLES] = issue > t->n[CLAB_HQ_INSTRUCTIONS] ? issue : t->n[CLAB_HQ_INSTRUCTIONS];
+	t->n[CLAB_HQ_DEP_STALLS] = t->n[CLAB_HQ_CYCLES] - t->n[CLAB_HQ_INSTRUCTIONS];
 	t->cycles = t->n[CLAB_HQ_CYCLES];
 	for (int i = 0; i < CLAB_HQ_N; i++)
 		if (t->n[i]) {
@@ -1413,6 +1814,12 @@ static void on_exit_vcpu(qemu_plugin_id_t id, unsigned int vcpu_index)
 	memset(v->l1, 0, sizeof v->l1);
 	v->l1_mru = 0;
 	v->l1_absent = 0;
+	memset(v->il1, 0, sizeof v->il1);
+	memset(v->il1_next, 0, sizeof v->il1_next);
+	v->il1_stamp++; /* what blocks saw held is gone */
+	memset(v->l1p, 0, sizeof v->l1p);
+	memset(v->l1p_recent, 0, sizeof v->l1p_recent);
+	memset(v->l1p_slot, 0, sizeof v->l1p_slot);
 }
 
 static void on_atexit(qemu_plugin_id_t id, void *udata)
