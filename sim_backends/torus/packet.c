@@ -145,7 +145,6 @@ typedef struct injq {    /* an injection FIFO's messages */
 
 typedef struct ev { /* events of one instant leave in any order (the
 		     * choices wait for the end of the instant) */
-	uint64_t key;      /* ev_key: its time, then its kind */
 	uint32_t node;
 	uint16_t q;
 	uint8_t kind;
@@ -215,10 +214,21 @@ typedef struct sim {
 	uint8_t *inj_vc;     /* [node] inj_vcs: the queue it filled last */
 	packet *pk;
 	uint32_t npk, cappk, freepk;
-	uint64_t *hkey, *hval; /* the heap: ev_key, node << 32 | q << 8 | kind */
+	/* the events: a bucket per instant, a list of events each (an
+	 * event: node << 32 | q << 8 | kind); the buckets in a heap by time
+	 * (hkey: time bits, hval: bucket) and a hash table by time (bucket
+	 * + 1, 0: empty) */
+	uint64_t *evv;
+	uint32_t *evn;       /* the next in its list, or in the free list */
+	uint32_t nev, capev, freeev;
+	uint64_t *bkt;       /* [bucket] its time's bits */
+	uint32_t *bkhead, *bktail;
+	uint32_t nbk, capbk, freebk;
+	uint64_t *hkey, *hval;
 	size_t nheap, capheap;
-	uint64_t *nowq;      /* events at the current instant, as hval (any
-			      * order will do: they need no heap) */
+	uint32_t *bhash;
+	int hbits;
+	uint64_t *nowq;      /* events at the current instant (no bucket) */
 	size_t nnow, inow, capnow;
 	uint64_t delivered, total;
 	pkt_flow *flows;
@@ -265,29 +275,169 @@ static int port_of(const struct sim *S, uint32_t qi)
 
 /* ---- events -------------------------------------------------------------- */
 
-/* An event's place in the heap, one integer to compare: its time (times
- * are >= 0, whose bits order as they do). The sign bit's place is free:
- * the shuffle hook puts a draw there, reordering events of one instant. */
-static uint64_t ev_key(sim *S, double t)
+/* The events of one instant may be handled in any order (every choice
+ * waits for the instant's end), so each instant's events are a list in a
+ * bucket of its own, found by its time in a hash table, and only the
+ * buckets, far fewer than the events, are kept in a heap by time. Events
+ * of the current instant go to a list of their own. */
+
+static uint64_t t_bits(double t)
 {
 	uint64_t b;
 	t += 0.0; /* (-0 as +0) */
 	memcpy(&b, &t, sizeof b);
-	return b << 1 | (clab_packet_shuffle ? ((S->r->events * 31 + S->nheap) * 0x9e3779b97f4a7c15ull * (uint64_t)clab_packet_shuffle) >> 63 : 0);
+	return b;
 }
 
+/* Times are >= 0, whose bits order as they do. */
 static double ev_time(uint64_t key)
 {
-	uint64_t b = key >> 1;
 	double t;
-	memcpy(&t, &b, sizeof t);
+	memcpy(&t, &key, sizeof t);
 	return t;
 }
 
-/* The heap: keys and what the events are in two arrays (the
- * comparisons read only keys); a key UINT64_MAX past the last
+static size_t t_slot(const sim *S, uint64_t b)
+{
+	return (size_t)((b * 0x9e3779b97f4a7c15ull) >> (64 - S->hbits));
+}
+
+/* The heap of buckets: their times and ids in two arrays (the
+ * comparisons read only times); a key UINT64_MAX past the last
  * (hkey[nheap]), so a pop picks the earlier child without checking that
  * there are two. */
+static int heap_push(sim *S, uint64_t key, uint64_t val)
+{
+	if (S->nheap + 1 >= S->capheap) {
+		size_t cap = S->capheap ? 2 * S->capheap : 1024;
+		uint64_t *k = realloc(S->hkey, cap * sizeof *k), *v = k ? realloc(S->hval, cap * sizeof *v) : NULL;
+		if (k)
+			S->hkey = k;
+		if (!k || !v) {
+			S->nomem = 1;
+			return -1;
+		}
+		S->hval = v;
+		S->capheap = cap;
+	}
+	uint64_t *hk = S->hkey, *hv = S->hval;
+	size_t i = S->nheap++;
+	hk[S->nheap] = UINT64_MAX;
+	while (i && key < hk[(i - 1) / 2]) {
+		hk[i] = hk[(i - 1) / 2];
+		hv[i] = hv[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	hk[i] = key;
+	hv[i] = val;
+	return 0;
+}
+
+/* The last takes the first's place: the smaller children move up along
+ * their path to its end, then back down from there to where the last
+ * belongs (one comparison a level on the way down instead of two). */
+static void heap_pop(sim *S)
+{
+	uint64_t *hk = S->hkey, *hv = S->hval;
+	size_t i = 0, n = --S->nheap, c;
+	uint64_t lk = hk[n], lv = hv[n];
+	hk[n] = UINT64_MAX;
+	while ((c = 2 * i + 1) < n) {
+		c += hk[c + 1] < hk[c]; /* hkey[n] is never taken */
+		hk[i] = hk[c];
+		hv[i] = hv[c];
+		i = c;
+	}
+	while (i && hk[(i - 1) / 2] >= lk) {
+		hk[i] = hk[(i - 1) / 2];
+		hv[i] = hv[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	if (n)
+		hk[i] = lk, hv[i] = lv;
+}
+
+/* Twice the hash table, its live buckets (the heap's) entered again. */
+static int hash_grow(sim *S)
+{
+	int bits = S->hbits ? S->hbits + 1 : 10;
+	uint32_t *h = calloc((size_t)1 << bits, sizeof *h);
+	if (!h) {
+		S->nomem = 1;
+		return -1;
+	}
+	free(S->bhash);
+	S->bhash = h;
+	S->hbits = bits;
+	size_t mask = ((size_t)1 << bits) - 1;
+	for (size_t k = 0; k < S->nheap; k++) {
+		size_t i = t_slot(S, S->hkey[k]);
+		while (h[i])
+			i = (i + 1) & mask;
+		h[i] = (uint32_t)S->hval[k] + 1;
+	}
+	return 0;
+}
+
+/* The bucket of instant t (a new one if it has none), or NONE. */
+static uint32_t bucket_of(sim *S, double t)
+{
+	uint64_t b = t_bits(t);
+	if (2 * (S->nheap + 1) > ((size_t)1 << S->hbits) && hash_grow(S))
+		return NONE;
+	size_t mask = ((size_t)1 << S->hbits) - 1, i = t_slot(S, b);
+	for (; S->bhash[i]; i = (i + 1) & mask)
+		if (S->bkt[S->bhash[i] - 1] == b)
+			return S->bhash[i] - 1;
+	uint32_t id = S->freebk;
+	if (id != NONE) {
+		S->freebk = S->bkhead[id];
+	} else {
+		if (S->nbk == S->capbk) {
+			uint32_t cap = S->capbk ? 2 * S->capbk : 1024;
+			uint64_t *bt = realloc(S->bkt, cap * sizeof *bt);
+			if (bt)
+				S->bkt = bt;
+			uint32_t *bh = bt ? realloc(S->bkhead, cap * sizeof *bh) : NULL;
+			if (bh)
+				S->bkhead = bh;
+			uint32_t *bl = bh ? realloc(S->bktail, cap * sizeof *bl) : NULL;
+			if (!bl) {
+				S->nomem = 1;
+				return NONE;
+			}
+			S->bktail = bl;
+			S->capbk = cap;
+		}
+		id = S->nbk++;
+	}
+	if (heap_push(S, b, id))
+		return NONE;
+	S->bkt[id] = b;
+	S->bkhead[id] = S->bktail[id] = NONE;
+	S->bhash[i] = id + 1;
+	return id;
+}
+
+/* Bucket id is empty: out of the hash table (the entries after it in
+ * its run move back where their probe allows), its id free again. */
+static void bucket_drop(sim *S, uint32_t id)
+{
+	size_t mask = ((size_t)1 << S->hbits) - 1, i = t_slot(S, S->bkt[id]);
+	while (S->bhash[i] != id + 1)
+		i = (i + 1) & mask;
+	for (size_t j = (i + 1) & mask; S->bhash[j]; j = (j + 1) & mask) {
+		size_t home = t_slot(S, S->bkt[S->bhash[j] - 1]);
+		if (((j - home) & mask) >= ((j - i) & mask)) {
+			S->bhash[i] = S->bhash[j];
+			i = j;
+		}
+	}
+	S->bhash[i] = 0;
+	S->bkhead[id] = S->freebk;
+	S->freebk = id;
+}
+
 static void ev_push(sim *S, int kind, uint32_t node, uint32_t q, double t)
 {
 	uint64_t val = (uint64_t)node << 32 | (uint64_t)(uint16_t)q << 8 | (uint8_t)kind;
@@ -305,62 +455,63 @@ static void ev_push(sim *S, int kind, uint32_t node, uint32_t q, double t)
 		S->nowq[S->nnow++] = val;
 		return;
 	}
-	if (S->nheap + 1 >= S->capheap) {
-		size_t cap = S->capheap ? 2 * S->capheap : 4096;
-		uint64_t *k = realloc(S->hkey, cap * sizeof *k), *v = k ? realloc(S->hval, cap * sizeof *v) : NULL;
-		if (k)
-			S->hkey = k;
-		if (!k || !v) {
-			S->nomem = 1;
-			return;
+	uint32_t e = S->freeev;
+	if (e != NONE) {
+		S->freeev = S->evn[e];
+	} else {
+		if (S->nev == S->capev) {
+			uint32_t cap = S->capev ? 2 * S->capev : 4096;
+			uint64_t *v = realloc(S->evv, cap * sizeof *v);
+			if (v)
+				S->evv = v;
+			uint32_t *n = v ? realloc(S->evn, cap * sizeof *n) : NULL;
+			if (!n) {
+				S->nomem = 1;
+				return;
+			}
+			S->evn = n;
+			S->capev = cap;
 		}
-		S->hval = v;
-		S->capheap = cap;
+		e = S->nev++;
 	}
-	uint64_t *hk = S->hkey, *hv = S->hval, key = ev_key(S, t);
-	size_t i = S->nheap++;
-	hk[S->nheap] = UINT64_MAX;
-	while (i && key < hk[(i - 1) / 2]) {
-		hk[i] = hk[(i - 1) / 2];
-		hv[i] = hv[(i - 1) / 2];
-		i = (i - 1) / 2;
+	uint32_t b = bucket_of(S, t);
+	if (b == NONE)
+		return;
+	S->evv[e] = val;
+	if (clab_packet_shuffle && ((S->r->events * 31 + e) * 0x9e3779b97f4a7c15ull * (uint64_t)clab_packet_shuffle) >> 63) {
+		S->evn[e] = S->bkhead[b]; /* first instead of last */
+		if (S->bkhead[b] == NONE)
+			S->bktail[b] = e;
+		S->bkhead[b] = e;
+		return;
 	}
-	hk[i] = key;
-	hv[i] = val;
+	S->evn[e] = NONE;
+	if (S->bktail[b] == NONE)
+		S->bkhead[b] = e;
+	else
+		S->evn[S->bktail[b]] = e;
+	S->bktail[b] = e;
 }
 
-/* The last event takes the first's place: the smaller children move up
- * along their path to its end, then back down from there to where the
- * last belongs, the first of them not smaller than it (the path is
- * sorted: the place that moving the last down from the top finds, with
- * one comparison a level on the way down instead of two). */
+/* The next event: of this instant's list, or of the earliest bucket. */
 static ev ev_pop(sim *S)
 {
-	if (S->inow < S->nnow) { /* this instant's first */
-		uint64_t v = S->nowq[S->inow++];
+	uint64_t v;
+	if (S->inow < S->nnow) {
+		v = S->nowq[S->inow++];
 		if (S->inow == S->nnow)
 			S->inow = S->nnow = 0;
-		return (ev){0, (uint32_t)(v >> 32), (uint16_t)(v >> 8), (uint8_t)v};
+	} else {
+		uint32_t b = (uint32_t)S->hval[0], e = S->bkhead[b];
+		v = S->evv[e];
+		if ((S->bkhead[b] = S->evn[e]) == NONE) {
+			heap_pop(S);
+			bucket_drop(S, b);
+		}
+		S->evn[e] = S->freeev;
+		S->freeev = e;
 	}
-	uint64_t *hk = S->hkey, *hv = S->hval;
-	size_t i = 0, n = --S->nheap, c;
-	ev top = {hk[0], (uint32_t)(hv[0] >> 32), (uint16_t)(hv[0] >> 8), (uint8_t)hv[0]};
-	uint64_t lk = hk[n], lv = hv[n];
-	hk[n] = UINT64_MAX;
-	while ((c = 2 * i + 1) < n) {
-		c += hk[c + 1] < hk[c]; /* hkey[n] is never taken */
-		hk[i] = hk[c];
-		hv[i] = hv[c];
-		i = c;
-	}
-	while (i && hk[(i - 1) / 2] >= lk) {
-		hk[i] = hk[(i - 1) / 2];
-		hv[i] = hv[(i - 1) / 2];
-		i = (i - 1) / 2;
-	}
-	if (n)
-		hk[i] = lk, hv[i] = lv;
-	return top;
+	return (ev){(uint32_t)(v >> 32), (uint16_t)(v >> 8), (uint8_t)v};
 }
 
 /* ---- packets and buffers ------------------------------------------------- */
@@ -1425,6 +1576,12 @@ static void sim_free(sim *S)
 	free(S->pk);
 	free(S->hkey);
 	free(S->hval);
+	free(S->evv);
+	free(S->evn);
+	free(S->bkt);
+	free(S->bkhead);
+	free(S->bktail);
+	free(S->bhash);
 	free(S->nowq);
 	free(S->order);
 	free(S->start);
@@ -1459,6 +1616,7 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 	S->r = r;
 	S->pk = NULL;
 	S->freepk = NONE;
+	S->freeev = S->freebk = NONE;
 	S->coord = malloc(N * (size_t)S->nd * sizeof *S->coord);
 	size_t nways = 0;
 	for (int d = 0; d < S->nd; d++)
