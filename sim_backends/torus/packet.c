@@ -41,10 +41,21 @@
  * ports in turn, 2 each input buffer (VC) and injection queue in turn, as
  * a flit-level router's allocator (with `interleave`, each lane of the
  * link takes its turns apart, as each output VC of BookSim2's router has
- * an arbiter of its own); with round_robin or transit_ratio a link
- * chooses after every other event of its instant (EV_ARB), among all the
- * heads ready then, not for the first that comes (a dynamic head goes by
- * the first free link that chooses it, not by the most tokens). With
+ * an arbiter of its own; with round_robin or transit_ratio a dynamic
+ * head goes by the first free link that chooses it, not by the most
+ * tokens).
+ *
+ * Every choice waits for the end of its instant: the instant's events
+ * (heads arriving, ports coming free, room coming back) all happen
+ * first, in any order, then each port they concern chooses among all
+ * the heads ready then, node by node, a node's links in order, then its
+ * drain port (choose); what that frees at once makes a next round of the
+ * instant. Oldest first means: by the instant a head began to wait, heads
+ * of one instant by queue (input links' buffers, then injection). A
+ * node's choices read only its own queues and the room its links take
+ * at their far ends, and each node draws from its own seeded stream, so
+ * nothing depends on the order the queue hands an instant's events out
+ * in (clab_packet_shuffle tests it). With
  * `inj_vcs` k the packets a node reads go into k injection queues in turn (each of fifo_packets
  * largest packets; the MU reads on while one has room), as BookSim2's
  * injection VCs, instead of waiting in their message's FIFO. With `speedup` k (BookSim2's internal speedup) a link's
@@ -74,7 +85,7 @@
 
 #define NONE UINT32_MAX
 #define NV CLAB_NVC
-enum { EV_HEAD, EV_LINK, EV_NODE, EV_ROOM, EV_RELEASE, EV_TX, EV_TXROOM, EV_SWEND, EV_ARB };
+enum { EV_HEAD, EV_LINK, EV_NODE, EV_ROOM, EV_RELEASE, EV_TX, EV_TXROOM, EV_SWEND };
 
 typedef struct packet {
 	double t;          /* its head is ready at this router */
@@ -132,8 +143,8 @@ typedef struct injq {    /* an injection FIFO's messages */
 	uint32_t flow;     /* the current flow, NONE: none */
 } injq;
 
-typedef struct ev { /* ties leave the heap in an order fixed by the run */
-	uint64_t key;      /* ev_key: its time, then its kind */
+typedef struct ev { /* events of one instant leave in any order (the
+		     * choices wait for the end of the instant) */
 	uint32_t node;
 	uint16_t q;
 	uint8_t kind;
@@ -203,23 +214,46 @@ typedef struct sim {
 	uint8_t *inj_vc;     /* [node] inj_vcs: the queue it filled last */
 	packet *pk;
 	uint32_t npk, cappk, freepk;
-	uint64_t *hkey, *hval; /* the heap: ev_key, node << 32 | q << 8 | kind */
+	/* the events: a bucket per instant, a list of events each (an
+	 * event: node << 32 | q << 8 | kind); the buckets in a heap by time
+	 * (hkey: time bits, hval: bucket) and a hash table by time (bucket
+	 * + 1, 0: empty) */
+	uint64_t *evv;
+	uint32_t *evn;       /* the next in its list, or in the free list */
+	uint32_t nev, capev, freeev;
+	uint64_t *bkt;       /* [bucket] its time's bits */
+	uint32_t *bkhead, *bktail;
+	uint32_t nbk, capbk, freebk;
+	uint64_t *hkey, *hval;
 	size_t nheap, capheap;
-	uint64_t rng, delivered, total;
+	uint32_t *bhash;
+	int hbits;
+	uint64_t *nowq;      /* events at the current instant (no bucket) */
+	size_t nnow, inow, capnow;
+	uint64_t delivered, total;
 	pkt_flow *flows;
 	uint32_t *order;     /* flows by source, then injection FIFO, in turn */
 	uint64_t *start;     /* [node x ninj + 1] into order */
 	pkt_result *r;
 	double now;
 	int nomem;
-	int late;            /* round_robin, transit_ratio: a link chooses at
-			      * the end of its instant (EV_ARB) */
-	int arb;             /* late: in an EV_ARB (links may choose) */
+	int arb;             /* in an arbitration round (links may choose) */
+	uint16_t *asks;      /* [node] ports that choose at the end of this
+			      * instant: bit o link o, bit tl the node's
+			      * drain port */
+	uint32_t *asking, *choosing; /* nodes with asks, in any order; the
+			      * round being worked through */
+	size_t nasking;
+	uint64_t *nrng;      /* [node] its seeded draws */
+	double *since;       /* [node][nq] when the queue's head began to wait */
+	double *out_at;      /* [node][nq] when the queue's input has sent its last */
 	uint8_t *transit;    /* transit_ratio: [node][tl] packets the link has
 			      * passed on since it last took an injected one */
-	double *arb_at;      /* transit_ratio: [node][tl] the instant of the
-			      * link's pending EV_ARB (one is enough) */
 } sim;
+
+/* Test hook: nonzero shuffles the order in which events of one instant
+ * leave the queue and nodes choose in a round (results must not change). */
+int clab_packet_shuffle;
 
 #define Q(S, x, i) (&(S)->q[(size_t)(x) * (S)->nq + (i)])
 #define LQ(l, v) ((l) * NV + (v))
@@ -241,46 +275,52 @@ static int port_of(const struct sim *S, uint32_t qi)
 
 /* ---- events -------------------------------------------------------------- */
 
-/* An event's place in the heap, one integer to compare: its time, then
- * (late) a link's arbitration (EV_ARB) after every other event of its
- * instant, so it sees all the heads ready then. Times are >= 0, whose
- * bits order as they do; the sign bit's place takes the EV_ARB bit. */
-static uint64_t ev_key(double t, int kind)
+/* The events of one instant may be handled in any order (every choice
+ * waits for the instant's end), so each instant's events are a list in a
+ * bucket of its own, found by its time in a hash table, and only the
+ * buckets, far fewer than the events, are kept in a heap by time. Events
+ * of the current instant go to a list of their own. */
+
+static uint64_t t_bits(double t)
 {
 	uint64_t b;
 	t += 0.0; /* (-0 as +0) */
 	memcpy(&b, &t, sizeof b);
-	return b << 1 | (kind == EV_ARB);
+	return b;
 }
 
+/* Times are >= 0, whose bits order as they do. */
 static double ev_time(uint64_t key)
 {
-	uint64_t b = key >> 1;
 	double t;
-	memcpy(&t, &b, sizeof t);
+	memcpy(&t, &key, sizeof t);
 	return t;
 }
 
-/* The heap: keys and what the events are in two arrays (the
- * comparisons read only keys); a key UINT64_MAX past the last
+static size_t t_slot(const sim *S, uint64_t b)
+{
+	return (size_t)((b * 0x9e3779b97f4a7c15ull) >> (64 - S->hbits));
+}
+
+/* The heap of buckets: their times and ids in two arrays (the
+ * comparisons read only times); a key UINT64_MAX past the last
  * (hkey[nheap]), so a pop picks the earlier child without checking that
  * there are two. */
-static void ev_push(sim *S, int kind, uint32_t node, uint32_t q, double t)
+static int heap_push(sim *S, uint64_t key, uint64_t val)
 {
 	if (S->nheap + 1 >= S->capheap) {
-		size_t cap = S->capheap ? 2 * S->capheap : 4096;
+		size_t cap = S->capheap ? 2 * S->capheap : 1024;
 		uint64_t *k = realloc(S->hkey, cap * sizeof *k), *v = k ? realloc(S->hval, cap * sizeof *v) : NULL;
 		if (k)
 			S->hkey = k;
 		if (!k || !v) {
 			S->nomem = 1;
-			return;
+			return -1;
 		}
 		S->hval = v;
 		S->capheap = cap;
 	}
-	uint64_t *hk = S->hkey, *hv = S->hval, key = ev_key(t, kind);
-	uint64_t val = (uint64_t)node << 32 | (uint64_t)(uint16_t)q << 8 | (uint8_t)kind;
+	uint64_t *hk = S->hkey, *hv = S->hval;
 	size_t i = S->nheap++;
 	hk[S->nheap] = UINT64_MAX;
 	while (i && key < hk[(i - 1) / 2]) {
@@ -290,18 +330,16 @@ static void ev_push(sim *S, int kind, uint32_t node, uint32_t q, double t)
 	}
 	hk[i] = key;
 	hv[i] = val;
+	return 0;
 }
 
-/* The last event takes the first's place: the smaller children move up
- * along their path to its end, then back down from there to where the
- * last belongs, the first of them not smaller than it (the path is
- * sorted: the place that moving the last down from the top finds, with
- * one comparison a level on the way down instead of two). */
-static ev ev_pop(sim *S)
+/* The last takes the first's place: the smaller children move up along
+ * their path to its end, then back down from there to where the last
+ * belongs (one comparison a level on the way down instead of two). */
+static void heap_pop(sim *S)
 {
 	uint64_t *hk = S->hkey, *hv = S->hval;
 	size_t i = 0, n = --S->nheap, c;
-	ev top = {hk[0], (uint32_t)(hv[0] >> 32), (uint16_t)(hv[0] >> 8), (uint8_t)hv[0]};
 	uint64_t lk = hk[n], lv = hv[n];
 	hk[n] = UINT64_MAX;
 	while ((c = 2 * i + 1) < n) {
@@ -317,7 +355,163 @@ static ev ev_pop(sim *S)
 	}
 	if (n)
 		hk[i] = lk, hv[i] = lv;
-	return top;
+}
+
+/* Twice the hash table, its live buckets (the heap's) entered again. */
+static int hash_grow(sim *S)
+{
+	int bits = S->hbits ? S->hbits + 1 : 10;
+	uint32_t *h = calloc((size_t)1 << bits, sizeof *h);
+	if (!h) {
+		S->nomem = 1;
+		return -1;
+	}
+	free(S->bhash);
+	S->bhash = h;
+	S->hbits = bits;
+	size_t mask = ((size_t)1 << bits) - 1;
+	for (size_t k = 0; k < S->nheap; k++) {
+		size_t i = t_slot(S, S->hkey[k]);
+		while (h[i])
+			i = (i + 1) & mask;
+		h[i] = (uint32_t)S->hval[k] + 1;
+	}
+	return 0;
+}
+
+/* The bucket of instant t (a new one if it has none), or NONE. */
+static uint32_t bucket_of(sim *S, double t)
+{
+	uint64_t b = t_bits(t);
+	if (2 * (S->nheap + 1) > ((size_t)1 << S->hbits) && hash_grow(S))
+		return NONE;
+	size_t mask = ((size_t)1 << S->hbits) - 1, i = t_slot(S, b);
+	for (; S->bhash[i]; i = (i + 1) & mask)
+		if (S->bkt[S->bhash[i] - 1] == b)
+			return S->bhash[i] - 1;
+	uint32_t id = S->freebk;
+	if (id != NONE) {
+		S->freebk = S->bkhead[id];
+	} else {
+		if (S->nbk == S->capbk) {
+			uint32_t cap = S->capbk ? 2 * S->capbk : 1024;
+			uint64_t *bt = realloc(S->bkt, cap * sizeof *bt);
+			if (bt)
+				S->bkt = bt;
+			uint32_t *bh = bt ? realloc(S->bkhead, cap * sizeof *bh) : NULL;
+			if (bh)
+				S->bkhead = bh;
+			uint32_t *bl = bh ? realloc(S->bktail, cap * sizeof *bl) : NULL;
+			if (!bl) {
+				S->nomem = 1;
+				return NONE;
+			}
+			S->bktail = bl;
+			S->capbk = cap;
+		}
+		id = S->nbk++;
+	}
+	if (heap_push(S, b, id))
+		return NONE;
+	S->bkt[id] = b;
+	S->bkhead[id] = S->bktail[id] = NONE;
+	S->bhash[i] = id + 1;
+	return id;
+}
+
+/* Bucket id is empty: out of the hash table (the entries after it in
+ * its run move back where their probe allows), its id free again. */
+static void bucket_drop(sim *S, uint32_t id)
+{
+	size_t mask = ((size_t)1 << S->hbits) - 1, i = t_slot(S, S->bkt[id]);
+	while (S->bhash[i] != id + 1)
+		i = (i + 1) & mask;
+	for (size_t j = (i + 1) & mask; S->bhash[j]; j = (j + 1) & mask) {
+		size_t home = t_slot(S, S->bkt[S->bhash[j] - 1]);
+		if (((j - home) & mask) >= ((j - i) & mask)) {
+			S->bhash[i] = S->bhash[j];
+			i = j;
+		}
+	}
+	S->bhash[i] = 0;
+	S->bkhead[id] = S->freebk;
+	S->freebk = id;
+}
+
+static void ev_push(sim *S, int kind, uint32_t node, uint32_t q, double t)
+{
+	uint64_t val = (uint64_t)node << 32 | (uint64_t)(uint16_t)q << 8 | (uint8_t)kind;
+	if (t == S->now && !clab_packet_shuffle) {
+		if (S->nnow == S->capnow) {
+			size_t cap = S->capnow ? 2 * S->capnow : 1024;
+			uint64_t *a = realloc(S->nowq, cap * sizeof *a);
+			if (!a) {
+				S->nomem = 1;
+				return;
+			}
+			S->nowq = a;
+			S->capnow = cap;
+		}
+		S->nowq[S->nnow++] = val;
+		return;
+	}
+	uint32_t e = S->freeev;
+	if (e != NONE) {
+		S->freeev = S->evn[e];
+	} else {
+		if (S->nev == S->capev) {
+			uint32_t cap = S->capev ? 2 * S->capev : 4096;
+			uint64_t *v = realloc(S->evv, cap * sizeof *v);
+			if (v)
+				S->evv = v;
+			uint32_t *n = v ? realloc(S->evn, cap * sizeof *n) : NULL;
+			if (!n) {
+				S->nomem = 1;
+				return;
+			}
+			S->evn = n;
+			S->capev = cap;
+		}
+		e = S->nev++;
+	}
+	uint32_t b = bucket_of(S, t);
+	if (b == NONE)
+		return;
+	S->evv[e] = val;
+	if (clab_packet_shuffle && ((S->r->events * 31 + e) * 0x9e3779b97f4a7c15ull * (uint64_t)clab_packet_shuffle) >> 63) {
+		S->evn[e] = S->bkhead[b]; /* first instead of last */
+		if (S->bkhead[b] == NONE)
+			S->bktail[b] = e;
+		S->bkhead[b] = e;
+		return;
+	}
+	S->evn[e] = NONE;
+	if (S->bktail[b] == NONE)
+		S->bkhead[b] = e;
+	else
+		S->evn[S->bktail[b]] = e;
+	S->bktail[b] = e;
+}
+
+/* The next event: of this instant's list, or of the earliest bucket. */
+static ev ev_pop(sim *S)
+{
+	uint64_t v;
+	if (S->inow < S->nnow) {
+		v = S->nowq[S->inow++];
+		if (S->inow == S->nnow)
+			S->inow = S->nnow = 0;
+	} else {
+		uint32_t b = (uint32_t)S->hval[0], e = S->bkhead[b];
+		v = S->evv[e];
+		if ((S->bkhead[b] = S->evn[e]) == NONE) {
+			heap_pop(S);
+			bucket_drop(S, b);
+		}
+		S->evn[e] = S->freeev;
+		S->freeev = e;
+	}
+	return (ev){(uint32_t)(v >> 32), (uint16_t)(v >> 8), (uint8_t)v};
 }
 
 /* ---- packets and buffers ------------------------------------------------- */
@@ -386,7 +580,15 @@ static void wait_add(sim *S, uint32_t x, uint32_t qi)
 		q->here = p->dst == x;
 		S->nhere[x] += q->here;
 		int k = wlist(S, qi);
-		size_t at = wbase(S, x, k) + S->nwait[2 * (size_t)x + k]++;
+		/* oldest first; heads that began to wait at the same instant
+		 * by queue (input link and VC, then the injection queues) */
+		size_t b = wbase(S, x, k), at = b + S->nwait[2 * (size_t)x + k]++;
+		const double *since = S->since + (size_t)x * S->nq;
+		for (; at > b && since[S->wait[at - 1]] == S->now && S->wait[at - 1] > qi; at--) {
+			S->wait[at] = S->wait[at - 1];
+			S->wwant[at] = S->wwant[at - 1];
+		}
+		S->since[(size_t)x * S->nq + qi] = S->now;
 		S->wwant[at] = q->here ? 0 : (uint16_t)links_of(p);
 		S->wait[at] = (uint16_t)qi;
 		for (unsigned m = S->wwant[at]; m; m &= m - 1)
@@ -415,13 +617,15 @@ static void wait_del(sim *S, uint32_t x, uint32_t qi)
 
 /* ---- routing ------------------------------------------------------------- */
 
-/* The run's next seeded draw. */
-static uint64_t xorshift(sim *S)
+/* Node x's next seeded draw (each node its own stream: draws do not
+ * depend on the order in which nodes choose). */
+static uint64_t xorshift(sim *S, uint32_t x)
 {
-	S->rng ^= S->rng << 13;
-	S->rng ^= S->rng >> 7;
-	S->rng ^= S->rng << 17;
-	return S->rng;
+	uint64_t *r = &S->nrng[x];
+	*r ^= *r << 13;
+	*r ^= *r >> 7;
+	*r ^= *r << 17;
+	return *r;
 }
 
 static int delta(const sim *S, uint32_t x, const packet *p, int d)
@@ -506,17 +710,13 @@ static void nt_close(sim *S, uint32_t x, int o)
 
 static void try_link(sim *S, uint32_t x, int o);
 
-/* late: link o of node x chooses at the end of this instant (with
- * transit_ratio once, however many ask) */
+/* Port o of node x (a link, or tl: its drain port) chooses at the end
+ * of this instant, once however many ask. */
 static void arb_later(sim *S, uint32_t x, int o)
 {
-	if (S->arb_at) {
-		double *at = &S->arb_at[(size_t)x * S->tl + (size_t)o];
-		if (*at == S->now)
-			return;
-		*at = S->now;
-	}
-	ev_push(S, EV_ARB, x, (uint32_t)o, S->now);
+	if (!S->asks[x])
+		S->asking[S->nasking++] = x;
+	S->asks[x] |= (uint16_t)(1u << o);
 }
 
 /* Gives back `chunks` of room of input buffer qi of node x; the feeding
@@ -869,8 +1069,8 @@ static void send(sim *S, uint32_t x, uint32_t qi, int o, int v)
 		q_push(S, dq, i);
 		if (S->s->interleave) /* its room, the next head: when it ends */
 			tx_start(S, x, o, dqi, i, qi, held, ser);
-		if (first && S->pk[i].t < HUGE_VAL)
-			ev_push(S, EV_HEAD, y, dqi, S->pk[i].t);
+		if (first && S->pk[i].t < HUGE_VAL) /* (no sooner than its input has sent the one before) */
+			ev_push(S, EV_HEAD, y, dqi, S->pk[i].t > S->out_at[(size_t)y * S->nq + dqi] ? S->pk[i].t : S->out_at[(size_t)y * S->nq + dqi]);
 		if (S->s->interleave) {
 			if (qi >= (uint32_t)S->nlq)
 				inj_left(S, x, qi, chunks);
@@ -899,14 +1099,15 @@ static void send(sim *S, uint32_t x, uint32_t qi, int o, int v)
 	} else {
 		inj_left(S, x, qi, chunks);
 	}
-	if (q->head != NONE && S->pk[q->head].t < HUGE_VAL) { /* the input sends one packet at a time */
+	S->out_at[(size_t)x * S->nq + qi] = S->now + ser; /* the input sends one packet at a time */
+	if (q->head != NONE && S->pk[q->head].t < HUGE_VAL) {
 		double ready = S->pk[q->head].t;
 		ev_push(S, EV_HEAD, x, qi, ready > S->now + ser ? ready : S->now + ser);
 	}
 }
 
-/* Queue qi's head is ready at node x: out now by the best free link, or
- * wait. */
+/* Queue qi's head is ready at node x: it waits, and the ports it may
+ * take that are free choose at the end of the instant. */
 static void try_head(sim *S, uint32_t x, uint32_t qi)
 {
 	queue *q = Q(S, x, qi);
@@ -916,46 +1117,73 @@ static void try_head(sim *S, uint32_t x, uint32_t qi)
 	if (S->s->interleave && p->t > S->now) /* not here yet: its own event comes */
 		return;
 	routes(S, x, p);
+	wait_add(S, x, qi);
 	if (p->dst == x) {
 		if (S->rx_free[x] <= S->now)
-			send(S, x, qi, -1, 0);
-		else
-			wait_add(S, x, qi);
+			arb_later(S, x, S->tl);
 		return;
 	}
-	if (S->late) { /* the links choose, once all of this instant's heads are in */
-		wait_add(S, x, qi);
-		for (unsigned m = links_of(p); m; m &= m - 1)
-			if (S->link_free[(size_t)x * S->tl + __builtin_ctz(m)] <= S->now)
-				arb_later(S, x, __builtin_ctz(m));
-		return;
-	}
-	int best = -1, bestv = -1, bestroom = -1, ties = 0;
-	for (unsigned m = links_of(p); m; m &= m - 1) {
-		int o = __builtin_ctz(m);
-		if (S->link_free[(size_t)x * S->tl + o] > S->now)
-			continue;
-		uint32_t dqi;
-		int v = vc_for(S, x, p, o, &dqi);
-		if (v < 0) {
-			nt_open(S, x, o);
+	for (unsigned m = links_of(p); m; m &= m - 1)
+		if (S->link_free[(size_t)x * S->tl + __builtin_ctz(m)] <= S->now)
+			arb_later(S, x, __builtin_ctz(m));
+}
+
+/* The default router's choice at the end of an instant (links `asked`
+ * of node x asked): the waiting heads, oldest first, each by the free
+ * link it may take with most free tokens at the far end (ties by a
+ * seeded draw). Only the links that asked: no head could take any other
+ * free link when it last chose, and nothing has changed for it since (a
+ * head that comes, room that comes back, the link coming free: each asks). */
+static void heads_choose(sim *S, uint32_t x, unsigned asked)
+{
+	unsigned blocked = 0, freem = 0;
+	for (unsigned m = asked; m; m &= m - 1)
+		if (S->link_free[(size_t)x * S->tl + __builtin_ctz(m)] <= S->now)
+			freem |= 1u << __builtin_ctz(m);
+	const uint16_t *w = S->wait + wbase(S, x, 0), *ww = S->wwant + wbase(S, x, 0);
+	for (int i = 0; freem && i < S->nwait[2 * (size_t)x];) {
+		if (!(ww[i] & freem)) { /* (heads at their destination want none) */
+			i++;
 			continue;
 		}
-		uint32_t y = S->nb[(size_t)x * S->tl + o];
-		if (S->s->interleave && lane_busy(S, x, o, dqi))
-			continue;
-		int room = Q(S, y, dqi)->room;
-		if (room > bestroom) {
-			best = o, bestv = v, bestroom = room, ties = 1;
-		} else if (room == bestroom) { /* a seeded draw among equals */
-			if (xorshift(S) % (uint64_t)++ties == 0)
-				best = o, bestv = v;
+		uint32_t qi = w[i];
+		packet *p = &S->pk[Q(S, x, qi)->head];
+		int best = -1, bestv = -1, bestroom = -1, ties = 0;
+		for (unsigned m = ww[i] & freem; m; m &= m - 1) {
+			int o = __builtin_ctz(m);
+			uint32_t dqi;
+			int v = vc_for(S, x, p, o, &dqi);
+			if (v < 0) {
+				blocked |= 1u << o;
+				continue;
+			}
+			if (S->s->interleave && lane_busy(S, x, o, dqi))
+				continue;
+			int room = Q(S, S->nb[(size_t)x * S->tl + o], dqi)->room;
+			if (room > bestroom) {
+				best = o, bestv = v, bestroom = room, ties = 1;
+			} else if (room == bestroom) { /* a seeded draw among equals */
+				if (xorshift(S, x) % (uint64_t)++ties == 0)
+					best = o, bestv = v;
+			}
+		}
+		if (best >= 0) {
+			send(S, x, qi, best, bestv); /* (the next head takes its place) */
+			if (S->link_free[(size_t)x * S->tl + best] > S->now)
+				freem &= ~(1u << best);
+		} else {
+			i++;
 		}
 	}
-	if (best >= 0)
-		send(S, x, qi, best, bestv);
-	else
-		wait_add(S, x, qi);
+	for (; asked; asked &= asked - 1) { /* links free with a head blocked for tokens */
+		int o = __builtin_ctz(asked);
+		if (S->link_free[(size_t)x * S->tl + o] <= S->now) {
+			if ((blocked >> o) & 1)
+				nt_open(S, x, o);
+			else
+				nt_close(S, x, o);
+		}
+	}
 }
 
 /* Link o of node x is free or got tokens: of the waiting heads that can
@@ -969,10 +1197,10 @@ static void try_link(sim *S, uint32_t x, int o)
 	size_t xo = (size_t)x * S->tl + (size_t)o;
 	if (S->link_free[xo] > S->now)
 		return;
-	if (S->late && !S->arb) { /* at the end of the instant */
+	if (!S->arb) { /* at the end of the instant */
 		/* with transit_ratio, only if a head waits for it now (one that
 		 * comes later in the instant asks for itself) */
-		if (!S->arb_at || S->nwant[xo])
+		if (!S->transit || S->nwant[xo])
 			arb_later(S, x, o);
 		else
 			nt_close(S, x, o);
@@ -1107,7 +1335,7 @@ static int refill(sim *S, uint32_t x, int k)
 	p->dyn = f->vc == CLAB_VC_DYNAMIC;
 	/* the way half round an even ring: the source's parity (all the
 	 * flow's packets alike), or a draw per packet and dimension */
-	p->tie = S->s->tie ? (uint8_t)xorshift(S) : S->odd[x] ? 0xff : 0;
+	p->tie = S->s->tie ? (uint8_t)xorshift(S, x) : S->odd[x] ? 0xff : 0;
 	p->indim = 0xff;
 	p->held = 0;
 	p->pend = 0;
@@ -1190,6 +1418,44 @@ static void give_back(sim *S, uint32_t x, int o)
 	if (S->back_q[b] != NONE &&
 	    (o < S->tl ? S->link_free[(size_t)x * S->tl + o] : S->rx_free[x]) <= S->now)
 		room_back(S, x, b, 0);
+}
+
+/* The end of an instant: every port that asked chooses, node by node
+ * (the nodes' choices are independent within the instant: a node's
+ * sends take room only its own links read, and what they free comes
+ * back by events), a node's links in order, then its drain port. */
+static void choose(sim *S)
+{
+	size_t n = S->nasking;
+	uint32_t *c = S->asking;
+	S->asking = S->choosing;
+	S->choosing = c;
+	S->nasking = 0;
+	S->arb = 1;
+	unsigned links = (1u << S->tl) - 1;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t x = c[clab_packet_shuffle ? n - 1 - i : i];
+		unsigned m = S->asks[x];
+		S->asks[x] = 0;
+		if ((m & links) && !S->s->round_robin && !S->transit)
+			heads_choose(S, x, m & links);
+		else
+			for (unsigned l = m & links; l; l &= l - 1)
+				try_link(S, x, __builtin_ctz(l));
+		if ((m >> S->tl) & 1)
+			node_free(S, x);
+	}
+	S->arb = 0;
+}
+
+/* A seed's mix (splitmix64's finaliser), never 0 (xorshift's stream). */
+static uint64_t splitmix(uint64_t z)
+{
+	z += 0x9e3779b97f4a7c15ull;
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	z ^= z >> 31;
+	return z ? z : 1;
 }
 
 /* ---- the run ------------------------------------------------------------- */
@@ -1301,10 +1567,22 @@ static void sim_free(sim *S)
 	free(S->last_port);
 	free(S->inj_vc);
 	free(S->transit);
-	free(S->arb_at);
+	free(S->asks);
+	free(S->asking);
+	free(S->choosing);
+	free(S->nrng);
+	free(S->since);
+	free(S->out_at);
 	free(S->pk);
 	free(S->hkey);
 	free(S->hval);
+	free(S->evv);
+	free(S->evn);
+	free(S->bkt);
+	free(S->bkhead);
+	free(S->bktail);
+	free(S->bhash);
+	free(S->nowq);
 	free(S->order);
 	free(S->start);
 }
@@ -1334,11 +1612,11 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 	/* split ports: each side half the node's bandwidth */
 	S->node_spb = (s->ports ? 2 : 1) / (s->drain_links * s->link_bytes_s);
 	S->hop = s->hop_s;
-	S->rng = seed * 0x9e3779b97f4a7c15ull + 0x2545f4914f6cdd1dull;
 	S->flows = flows;
 	S->r = r;
 	S->pk = NULL;
 	S->freepk = NONE;
+	S->freeev = S->freebk = NONE;
 	S->coord = malloc(N * (size_t)S->nd * sizeof *S->coord);
 	size_t nways = 0;
 	for (int d = 0; d < S->nd; d++)
@@ -1390,14 +1668,16 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 	S->ninjv = s->inj_vcs < (uint32_t)S->ninj ? (int)s->inj_vcs : S->ninj;
 	S->inj_vc = calloc(N, 1);
 	S->transit = s->transit_ratio ? calloc(N * (size_t)S->tl, 1) : NULL;
-	S->late = s->round_robin || s->transit_ratio;
-	S->arb_at = s->transit_ratio ? malloc(N * (size_t)S->tl * sizeof *S->arb_at) : NULL;
-	for (size_t i = 0; S->arb_at && i < N * (size_t)S->tl; i++)
-		S->arb_at[i] = -1;
+	S->asks = calloc(N, sizeof *S->asks);
+	S->asking = malloc(N * sizeof *S->asking);
+	S->choosing = malloc(N * sizeof *S->choosing);
+	S->nrng = malloc(N * sizeof *S->nrng);
+	S->since = malloc(N * (size_t)S->nq * sizeof *S->since);
+	S->out_at = calloc(N * (size_t)S->nq, sizeof *S->out_at);
 	S->order = malloc(nflows * sizeof *S->order + 1);
 	S->start = calloc(N * (size_t)S->ninj + 1, sizeof *S->start);
 	if (!S->coord || !S->ways || !S->nb || !S->odd || !S->q || !S->occ || !S->iq || !S->link_free || !S->nt_since || !S->wire_free ||
-	    !S->node_free || !S->rx_free || (s->ports && s->speedup && !S->rx_wire) || !S->back_q || !S->back_chunks || !S->back_t || !S->wait || !S->wwant || !S->nwant || !S->nwait || !S->nhere || !S->last_rcv || !S->inj_rr || !S->ready || !S->last_port || !S->inj_vc || (s->transit_ratio && (!S->transit || !S->arb_at)) || !S->order ||
+	    !S->node_free || !S->rx_free || (s->ports && s->speedup && !S->rx_wire) || !S->back_q || !S->back_chunks || !S->back_t || !S->wait || !S->wwant || !S->nwant || !S->nwait || !S->nhere || !S->last_rcv || !S->inj_rr || !S->ready || !S->last_port || !S->inj_vc || (s->transit_ratio && !S->transit) || !S->asks || !S->asking || !S->choosing || !S->nrng || !S->since || !S->out_at || !S->order ||
 	    !S->start) {
 		sim_free(S);
 		return clab_seterr(CLAB_E_NOMEM, "no memory for the packet engine on %zu nodes", N);
@@ -1421,6 +1701,7 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 			sum += c[d];
 		}
 		S->odd[x] = (uint8_t)(sum & 1);
+		S->nrng[x] = splitmix(seed * 0x9e3779b97f4a7c15ull + 0x2545f4914f6cdd1dull + x);
 		for (int l = 0; l < S->tl; l++) {
 			S->nb[x * (size_t)S->tl + l] = clab_torus_neighbor(t, (uint32_t)x, l);
 			S->nt_since[x * (size_t)S->tl + l] = -1;
@@ -1450,8 +1731,13 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 	for (size_t i = 0; i < N * (size_t)(S->tl + 1); i++)
 		S->back_q[i] = NONE;
 	uint64_t next_report = 1u << 20;
-	while (S->nheap && !S->nomem) {
-		if (r->tick && ev_time(S->hkey[0]) > r->tick_at) { /* the caller looks at the run up to tick_at */
+	while ((S->nheap || S->nnow || S->nasking) && !S->nomem) {
+		int later = !S->nnow && (!S->nheap || ev_time(S->hkey[0]) > S->now);
+		if (S->nasking && later) {
+			choose(S); /* every event of the instant is in */
+			continue;
+		}
+		if (later && r->tick && ev_time(S->hkey[0]) > r->tick_at) { /* the caller looks at the run up to tick_at */
 			double next = r->tick(r->tick_arg, r->tick_at);
 			if (!(next > r->tick_at)) {
 				r->stopped = 1;
@@ -1460,8 +1746,9 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 			r->tick_at = next;
 			continue;
 		}
+		if (later)
+			S->now = ev_time(S->hkey[0]);
 		ev e = ev_pop(S);
-		S->now = ev_time(e.key);
 		r->events++;
 		switch (e.kind) {
 		case EV_HEAD:
@@ -1471,16 +1758,9 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 			give_back(S, e.node, e.q);
 			try_link(S, e.node, e.q);
 			break;
-		case EV_ARB:
-			if (S->arb_at) /* (a later ask in this instant chooses again) */
-				S->arb_at[(size_t)e.node * S->tl + e.q] = -1;
-			S->arb = 1;
-			try_link(S, e.node, e.q);
-			S->arb = 0;
-			break;
 		case EV_NODE:
 			give_back(S, e.node, S->tl);
-			node_free(S, e.node);
+			arb_later(S, e.node, S->tl);
 			break;
 		case EV_TX: { /* unless a later change moved it */
 			size_t xo = (size_t)e.node * S->tl + e.q;
@@ -1502,7 +1782,7 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 			break;
 		case EV_RELEASE: /* an injection FIFO's next flow may start */
 			READY_SET(S, e.node, e.q);
-			node_free(S, e.node);
+			arb_later(S, e.node, S->tl);
 			break;
 		case EV_ROOM: { /* unless that packet's room came back already */
 			size_t b = (size_t)e.node * (S->tl + 1) + e.q;

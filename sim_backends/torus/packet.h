@@ -52,4 +52,8 @@ typedef struct pkt_result {
 int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_t seed,
 		    void (*progress)(void *, double), void *arg, pkt_result *r);
 
+/* Test hook: nonzero (a seed) reorders the events of one instant in the
+ * queue and the nodes choosing at its end; results must not change. */
+extern int clab_packet_shuffle;
+
 #endif

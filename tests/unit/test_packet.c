@@ -12,6 +12,7 @@
 #include <string.h>
 #include "counterlab/torus.h"
 #include "counterlab/counterlab.h"
+#include "../../sim_backends/torus/packet.h"
 
 #define ALLVC 0x7fu
 
@@ -336,6 +337,78 @@ static void test_allocators(void **state)
 	make(&s, "torus", "9", 1, BARE, "drain_links", "8", "dateline", "1", "interleave", "1", "round_robin", "2",
 	     "eager_max", "1000000", NULL);
 	assert_true(fabs(batch_ns(&s, 3, (const uint32_t[][3]){{5, 0, 512}, {5, 7, 512}, {6, 8, 544}}) - 962) < 1e-3);
+}
+
+/* One instant's rule (default router, ring of 8, reads of 34 ns, 272 ns
+ * a packet on a link, hops of 34 ns): node 1 sends A1, A2 to node 2,
+ * node 0 sends B to node 3 through node 1. A1 takes 1+ 34..306; A2 is
+ * read 34..68 and waits for 1+; B crosses 0+ 34..306 and its head is at
+ * node 1 at 68, the same instant. Oldest first, and of heads that began
+ * to wait at one instant the one from an input link before the node's
+ * own: B 306..578 (2+ 340..612, its tail at node 3 at 646), A2 578..850,
+ * its tail at node 2 at 884 ns. A2 first would end at 918. */
+static void test_same_instant(void **state)
+{
+	(void)state;
+	setup s;
+	make(&s, "torus", "8", 1, BARE, "drain_links", "8", "hop_s", "34e-9", NULL);
+	assert_true(fabs(batch_ns(&s, 2, (const uint32_t[][3]){{1, 2, 1024}, {0, 3, 512}}) - 884) < 1e-3);
+}
+
+/* What a run gives: its time and every node's counts by link, one
+ * number (a weighted sum). */
+static double run_print(setup *s, enum clab_net_routing r, const char *pattern)
+{
+	clab_net *n = net(s, CLAB_NET_PACKET, r);
+	assert_int_equal(clab_net_pattern(n, pattern), CLAB_OK);
+	double sum = clab_net_totals(n).network * 1e9;
+	static const int ev[] = {CLAB_NET_SENT_CHUNKS, CLAB_NET_RECV_FIFO, CLAB_NET_NO_TOKEN};
+	for (uint32_t x = 0; x < s->t.nodes; x++)
+		for (int l = 0; l < 2 * s->t.ndims; l++)
+			for (int e = 0; e < 3; e++)
+				sum += (double)clab_net_count(n, x, l, ev[e], ALLVC) * (1 + (x * 13 + (uint32_t)l * 7 + (uint32_t)e) % 101);
+	clab_net_free(n);
+	return sum;
+}
+
+/* Events of one instant may leave the engine's queue in any order, and
+ * the nodes choose at its end in any order: the results are the same
+ * (the shuffle hook reorders both), for each router, with deterministic
+ * and adaptive routes, under load. */
+static void test_tie_order(void **state)
+{
+	(void)state;
+	static const char *const router[][20] = {
+		{NULL},
+		{"round_robin", "1", NULL},
+		{"transit_ratio", "16", "dyn_chunks", "126", NULL},
+		{"dateline", "1", "round_robin", "2", "inj_vcs", "2", "tie", "random", "flow_unit", "chunk", "ports",
+		 "split", NULL},
+		{"dateline", "1", "round_robin", "2", "inj_vcs", "2", "tie", "random", "flow_unit", "chunk", "ports",
+		 "split", "speedup", "2", "interleave", "1", NULL},
+	};
+	static const char *const pattern[] = {"uniform:bytes=512,msgs=24", "perm:tornado,bytes=4k", "perm:random,bytes=8k"};
+	for (size_t k = 0; k < sizeof router / sizeof *router; k++)
+		for (int r = 0; r < 2; r++)
+			for (size_t p = 0; p < sizeof pattern / sizeof *pattern; p++) {
+				setup s;
+				s.spec = *clab_netspec_find("torus");
+				for (int i = 0; router[k][i]; i += 2)
+					assert_int_equal(clab_netspec_set(&s.spec, router[k][i], router[k][i + 1]), CLAB_OK);
+				if (clab_torus_init(&s.t, &s.spec, "4x4x4", 1, NULL) || clab_map_init(&s.m, &s.t, NULL))
+					fail_msg("%s", clab_errmsg());
+				enum clab_net_routing rt = r ? CLAB_ROUTE_ADAPTIVE : CLAB_ROUTE_DETERMINISTIC;
+				double base = run_print(&s, rt, pattern[p]);
+				for (int sh = 1; sh <= 3; sh++) {
+					clab_packet_shuffle = sh;
+					double got = run_print(&s, rt, pattern[p]);
+					clab_packet_shuffle = 0;
+					if (got != base)
+						fail_msg("router %zu, %s routes, %s: shuffle %d gives %.17g, not %.17g", k,
+							 r ? "adaptive" : "deterministic", pattern[p], sh, got, base);
+				}
+				clab_map_free(&s.m);
+			}
 }
 
 /* BG/Q's sender arbiter (transit_ratio) on a ring of 8 (reads of 34 ns,
@@ -716,6 +789,8 @@ int main(void)
 		cmocka_unit_test(test_hand_times),
 		cmocka_unit_test(test_booksim_options),
 		cmocka_unit_test(test_allocators),
+		cmocka_unit_test(test_same_instant),
+		cmocka_unit_test(test_tie_order),
 		cmocka_unit_test(test_sender_arbiter),
 		cmocka_unit_test(test_stay_on_bubble),
 		cmocka_unit_test(test_dyn_buffer),
