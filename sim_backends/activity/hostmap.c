@@ -21,7 +21,12 @@
  * Emulated execution (emulated.h) counts more: unconditional branches are
  * the BRU class, taken branches the branch unit's taken commits, fused
  * multiply-adds, multiplies and divides their own classes (FMA, FMUL,
- * FDIV), 4-wide FP the quad classes, and the load/store classes count the
+ * FDIV), 4-wide FP the quad classes, integer operations the XU group of
+ * the PowerPC instruction a compiler would write for them (IBM's opcode
+ * group table: imul IMUL, and/or/xor/not and register copies ILOG as `or`
+ * is, cmp ICMP, shifts and extensions BITS, cmov and setcc IMOV as isel,
+ * syscall INT; add, sub, lea, inc and zeroing stay integer adds), and
+ * the cycles multiplies and divides occupy their unit, and the load/store classes count the
  * A2 instructions an x86 one makes (a memory operand of arithmetic is a
  * load of its own), those of FP data apart (FLD, FST); time is the
  * plugin's timing model, whose register dependency stalls are the issue
@@ -42,7 +47,8 @@ const char *const clab_hq_name[CLAB_HQ_N] = {
 	"qfma", "qloads", "qstores", "l1d_store_misses", "l2_store_misses", "ld_insns", "st_insns",
 	"qld_insns", "qst_insns", "guest_instructions", "fmul", "fdiv", "qmul",
 	"fld_insns", "fst_insns", "dep_stalls", "il1_misses", "il1_miss_cycles", "l1p_hits", "l1p_pf2dfc",
-	"l1p_streams", "l1p_lines", "l1p_wrt_inval", "l1p_evict_unused",
+	"l1p_streams", "l1p_lines", "l1p_wrt_inval", "l1p_evict_unused", "imul", "idiv", "ilog",
+	"icmp", "imov", "bits", "syscalls", "muldiv_busy",
 };
 
 const char *const clab_hq_event[CLAB_HQ_N] = {
@@ -69,6 +75,14 @@ static const struct rule {
 	{"PEVT_INST_XU_BRC", CLAB_HQ_BRANCHES},
 	{"PEVT_INST_XU_BRU", CLAB_HQ_JUMPS},
 	{"PEVT_INST_XU_IADD", Q_INTEGER},
+	{"PEVT_INST_XU_IMUL", CLAB_HQ_IMUL},
+	{"PEVT_INST_XU_IDIV", CLAB_HQ_IDIV},
+	{"PEVT_INST_XU_ILOG", CLAB_HQ_ILOG},
+	{"PEVT_INST_XU_ICMP", CLAB_HQ_ICMP},
+	{"PEVT_INST_XU_IMOV", CLAB_HQ_IMOV},
+	{"PEVT_INST_XU_BITS", CLAB_HQ_BITS},
+	{"PEVT_INST_XU_INT", CLAB_HQ_SYSCALLS},
+	{"PEVT_XU_MULT_DIV_BUSY", CLAB_HQ_MULDIV_BUSY},
 	{"PEVT_INST_QFPU_FADD", CLAB_HQ_FP},
 	{"PEVT_INST_QFPU_FMA", CLAB_HQ_FMA},
 	{"PEVT_INST_QFPU_QADD", CLAB_HQ_QFP},
@@ -122,7 +136,9 @@ void clab_hostmap(const clab_host_sample *d, unsigned mhz, clab_hostmap_out *out
 	uint64_t fp = q[CLAB_HQ_FP] + q[CLAB_HQ_FMA] + q[CLAB_HQ_QFP] + q[CLAB_HQ_QFMA] +
 		      q[CLAB_HQ_FMUL] + q[CLAB_HQ_FDIV] + q[CLAB_HQ_QMUL];
 	uint64_t ldst = q[Q_LD] + q[Q_ST] + q[Q_FLD] + q[Q_FST] + q[Q_QLD] + q[Q_QST];
-	q[Q_INTEGER] = sub_floor(q[CLAB_HQ_INSTRUCTIONS], q[Q_ALL_BRANCHES] + ldst + fp);
+	uint64_t ops = q[CLAB_HQ_IMUL] + q[CLAB_HQ_IDIV] + q[CLAB_HQ_ILOG] + q[CLAB_HQ_ICMP] +
+		       q[CLAB_HQ_IMOV] + q[CLAB_HQ_BITS] + q[CLAB_HQ_SYSCALLS];
+	q[Q_INTEGER] = sub_floor(q[CLAB_HQ_INSTRUCTIONS], q[Q_ALL_BRANCHES] + ldst + fp + ops);
 	/* the L1p passes on the misses its prefetched lines do not serve
 	 * (emulation), and the L2 sees only what the L1p passed on: never
 	 * more misses than that */
@@ -133,7 +149,7 @@ void clab_hostmap(const clab_host_sample *d, unsigned mhz, clab_hostmap_out *out
 	memset(out, 0, sizeof *out);
 	out->cycles = d->have >> CLAB_HQ_CYCLES & 1 ? q[CLAB_HQ_CYCLES]
 		    : (uint64_t)((unsigned __int128)d->cpu_ns * mhz / 1000);
-	uint64_t xu = ldst + q[Q_ALL_BRANCHES] + q[Q_INTEGER];
+	uint64_t xu = ldst + q[Q_ALL_BRANCHES] + q[Q_INTEGER] + ops;
 	out->cycles = max_u64(out->cycles, max_u64(xu, fp));
 	for (size_t r = 0; r < sizeof rules / sizeof rules[0]; r++) {
 		uint64_t v = q[rules[r].q];

@@ -50,6 +50,16 @@ enum clab_hq {
 	CLAB_HQ_L1P_LINES,      /* lines it prefetched */
 	CLAB_HQ_L1P_WRT_INVAL,  /* stores to a line valid in it (which invalidate it) */
 	CLAB_HQ_L1P_EVICT_UNUSED, /* prefetched lines replaced before any use */
+	/* integer operations by the A2's XU opcode group (emulation; the
+	 * rest of the integer work is the integer add group) */
+	CLAB_HQ_IMUL,
+	CLAB_HQ_IDIV,
+	CLAB_HQ_ILOG,
+	CLAB_HQ_ICMP,
+	CLAB_HQ_IMOV,           /* quick moves: isel, mfcr, mftb and the like */
+	CLAB_HQ_BITS,           /* shifts, rotates, sign extensions */
+	CLAB_HQ_SYSCALLS,
+	CLAB_HQ_MULDIV_BUSY,    /* cycles the multiplier or divider is occupied */
 	CLAB_HQ_N
 };
 
@@ -66,7 +76,7 @@ typedef struct clab_host_sample {
 	uint64_t have;
 } clab_host_sample;
 
-#define CLAB_HOSTMAP_MAX 34
+#define CLAB_HOSTMAP_MAX 42
 
 /* What a simulated thread does for a delta of host counts: cycles and
  * counts of BG/Q events, for the node's explicit-work path. */

@@ -211,6 +211,18 @@ for size in 1048576 67108864; do
 	fi
 done
 
+# 2b'. integer operations by XU group (kernels.c's intops, per iteration):
+# imul, div, four ILOG (a register copy, and, xor, a test against a mask),
+# two BITS (shr, movzbl), two ICMP (cmp, a register tested against
+# itself), one IMOV (cmov), four integer adds, one branch: 16 instructions;
+# the multiplier busy a cycle, the divider its 39 (a 32-bit divide)
+for n in 100000 200000; do
+	timeout 300 "$run" --summary "$tmp/intops$n" -- "$tmp/kernels" intops $n || bad "intops $n"
+done
+expect_each "$tmp/intops100000" "$tmp/intops200000" imul:100000 idiv:100000 ilog:400000 \
+	bits:200000 icmp:200000 imov:100000 syscalls:0 branches:100000 instructions:1600000 \
+	muldiv_busy:$((100000 * (1 + 39)))
+
 # 2c. x87, string and atomic instructions (totals, N against 2N). PAPI's
 # papi_tot_ins loop, 9 x86 instructions an iteration: fldl and the two
 # movs are a load or a store each, fnstcw, fldcw, fldcw and fistpl an

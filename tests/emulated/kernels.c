@@ -305,6 +305,36 @@ static void strings(long n)
 	__asm__ volatile("rep movsb" : "+D"(d), "+S"(s), "+c"(c) : : "memory");
 }
 
+/* n iterations of integer work, one instruction of each of the A2's XU
+ * groups a PowerPC compiler would use for it: imul (IMUL), div (IDIV),
+ * a register copy, and, xor and a test against a mask (ILOG: mr is or,
+ * test is and.), shr and movzbl (BITS), cmp and a register tested
+ * against itself (ICMP: cmpi 0), cmovb (IMOV: isel); lea, a register
+ * zeroed (li), add and dec are integer adds, jnz a branch: 16 instructions. */
+static void intops(long n)
+{
+	__asm__ volatile("mov $1, %%eax\n\t"
+			 "mov $3, %%r8d\n\t"
+			 "mov $5, %%ecx\n\t"
+			 "1: imul %%rcx, %%rax\n\t"
+			 "mov %%rax, %%rdx\n\t"
+			 "and $0xff, %%rdx\n\t"
+			 "xor %%rdx, %%rax\n\t"
+			 "shr $3, %%rdx\n\t"
+			 "movzbl %%dl, %%edx\n\t"
+			 "cmp %%rdx, %%rax\n\t"
+			 "cmovb %%rdx, %%rax\n\t"
+			 "test %%rax, %%rax\n\t"
+			 "test $1, %%al\n\t"
+			 "lea 1(%%rax), %%rax\n\t"
+			 "xor %%edx, %%edx\n\t"
+			 "divl %%r8d\n\t"
+			 "add $2, %%rax\n\t"
+			 "dec %[n]\n\t"
+			 "jnz 1b"
+			 : [n] "+r"(n) : : "cc", "rax", "rcx", "rdx", "r8");
+}
+
 /* n atomic increments of one word (lock add), with a second thread
  * alive meanwhile when `threaded` (QEMU then makes them atomic). The
  * thread stops its counting (as libcounterlab does around a sync), says
@@ -578,6 +608,8 @@ int main(int argc, char **argv)
 			strings(n);
 		else if (!strcmp(argv[1], "atomic"))
 			atomics(n, 0);
+		else if (!strcmp(argv[1], "intops"))
+			intops(n);
 		else if (!strcmp(argv[1], "atomic-threaded"))
 			atomics(n, 1);
 		else

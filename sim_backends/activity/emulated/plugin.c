@@ -1204,6 +1204,76 @@ static void mem_class(const char *mn, const char *ops, uint64_t *n)
 	}
 }
 
+/* The XU opcode group of an integer instruction's operation, as the
+ * PowerPC instruction a compiler writes for it falls in IBM's opcode group
+ * table, or -1: the integer add group (add, sub, lea, inc, neg, a constant
+ * loaded, a register zeroed: addi, li), a plain move to or from memory (a
+ * load or store alone), or not a general-purpose register's work (SSE,
+ * x87). A register copy is `mr`, that is `or`; cmov is isel; setcc reads
+ * the condition register (mfcr); shifts, rotates, bit tests and sign or
+ * zero extensions are rotate-and-mask or extend instructions; `test` of a
+ * register with itself is a compare with 0, with a mask an `and.`. */
+static int int_group(const char *mn, const char *ops)
+{
+	if (strstr(ops, "mm") || strstr(ops, "%st") || mn[0] == 'f')
+		return -1;
+	const char *op[4];
+	size_t len[4];
+	int k = operands(ops, op, len), mem = 0;
+	for (int i = 0; i < k; i++)
+		mem |= is_mem(op[i]);
+	int same = k == 2 && len[0] == len[1] && !strncmp(op[0], op[1], len[0]);
+	if (starts(mn, "syscall") || starts(mn, "sysenter") || !strcmp(mn, "int") ||
+	    !strcmp(mn, "int3"))
+		return CLAB_HQ_SYSCALLS;
+	if (starts(mn, "imul") || starts(mn, "mul"))
+		return CLAB_HQ_IMUL;
+	if (starts(mn, "div") || starts(mn, "idiv"))
+		return CLAB_HQ_IDIV;
+	if (starts(mn, "cmov") || starts(mn, "set") || starts(mn, "rdtsc") || starts(mn, "cpuid") ||
+	    starts(mn, "lahf") || starts(mn, "sahf"))
+		return CLAB_HQ_IMOV;
+	if (starts(mn, "cmpxchg"))
+		return -1;
+	if (starts(mn, "cmp") || starts(mn, "scas"))
+		return CLAB_HQ_ICMP;
+	if (starts(mn, "test"))
+		return same ? CLAB_HQ_ICMP : CLAB_HQ_ILOG;
+	if ((starts(mn, "xor") || starts(mn, "sub")) && same)
+		return -1; /* zeroing: li */
+	if (starts(mn, "and") || starts(mn, "or") || starts(mn, "xor") || starts(mn, "not") ||
+	    starts(mn, "popcnt") || starts(mn, "nop") || starts(mn, "endbr") ||
+	    (starts(mn, "xchg") && !mem))
+		return CLAB_HQ_ILOG;
+	if (starts(mn, "sh") || starts(mn, "sa") || starts(mn, "ro") || starts(mn, "rc") ||
+	    starts(mn, "bt") || starts(mn, "bswap") || !strcmp(mn, "cltq") || !strcmp(mn, "cqto") ||
+	    !strcmp(mn, "cltd") || !strcmp(mn, "cwtl") || !strcmp(mn, "cbtw") || !strcmp(mn, "cwtd"))
+		return CLAB_HQ_BITS;
+	if ((starts(mn, "movz") || starts(mn, "movs")) && k == 2 && !mem)
+		return CLAB_HQ_BITS; /* (movs of a string has memory on both sides) */
+	if (starts(mn, "mov") && k == 2 && !mem && op[0][0] == '%')
+		return CLAB_HQ_ILOG;
+	return -1;
+}
+
+/* Counts the group of an integer instruction's operation; setcc to
+ * memory is the condition read and a store (mem_class counted the store). */
+static void int_op(const char *mn, const char *ops, uint64_t *n)
+{
+	int g = int_group(mn, ops);
+	if (g < 0)
+		return;
+	n[g]++;
+	/* the multiplier is pipelined (a cycle each), the divider is not
+	 * (its latency): the modeller's reading of the A2's figures */
+	if (g == CLAB_HQ_IMUL)
+		n[CLAB_HQ_MULDIV_BUSY]++;
+	else if (g == CLAB_HQ_IDIV)
+		n[CLAB_HQ_MULDIV_BUSY] += mn[strlen(mn) - 1] == 'q' ? LAT_INT_DIVD : LAT_INT_DIVW;
+	if (starts(mn, "set") && strchr(ops, '('))
+		n[CLAB_HQ_INSTRUCTIONS]++;
+}
+
 /* FP arithmetic: k A2 instructions of class cls (the x86 one counted one
  * already), each with a load of its own when the x86 one reads memory: an
  * FP load (lfd, lfs), a quad one when wide. */
@@ -1334,6 +1404,7 @@ static void classify(const char *dis, uint64_t *n, int *cond, uint64_t *split, i
 	size_t len = strlen(b);
 	if (!arith || len < 3) {
 		mem_class(m, ops, n);
+		int_op(m, ops, n);
 		return;
 	}
 	const char *suf = b + len - 2;
@@ -1341,6 +1412,7 @@ static void classify(const char *dis, uint64_t *n, int *cond, uint64_t *split, i
 	int packed = !strcmp(suf, "pd") || !strcmp(suf, "ps");
 	if (!scalar && !packed) {
 		mem_class(m, ops, n); /* integer mul/add/sub and the like */
+		int_op(m, ops, n);
 		return;
 	}
 	/* the A2's scalar classes; its quad unit has no divide (a reciprocal
