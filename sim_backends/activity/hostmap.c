@@ -17,7 +17,9 @@
  *     example shows on a BG/Q);
  *   - time is the thread's CPU time at the core's clock, but never fewer
  *     cycles than instructions: the A2 completes at most one XU and one AXU
- *     instruction per cycle, a host core several.
+ *     instruction per cycle, a host core several; the thread runs in all
+ *     of those cycles (PEVT_XU_THRD_RUNNING), and its XU instructions were
+ *     issued once each to the XU (no flushed one is issued again here).
  * Emulated execution (emulated.h) counts more: unconditional branches are
  * the BRU class, taken branches the branch unit's taken commits, fused
  * multiply-adds, multiplies and divides their own classes (FMA, FMUL,
@@ -59,7 +61,7 @@ const char *const clab_hq_event[CLAB_HQ_N] = {
 };
 
 /* derived quantities after the host's own */
-enum { Q_INTEGER = CLAB_HQ_N, Q_L1P_MISSES, Q_L2_MISSES, Q_ALL_BRANCHES, Q_ALL_TAKEN,
+enum { Q_INTEGER = CLAB_HQ_N, Q_XU, Q_L1P_MISSES, Q_L2_MISSES, Q_ALL_BRANCHES, Q_ALL_TAKEN,
        Q_LD, Q_ST, Q_FLD, Q_FST, Q_QLD, Q_QST, Q_N };
 
 static const struct rule {
@@ -83,6 +85,7 @@ static const struct rule {
 	{"PEVT_INST_XU_BITS", CLAB_HQ_BITS},
 	{"PEVT_INST_XU_INT", CLAB_HQ_SYSCALLS},
 	{"PEVT_XU_MULT_DIV_BUSY", CLAB_HQ_MULDIV_BUSY},
+	{"PEVT_IU_FXU_ISSUE_COUNT", Q_XU},
 	{"PEVT_INST_QFPU_FADD", CLAB_HQ_FP},
 	{"PEVT_INST_QFPU_FMA", CLAB_HQ_FMA},
 	{"PEVT_INST_QFPU_QADD", CLAB_HQ_QFP},
@@ -108,8 +111,8 @@ static const struct rule {
 	{"PEVT_L1P_STRM_WRT_INVAL", CLAB_HQ_L1P_WRT_INVAL},
 	{"PEVT_L1P_STRM_EVICT_UNUSED", CLAB_HQ_L1P_EVICT_UNUSED},
 };
-/* every rule and PEVT_AXU_IDLE fit in an output */
-_Static_assert(sizeof rules / sizeof rules[0] + 1 <= CLAB_HOSTMAP_MAX, "CLAB_HOSTMAP_MAX");
+/* every rule, PEVT_XU_THRD_RUNNING and PEVT_AXU_IDLE fit in an output */
+_Static_assert(sizeof rules / sizeof rules[0] + 2 <= CLAB_HOSTMAP_MAX, "CLAB_HOSTMAP_MAX");
 
 static uint64_t sub_floor(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
 static uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
@@ -149,8 +152,8 @@ void clab_hostmap(const clab_host_sample *d, unsigned mhz, clab_hostmap_out *out
 	memset(out, 0, sizeof *out);
 	out->cycles = d->have >> CLAB_HQ_CYCLES & 1 ? q[CLAB_HQ_CYCLES]
 		    : (uint64_t)((unsigned __int128)d->cpu_ns * mhz / 1000);
-	uint64_t xu = ldst + q[Q_ALL_BRANCHES] + q[Q_INTEGER] + ops;
-	out->cycles = max_u64(out->cycles, max_u64(xu, fp));
+	q[Q_XU] = ldst + q[Q_ALL_BRANCHES] + q[Q_INTEGER] + ops;
+	out->cycles = max_u64(out->cycles, max_u64(q[Q_XU], fp));
 	for (size_t r = 0; r < sizeof rules / sizeof rules[0]; r++) {
 		uint64_t v = q[rules[r].q];
 		if (!v)
@@ -158,6 +161,11 @@ void clab_hostmap(const clab_host_sample *d, unsigned mhz, clab_hostmap_out *out
 		out->event[out->n] = rules[r].event;
 		out->count[out->n++] = v;
 		out->cycles = max_u64(out->cycles, v); /* at most once per cycle */
+	}
+	/* the thread runs in every cycle it counts (nothing here waits) */
+	if (out->cycles) {
+		out->event[out->n] = "PEVT_XU_THRD_RUNNING";
+		out->count[out->n++] = out->cycles;
 	}
 	if (out->cycles > fp) {
 		out->event[out->n] = "PEVT_AXU_IDLE";

@@ -54,9 +54,12 @@ static void maps_by_hand(void **state)
 	assert_int_equal(o.cycles, 2600000);
 	/* the quad FPU idles in every cycle that completes no FP instruction */
 	assert_int_equal(got(&o, "PEVT_AXU_IDLE"), 2600000 - 600000);
+	/* it runs in all of them, and issued each XU instruction once */
+	assert_int_equal(got(&o, "PEVT_XU_THRD_RUNNING"), 2600000);
+	assert_int_equal(got(&o, "PEVT_IU_FXU_ISSUE_COUNT"), 2600000);
 	/* branch commits, cacheable loads, stores and L1p loads follow from
 	 * these (data/bgq_relations.csv) */
-	assert_int_equal(o.n, 11);
+	assert_int_equal(o.n, 13);
 }
 
 /* What only emulated execution counts (one thread's slot): 1000 scalar
@@ -104,6 +107,17 @@ static void maps_emulated_by_hand(void **state)
 	d.q[CLAB_HQ_L1P_LINES] = 20;
 	d.q[CLAB_HQ_L1P_WRT_INVAL] = 5;
 	d.q[CLAB_HQ_L1P_EVICT_UNUSED] = 1;
+	/* of the integer operations, 40 multiplies (a busy cycle each), 2
+	 * divides (39 each), 300 logical, 200 compares, 30 quick moves, 100
+	 * shifts and extensions, 1 system call */
+	d.q[CLAB_HQ_IMUL] = 40;
+	d.q[CLAB_HQ_IDIV] = 2;
+	d.q[CLAB_HQ_MULDIV_BUSY] = 40 + 2 * 39;
+	d.q[CLAB_HQ_ILOG] = 300;
+	d.q[CLAB_HQ_ICMP] = 200;
+	d.q[CLAB_HQ_IMOV] = 30;
+	d.q[CLAB_HQ_BITS] = 100;
+	d.q[CLAB_HQ_SYSCALLS] = 1;
 	d.cpu_ns = 1; /* ignored: the timing model's cycles rule */
 	clab_hostmap_out o;
 	clab_hostmap(&d, 1600, &o);
@@ -128,9 +142,21 @@ static void maps_emulated_by_hand(void **state)
 	assert_int_equal(got(&o, "PEVT_LSU_COMMIT_CACHEABLE_LDS"), 0);
 	assert_int_equal(got(&o, "PEVT_LSU_COMMIT_STS"), 0);
 	assert_int_equal(got(&o, "PEVT_LSU_COMMIT_ST_MISSES"), 7);
-	/* integer = 6000 - 500 branches - 1400 load/store instructions -
-	 * 2000 FP = 2100: the classes sum to the instructions */
-	assert_int_equal(got(&o, "PEVT_INST_XU_IADD"), 2100);
+	/* integer adds = 6000 - 500 branches - 1400 load/store instructions -
+	 * 2000 FP - 673 other integer operations = 1427: the classes sum to
+	 * the instructions */
+	assert_int_equal(got(&o, "PEVT_INST_XU_IADD"), 1427);
+	assert_int_equal(got(&o, "PEVT_INST_XU_IMUL"), 40);
+	assert_int_equal(got(&o, "PEVT_INST_XU_IDIV"), 2);
+	assert_int_equal(got(&o, "PEVT_XU_MULT_DIV_BUSY"), 118);
+	assert_int_equal(got(&o, "PEVT_INST_XU_ILOG"), 300);
+	assert_int_equal(got(&o, "PEVT_INST_XU_ICMP"), 200);
+	assert_int_equal(got(&o, "PEVT_INST_XU_IMOV"), 30);
+	assert_int_equal(got(&o, "PEVT_INST_XU_BITS"), 100);
+	assert_int_equal(got(&o, "PEVT_INST_XU_INT"), 1);
+	/* the XU's issues: 500 + 1400 + 1427 + 673 */
+	assert_int_equal(got(&o, "PEVT_IU_FXU_ISSUE_COUNT"), 4000);
+	assert_int_equal(got(&o, "PEVT_XU_THRD_RUNNING"), 9000);
 	assert_int_equal(o.cycles, 9000);
 	assert_int_equal(got(&o, "PEVT_AXU_IDLE"), 9000 - 2000);
 	assert_int_equal(got(&o, "PEVT_XU_ANY_FLUSH"), 0); /* no misprediction */
