@@ -28,7 +28,10 @@
  * group table: imul IMUL, and/or/xor/not and register copies ILOG as `or`
  * is, cmp ICMP, shifts and extensions BITS, cmov and setcc IMOV as isel,
  * syscall INT; add, sub, lea, inc and zeroing stay integer adds), and
- * the cycles multiplies and divides occupy their unit, and the load/store classes count the
+ * the cycles multiplies and divides occupy their unit, scalar FP
+ * compares, conversions, rounding, register copies, sign and select
+ * operations and square roots the AXU groups of fcmpu, fcfid and fctiwz,
+ * frsp, fmr, fabs and fsel, fsqrt, and the load/store classes count the
  * A2 instructions an x86 one makes (a memory operand of arithmetic is a
  * load of its own), those of FP data apart (FLD, FST); time is the
  * plugin's timing model, whose register dependency stalls are the issue
@@ -50,7 +53,8 @@ const char *const clab_hq_name[CLAB_HQ_N] = {
 	"qld_insns", "qst_insns", "guest_instructions", "fmul", "fdiv", "qmul",
 	"fld_insns", "fst_insns", "dep_stalls", "il1_misses", "il1_miss_cycles", "l1p_hits", "l1p_pf2dfc",
 	"l1p_streams", "l1p_lines", "l1p_wrt_inval", "l1p_evict_unused", "imul", "idiv", "ilog",
-	"icmp", "imov", "bits", "syscalls", "muldiv_busy",
+	"icmp", "imov", "bits", "syscalls", "muldiv_busy", "fcmp", "fcvt", "frnd", "fmov", "foth",
+	"fsqrt",
 };
 
 const char *const clab_hq_event[CLAB_HQ_N] = {
@@ -93,6 +97,12 @@ static const struct rule {
 	{"PEVT_INST_QFPU_FMUL", CLAB_HQ_FMUL},
 	{"PEVT_INST_QFPU_FDIV", CLAB_HQ_FDIV},
 	{"PEVT_INST_QFPU_QMUL", CLAB_HQ_QMUL},
+	{"PEVT_INST_QFPU_FCMP", CLAB_HQ_FCMP},
+	{"PEVT_INST_QFPU_FCVT", CLAB_HQ_FCVT},
+	{"PEVT_INST_QFPU_FRND", CLAB_HQ_FRND},
+	{"PEVT_INST_QFPU_FMOV", CLAB_HQ_FMOV},
+	{"PEVT_INST_QFPU_FOTH", CLAB_HQ_FOTH},
+	{"PEVT_INST_QFPU_FSQ", CLAB_HQ_FSQRT},
 	{"PEVT_XU_BR_TAKEN_COMMIT", Q_ALL_TAKEN},
 	{"PEVT_XU_BR_MISPRED_COMMIT", CLAB_HQ_BRANCH_MISSES},
 	{"PEVT_XU_ANY_FLUSH", CLAB_HQ_BRANCH_MISSES},
@@ -137,7 +147,9 @@ void clab_hostmap(const clab_host_sample *d, unsigned mhz, clab_hostmap_out *out
 	q[Q_QLD] = insns ? q[CLAB_HQ_QLD_INSNS] : q[CLAB_HQ_QLOADS];
 	q[Q_QST] = insns ? q[CLAB_HQ_QST_INSNS] : q[CLAB_HQ_QSTORES];
 	uint64_t fp = q[CLAB_HQ_FP] + q[CLAB_HQ_FMA] + q[CLAB_HQ_QFP] + q[CLAB_HQ_QFMA] +
-		      q[CLAB_HQ_FMUL] + q[CLAB_HQ_FDIV] + q[CLAB_HQ_QMUL];
+		      q[CLAB_HQ_FMUL] + q[CLAB_HQ_FDIV] + q[CLAB_HQ_QMUL] + q[CLAB_HQ_FCMP] +
+		      q[CLAB_HQ_FCVT] + q[CLAB_HQ_FRND] + q[CLAB_HQ_FMOV] + q[CLAB_HQ_FOTH] +
+		      q[CLAB_HQ_FSQRT];
 	uint64_t ldst = q[Q_LD] + q[Q_ST] + q[Q_FLD] + q[Q_FST] + q[Q_QLD] + q[Q_QST];
 	uint64_t ops = q[CLAB_HQ_IMUL] + q[CLAB_HQ_IDIV] + q[CLAB_HQ_ILOG] + q[CLAB_HQ_ICMP] +
 		       q[CLAB_HQ_IMOV] + q[CLAB_HQ_BITS] + q[CLAB_HQ_SYSCALLS];

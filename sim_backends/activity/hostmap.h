@@ -60,6 +60,13 @@ enum clab_hq {
 	CLAB_HQ_BITS,           /* shifts, rotates, sign extensions */
 	CLAB_HQ_SYSCALLS,
 	CLAB_HQ_MULDIV_BUSY,    /* cycles the multiplier or divider is occupied */
+	/* scalar FP instructions by the A2's other AXU groups (emulation) */
+	CLAB_HQ_FCMP,
+	CLAB_HQ_FCVT,           /* conversions between integer and FP */
+	CLAB_HQ_FRND,           /* rounding (to single: frsp) */
+	CLAB_HQ_FMOV,           /* register copies */
+	CLAB_HQ_FOTH,           /* sign, absolute value, select (min, max) */
+	CLAB_HQ_FSQRT,
 	CLAB_HQ_N
 };
 
@@ -76,7 +83,7 @@ typedef struct clab_host_sample {
 	uint64_t have;
 } clab_host_sample;
 
-#define CLAB_HOSTMAP_MAX 44
+#define CLAB_HOSTMAP_MAX 50
 
 /* What a simulated thread does for a delta of host counts: cycles and
  * counts of BG/Q events, for the node's explicit-work path. */

@@ -223,6 +223,15 @@ expect_each "$tmp/intops100000" "$tmp/intops200000" imul:100000 idiv:100000 ilog
 	bits:200000 icmp:200000 imov:100000 syscalls:0 branches:100000 instructions:1600000 \
 	muldiv_busy:$((100000 * (1 + 39)))
 
+# and scalar FP by AXU group (kernels.c's fpops, per iteration): a compare,
+# two conversions, two roundings, a register copy, two sign or select
+# operations, a square root; dec and jnz: 11 instructions
+for n in 100000 200000; do
+	timeout 300 "$run" --summary "$tmp/fpops$n" -- "$tmp/kernels" fpops $n || bad "fpops $n"
+done
+expect_each "$tmp/fpops100000" "$tmp/fpops200000" fcmp:100000 fcvt:200000 frnd:200000 \
+	fmov:100000 foth:200000 fsqrt:100000 fp:0 branches:100000 instructions:1100000
+
 # 2c. x87, string and atomic instructions (totals, N against 2N). PAPI's
 # papi_tot_ins loop, 9 x86 instructions an iteration: fldl and the two
 # movs are a load or a store each, fnstcw, fldcw, fldcw and fistpl an

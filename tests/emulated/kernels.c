@@ -335,6 +335,27 @@ static void intops(long n)
 			 : [n] "+r"(n) : : "cc", "rax", "rcx", "rdx", "r8");
 }
 
+/* n iterations of scalar FP work that is not arithmetic, and a square
+ * root: ucomisd (FCMP: fcmpu), cvtsi2sd and cvttsd2si (FCVT: fcfid,
+ * fctiwz), cvtsd2ss and roundsd (FRND: frsp, frin), movapd (FMOV: fmr),
+ * andpd and maxsd (FOTH: fabs, fsel), sqrtsd (FSQ); dec, jnz: 11
+ * instructions. */
+static void fpops(long n)
+{
+	__asm__ volatile("1: ucomisd %%xmm1, %%xmm0\n\t"
+			 "cvtsi2sd %%rax, %%xmm2\n\t"
+			 "cvttsd2si %%xmm0, %%rcx\n\t"
+			 "cvtsd2ss %%xmm0, %%xmm3\n\t"
+			 "movapd %%xmm0, %%xmm4\n\t"
+			 "andpd %%xmm5, %%xmm4\n\t"
+			 "sqrtsd %%xmm1, %%xmm6\n\t"
+			 "maxsd %%xmm1, %%xmm6\n\t"
+			 "roundsd $0, %%xmm0, %%xmm7\n\t"
+			 "dec %[n]\n\t"
+			 "jnz 1b"
+			 : [n] "+r"(n) : : "cc", "rax", "rcx", "xmm2", "xmm3", "xmm4", "xmm6", "xmm7");
+}
+
 /* n atomic increments of one word (lock add), with a second thread
  * alive meanwhile when `threaded` (QEMU then makes them atomic). The
  * thread stops its counting (as libcounterlab does around a sync), says
@@ -608,6 +629,8 @@ int main(int argc, char **argv)
 			strings(n);
 		else if (!strcmp(argv[1], "atomic"))
 			atomics(n, 0);
+		else if (!strcmp(argv[1], "fpops"))
+			fpops(n);
 		else if (!strcmp(argv[1], "intops"))
 			intops(n);
 		else if (!strcmp(argv[1], "atomic-threaded"))

@@ -1256,11 +1256,57 @@ static int int_group(const char *mn, const char *ops)
 	return -1;
 }
 
-/* Counts the group of an integer instruction's operation; setcc to
- * memory is the condition read and a store (mem_class counted the store). */
+/* The AXU group of a scalar SSE or AVX instruction's operation that is
+ * not arithmetic, as IBM's opcode group table places the PowerPC
+ * instruction a compiler writes for it, or -1: a compare (fcmpu), a
+ * conversion between integer and FP (fcfid, fctiwz), to single (frsp: a
+ * rounding) or from it (a copy: single values are held as double), a
+ * rounding (frin), a register copy (fmr), and/or/xor of a sign mask
+ * (fabs, fneg, fcpsgn: FOTH; a register xored with itself is zeroed, a
+ * constant loaded). Packed conversions and compares are left out. */
+static int fp_group(const char *mn, const char *ops)
+{
+	if (!strstr(ops, "%xmm"))
+		return -1;
+	const char *b = mn[0] == 'v' ? mn + 1 : mn;
+	size_t l = strlen(b);
+	int scalar = l > 2 && (!strcmp(b + l - 2, "sd") || !strcmp(b + l - 2, "ss"));
+	int packed = l > 2 && (!strcmp(b + l - 2, "pd") || !strcmp(b + l - 2, "ps"));
+	const char *op[4];
+	size_t len[4];
+	int k = operands(ops, op, len), regs = 1;
+	for (int i = 0; i < k; i++)
+		regs &= !strncmp(op[i], "%xmm", 4);
+	if (starts(b, "ucomis") || starts(b, "comis") || (starts(b, "cmp") && scalar && l > 5))
+		return CLAB_HQ_FCMP;
+	if (!strcmp(b, "cvtsd2ss"))
+		return CLAB_HQ_FRND;
+	if (!strcmp(b, "cvtss2sd"))
+		return CLAB_HQ_FMOV;
+	if (starts(b, "cvt") && (strstr(b, "si2s") || strstr(b, "2si")))
+		return CLAB_HQ_FCVT;
+	if (starts(b, "round") && scalar)
+		return CLAB_HQ_FRND;
+	if (regs && k >= 2 && (starts(b, "movap") || starts(b, "movup") || !strcmp(b, "movsd") ||
+			       !strcmp(b, "movss") || starts(b, "movdq") || !strcmp(b, "movq")))
+		return CLAB_HQ_FMOV;
+	if (packed && (starts(b, "and") || starts(b, "or") || starts(b, "xor")))
+		return k == 2 && len[0] == len[1] && !strncmp(op[0], op[1], len[0]) &&
+		       starts(b, "xor") ? -1 : CLAB_HQ_FOTH;
+	return -1;
+}
+
+/* Counts the group of an instruction's operation that is not FP
+ * arithmetic (fp_group, int_group); setcc to memory is the condition read
+ * and a store (mem_class counted the store). */
 static void int_op(const char *mn, const char *ops, uint64_t *n)
 {
-	int g = int_group(mn, ops);
+	int g = fp_group(mn, ops);
+	if (g >= 0) {
+		n[g]++;
+		return;
+	}
+	g = int_group(mn, ops);
 	if (g < 0)
 		return;
 	n[g]++;
@@ -1391,8 +1437,8 @@ static void classify(const char *dis, uint64_t *n, int *cond, uint64_t *split, i
 	/* x87 arithmetic: scalar */
 	if (m[0] == 'f' && (starts(m, "fadd") || starts(m, "fsub") || starts(m, "fmul") ||
 			    starts(m, "fdiv") || starts(m, "fsqrt"))) {
-		fp_class(m, ops, starts(m, "fmul") ? CLAB_HQ_FMUL
-				 : starts(m, "fdiv") ? CLAB_HQ_FDIV : CLAB_HQ_FP, 1, 0, n);
+		fp_class(m, ops, starts(m, "fmul") ? CLAB_HQ_FMUL : starts(m, "fdiv") ? CLAB_HQ_FDIV
+				 : starts(m, "fsqrt") ? CLAB_HQ_FSQRT : CLAB_HQ_FP, 1, 0, n);
 		return;
 	}
 	const char *b = m[0] == 'v' ? m + 1 : m; /* AVX spelling */
@@ -1417,7 +1463,9 @@ static void classify(const char *dis, uint64_t *n, int *cond, uint64_t *split, i
 	}
 	/* the A2's scalar classes; its quad unit has no divide (a reciprocal
 	 * estimate and refinement), so a wide divide counts as other quad FP */
-	int one = fma ? CLAB_HQ_FMA : mul ? CLAB_HQ_FMUL : div ? CLAB_HQ_FDIV : CLAB_HQ_FP;
+	int one = fma ? CLAB_HQ_FMA : mul ? CLAB_HQ_FMUL : div ? CLAB_HQ_FDIV
+		: starts(b, "sqrt") ? CLAB_HQ_FSQRT : starts(b, "min") || starts(b, "max") ? CLAB_HQ_FOTH
+		: CLAB_HQ_FP;
 	int quad = fma ? CLAB_HQ_QFMA : mul ? CLAB_HQ_QMUL : CLAB_HQ_QFP;
 	if (scalar) {
 		fp_class(m, ops, one, 1, 0, n);
