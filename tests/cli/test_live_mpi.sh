@@ -233,6 +233,29 @@ else
 	bad "CNK message-unit interrupts: 7-3 iterations per node '$d' (want '4 4 0 0'), polling $off (want 0); $(cat "$tmp/irq7.err")"
 fi
 
+# non-blocking collectives and one-sided puts count what their blocking
+# forms and a send do (tests/mpi/ways.c: the same traffic both ways;
+# point-to-point and world-collective VCs, chunks sent)
+prefix=$(cd "$bindir/.." && pwd)
+if mpicc -std=gnu11 -Wall -Werror -I"$prefix/include" -Iinclude tests/mpi/ways.c -o "$tmp/ways" \
+	-L"$prefix/lib" -lcounterlab-mpi -lpapi -lcounterlab -Wl,-rpath,"$prefix/lib" 2>"$tmp/ways.cc"; then
+	for way in blocking nonblocking; do
+		COUNTERLAB_MACHINE="bgq:clock=virtual,activity=none,torus=2x2x1x1x2,ppn=1" \
+			timeout 120 mpirun --allow-run-as-root --oversubscribe -n 8 -x COUNTERLAB_MACHINE \
+			-x COUNTERLAB_MACHINES "$tmp/ways" $way --bytes 4096 \
+			--events network:::PEVT_NW_USER_PP_SENT,network:::PEVT_NW_USER_WORLD_COL_SENT \
+			--per-node "$tmp/ways.$way" >"$tmp/ways.$way.out" 2>&1
+	done
+	if [ -s "$tmp/ways.blocking" ] && cmp -s "$tmp/ways.blocking" "$tmp/ways.nonblocking" &&
+		awk -F, 'NR > 1 && $2 > 0 && $3 > 0 { n++ } END { exit n != 8 }' "$tmp/ways.blocking"; then
+		ok "Ialltoall, Iallreduce, Ibcast and MPI_Put count as Alltoall, Allreduce, Bcast and a send ($(tail -n +2 "$tmp/ways.blocking" | paste -sd' '))"
+	else
+		bad "non-blocking and one-sided: blocking '$(tail -n +2 "$tmp/ways.blocking" 2>/dev/null | paste -sd' ')', non-blocking '$(tail -n +2 "$tmp/ways.nonblocking" 2>/dev/null | paste -sd' ')' ($(tail -2 "$tmp/ways.nonblocking.out"))"
+	fi
+else
+	bad "tests/mpi/ways.c does not compile: $(head -3 "$tmp/ways.cc")"
+fi
+
 # a machine whose map has fewer slots than ranks: a clear message
 COUNTERLAB_MACHINE="bgq:clock=virtual,activity=none,torus=1x2x1x1x2,ppn=1" \
 	timeout 60 mpirun --allow-run-as-root --oversubscribe -n 5 -x COUNTERLAB_MACHINE \

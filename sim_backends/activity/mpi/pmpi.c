@@ -742,3 +742,122 @@ int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int r
 			p2p(comm, i, NULL, scount, st); /* collectives' bytes: not looked at */
 	return PMPI_Scatter(sbuf, scount, st, rbuf, rcount, rt, root, comm);
 }
+
+/* Non-blocking collectives: their messages, counted when posted (as a
+ * non-blocking send's are). */
+int MPI_Ialltoall(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int rcount,
+		  MPI_Datatype rt, MPI_Comm comm, MPI_Request *req)
+{
+	blocks(comm, sbuf, scount, st, rcount, rt);
+	return PMPI_Ialltoall(sbuf, scount, st, rbuf, rcount, rt, comm, req);
+}
+
+int MPI_Ialltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_Datatype st,
+		   void *rbuf, const int *rcounts, const int *rdispls, MPI_Datatype rt,
+		   MPI_Comm comm, MPI_Request *req)
+{
+	if (L.on)
+		to_all(comm, sbuf == MPI_IN_PLACE ? rcounts : scounts, 0,
+		       sbuf == MPI_IN_PLACE ? rt : st);
+	return PMPI_Ialltoallv(sbuf, scounts, sdispls, st, rbuf, rcounts, rdispls, rt, comm, req);
+}
+
+int MPI_Iallgather(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int rcount,
+		   MPI_Datatype rt, MPI_Comm comm, MPI_Request *req)
+{
+	blocks(comm, sbuf, scount, st, rcount, rt);
+	return PMPI_Iallgather(sbuf, scount, st, rbuf, rcount, rt, comm, req);
+}
+
+int MPI_Ibcast(void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm, MPI_Request *req)
+{
+	if (L.on)
+		tree(comm, root, bytes_of(count, t), 1, coll_vc(comm));
+	return PMPI_Ibcast(buf, count, t, root, comm, req);
+}
+
+int MPI_Ireduce(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op op, int root,
+		MPI_Comm comm, MPI_Request *req)
+{
+	if (L.on)
+		tree(comm, root, bytes_of(count, t), 0, coll_vc(comm));
+	return PMPI_Ireduce(sbuf, rbuf, count, t, op, root, comm, req);
+}
+
+int MPI_Iallreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op op,
+		   MPI_Comm comm, MPI_Request *req)
+{
+	if (L.on)
+		allreduce(comm, bytes_of(count, t));
+	return PMPI_Iallreduce(sbuf, rbuf, count, t, op, comm, req);
+}
+
+/* (no phase ends here: the ranks have not met when it returns) */
+int MPI_Ibarrier(MPI_Comm comm, MPI_Request *req)
+{
+	if (L.on)
+		allreduce(comm, 0);
+	return PMPI_Ibarrier(comm, req);
+}
+
+int MPI_Igather(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int rcount,
+		MPI_Datatype rt, int root, MPI_Comm comm, MPI_Request *req)
+{
+	int me;
+	PMPI_Comm_rank(comm, &me);
+	if (L.on && me != root)
+		p2p(comm, root, sbuf, scount, st);
+	return PMPI_Igather(sbuf, scount, st, rbuf, rcount, rt, root, comm, req);
+}
+
+int MPI_Iscatter(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int rcount,
+		 MPI_Datatype rt, int root, MPI_Comm comm, MPI_Request *req)
+{
+	int me, n;
+	PMPI_Comm_rank(comm, &me);
+	PMPI_Comm_size(comm, &n);
+	for (int i = 0; L.on && me == root && i < n; i++)
+		if (i != root)
+			p2p(comm, i, NULL, scount, st);
+	return PMPI_Iscatter(sbuf, scount, st, rbuf, rcount, rt, root, comm, req);
+}
+
+/* One-sided: the origin's data crossing to the target (BG/Q's message
+ * unit puts it there), from the window's rank to the world's. What a
+ * target sends back (a get's data, a fetch's result) is not counted. */
+static void put(MPI_Win win, int target, const void *buf, int count, MPI_Datatype t)
+{
+	if (!L.on || target == MPI_PROC_NULL)
+		return;
+	MPI_Group g, wg;
+	int world = -1;
+	if (PMPI_Win_get_group(win, &g) != MPI_SUCCESS)
+		return;
+	PMPI_Comm_group(MPI_COMM_WORLD, &wg);
+	PMPI_Group_translate_ranks(g, 1, &target, wg, &world);
+	PMPI_Group_free(&wg);
+	PMPI_Group_free(&g);
+	if (world != MPI_UNDEFINED)
+		send_world(world, bytes_of(count, t), CLAB_VC_MPI, contiguous(buf, count, t));
+}
+
+int MPI_Put(const void *obuf, int ocount, MPI_Datatype ot, int target, MPI_Aint tdisp,
+	    int tcount, MPI_Datatype tt, MPI_Win win)
+{
+	put(win, target, obuf, ocount, ot);
+	return PMPI_Put(obuf, ocount, ot, target, tdisp, tcount, tt, win);
+}
+
+int MPI_Rput(const void *obuf, int ocount, MPI_Datatype ot, int target, MPI_Aint tdisp,
+	     int tcount, MPI_Datatype tt, MPI_Win win, MPI_Request *req)
+{
+	put(win, target, obuf, ocount, ot);
+	return PMPI_Rput(obuf, ocount, ot, target, tdisp, tcount, tt, win, req);
+}
+
+int MPI_Accumulate(const void *obuf, int ocount, MPI_Datatype ot, int target, MPI_Aint tdisp,
+		   int tcount, MPI_Datatype tt, MPI_Op op, MPI_Win win)
+{
+	put(win, target, obuf, ocount, ot);
+	return PMPI_Accumulate(obuf, ocount, ot, target, tdisp, tcount, tt, op, win);
+}
