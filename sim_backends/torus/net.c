@@ -19,7 +19,9 @@
  * it fairly; the bytes of a phase of equal-sized flows are moved when its
  * busiest link, or its busiest node (which moves at most drain_links
  * links' worth between torus and memory, sending and receiving together),
- * is done: for unequal flows a lower bound. Each message also costs its
+ * is done: for unequal flows a lower bound. A deterministic point-to-point
+ * phase runs at the share of that rate its routers' FIFO inputs keep up
+ * with (head-of-line blocking, hol_share). Each message also costs its
  * ranks a send or receive overhead (at least the gap between messages);
  * the phase's network time is the longer of bytes (plus one message's
  * overheads) and the busiest rank's overheads, plus the longest message
@@ -114,6 +116,13 @@ struct clab_net {
 	pkt_flow *flows;       /* the packet engine's flows, this phase */
 	size_t nflows, capflows;
 	double *pfifo, *pnotoken; /* the packet engine's waiting, this phase */
+	double *turn;          /* [node][tl + 1][tl + 1] wire bytes of
+				* deterministic flows that enter the router by
+				* input i (a link's direction, tl: injection)
+				* and leave by output o (a link, tl: the node)
+				* other than straight on, this phase (the
+				* flow engine's head-of-line term) */
+	int turns;             /* turn holds this phase's flows */
 };
 
 #define DIFF(n, node, link, vc) ((n)->diff[((size_t)(node) * (n)->tl + (link)) * CLAB_NVC + (vc)])
@@ -192,6 +201,7 @@ void clab_net_free(clab_net *n)
 	free(n->flows);
 	free(n->pfifo);
 	free(n->pnotoken);
+	free(n->turn);
 	free(n);
 }
 
@@ -341,6 +351,31 @@ static int spread_even(clab_net *n, uint32_t s, const uint16_t *cs, int k,
 	return 1;
 }
 
+#define TURN(n, x, i, o) ((n)->turn[(((size_t)(x) * ((n)->tl + 1)) + (size_t)(i)) * ((n)->tl + 1) + (size_t)(o)])
+
+/* A deterministic flow's wire bytes where it changes course: from the
+ * injection onto its first ring, from each ring onto the next, from the
+ * last into its node (the head-of-line term of clab_net_phase_end). */
+static void add_turns(clab_net *n, uint32_t s, const uint16_t *cs, const uint16_t *cr, int k,
+		      const int *dim, const int *delta, double wire)
+{
+	if (!n->turn) {
+		n->turn = calloc((size_t)n->t->nodes * (size_t)(n->tl + 1) * (size_t)(n->tl + 1), sizeof *n->turn);
+		if (!n->turn) /* no room: the phase goes without the term */
+			return;
+	}
+	n->turns = 1;
+	uint32_t at = s;
+	int in = n->tl;
+	for (int j = 0; j < k; j++) {
+		int d = dim[j], out = 2 * d + (delta[j] > 0);
+		TURN(n, at, in, out) += wire;
+		at += (uint32_t)((int)cr[d] - (int)cs[d]) * n->t->stride[d];
+		in = out;
+	}
+	TURN(n, at, in, n->tl) += wire;
+}
+
 /* nmsg messages of `bytes` from node s to node r (s != r). */
 static void add_flow(clab_net *n, uint32_t s, uint32_t r, uint64_t nmsg,
 		     uint64_t bytes, int vc)
@@ -395,6 +430,8 @@ static void add_flow(clab_net *n, uint32_t s, uint32_t r, uint64_t nmsg,
 	if (vc == CLAB_VC_DYNAMIC && !n->dyn_routes &&
 	    !spread_even(n, s, cs, k, dim, delta, (double)(nmsg * pk.wire)))
 		n->dyn_routes = 1;
+	if (vc != CLAB_VC_DYNAMIC && !n->a2a_nodes)
+		add_turns(n, s, cs, cr, k, dim, delta, (double)(nmsg * pk.wire));
 	int routes = vc == CLAB_VC_DYNAMIC && (uint64_t)k > 1 ? (nmsg < (uint64_t)k ? (int)nmsg : k) : 1;
 	for (int rot = 0; rot < routes; rot++) {
 		uint64_t m = nmsg / (uint64_t)routes + ((uint64_t)rot < nmsg % (uint64_t)routes);
@@ -998,12 +1035,8 @@ static double wire_bytes(const clab_net *n, uint32_t node, int link)
  * the packet engine on the 512-node runs of bench/netsim_validation.c:
  * they lose more the more nodes a group spans (about m^0.2 under
  * deterministic routing, m^0.14 adaptive: 16 nodes 1.7 and 1.5, 512 nodes
- * 3.5 and 2.4). Point-to-point phases (permutations, halos, NAS, a lone
- * message) get none: the packet engine's factor there ranges 0.8..3
- * with no constant in between that helps, and a lone message has no one
- * to contend with; where a router's input passes some flows straight on
- * and turns others (tornado), the factor grows with the message size and
- * the buffers' depth, which the loads do not give (docs/torus.md). */
+ * 3.5 and 2.4). Point-to-point phases get none here: routed in dimension
+ * order, their routers' inputs are priced one by one (hol_share). */
 static double contention(const clab_net *n, int dynamic)
 {
 	if (n->a2a_nodes > 1 && n->t->spec->m2m_fifos)
@@ -1011,6 +1044,99 @@ static double contention(const clab_net *n, int dynamic)
 	if (n->a2a_nodes > 1)
 		return pow((double)n->a2a_nodes, dynamic ? 0.137 : 0.2);
 	return 1;
+}
+
+/* M/D/1: the mean wait, in service times, for a server busy a share a
+ * of the time with others' work arriving at random. */
+static double md1_wait(double a)
+{
+	return a >= 1 ? HUGE_VAL : a / (2 * (1 - a));
+}
+
+/* The share of input `in` of node x's time (in: a link's direction,
+ * tl: the node's own packets; l_in: its link's bytes) its packets take
+ * when every load is scaled so that `busiest` bytes keep their link busy
+ * a share u: each holds the input while it waits for its output behind
+ * the output's other traffic (M/D/1) and while it crosses. With `waited`,
+ * adds the bytes' waits and bytes to waited[0] and waited[1]. */
+static double input_busy(const clab_net *n, uint32_t x, int in, double l_in, double u, double busiest,
+			 double *waited)
+{
+	const clab_netspec *s = n->t->spec;
+	double busy = 0, left = l_in;
+	unsigned det = ~(1u << CLAB_VC_DYNAMIC);
+	for (int o = 0; o <= n->tl; o++) {
+		double b = o == in ? 0 : TURN(n, x, in, o);
+		if (o == in || b <= 0)
+			continue;
+		left -= b;
+		double serve = 1, others;
+		if (o == n->tl) { /* into the node: its drain port */
+			serve = 1 / s->drain_links;
+			others = (n->ej[x] + n->inj[x] - b) * serve;
+		} else {
+			others = wire_vcs(n, x, o, det) - b;
+		}
+		double w = serve * md1_wait(u * others / busiest), b_busy = u * b / busiest * (serve + w);
+		if (in == n->tl) /* the node's own: a FIFO per link they take, not one queue */
+			busy = b_busy > busy ? b_busy : busy;
+		else
+			busy += b_busy;
+		if (waited)
+			waited[0] += b * w, waited[1] += b;
+	}
+	if (in < n->tl && left > 0) { /* straight on */
+		double w = md1_wait(u * (wire_vcs(n, x, in, det) - left) / busiest);
+		busy += u * left / busiest * (1 + w);
+		if (waited)
+			waited[0] += left * w, waited[1] += left;
+	}
+	return busy;
+}
+
+/* Head-of-line blocking in a point-to-point phase's routers: the share u
+ * of its bound's rate (busiest, in link bytes: its busiest link's or
+ * node's drain) the phase runs at, the largest at which every input's
+ * packets take at most all of its time (input_busy); and in *wait the
+ * mean wait of a packet at a router at that share, over all packets and
+ * routers, in largest packets' times. Only an input buffer's head moves
+ * and it holds the input while it waits, so an input that feeds several
+ * outputs, each busy with others' traffic, falls behind its link: a
+ * FIFO-input switch's saturation (Karol, Hluchyj, Morgan 1987), with
+ * each wait M/D/1's at the output's load. */
+static double hol_share(const clab_net *n, double busiest, double *wait)
+{
+	const clab_torus *t = n->t;
+	double share = 1, waited[2] = {0, 0};
+	/* the share, input by input; then the waits at it */
+	for (int pass = 0; pass < 2; pass++)
+		for (uint32_t x = 0; x < t->nodes; x++)
+			for (int in = 0; in <= n->tl; in++) {
+				double l_in = 0; /* its link's bytes (injection: unused) */
+				if (in < n->tl) {
+					uint32_t y = clab_torus_neighbor(t, x, in ^ 1);
+					if (y == x)
+						continue;
+					l_in = wire_vcs(n, y, in, ~(1u << CLAB_VC_DYNAMIC));
+				}
+				if (pass) {
+					input_busy(n, x, in, l_in, share, busiest, waited);
+					continue;
+				}
+				if (input_busy(n, x, in, l_in, share, busiest, NULL) <= 1)
+					continue;
+				double lo = 0, hi = share;
+				for (int it = 0; it < 40; it++) {
+					double m = (lo + hi) / 2;
+					if (input_busy(n, x, in, l_in, m, busiest, NULL) <= 1)
+						lo = m;
+					else
+						hi = m;
+				}
+				share = lo;
+			}
+	*wait = waited[1] > 0 ? waited[0] / waited[1] : 0;
+	return share;
 }
 
 /* The roofline of one kernel: one rank's share of its node. */
@@ -1114,6 +1240,19 @@ int clab_net_phase_end(clab_net *n, uint64_t times, double *time_s)
 		if (n->lbytes[x] > copy)
 			copy = n->lbytes[x];
 	}
+	/* a deterministic point-to-point phase: head-of-line blocking at
+	 * its routers' inputs (hol_share) */
+	double hol_wait = 0;
+	if (n->turns && !n->a2a_nodes && !(n->vcs & (1u << CLAB_VC_DYNAMIC)) && busiest > 0) {
+		double share = hol_share(n, busiest, &hol_wait);
+		busiest /= share;
+		if (share >= 1) /* at its bound: latency as before */
+			hol_wait = 0;
+	}
+	if (n->turns) {
+		memset(n->turn, 0, (size_t)t->nodes * (size_t)(n->tl + 1) * (size_t)(n->tl + 1) * sizeof *n->turn);
+		n->turns = 0;
+	}
 	double transfer = busiest / s->link_bytes_s;
 	double cpu_net = 0, cpu_local = 0;
 	for (uint32_t r = 0; r < n->map->nranks; r++) {
@@ -1133,6 +1272,8 @@ int clab_net_phase_end(clab_net *n, uint64_t times, double *time_s)
 			int h = n->max_hops_proto[rdv];
 			uint64_t b = rdv ? (uint64_t)s->eager_max + 1 : 0;
 			double l = h ? clab_netspec_message_s(s, b, h) - ovh - wire_s_of(s, b) : 0;
+			if (h) /* waits at every router of the way, the first's and the last's too */
+				l += (h + 1) * hol_wait * wire_s_of(s, s->max_payload);
 			if (l > lat)
 				lat = l;
 		}

@@ -1,5 +1,6 @@
 /* The torus model: routing, packetization, conservation of traffic, map
  * validation, and the 3D-FFT mapping result. */
+#include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -1170,6 +1171,59 @@ static void test_uniform(void **state)
 	clab_map_free(&m);
 }
 
+/* M/D/1's mean wait in service times at load a (the flow engine's
+ * head-of-line term). */
+static double md1(double a)
+{
+	return a / (2 * (1 - a));
+}
+
+/* Head-of-line blocking, worked by hand on tornado over 5x5 (order BA:
+ * two hops along B, then two along A; no MPI costs). Every link carries
+ * two flows of the same bytes. A router's B input passes one of them
+ * straight on, behind the node's own flow on that link, and turns the
+ * other onto A, behind the flow passing along A: at a share u of the
+ * links' rate each of its packets waits w(u/2) = (u/2) / (2 (1 - u/2))
+ * packet times for its output, so the input keeps up while
+ * u (1 + w(u/2)) <= 1, i.e. u^2 - 6u + 4 <= 0: u = 3 - sqrt 5 = 0.764.
+ * (An A input turns one flow into the node, whose port of two links'
+ * worth is busy u/4 with the rest: less.) The batch takes the busiest
+ * link's bytes over u, and its longest route (4 hops, 5 routers) waits
+ * at each router the mean over all packets and routers: four passages
+ * of w(u/2) and one into the node of w(u/4)/2 per flow. On 4x4, tornado
+ * goes one hop per dimension: no input shares, the time is the link's. */
+static void test_head_of_line(void **state)
+{
+	(void)state;
+	clab_netspec s = *clab_netspec_find("torus");
+	static const char *const zero[] = {"o_send_s", "o_recv_s", "gap_s", "latency_s"};
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(clab_netspec_set(&s, zero[i], "0"), CLAB_OK);
+	assert_int_equal(clab_netspec_set(&s, "eager_max", "1000000000"), CLAB_OK);
+	for (int k = 4; k <= 5; k++) {
+		clab_torus t;
+		clab_map m;
+		int err;
+		assert_int_equal(clab_torus_init(&t, &s, k == 4 ? "4x4" : "5x5", 1, "BA"), CLAB_OK);
+		assert_int_equal(clab_map_init(&m, &t, NULL), CLAB_OK);
+		clab_net *n = clab_net_new(&t, &m, &err);
+		assert_non_null(n);
+		assert_int_equal(clab_net_configure(n, CLAB_NET_FLOW, CLAB_ROUTE_DETERMINISTIC, 1), CLAB_OK);
+		assert_int_equal(clab_net_pattern(n, "perm:tornado,bytes=16k"), CLAB_OK);
+		double got = clab_net_totals(n).network, want;
+		if (k == 4) {
+			want = wire_s(&s, 16384) + 2 * s.hop_s;
+		} else {
+			double u = 3 - sqrt(5), wait = (4 * md1(u / 2) + md1(u / 4) / 2) / 5;
+			want = 2 * wire_s(&s, 16384) / u + 4 * s.hop_s + 5 * wait * wire_s(&s, 512);
+		}
+		if (!close_to(got, want))
+			fail_msg("%dx%d tornado: %.9g s, want %.9g", k, k, got, want);
+		clab_net_free(n);
+		clab_map_free(&m);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1192,6 +1246,7 @@ int main(void)
 		cmocka_unit_test(test_perms),
 		cmocka_unit_test(test_pattern_values),
 		cmocka_unit_test(test_uniform),
+		cmocka_unit_test(test_head_of_line),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
