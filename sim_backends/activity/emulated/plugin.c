@@ -121,7 +121,8 @@ enum {
 /* The geometry is fixed (constants let the compiler unroll the lookups). */
 enum {
 	L1_LINE_SHIFT = 6, L1_WAYS = 8, L1_SETS = 16384 / 64 / L1_WAYS,
-	L2_LINE_SHIFT = 7, L2_WAYS = 16, L2_SETS = (32 << 20) / 128 / L2_WAYS,
+	L2_LINE_SHIFT = 7, L2_WAYS = 16, L2_SET_BITS = 14, /* 32 MB / 128 B / 16 ways */
+	L2_SETS = 1 << L2_SET_BITS,
 	IL1_LINE_SHIFT = 6, IL1_WAYS = 4, IL1_SETS = 16384 / 64 / IL1_WAYS,
 };
 
@@ -131,33 +132,38 @@ enum {
  * last such line of each of HISTORY buckets of lines is remembered) */
 enum { L1P_LINES = 32, L1P_DEPTH = 2, L1P_HISTORY = 64, L1P_BUCKETS = 512 };
 
-/* Looks tag t (line + 1; 0 is an empty way) up in a set of `ways`; on a hit
- * it becomes the most recent; on a miss it is installed when `allocate`,
- * and the least recent goes. Returns 1 on a hit. Unrolled, a hit in way w
- * is a path of its own that moves exactly the w tags before it. */
-static inline __attribute__((always_inline)) int set_ref(uint64_t *set, int ways, uint64_t t,
-							 int allocate)
-{
-	if (set[0] == t)
-		return 1;
-	int w;
-#pragma GCC unroll 16
-	for (w = 1; w < ways; w++)
-		if (set[w] == t)
-			break;
-	int hit = w < ways;
-	if (!hit) {
-		if (!allocate)
-			return 0;
-		w = ways - 1;
+/* Looks tag t (0 is an empty way) up in a set of `ways`; on a hit it
+ * becomes the most recent; on a miss it is installed when `allocate`, and
+ * the least recent goes. Returns 1 on a hit. Unrolled, a hit in way w is a
+ * path of its own that moves exactly the w tags before it. (A macro: the
+ * L1D's tags are a line + 1, the L2's a line's bits above its set + 1, of
+ * 32 bits, so that its 16 ways are one 64-byte host line.) */
+#define SET_REF(name, tag_t)                                                                   \
+	static inline __attribute__((always_inline)) int name(tag_t *set, int ways, tag_t t,    \
+							       int allocate)                    \
+	{                                                                                      \
+		if (set[0] == t)                                                               \
+			return 1;                                                              \
+		int w;                                                                         \
+		_Pragma("GCC unroll 16")                                                       \
+		for (w = 1; w < ways; w++)                                                     \
+			if (set[w] == t)                                                       \
+				break;                                                         \
+		int hit = w < ways;                                                            \
+		if (!hit) {                                                                    \
+			if (!allocate)                                                         \
+				return 0;                                                      \
+			w = ways - 1;                                                          \
+		}                                                                              \
+		_Pragma("GCC unroll 16")                                                       \
+		for (int k = ways - 1; k > 0; k--)                                             \
+			if (k <= w)                                                            \
+				set[k] = set[k - 1];                                           \
+		set[0] = t;                                                                    \
+		return hit;                                                                    \
 	}
-#pragma GCC unroll 16
-	for (int k = ways - 1; k > 0; k--)
-		if (k <= w)
-			set[k] = set[k - 1];
-	set[0] = t;
-	return hit;
-}
+SET_REF(set_ref, uint64_t)
+SET_REF(set_ref32, uint32_t)
 
 /* ---- per-thread state ------------------------------------------------- */
 
@@ -234,7 +240,7 @@ typedef struct vcpu {
 static clab_emu_file *file;
 static vcpu *cpus[CLAB_EMU_SLOTS];
 static vcpu *live[CLAB_EMU_SLOTS]; /* cpus[i] while it counts (not paused), else NULL */
-static uint64_t *l2; /* the L2's tags: L2_SETS x L2_WAYS */
+static uint32_t *l2; /* the L2's tags (l2_tag): L2_SETS x L2_WAYS */
 static pthread_mutex_t l2_lock = PTHREAD_MUTEX_INITIALIZER;
 static int threads; /* the process may have more than one thread: lock the L2 */
 static uint64_t l2_mru; /* as vcpu.l1_mru, for the shared L2 */
@@ -310,20 +316,32 @@ static inline void kind_of(qemu_plugin_meminfo_t info, unsigned *size, int *stor
 	}
 }
 
+/* Line's tag in the L2: its bits above the set + 1. QEMU gives an x86-64
+ * program 47-bit addresses, so a tag has 26 bits. */
+static inline uint32_t l2_tag(uint64_t line)
+{
+	return (uint32_t)(line >> L2_SET_BITS) + 1;
+}
+
+static inline uint32_t *l2_set(uint64_t line)
+{
+	return l2 + (line & (L2_SETS - 1)) * L2_WAYS;
+}
+
 /* An L2 lookup of line, with allocation. A hit on the line most recently
  * referenced needs no lock: another thread's lookup in progress cannot
  * evict it (it is the most recent of 16 ways), so the hit is right in
  * either order. */
 static __attribute__((noinline)) int l2_lookup(uint64_t line)
 {
-	uint64_t t = line + 1, *set = l2 + (line & (L2_SETS - 1)) * L2_WAYS;
+	uint32_t *set = l2_set(line);
 	if (!threads) {
-		l2_mru = t;
-		return set_ref(set, L2_WAYS, t, 1);
+		l2_mru = line + 1;
+		return set_ref32(set, L2_WAYS, l2_tag(line), 1);
 	}
 	pthread_mutex_lock(&l2_lock);
-	int hit = set_ref(set, L2_WAYS, t, 1);
-	__atomic_store_n(&l2_mru, t, __ATOMIC_RELAXED);
+	int hit = set_ref32(set, L2_WAYS, l2_tag(line), 1);
+	__atomic_store_n(&l2_mru, line + 1, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&l2_lock);
 	return hit;
 }
@@ -336,7 +354,7 @@ static inline int l2_hit_fast(uint64_t line)
 	uint64_t t = line + 1;
 	if (__atomic_load_n(&l2_mru, __ATOMIC_RELAXED) == t)
 		return 1;
-	if (!threads && l2[(line & (L2_SETS - 1)) * L2_WAYS] == t) {
+	if (!threads && l2_set(line)[0] == l2_tag(line)) {
 		l2_mru = t;
 		return 1;
 	}
@@ -487,15 +505,20 @@ static void load_missed(uint64_t *q, int l2_miss)
 	}
 }
 
-/* Policy a2: the lookups of one line by a load that is not a hit on the
- * most recent line of its set */
+/* Policy a2: a load's lookups past the L1D, which it missed */
+static __attribute__((noinline)) void a2_load_miss(vcpu *v, uint64_t line)
+{
+	int l2_hit = l2_ref(line >> (L2_LINE_SHIFT - L1_LINE_SHIFT));
+	l1p_load_miss(v, line, l2_hit);
+	load_missed(v->q, !l2_hit);
+}
+
+/* ... the lookups of one line by a load that is not a hit on the most
+ * recent line of its set (a hit needs no stack frame) */
 static __attribute__((noinline)) void a2_load_l1(vcpu *v, uint64_t line)
 {
-	if (!l1_lookup(v, line)) {
-		int l2_hit = l2_ref(line >> (L2_LINE_SHIFT - L1_LINE_SHIFT));
-		l1p_load_miss(v, line, l2_hit);
-		load_missed(v->q, !l2_hit);
-	}
+	if (!l1_lookup(v, line))
+		a2_load_miss(v, line);
 }
 
 /* Policy a2: a load's lookups of one line */
@@ -2011,7 +2034,9 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 	}
 	file->nslot = CLAB_EMU_SLOTS;
 	file->magic = CLAB_EMU_MAGIC;
-	l2 = calloc(L2_SETS * L2_WAYS, sizeof *l2);
+	l2 = aligned_alloc(64, L2_SETS * L2_WAYS * sizeof *l2); /* a set per host line */
+	if (l2)
+		memset(l2, 0, L2_SETS * L2_WAYS * sizeof *l2);
 	known = calloc(KNOWN, sizeof *known);
 	if (!l2 || !known) {
 		fprintf(stderr, "counterlab plugin: out of memory\n");
