@@ -802,22 +802,47 @@ static __attribute__((noinline)) void a2_one_slow(unsigned int i, qemu_plugin_me
  * stays within the line) is a path of a few instructions without a stack
  * frame: every instruction here is paid hundreds of millions of times.
  * (One callback for both directions: QEMU 7.2 calls one registered for
- * loads alone on stores only, and one for stores alone on both.) */
-static void a2_one(unsigned int i, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
+ * loads alone on stores only, and one for stores alone on both.) An
+ * instruction whose accesses are all loads, or all stores, gets a callback
+ * for that direction (dir 0 or 1; -1: either), whose common case is that
+ * direction alone (another goes the slow way): the host predicts the
+ * direction of one instruction's accesses, not that of every
+ * instruction's in turn. */
+static inline __attribute__((always_inline)) void a2_one_dir(unsigned int i,
+							      qemu_plugin_meminfo_t info,
+							      uint64_t vaddr, void *udata, int dir)
 {
 	vcpu *v = i < CLAB_EMU_SLOTS ? live[i] : NULL;
-	if (__builtin_expect(!v || ((info & ~A2_ONE_INFO) | v->pend.size) ||
+	/* a description read the slow way, or of the other direction */
+	uint32_t other = (info ^ (dir > 0 ? 1u << 17 : 0)) &
+			 ~(dir >= 0 ? A2_ONE_INFO & ~(1u << 17) : A2_ONE_INFO);
+	if (__builtin_expect(!v || (other | v->pend.size) ||
 			     (vaddr & ((1u << L1_LINE_SHIFT) - 1)) > (1u << L1_LINE_SHIFT) - 8, 0)) {
 		a2_one_slow(i, info, vaddr, (uintptr_t)udata);
 		return;
 	}
-	if (direct_store(info)) {
+	if (dir >= 0 ? dir : direct_store(info)) {
 		v->q[CLAB_HQ_STORES]++;
 		a2_store_line(v, vaddr >> L1_LINE_SHIFT);
 	} else {
 		v->q[CLAB_HQ_LOADS]++;
 		a2_load_line(v, vaddr >> L1_LINE_SHIFT);
 	}
+}
+
+static void a2_one(unsigned int i, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
+{
+	a2_one_dir(i, info, vaddr, udata, -1);
+}
+
+static void a2_load(unsigned int i, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
+{
+	a2_one_dir(i, info, vaddr, udata, 0);
+}
+
+static void a2_store(unsigned int i, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
+{
+	a2_one_dir(i, info, vaddr, udata, 1);
 }
 
 /* ... and one whose accesses QEMU may make in pieces (16 and 32 bytes in
@@ -1757,6 +1782,17 @@ static int phantom(struct qemu_plugin_insn *insn)
 
 /* ---- the block's schedule ---------------------------------------------- */
 
+/* The loads and the stores of the A2 instructions that c stands for */
+static unsigned a2_loads(const insn_classes *c)
+{
+	return c->n[CLAB_HQ_LD_INSNS] + c->n[CLAB_HQ_FLD_INSNS] + c->n[CLAB_HQ_QLD_INSNS];
+}
+
+static unsigned a2_stores(const insn_classes *c)
+{
+	return c->n[CLAB_HQ_ST_INSNS] + c->n[CLAB_HQ_FST_INSNS] + c->n[CLAB_HQ_QST_INSNS];
+}
+
 /* When the registers of mask are all ready */
 static uint32_t ready_of(const uint32_t *ready, uint64_t mask)
 {
@@ -1779,8 +1815,7 @@ static uint32_t max_u32(uint32_t a, uint32_t b) { return a > b ? a : b; }
  * fixed offsets). */
 static void schedule(const insn_classes *c, uint32_t *ready, uint32_t *t)
 {
-	unsigned nld = c->n[CLAB_HQ_LD_INSNS] + c->n[CLAB_HQ_FLD_INSNS] + c->n[CLAB_HQ_QLD_INSNS];
-	unsigned nst = c->n[CLAB_HQ_ST_INSNS] + c->n[CLAB_HQ_FST_INSNS] + c->n[CLAB_HQ_QST_INSNS];
+	unsigned nld = a2_loads(c), nst = a2_stores(c);
 	unsigned all = c->n[CLAB_HQ_INSTRUCTIONS];
 	unsigned nop = all > nld + nst ? all - nld - nst : 0;
 	uint32_t addr = ready_of(ready, c->addr), data = ready_of(ready, c->reads);
@@ -1807,6 +1842,15 @@ static void schedule(const insn_classes *c, uint32_t *ready, uint32_t *t)
 		int r = __builtin_ctzll(w);
 		ready[r] = r == DEP_RSP ? *t : result;
 	}
+}
+
+/* The callback of policy a2 for an instruction that QEMU makes in one
+ * piece: of the direction of its accesses when its classes say they are
+ * all loads or all stores (a2_one_dir) */
+static qemu_plugin_vcpu_mem_cb_t a2_one_of(const insn_classes *c)
+{
+	unsigned nld = a2_loads(c), nst = a2_stores(c);
+	return nld && !nst ? a2_load : nst && !nld ? a2_store : a2_one;
 }
 
 static void on_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
@@ -1839,7 +1883,7 @@ static void on_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		void *id = (void *)(uintptr_t)(pc | split | (atomic ? MAY_BE_ATOMIC : 0));
 		qemu_plugin_register_vcpu_mem_cb(insn,
 						 kinds_direct && !cachegrind_policy && !atomic
-						 ? (pieces ? a2_piece : a2_one)
+						 ? (pieces ? a2_piece : a2_one_of(&c))
 						 : pieces ? on_piece : on_access,
 						 QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW, id);
 	}
