@@ -244,6 +244,10 @@ static uint32_t *l2; /* the L2's tags (l2_tag): L2_SETS x L2_WAYS */
 static pthread_mutex_t l2_lock = PTHREAD_MUTEX_INITIALIZER;
 static int threads; /* the process may have more than one thread: lock the L2 */
 static uint64_t l2_mru; /* as vcpu.l1_mru, for the shared L2 */
+/* With one thread, the L2 line + 1 of a store that found it the most recent
+ * of its L2 set and not in the L1p, while both still hold (0: none): a
+ * store to it again changes neither (a2_store_l2) */
+static uint64_t store_seen;
 static int cachegrind_policy;
 static const char *summary_path;
 static uint64_t totals[CLAB_HQ_N]; /* of threads that exited */
@@ -336,6 +340,8 @@ static __attribute__((noinline)) int l2_lookup(uint64_t line)
 {
 	uint32_t *set = l2_set(line);
 	if (!threads) {
+		if (!(((store_seen - 1) ^ line) & (L2_SETS - 1)))
+			store_seen = 0; /* its set may change */
 		l2_mru = line + 1;
 		return set_ref32(set, L2_WAYS, l2_tag(line), 1);
 	}
@@ -426,6 +432,8 @@ static void l1p_hold(vcpu *v, int i, uint64_t pl, int set)
 	v->l1p[i] = set ? pl + 1 : 0;
 	v->l1p_used[i] = 0;
 	if (set) {
+		if (pl + 1 == store_seen)
+			store_seen = 0;
 		v->l1p_chain[i] = *link;
 		*link = (uint8_t)(i + 1);
 		return;
@@ -552,10 +560,14 @@ static __attribute__((noinline)) void a2_store_l1p(vcpu *v, uint64_t line)
 static inline __attribute__((always_inline)) void a2_store_l2(vcpu *v, uint64_t line)
 {
 	line >>= L2_LINE_SHIFT - L1_LINE_SHIFT;
+	if (line + 1 == store_seen)
+		return;
 	if (__builtin_expect(l1p_may_hold(v, line), 0))
 		a2_store_l1p(v, line);
 	else if (!l2_hit_fast(line))
 		a2_store_l2_lookup(v, line);
+	else if (!threads)
+		store_seen = line + 1;
 }
 
 /* ... a store's lookups of a line that is not the most recent of its L1
@@ -1918,7 +1930,7 @@ static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu_index, int64_t num
 	settle(v);
 	/* before the first thread is made, by the only thread there is */
 	if (num == SYS_clone || num == SYS_clone3)
-		threads = 1;
+		threads = 1, store_seen = 0;
 	v->slot->tid = (int64_t)syscall(SYS_gettid);
 	if (num == CLAB_EMU_SYSCALL && a1 == CLAB_EMU_TIMER) {
 		v->timer_period = a2;
@@ -2078,9 +2090,11 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 	}
 	file->nslot = CLAB_EMU_SLOTS;
 	file->magic = CLAB_EMU_MAGIC;
-	l2 = aligned_alloc(64, L2_SETS * L2_WAYS * sizeof *l2); /* a set per host line */
-	if (l2)
-		memset(l2, 0, L2_SETS * L2_WAYS * sizeof *l2);
+	/* page-aligned (a set per host line), its pages zero until written */
+	l2 = mmap(NULL, L2_SETS * L2_WAYS * sizeof *l2, PROT_READ | PROT_WRITE,
+		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (l2 == MAP_FAILED)
+		l2 = NULL;
 	known = calloc(KNOWN, sizeof *known);
 	if (!l2 || !known) {
 		fprintf(stderr, "counterlab plugin: out of memory\n");
