@@ -664,13 +664,20 @@ int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int 
 	return PMPI_Alltoall(sbuf, scount, st, rbuf, rcount, rt, comm);
 }
 
-int MPI_Alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_Datatype st,
-		  void *rbuf, const int *rcounts, const int *rdispls, MPI_Datatype rt,
-		  MPI_Comm comm)
+/* Blocks of scounts[i] st (rcounts in place) to every other member i. */
+static void vblocks(MPI_Comm comm, const void *sbuf, const int *scounts, MPI_Datatype st,
+		    const int *rcounts, MPI_Datatype rt)
 {
 	if (L.on)
 		to_all(comm, sbuf == MPI_IN_PLACE ? rcounts : scounts, 0,
 		       sbuf == MPI_IN_PLACE ? rt : st);
+}
+
+int MPI_Alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_Datatype st,
+		  void *rbuf, const int *rcounts, const int *rdispls, MPI_Datatype rt,
+		  MPI_Comm comm)
+{
+	vblocks(comm, sbuf, scounts, st, rcounts, rt);
 	return PMPI_Alltoallv(sbuf, scounts, sdispls, st, rbuf, rcounts, rdispls, rt, comm);
 }
 
@@ -681,18 +688,23 @@ int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int
 	return PMPI_Allgather(sbuf, scount, st, rbuf, rcount, rt, comm);
 }
 
-int MPI_Bcast(void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm)
+/* A broadcast's messages from root (down = 1), or a reduction's to it */
+static void rooted_tree(MPI_Comm comm, int root, int count, MPI_Datatype t, int down)
 {
 	if (L.on)
-		tree(comm, root, bytes_of(count, t), 1, coll_vc(comm));
+		tree(comm, root, bytes_of(count, t), down, coll_vc(comm));
+}
+
+int MPI_Bcast(void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm)
+{
+	rooted_tree(comm, root, count, t, 1);
 	return PMPI_Bcast(buf, count, t, root, comm);
 }
 
 int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op op, int root,
 	       MPI_Comm comm)
 {
-	if (L.on)
-		tree(comm, root, bytes_of(count, t), 0, coll_vc(comm));
+	rooted_tree(comm, root, count, t, 0);
 	return PMPI_Reduce(sbuf, rbuf, count, t, op, root, comm);
 }
 
@@ -721,18 +733,17 @@ int MPI_Barrier(MPI_Comm comm)
 	return PMPI_Barrier(comm);
 }
 
-int MPI_Gather(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int rcount,
-	       MPI_Datatype rt, int root, MPI_Comm comm)
+/* A gather's message to root */
+static void to_root(MPI_Comm comm, int root, const void *sbuf, int scount, MPI_Datatype st)
 {
 	int me;
 	PMPI_Comm_rank(comm, &me);
 	if (L.on && me != root)
 		p2p(comm, root, sbuf, scount, st);
-	return PMPI_Gather(sbuf, scount, st, rbuf, rcount, rt, root, comm);
 }
 
-int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int rcount,
-		MPI_Datatype rt, int root, MPI_Comm comm)
+/* A scatter's messages from root */
+static void from_root(MPI_Comm comm, int root, int scount, MPI_Datatype st)
 {
 	int me, n;
 	PMPI_Comm_rank(comm, &me);
@@ -740,6 +751,19 @@ int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int r
 	for (int i = 0; L.on && me == root && i < n; i++)
 		if (i != root)
 			p2p(comm, i, NULL, scount, st); /* collectives' bytes: not looked at */
+}
+
+int MPI_Gather(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int rcount,
+	       MPI_Datatype rt, int root, MPI_Comm comm)
+{
+	to_root(comm, root, sbuf, scount, st);
+	return PMPI_Gather(sbuf, scount, st, rbuf, rcount, rt, root, comm);
+}
+
+int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int rcount,
+		MPI_Datatype rt, int root, MPI_Comm comm)
+{
+	from_root(comm, root, scount, st);
 	return PMPI_Scatter(sbuf, scount, st, rbuf, rcount, rt, root, comm);
 }
 
@@ -756,9 +780,7 @@ int MPI_Ialltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI
 		   void *rbuf, const int *rcounts, const int *rdispls, MPI_Datatype rt,
 		   MPI_Comm comm, MPI_Request *req)
 {
-	if (L.on)
-		to_all(comm, sbuf == MPI_IN_PLACE ? rcounts : scounts, 0,
-		       sbuf == MPI_IN_PLACE ? rt : st);
+	vblocks(comm, sbuf, scounts, st, rcounts, rt);
 	return PMPI_Ialltoallv(sbuf, scounts, sdispls, st, rbuf, rcounts, rdispls, rt, comm, req);
 }
 
@@ -771,16 +793,14 @@ int MPI_Iallgather(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, in
 
 int MPI_Ibcast(void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm, MPI_Request *req)
 {
-	if (L.on)
-		tree(comm, root, bytes_of(count, t), 1, coll_vc(comm));
+	rooted_tree(comm, root, count, t, 1);
 	return PMPI_Ibcast(buf, count, t, root, comm, req);
 }
 
 int MPI_Ireduce(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op op, int root,
 		MPI_Comm comm, MPI_Request *req)
 {
-	if (L.on)
-		tree(comm, root, bytes_of(count, t), 0, coll_vc(comm));
+	rooted_tree(comm, root, count, t, 0);
 	return PMPI_Ireduce(sbuf, rbuf, count, t, op, root, comm, req);
 }
 
@@ -803,22 +823,14 @@ int MPI_Ibarrier(MPI_Comm comm, MPI_Request *req)
 int MPI_Igather(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int rcount,
 		MPI_Datatype rt, int root, MPI_Comm comm, MPI_Request *req)
 {
-	int me;
-	PMPI_Comm_rank(comm, &me);
-	if (L.on && me != root)
-		p2p(comm, root, sbuf, scount, st);
+	to_root(comm, root, sbuf, scount, st);
 	return PMPI_Igather(sbuf, scount, st, rbuf, rcount, rt, root, comm, req);
 }
 
 int MPI_Iscatter(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int rcount,
 		 MPI_Datatype rt, int root, MPI_Comm comm, MPI_Request *req)
 {
-	int me, n;
-	PMPI_Comm_rank(comm, &me);
-	PMPI_Comm_size(comm, &n);
-	for (int i = 0; L.on && me == root && i < n; i++)
-		if (i != root)
-			p2p(comm, i, NULL, scount, st);
+	from_root(comm, root, scount, st);
 	return PMPI_Iscatter(sbuf, scount, st, rbuf, rcount, rt, root, comm, req);
 }
 
