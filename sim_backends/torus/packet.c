@@ -218,11 +218,15 @@ typedef struct sim {
 	 * event: node << 32 | q << 8 | kind); the buckets in a heap by time
 	 * (hkey: time bits, hval: bucket) and a hash table by time (bucket
 	 * + 1, 0: empty) */
-	uint64_t *evv;
-	uint32_t *evn;       /* the next in its list, or in the free list */
+	struct evnode {
+		uint64_t v;
+		uint32_t next;   /* the next in its list, or in the free list */
+	} *ev;
 	uint32_t nev, capev, freeev;
-	uint64_t *bkt;       /* [bucket] its time's bits */
-	uint32_t *bkhead, *bktail;
+	struct bucket {
+		uint64_t t;      /* its time's bits */
+		uint32_t head, tail;
+	} *bk;
 	uint32_t nbk, capbk, freebk;
 	uint64_t *hkey, *hval;
 	size_t nheap, capheap;
@@ -387,34 +391,27 @@ static uint32_t bucket_of(sim *S, double t)
 		return NONE;
 	size_t mask = ((size_t)1 << S->hbits) - 1, i = t_slot(S, b);
 	for (; S->bhash[i]; i = (i + 1) & mask)
-		if (S->bkt[S->bhash[i] - 1] == b)
+		if (S->bk[S->bhash[i] - 1].t == b)
 			return S->bhash[i] - 1;
 	uint32_t id = S->freebk;
 	if (id != NONE) {
-		S->freebk = S->bkhead[id];
+		S->freebk = S->bk[id].head;
 	} else {
 		if (S->nbk == S->capbk) {
 			uint32_t cap = S->capbk ? 2 * S->capbk : 1024;
-			uint64_t *bt = realloc(S->bkt, cap * sizeof *bt);
-			if (bt)
-				S->bkt = bt;
-			uint32_t *bh = bt ? realloc(S->bkhead, cap * sizeof *bh) : NULL;
-			if (bh)
-				S->bkhead = bh;
-			uint32_t *bl = bh ? realloc(S->bktail, cap * sizeof *bl) : NULL;
-			if (!bl) {
+			struct bucket *a = realloc(S->bk, cap * sizeof *a);
+			if (!a) {
 				S->nomem = 1;
 				return NONE;
 			}
-			S->bktail = bl;
+			S->bk = a;
 			S->capbk = cap;
 		}
 		id = S->nbk++;
 	}
 	if (heap_push(S, b, id))
 		return NONE;
-	S->bkt[id] = b;
-	S->bkhead[id] = S->bktail[id] = NONE;
+	S->bk[id] = (struct bucket){b, NONE, NONE};
 	S->bhash[i] = id + 1;
 	return id;
 }
@@ -423,18 +420,18 @@ static uint32_t bucket_of(sim *S, double t)
  * its run move back where their probe allows), its id free again. */
 static void bucket_drop(sim *S, uint32_t id)
 {
-	size_t mask = ((size_t)1 << S->hbits) - 1, i = t_slot(S, S->bkt[id]);
+	size_t mask = ((size_t)1 << S->hbits) - 1, i = t_slot(S, S->bk[id].t);
 	while (S->bhash[i] != id + 1)
 		i = (i + 1) & mask;
 	for (size_t j = (i + 1) & mask; S->bhash[j]; j = (j + 1) & mask) {
-		size_t home = t_slot(S, S->bkt[S->bhash[j] - 1]);
+		size_t home = t_slot(S, S->bk[S->bhash[j] - 1].t);
 		if (((j - home) & mask) >= ((j - i) & mask)) {
 			S->bhash[i] = S->bhash[j];
 			i = j;
 		}
 	}
 	S->bhash[i] = 0;
-	S->bkhead[id] = S->freebk;
+	S->bk[id].head = S->freebk;
 	S->freebk = id;
 }
 
@@ -457,19 +454,16 @@ static void ev_push(sim *S, int kind, uint32_t node, uint32_t q, double t)
 	}
 	uint32_t e = S->freeev;
 	if (e != NONE) {
-		S->freeev = S->evn[e];
+		S->freeev = S->ev[e].next;
 	} else {
 		if (S->nev == S->capev) {
 			uint32_t cap = S->capev ? 2 * S->capev : 4096;
-			uint64_t *v = realloc(S->evv, cap * sizeof *v);
-			if (v)
-				S->evv = v;
-			uint32_t *n = v ? realloc(S->evn, cap * sizeof *n) : NULL;
-			if (!n) {
+			struct evnode *a = realloc(S->ev, cap * sizeof *a);
+			if (!a) {
 				S->nomem = 1;
 				return;
 			}
-			S->evn = n;
+			S->ev = a;
 			S->capev = cap;
 		}
 		e = S->nev++;
@@ -477,20 +471,20 @@ static void ev_push(sim *S, int kind, uint32_t node, uint32_t q, double t)
 	uint32_t b = bucket_of(S, t);
 	if (b == NONE)
 		return;
-	S->evv[e] = val;
+	S->ev[e].v = val;
 	if (clab_packet_shuffle && ((S->r->events * 31 + e) * 0x9e3779b97f4a7c15ull * (uint64_t)clab_packet_shuffle) >> 63) {
-		S->evn[e] = S->bkhead[b]; /* first instead of last */
-		if (S->bkhead[b] == NONE)
-			S->bktail[b] = e;
-		S->bkhead[b] = e;
+		S->ev[e].next = S->bk[b].head; /* first instead of last */
+		if (S->bk[b].head == NONE)
+			S->bk[b].tail = e;
+		S->bk[b].head = e;
 		return;
 	}
-	S->evn[e] = NONE;
-	if (S->bktail[b] == NONE)
-		S->bkhead[b] = e;
+	S->ev[e].next = NONE;
+	if (S->bk[b].tail == NONE)
+		S->bk[b].head = e;
 	else
-		S->evn[S->bktail[b]] = e;
-	S->bktail[b] = e;
+		S->ev[S->bk[b].tail].next = e;
+	S->bk[b].tail = e;
 }
 
 /* The next event: of this instant's list, or of the earliest bucket. */
@@ -502,13 +496,13 @@ static ev ev_pop(sim *S)
 		if (S->inow == S->nnow)
 			S->inow = S->nnow = 0;
 	} else {
-		uint32_t b = (uint32_t)S->hval[0], e = S->bkhead[b];
-		v = S->evv[e];
-		if ((S->bkhead[b] = S->evn[e]) == NONE) {
+		uint32_t b = (uint32_t)S->hval[0], e = S->bk[b].head;
+		v = S->ev[e].v;
+		if ((S->bk[b].head = S->ev[e].next) == NONE) {
 			heap_pop(S);
 			bucket_drop(S, b);
 		}
-		S->evn[e] = S->freeev;
+		S->ev[e].next = S->freeev;
 		S->freeev = e;
 	}
 	return (ev){(uint32_t)(v >> 32), (uint16_t)(v >> 8), (uint8_t)v};
@@ -1576,11 +1570,8 @@ static void sim_free(sim *S)
 	free(S->pk);
 	free(S->hkey);
 	free(S->hval);
-	free(S->evv);
-	free(S->evn);
-	free(S->bkt);
-	free(S->bkhead);
-	free(S->bktail);
+	free(S->ev);
+	free(S->bk);
 	free(S->bhash);
 	free(S->nowq);
 	free(S->order);
