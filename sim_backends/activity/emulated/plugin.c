@@ -1264,6 +1264,12 @@ static void mem_class(const char *mn, const char *ops, uint64_t *n)
 	}
 }
 
+/* Two operands, the same register both (xor %eax,%eax; test %eax,%eax) */
+static int one_operand_twice(const char *const op[4], const size_t len[4], int k)
+{
+	return k == 2 && len[0] == len[1] && !strncmp(op[0], op[1], len[0]);
+}
+
 /* The XU opcode group of an integer instruction's operation, as the
  * PowerPC instruction a compiler writes for it falls in IBM's opcode group
  * table, or -1: the integer add group (add, sub, lea, inc, neg, a constant
@@ -1282,7 +1288,7 @@ static int int_group(const char *mn, const char *ops)
 	int k = operands(ops, op, len), mem = 0;
 	for (int i = 0; i < k; i++)
 		mem |= is_mem(op[i]);
-	int same = k == 2 && len[0] == len[1] && !strncmp(op[0], op[1], len[0]);
+	int same = one_operand_twice(op, len, k);
 	if (starts(mn, "syscall") || starts(mn, "sysenter") || !strcmp(mn, "int") ||
 	    !strcmp(mn, "int3"))
 		return CLAB_HQ_SYSCALLS;
@@ -1351,8 +1357,7 @@ static int fp_group(const char *mn, const char *ops)
 			       !strcmp(b, "movss") || starts(b, "movdq") || !strcmp(b, "movq")))
 		return CLAB_HQ_FMOV;
 	if (packed && (starts(b, "and") || starts(b, "or") || starts(b, "xor")))
-		return k == 2 && len[0] == len[1] && !strncmp(op[0], op[1], len[0]) &&
-		       starts(b, "xor") ? -1 : CLAB_HQ_FOTH;
+		return one_operand_twice(op, len, k) && starts(b, "xor") ? -1 : CLAB_HQ_FOTH;
 	return -1;
 }
 
