@@ -30,7 +30,7 @@ enum clab_error {
 	CLAB_E_NOCOMP = -10,   /* no such component on this machine */
 	CLAB_E_SYS = -11,      /* a system call failed */
 	CLAB_E_NOTHREAD = -12, /* no simulated hardware thread left */
-	CLAB_E_RATE = -13,     /* more events than the hardware can count */
+	CLAB_E_RATE = -13,     /* more events than the counters hold, or rates the hardware cannot produce */
 	CLAB_E_MAP = -14,      /* bad torus shape or malformed rank map */
 	CLAB_E_PATTERN = -15,  /* unknown or malformed traffic pattern */
 	CLAB_E_PARSE = -16,    /* a kernel counter file is malformed or cut short */

@@ -35,11 +35,13 @@
  * A2 instructions an x86 one makes (a memory operand of arithmetic is a
  * load of its own), those of FP data apart (FLD, FST); time is the
  * plugin's timing model, whose register dependency stalls are the issue
- * stage's (IS1) stalls; L1I misses are reloads through the L1p's switch;
- * the L1p stream prefetcher's model gives its streams, lines, hits,
- * prefetches that became demand fetches, unused evictions and stores that
- * invalidate a prefetched line (a prefetch that became a demand fetch went
- * on to L2: the L1p's misses are the L1D's load misses less its hits).
+ * stage's (IS1) stalls, all of them read-after-write and of the AXU when
+ * the instruction works on FP registers, else of the FXU; L1I misses are
+ * reloads through the L1p's switch; the L1p stream prefetcher's model
+ * gives its streams, lines, hits, prefetches that became demand fetches,
+ * unused evictions and stores that invalidate a prefetched line (a
+ * prefetch that became a demand fetch went on to L2: the L1p's misses are
+ * the L1D's load misses less its hits).
  * Approximate by nature: on the host, x86 instructions with a memory
  * operand count as loads instead of integer work; branch misses depend on
  * the predictor. */
@@ -54,7 +56,7 @@ const char *const clab_hq_name[CLAB_HQ_N] = {
 	"fld_insns", "fst_insns", "dep_stalls", "il1_misses", "il1_miss_cycles", "l1p_hits", "l1p_pf2dfc",
 	"l1p_streams", "l1p_lines", "l1p_wrt_inval", "l1p_evict_unused", "imul", "idiv", "ilog",
 	"icmp", "imov", "bits", "syscalls", "muldiv_busy", "fcmp", "fcvt", "frnd", "fmov", "foth",
-	"fsqrt",
+	"fsqrt", "axu_dep_stalls",
 };
 
 const char *const clab_hq_event[CLAB_HQ_N] = {
@@ -66,7 +68,7 @@ const char *const clab_hq_event[CLAB_HQ_N] = {
 
 /* derived quantities after the host's own */
 enum { Q_INTEGER = CLAB_HQ_N, Q_XU, Q_L1P_MISSES, Q_L2_MISSES, Q_ALL_BRANCHES, Q_ALL_TAKEN,
-       Q_LD, Q_ST, Q_FLD, Q_FST, Q_QLD, Q_QST, Q_N };
+       Q_LD, Q_ST, Q_FLD, Q_FST, Q_QLD, Q_QST, Q_FXU_DEP_STALLS, Q_N };
 
 static const struct rule {
 	const char *event;
@@ -111,6 +113,10 @@ static const struct rule {
 	{"PEVT_L1P_BAS_MISS", Q_L1P_MISSES},
 	{"PEVT_L2_MISSES", Q_L2_MISSES},
 	{"PEVT_IU_IS1_STALL_CYC", CLAB_HQ_DEP_STALLS},
+	{"PEVT_IU_RAW_DEP_HIT_CYC", CLAB_HQ_DEP_STALLS},
+	{"PEVT_IU_AXU_FXU_DEP_HIT_CYC", CLAB_HQ_DEP_STALLS},
+	{"PEVT_IU_AXU_DEP_HIT_CYC", CLAB_HQ_AXU_DEP_STALLS},
+	{"PEVT_IU_FXU_DEP_HIT_CYC", Q_FXU_DEP_STALLS},
 	{"PEVT_IU_IL1_MISS", CLAB_HQ_IL1_MISSES},
 	{"PEVT_IU_IL1_MISS_CYC", CLAB_HQ_IL1_MISS_CYCLES},
 	{"PEVT_L1P_SW_I_FETCH", CLAB_HQ_IL1_MISSES},
@@ -160,6 +166,7 @@ void clab_hostmap(const clab_host_sample *d, unsigned mhz, clab_hostmap_out *out
 	q[Q_L1P_MISSES] = max_u64(sub_floor(q[CLAB_HQ_L1D_LOAD_MISSES], q[CLAB_HQ_L1P_HITS]),
 				  q[CLAB_HQ_LLC_MISSES]);
 	q[Q_L2_MISSES] = q[CLAB_HQ_LLC_MISSES];
+	q[Q_FXU_DEP_STALLS] = sub_floor(q[CLAB_HQ_DEP_STALLS], q[CLAB_HQ_AXU_DEP_STALLS]);
 
 	memset(out, 0, sizeof *out);
 	out->cycles = d->have >> CLAB_HQ_CYCLES & 1 ? q[CLAB_HQ_CYCLES]

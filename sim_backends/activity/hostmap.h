@@ -67,6 +67,7 @@ enum clab_hq {
 	CLAB_HQ_FMOV,           /* register copies */
 	CLAB_HQ_FOTH,           /* sign, absolute value, select (min, max) */
 	CLAB_HQ_FSQRT,
+	CLAB_HQ_AXU_DEP_STALLS,  /* the DEP_STALLS of instructions on FP registers */
 	CLAB_HQ_N
 };
 
@@ -83,7 +84,7 @@ typedef struct clab_host_sample {
 	uint64_t have;
 } clab_host_sample;
 
-#define CLAB_HOSTMAP_MAX 50
+#define CLAB_HOSTMAP_MAX 56
 
 /* What a simulated thread does for a delta of host counts: cycles and
  * counts of BG/Q events, for the node's explicit-work path. */

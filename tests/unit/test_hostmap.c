@@ -97,6 +97,7 @@ static void maps_emulated_by_hand(void **state)
 	 * lines of its 2 streams (20 lines set up), met 4 still on their way,
 	 * lost 5 to stores and 1 unused */
 	d.q[CLAB_HQ_DEP_STALLS] = 500;
+	d.q[CLAB_HQ_AXU_DEP_STALLS] = 120;
 	d.q[CLAB_HQ_IL1_MISSES] = 3;
 	d.q[CLAB_HQ_IL1_MISS_CYCLES] = 246;
 	d.q[CLAB_HQ_L1D_LOAD_MISSES] = 30;
@@ -175,6 +176,12 @@ static void maps_emulated_by_hand(void **state)
 	assert_int_equal(got(&o, "PEVT_AXU_IDLE"), 9000 - 2075);
 	assert_int_equal(got(&o, "PEVT_XU_ANY_FLUSH"), 0); /* no misprediction */
 	assert_int_equal(got(&o, "PEVT_IU_IS1_STALL_CYC"), 500);
+	/* all read-after-write; the AXU's 120, the FXU's the rest */
+	assert_int_equal(got(&o, "PEVT_IU_RAW_DEP_HIT_CYC"), 500);
+	assert_int_equal(got(&o, "PEVT_IU_AXU_FXU_DEP_HIT_CYC"), 500);
+	assert_int_equal(got(&o, "PEVT_IU_AXU_DEP_HIT_CYC"), 120);
+	assert_int_equal(got(&o, "PEVT_IU_FXU_DEP_HIT_CYC"), 380);
+	assert_int_equal(got(&o, "PEVT_IU_WAW_DEP_HIT_CYC"), 0);
 	assert_int_equal(got(&o, "PEVT_IU_IL1_MISS"), 3);
 	assert_int_equal(got(&o, "PEVT_IU_IL1_MISS_CYC"), 246);
 	assert_int_equal(got(&o, "PEVT_L1P_SW_I_FETCH"), 3); /* the reloads */

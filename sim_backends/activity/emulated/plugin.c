@@ -1558,6 +1558,7 @@ typedef struct insn_classes {
 	uint8_t cond, pieces, atomic; /* classify's answers */
 	uint8_t cut;              /* the disassembly is undecodable bytes (phantom) */
 	uint8_t lat, ld_lat;      /* its result's latency, its loads' (see latencies) */
+	uint8_t axu;              /* it works on FP registers: its stalls are the AXU's */
 	uint64_t split;
 	uint64_t reads, writes, addr; /* registers (DEP_*) read, written, addressing memory */
 	uint8_t n[CLAB_HQ_N];     /* its classes (a count above 255 is not kept) */
@@ -1670,6 +1671,7 @@ static void latencies(const char *mn, const char *ops, const uint64_t *n, insn_c
 	int fp_regs = strstr(ops, "%xmm") || strstr(ops, "%ymm") || strstr(ops, "%zmm") ||
 		      (mn[0] == 'f' && !x87_state(mn));
 	c->ld_lat = n[CLAB_HQ_FLD_INSNS] || n[CLAB_HQ_QLD_INSNS] ? LAT_FP_LOAD : LAT_LOAD;
+	c->axu = (uint8_t)fp_regs;
 	if (fp_regs && (starts(b, "div") || starts(mn, "fdiv")))
 		c->lat = single && mn[0] != 'f' ? LAT_FP_DIVS : LAT_FP_DIVD;
 	else if (fp_regs && (starts(b, "sqrt") || starts(mn, "fsqrt")))
@@ -1829,14 +1831,14 @@ static uint32_t max_u32(uint32_t a, uint32_t b) { return a > b ? a : b; }
  * what they store is; then *t is the cycle after its last, and the
  * registers it writes are ready its latency after its result's issue (the
  * stack pointer the cycle after: a PowerPC's stack frame is addressed at
- * fixed offsets). */
-static void schedule(const insn_classes *c, uint32_t *ready, uint32_t *t)
+ * fixed offsets). Returns the cycles it waited on registers. */
+static uint32_t schedule(const insn_classes *c, uint32_t *ready, uint32_t *t)
 {
 	unsigned nld = a2_loads(c), nst = a2_stores(c);
 	unsigned all = c->n[CLAB_HQ_INSTRUCTIONS];
 	unsigned nop = all > nld + nst ? all - nld - nst : 0;
 	uint32_t addr = ready_of(ready, c->addr), data = ready_of(ready, c->reads);
-	uint32_t result = *t, issue;
+	uint32_t result = *t, issue, start = *t;
 	if (nld) {
 		issue = max_u32(*t, addr);
 		*t = issue + nld;
@@ -1859,6 +1861,7 @@ static void schedule(const insn_classes *c, uint32_t *ready, uint32_t *t)
 		int r = __builtin_ctzll(w);
 		ready[r] = r == DEP_RSP ? *t : result;
 	}
+	return *t - start - (nld + nop + nst);
 }
 
 /* The callback of policy a2 for an instruction that QEMU makes in one
@@ -1889,7 +1892,9 @@ static void on_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		uint64_t pc = qemu_plugin_insn_vaddr(insn);
 		insn_classes c;
 		classes_of(insn, &c, t->n);
-		schedule(&c, ready, &issue);
+		uint32_t waited = schedule(&c, ready, &issue);
+		if (c.axu)
+			t->n[CLAB_HQ_AXU_DEP_STALLS] += waited;
 		uint64_t split = c.split;
 		int pieces = c.pieces, atomic = c.atomic;
 		if (i == n - 1) {
