@@ -39,6 +39,51 @@ static void usage(FILE *f)
 		   "  -h, --help         this text\n");
 }
 
+/* QEMU copies the program's path, its environment and its arguments to the
+ * top of the guest's stack, below them 8 bytes of platform name and 16
+ * random ones (each step aligned to 16), then a table of one pointer per
+ * string and its fixed auxiliary entries, aligned to 16 again. So the
+ * stack pointer main starts from, and with it the cache sets of all that
+ * the program keeps on its stack, moves with the size and the number of
+ * the strings: with the user, the directory, the machine. Padding
+ * variables make the strings take the same room (a multiple of 64 KB,
+ * less the table's 8 bytes a string) and the strings an even number (the
+ * table's alignment then does not depend on how many there are): the same
+ * stack addresses whatever the environment. Fills the padding into pad
+ * (one or two "-E" values) and returns how many. */
+enum { STACK_ROOM = 65536 };
+static int stack_pad(const char *prog, char *const *args, int nargs, const char *preload,
+		     char *pad[2])
+{
+	extern char **environ;
+	static const char name1[] = "COUNTERLAB_STACK_PAD=", name2[] = "COUNTERLAB_STACK_PAD2=";
+	/* the path, as the file's name and as argv[0] */
+	size_t room = 2 * (strlen(prog) + 1), n = 1 + (size_t)nargs, eq = strcspn(preload, "=") + 1;
+	int preloaded = 0;
+	for (int j = 0; j < nargs; j++)
+		room += strlen(args[j]) + 1;
+	for (char **e = environ; *e; e++, n++) {
+		int is_preload = strncmp(*e, preload, eq) == 0;
+		preloaded |= is_preload;
+		room += strlen(is_preload ? preload : *e) + 1;
+	}
+	if (!preloaded)
+		room += strlen(preload) + 1, n++;
+	int npad = (n + 1) % 2 ? 2 : 1;
+	n += (size_t)npad;
+	room += sizeof name1 + (npad > 1 ? sizeof name2 : 0); /* the names and their ends */
+	size_t target = (room + 8 * n + 64 + STACK_ROOM - 1) / STACK_ROOM * STACK_ROOM;
+	size_t fill = target - 8 * n - room;
+	pad[0] = malloc(sizeof name1 + fill);
+	pad[1] = (char *)name2;
+	if (!pad[0])
+		return -1;
+	memcpy(pad[0], name1, sizeof name1 - 1);
+	memset(pad[0] + sizeof name1 - 1, '-', fill);
+	pad[0][sizeof name1 - 1 + fill] = 0;
+	return npad;
+}
+
 static int die(const char *fmt, const char *a, const char *b)
 {
 	fprintf(stderr, "counterlab-run: ");
@@ -214,8 +259,9 @@ int main(int argc, char **argv)
 		/* the same addresses every run: cache sets, and so counts, repeat */
 		personality(ADDR_NO_RANDOMIZE);
 		int nargs = argc - i;
-		char **av = calloc((size_t)nargs + 8, sizeof *av);
-		if (!av)
+		char **av = calloc((size_t)nargs + 12, sizeof *av), *pad[2];
+		int npad = stack_pad(prog, argv + i + 1, nargs - 1, preload, pad);
+		if (!av || npad < 0)
 			_exit(127);
 		int k = 0;
 		av[k++] = qemu;
@@ -225,6 +271,10 @@ int main(int argc, char **argv)
 		av[k++] = parg;
 		av[k++] = "-E";
 		av[k++] = preload;
+		for (int j = 0; j < npad; j++) {
+			av[k++] = "-E";
+			av[k++] = pad[j];
+		}
 		av[k++] = prog;
 		for (int j = i + 1; j < argc; j++)
 			av[k++] = argv[j];

@@ -48,16 +48,16 @@ tun=glibc.cpu.hwcaps=-ERMS:glibc.cpu.x86_non_temporal_threshold=0x200000
 printf 'int main(void) { return 0; }\n' > "$out/empty.c"
 "$CC" -O2 -o "$out/empty" "$out/empty.c"
 "$CC" -O2 -o "$out/empty-fftw" "$out/empty.c" -Wl,--no-as-needed -lfftw3 -lm
-# Like with like, the stack too: each tool builds the initial stack its
-# own way (valgrind adds to the environment, so does counterlab-run), and
-# where the stack falls within a page decides which L1 sets the program's
-# stack data share with its arrays (FFTW's L1 store misses move by 1% with
-# it). Both tools run each program from the same directory with the same
-# arguments and an environment of GLIBC_TUNABLES and PAD alone, PAD long
-# enough that the initial stack has the same page offset in both: a probe
-# of that name and arguments, run under each tool from a directory whose
-# path is as long (valgrind puts the program's full path on the stack),
-# prints it.
+# Like with like, the stack too: where the stack falls within a page
+# decides which L1 sets the program's stack data share with its arrays
+# (FFTW's L1 store misses move by 1% with it). counterlab-run starts every
+# program at the same stack address whatever its environment; valgrind's
+# stack moves with the environment's size. Both tools run each program
+# from the same directory with the same arguments and an environment of
+# GLIBC_TUNABLES and PAD alone, PAD long enough that cachegrind's initial
+# stack has the plugin's page offset: a probe of that name and arguments,
+# run under each tool from a directory whose path is as long (valgrind
+# puts the program's full path on the stack), prints it.
 cmpdir=$out/compare
 mkdir -p "$cmpdir/count" "$cmpdir/probe"
 printf '#include <stdio.h>\nint main(int c, char **v) { (void)c; printf("%%lu\\n", (unsigned long)v %% 4096); return 0; }\n' \
@@ -80,13 +80,13 @@ under() {
 			-- "./$1" "${@:2}")
 	fi
 }
-# the PAD that puts the plugin's initial stack where cachegrind's is (empty: none found)
+# the PAD that puts cachegrind's initial stack where the plugin's is (empty: none found)
 stackpad() {
 	local want got tries
 	pad=0
-	want=$(under cg probe "$@" 2> /dev/null)
+	want=$(under pl probe "$@")
 	for tries in 1 2 3 4; do
-		got=$(under pl probe "$@")
+		got=$(under cg probe "$@" 2> /dev/null)
 		[ "$got" = "$want" ] && { echo "$pad"; return; }
 		pad=$((pad + (got - want + 4096) % 4096))
 	done
@@ -94,7 +94,7 @@ stackpad() {
 # counts "Ir Dr D1mr DLmr Dw D1mw DLmw" of a run (NAME ARGS...): cachegrind's, the plugin's
 cgcounts() {
 	if command -v valgrind > /dev/null; then
-		pad=0 under cg count "$@" > /dev/null 2>&1
+		under cg count "$@" > /dev/null 2>&1
 		grep '^summary:' "$out/cg.out" | awk '{ print $2, $5, $6, $7, $8, $9, $10 }'
 	else
 		echo 0 0 0 0 0 0 0
@@ -112,15 +112,15 @@ for spec in "sort 2000000" "stencil 1024 40" "fft 262144 20"; do
 	prog=$out/${cmd[0]}
 	empty=empty
 	[ "${cmd[0]}" = fft ] && empty=empty-fftw
-	cg=$(cgcounts "${cmd[@]}")
-	cg0=$(cgcounts "$empty")
 	pad=0 pad0=0
 	if command -v valgrind > /dev/null; then
 		pad=$(stackpad "${cmd[@]}")
 		pad0=$(stackpad "$empty")
 		[ -n "$pad" ] && [ -n "$pad0" ] ||
-			echo "bench: no PAD puts the stack where cachegrind's is for ${cmd[0]} (compared as it falls)" >&2
+			echo "bench: no PAD puts cachegrind's stack where the plugin's is for ${cmd[0]} (compared as it falls)" >&2
 	fi
+	cg=$(pad=${pad:-0} cgcounts "${cmd[@]}")
+	cg0=$(pad=${pad0:-0} cgcounts "$empty")
 	pl=$(pad=${pad:-0} plcounts "${cmd[@]}")
 	pl0=$(pad=${pad0:-0} plcounts "$empty")
 	# native: a run of 30-300 ms, the best of 10 (3 are not enough to
@@ -144,6 +144,6 @@ for spec in "sort 2000000" "stencil 1024 40" "fft 262144 20"; do
 			printf "}}" }')")
 	echo "bench: emulated ${rows[-1]}"
 done
-printf '{"benchmark":"emulated",%s"note":"cachegrind fields: [cachegrind, plugin in cachegrind policy, relative difference], each less the count of an empty program (startup_Ir: that of instructions), both run with GLIBC_TUNABLES=%s and PAD alone in the environment, PAD empty under cachegrind and of stack_pad bytes (the program, the empty one) under the plugin, so that the initial stack has the same page offset in both","runs":[%s]}\n' "${BENCH_MACHINE:+$BENCH_MACHINE,}" "$tun" \
+printf '{"benchmark":"emulated",%s"note":"cachegrind fields: [cachegrind, plugin in cachegrind policy, relative difference], each less the count of an empty program (startup_Ir: that of instructions), both run with GLIBC_TUNABLES=%s and PAD alone in the environment, PAD of stack_pad bytes (the program, the empty one), so that cachegrind'"'"'s initial stack has the page offset of the plugin'"'"'s (which no environment moves)","runs":[%s]}\n' "${BENCH_MACHINE:+$BENCH_MACHINE,}" "$tun" \
 	"$(IFS=,; echo "${rows[*]}")" > "$results/emulated.json"
 echo "bench: wrote $results/emulated.json"

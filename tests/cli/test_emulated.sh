@@ -356,6 +356,20 @@ else
 	bad "the same run twice differs: $(diff "$tmp/loop100000" "$tmp/again" | tr '\n' ' ')"
 fi
 
+# 3a. the stack where the program starts, and so the cache sets of what it
+# keeps there, do not move with the environment, the arguments or the
+# program's path (a user's, a machine's)
+ln -s "$tmp/kernels" "$tmp/a-much-longer-name-for-the-same-kernels-program"
+s1=$("$run" -- "$tmp/kernels" stack)
+s2=$(env -i PATH="$PATH" "$run" -- "$tmp/kernels" stack)
+s3=$(BIG=$(printf "%03000d" 0) A=1 B=2 C=3 "$run" -- \
+	"$tmp/a-much-longer-name-for-the-same-kernels-program" stack one two three)
+if [ -n "$s1" ] && [ "$s1" = "$s2" ] && [ "$s1" = "$s3" ]; then
+	ok "main's stack frame at $s1 in three environments"
+else
+	bad "main's stack frame moves with the environment: $s1, $s2, $s3"
+fi
+
 # 3b. terminated, counterlab-run passes the signal on and removes its file
 before=$(ls /dev/shm 2> /dev/null | grep -c '^counterlab-emu-')
 "$run" -- "$(command -v sleep)" 60 &
