@@ -260,6 +260,8 @@ int main(int argc, char **argv)
 		personality(ADDR_NO_RANDOMIZE);
 		int nargs = argc - i;
 		char **av = calloc((size_t)nargs + 12, sizeof *av), *pad[2];
+		unsetenv("COUNTERLAB_STACK_PAD"); /* a counterlab-run's own, run under another */
+		unsetenv("COUNTERLAB_STACK_PAD2");
 		int npad = stack_pad(prog, argv + i + 1, nargs - 1, preload, pad);
 		if (!av || npad < 0)
 			_exit(127);
