@@ -95,7 +95,10 @@ typedef struct packet {
 	uint16_t chunks;
 	uint16_t held;     /* chunks of room it holds in its input buffer */
 	uint16_t minmask;  /* at its current router: links of minimal routes */
-	int8_t dor;        /* and its dimension-ordered link (-1: arrived) */
+	int8_t dor;        /* and its dimension-ordered link (-1: arrived), */
+	uint8_t dorv;      /* the VC it would take there, */
+	uint16_t dorq, need; /* the buffer at the far end and the room it
+			    * needs there */
 	uint8_t vc, dyn, indim; /* indim: dimension it came along, 0xff injected */
 	uint8_t tie;       /* bit d: half way round ring d it goes the - way */
 	uint8_t wraps;     /* dateline: its way along dimension indim wraps */
@@ -639,18 +642,6 @@ static int dor_link(const sim *S, uint32_t x, const packet *p)
 	return -1;
 }
 
-/* Notes p's routes at router x (it has just become a head there). */
-static void routes(const sim *S, uint32_t x, packet *p)
-{
-	p->dor = (int8_t)dor_link(S, x, p);
-	p->minmask = 0;
-	for (int d = 0; p->dyn && d < S->nd; d++) {
-		int k = delta(S, x, p, d);
-		if (k)
-			p->minmask |= (uint16_t)(1u << (2 * d + (k > 0)));
-	}
-}
-
 /* Whether p's way from x along link o's dimension wraps round the ring. */
 static int wraps(const sim *S, uint32_t x, const packet *p, int o)
 {
@@ -667,8 +658,33 @@ static uint32_t next_queue(const sim *S, uint32_t x, const packet *p, int o, int
 	return w ? WRAPQ(o ^ 1) : (uint32_t)LQ(o ^ 1, v);
 }
 
+/* Notes p's routes at router x (it has just become a head there): its
+ * minimal links, and its dimension-ordered hop (fixed while it waits). */
+static void routes(const sim *S, uint32_t x, packet *p)
+{
+	p->dor = (int8_t)dor_link(S, x, p);
+	p->minmask = 0;
+	for (int d = 0; p->dyn && d < S->nd; d++) {
+		int k = delta(S, x, p, d);
+		if (k)
+			p->minmask |= (uint16_t)(1u << (2 * d + (k > 0)));
+	}
+	if (p->dor < 0)
+		return;
+	int o = p->dor, v = p->dyn ? CLAB_VC_ESCAPE : p->vc;
+	p->dorv = (uint8_t)v;
+	p->dorq = (uint16_t)next_queue(S, x, p, o, v);
+	if (S->s->dateline) /* a packet's room, no bubble */
+		p->need = (uint16_t)(S->s->flow_unit ? p->chunks : S->maxc);
+	else /* a packet holds a largest packet's room on a deterministic
+	      * VC (no room lost to odd sizes), and the bubble: entering a
+	      * ring leaves room for one more */
+		p->need = (uint16_t)(S->maxc * (p->vc == v && p->indim == o / 2 ? 1 : 2));
+}
+
 /* The VC packet p at x may take on free link o now, or -1 (no tokens);
- * *dqi: next_queue of that VC (its callers need it too). */
+ * *dqi: the buffer at the far end it would enter (its callers need it
+ * too). */
 static int vc_for(const sim *S, uint32_t x, const packet *p, int o, uint32_t *dqi)
 {
 	uint32_t y = S->nb[(size_t)x * S->tl + o];
@@ -676,14 +692,8 @@ static int vc_for(const sim *S, uint32_t x, const packet *p, int o, uint32_t *dq
 		return CLAB_VC_DYNAMIC;
 	if (o != p->dor)
 		return -1;
-	int v = p->dyn ? CLAB_VC_ESCAPE : p->vc;
-	if (S->s->dateline) /* a packet's room, no bubble */
-		return Q(S, y, *dqi = next_queue(S, x, p, o, v))->room >= (S->s->flow_unit ? p->chunks : S->maxc) ? v : -1;
-	/* a packet holds a largest packet's room on a deterministic VC (no
-	 * room lost to odd sizes), and the bubble: entering a ring leaves
-	 * room for one more */
-	int need = S->maxc * (p->vc == v && p->indim == o / 2 ? 1 : 2);
-	return Q(S, y, *dqi = LQ(o ^ 1, v))->room >= need ? v : -1;
+	*dqi = p->dorq;
+	return Q(S, y, p->dorq)->room >= p->need ? p->dorv : -1;
 }
 
 static void nt_open(sim *S, uint32_t x, int o)
@@ -714,9 +724,9 @@ static void arb_later(sim *S, uint32_t x, int o)
 }
 
 /* Gives back `chunks` of room of input buffer qi of node x; the feeding
- * link tries at once, or (later: from inside a move) by an event at this
+ * link tries at once, or (in an arbitration round) by an event at this
  * time. */
-static void room_give(sim *S, uint32_t x, uint32_t qi, int chunks, int later)
+static void room_give(sim *S, uint32_t x, uint32_t qi, int chunks)
 {
 	queue *q = Q(S, x, qi);
 	occ_touch(S, q);
@@ -724,18 +734,35 @@ static void room_give(sim *S, uint32_t x, uint32_t qi, int chunks, int later)
 	q->room += chunks;
 	int l = link_of(S, qi); /* the link it came in by */
 	uint32_t up = S->nb[(size_t)x * S->tl + l];
-	if (later)
+	if (S->arb)
 		ev_push(S, EV_LINK, up, (uint32_t)(l ^ 1), S->now);
 	else
 		try_link(S, up, l ^ 1);
 }
 
 /* Gives back the room noted in slot b of node x. */
-static void room_back(sim *S, uint32_t x, size_t b, int later)
+static void room_back(sim *S, uint32_t x, size_t b)
 {
 	uint32_t qi = S->back_q[b];
 	S->back_q[b] = NONE;
-	room_give(S, x, qi, S->back_chunks[b], later);
+	room_give(S, x, qi, S->back_chunks[b]);
+}
+
+static void try_head(sim *S, uint32_t x, uint32_t qi);
+
+/* The head of queue qi of node x (unless it is still to cross) is ready
+ * no sooner than `from`: it waits now, or its event comes (also now in an
+ * arbitration round: the next round takes it). */
+static void head_ready(sim *S, uint32_t x, uint32_t qi, double from)
+{
+	const queue *q = Q(S, x, qi);
+	if (q->head == NONE || S->pk[q->head].t == HUGE_VAL)
+		return;
+	double ready = S->pk[q->head].t > from ? S->pk[q->head].t : from;
+	if (ready == S->now && !S->arb)
+		try_head(S, x, qi);
+	else
+		ev_push(S, EV_HEAD, x, qi, ready);
 }
 
 /* Packet i is in memory at `done`. */
@@ -791,16 +818,12 @@ static void sw_end(sim *S, uint32_t id)
 	tx *t = &S->tx[id];
 	t->switched = 1;
 	if (t->held) {
-		room_give(S, t->x, t->qi, t->held, 1);
+		room_give(S, t->x, t->qi, t->held);
 		t->held = 0;
 	}
-	queue *q = Q(S, t->x, t->qi);
-	q->busy = 0;
-	if (q->head != NONE && S->pk[q->head].t < HUGE_VAL) {
-		double ready = S->pk[q->head].t;
-		ev_push(S, EV_HEAD, t->x, t->qi, ready > S->now ? ready : S->now);
-	}
-	ev_push(S, EV_LINK, t->x, t->o, S->now);
+	Q(S, t->x, t->qi)->busy = 0;
+	head_ready(S, t->x, t->qi, S->now);
+	try_link(S, t->x, t->o);
 }
 
 /* Brings the work of link xo's crossings up to now: those still sending
@@ -890,13 +913,9 @@ static void tx_done(sim *S, uint32_t id)
 	}
 	if (!S->s->speedup) { /* (with speedup: when it was moved whole) */
 		if (t->held)
-			room_give(S, t->x, t->qi, t->held, 1);
-		queue *q = Q(S, t->x, t->qi);
-		q->busy = 0;
-		if (q->head != NONE && S->pk[q->head].t < HUGE_VAL) {
-			double ready = S->pk[q->head].t;
-			ev_push(S, EV_HEAD, t->x, t->qi, ready > S->now ? ready : S->now);
-		}
+			room_give(S, t->x, t->qi, t->held);
+		Q(S, t->x, t->qi)->busy = 0;
+		head_ready(S, t->x, t->qi, S->now);
 	}
 	t->next = S->freetx;
 	S->freetx = id;
@@ -1047,7 +1066,7 @@ static void send(sim *S, uint32_t x, uint32_t qi, int o, int v)
 		S->r->sent[xl * NV + (size_t)v].c += chunks;
 		S->r->sent[xl * NV + (size_t)v].p += 1;
 		uint32_t y = S->nb[xl];
-		uint32_t dqi = next_queue(S, x, p, o, v);
+		uint32_t dqi = v == CLAB_VC_DYNAMIC ? (uint32_t)LQ(o ^ 1, v) : p->dorq;
 		queue *dq = Q(S, y, dqi);
 		p->wraps = (uint8_t)(dqi >= (uint32_t)(S->tl * NV));
 		occ_touch(S, dq);
@@ -1076,7 +1095,7 @@ static void send(sim *S, uint32_t x, uint32_t qi, int o, int v)
 	 * drain port) it took is free again */
 	size_t b = (size_t)x * (S->tl + 1) + (size_t)(o < 0 ? S->tl : o);
 	if (S->back_q[b] != NONE) /* the port's previous packet, gone at this same time */
-		room_back(S, x, b, 1);
+		room_back(S, x, b);
 	if (qi < (uint32_t)S->nlq) {
 		S->back_q[b] = qi;
 		S->back_chunks[b] = held;
@@ -1094,10 +1113,7 @@ static void send(sim *S, uint32_t x, uint32_t qi, int o, int v)
 		inj_left(S, x, qi, chunks);
 	}
 	S->out_at[(size_t)x * S->nq + qi] = S->now + ser; /* the input sends one packet at a time */
-	if (q->head != NONE && S->pk[q->head].t < HUGE_VAL) {
-		double ready = S->pk[q->head].t;
-		ev_push(S, EV_HEAD, x, qi, ready > S->now + ser ? ready : S->now + ser);
-	}
+	head_ready(S, x, qi, S->now + ser);
 }
 
 /* Queue qi's head is ready at node x: it waits, and the ports it may
@@ -1411,7 +1427,7 @@ static void give_back(sim *S, uint32_t x, int o)
 	size_t b = (size_t)x * (S->tl + 1) + (size_t)o;
 	if (S->back_q[b] != NONE &&
 	    (o < S->tl ? S->link_free[(size_t)x * S->tl + o] : S->rx_free[x]) <= S->now)
-		room_back(S, x, b, 0);
+		room_back(S, x, b);
 }
 
 /* The end of an instant: every port that asked chooses, node by node
@@ -1767,7 +1783,7 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 			break;
 		case EV_TXROOM: /* a crossing's first chunk has left */
 			if (S->tx[e.node].gen == e.q && S->tx[e.node].held) {
-				room_give(S, S->tx[e.node].x, S->tx[e.node].qi, S->tx[e.node].held, 0);
+				room_give(S, S->tx[e.node].x, S->tx[e.node].qi, S->tx[e.node].held);
 				S->tx[e.node].held = 0;
 			}
 			break;
@@ -1778,7 +1794,7 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 		case EV_ROOM: { /* unless that packet's room came back already */
 			size_t b = (size_t)e.node * (S->tl + 1) + e.q;
 			if (S->back_q[b] != NONE && S->back_t[b] <= S->now)
-				room_back(S, e.node, b, 0);
+				room_back(S, e.node, b);
 			break;
 		}
 		}
