@@ -712,7 +712,7 @@ static void nt_close(sim *S, uint32_t x, int o)
 	}
 }
 
-static void try_link(sim *S, uint32_t x, int o);
+static void link_asks(sim *S, uint32_t x, int o);
 
 /* Port o of node x (a link, or tl: its drain port) chooses at the end
  * of this instant, once however many ask. */
@@ -737,7 +737,7 @@ static void room_give(sim *S, uint32_t x, uint32_t qi, int chunks)
 	if (S->arb)
 		ev_push(S, EV_LINK, up, (uint32_t)(l ^ 1), S->now);
 	else
-		try_link(S, up, l ^ 1);
+		link_asks(S, up, l ^ 1);
 }
 
 /* Gives back the room noted in slot b of node x. */
@@ -823,7 +823,7 @@ static void sw_end(sim *S, uint32_t id)
 	}
 	Q(S, t->x, t->qi)->busy = 0;
 	head_ready(S, t->x, t->qi, S->now);
-	try_link(S, t->x, t->o);
+	link_asks(S, t->x, t->o);
 }
 
 /* Brings the work of link xo's crossings up to now: those still sending
@@ -936,7 +936,7 @@ static void tx_link(sim *S, uint32_t x, int o)
 		if (S->tx[id].work <= 0 && S->tx[id].floor <= S->now)
 			tx_done(S, id);
 	}
-	try_link(S, x, o);
+	link_asks(S, x, o);
 	tx_sched(S, x, o);
 }
 
@@ -1196,26 +1196,33 @@ static void heads_choose(sim *S, uint32_t x, unsigned asked)
 	}
 }
 
-/* Link o of node x is free or got tokens: of the waiting heads that can
- * take it, the oldest goes, or (round_robin) the oldest of the next input
- * port after the one it served last (the injection FIFOs are one port).
- * With transit_ratio k, packets passing through (from an input buffer)
- * go before the node's own (from an injection queue), except that once
- * the link has passed on k in a row an injected one goes first. */
+/* Link o of node x is free or got tokens (outside an arbitration
+ * round): it chooses at the end of the instant; with transit_ratio, only
+ * if a head waits for it now (one that comes later in the instant asks
+ * for itself). */
+static void link_asks(sim *S, uint32_t x, int o)
+{
+	size_t xo = (size_t)x * S->tl + (size_t)o;
+	if (S->link_free[xo] > S->now)
+		return;
+	if (!S->transit || S->nwant[xo])
+		arb_later(S, x, o);
+	else
+		nt_close(S, x, o);
+}
+
+/* Link o of node x chooses (in an arbitration round): of the waiting
+ * heads that can take it, the oldest goes, or (round_robin) the oldest of
+ * the next input port after the one it served last (the injection FIFOs
+ * are one port). With transit_ratio k, packets passing through (from an
+ * input buffer) go before the node's own (from an injection queue),
+ * except that once the link has passed on k in a row an injected one
+ * goes first. */
 static void try_link(sim *S, uint32_t x, int o)
 {
 	size_t xo = (size_t)x * S->tl + (size_t)o;
 	if (S->link_free[xo] > S->now)
 		return;
-	if (!S->arb) { /* at the end of the instant */
-		/* with transit_ratio, only if a head waits for it now (one that
-		 * comes later in the instant asks for itself) */
-		if (!S->transit || S->nwant[xo])
-			arb_later(S, x, o);
-		else
-			nt_close(S, x, o);
-		return;
-	}
 	if (!S->nwant[xo]) { /* no head waits for it */
 		nt_close(S, x, o);
 		return;
@@ -1763,7 +1770,7 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 			break;
 		case EV_LINK:
 			give_back(S, e.node, e.q);
-			try_link(S, e.node, e.q);
+			link_asks(S, e.node, e.q);
 			break;
 		case EV_NODE:
 			give_back(S, e.node, S->tl);
