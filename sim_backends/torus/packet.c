@@ -1260,8 +1260,12 @@ static void try_link(sim *S, uint32_t x, int o)
 				break;
 			}
 			size_t a = S->s->interleave ? xo * (size_t)S->nl + (size_t)lane_of(dqi, S->tl) : xo;
-			int d = S->s->round_robin == 2 ? (w[i] + S->nq - 1 - S->last_port[a]) % S->nq
-				: (port_of(S, w[i]) + S->tl - S->last_port[a]) % (S->tl + 1); /* places after the last */
+			/* places after the last (modulo the ports, or queues, by a
+			 * subtraction: both are below the modulus) */
+			int np = S->s->round_robin == 2 ? S->nq : S->tl + 1;
+			int d = (S->s->round_robin == 2 ? w[i] : port_of(S, w[i])) + np - 1 - S->last_port[a];
+			if (d >= np)
+				d -= np;
 			if (d < after[c])
 				pick[c] = i, pickv[c] = v, after[c] = d, arb[c] = a;
 		}
