@@ -390,12 +390,17 @@ static int hash_grow(sim *S)
 static uint32_t bucket_of(sim *S, double t)
 {
 	uint64_t b = t_bits(t);
-	if (2 * (S->nheap + 1) > ((size_t)1 << S->hbits) && hash_grow(S))
-		return NONE;
 	size_t mask = ((size_t)1 << S->hbits) - 1, i = t_slot(S, b);
 	for (; S->bhash[i]; i = (i + 1) & mask)
 		if (S->bk[S->bhash[i] - 1].t == b)
 			return S->bhash[i] - 1;
+	if (2 * (S->nheap + 1) > ((size_t)1 << S->hbits)) { /* a new instant: the table at most half full */
+		if (hash_grow(S))
+			return NONE;
+		mask = ((size_t)1 << S->hbits) - 1;
+		for (i = t_slot(S, b); S->bhash[i]; i = (i + 1) & mask)
+			;
+	}
 	uint32_t id = S->freebk;
 	if (id != NONE) {
 		S->freebk = S->bk[id].head;
@@ -990,9 +995,11 @@ static void tx_start(sim *S, uint32_t x, int o, uint32_t dqi, uint32_t i, uint32
 	if (S->s->flow_unit && t->held)
 		ev_push(S, EV_TXROOM, id, t->gen,
 			S->now + S->s->chunk * S->link_spb * (k ? 1.0 / k : S->nact[xo]));
-	if (known && k)
-		sw_known(S, id, p->tail);
-	else if (known)
+	if (known && k) {
+		sw_known(S, id, p->tail); /* (which schedules the link) */
+		return;
+	}
+	if (known)
 		t->floor = p->tail;
 	tx_sched(S, x, o);
 }
@@ -1696,7 +1703,7 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 	S->start = calloc(N * (size_t)S->ninj + 1, sizeof *S->start);
 	if (!S->coord || !S->ways || !S->nb || !S->odd || !S->q || !S->occ || !S->iq || !S->link_free || !S->nt_since || !S->wire_free ||
 	    !S->node_free || !S->rx_free || (s->ports && s->speedup && !S->rx_wire) || !S->back_q || !S->back_chunks || !S->back_t || !S->wait || !S->wwant || !S->nwant || !S->nwait || !S->nhere || !S->last_rcv || !S->inj_rr || !S->ready || !S->last_port || !S->inj_vc || (s->transit_ratio && !S->transit) || !S->asks || !S->asking || !S->choosing || !S->nrng || !S->since || !S->out_at || !S->order ||
-	    !S->start) {
+	    !S->start || hash_grow(S) /* (the hash table's first size) */) {
 		sim_free(S);
 		return clab_seterr(CLAB_E_NOMEM, "no memory for the packet engine on %zu nodes", N);
 	}
