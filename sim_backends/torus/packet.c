@@ -235,6 +235,10 @@ typedef struct sim {
 	size_t nheap, capheap;
 	uint32_t *bhash;
 	int hbits;
+	uint32_t last_bk[EV_SWEND + 1]; /* by kind: the bucket its last event
+			      * went to (an event's delay mostly depends on
+			      * its kind, so the next is often at the same
+			      * time), NONE */
 	uint64_t *nowq;      /* events at the current instant (no bucket) */
 	size_t nnow, inow, capnow;
 	uint64_t delivered, total;
@@ -439,6 +443,7 @@ static void bucket_drop(sim *S, uint32_t id)
 		}
 	}
 	S->bhash[i] = 0;
+	S->bk[id].t = UINT64_MAX; /* (no time: last_bk cannot name it) */
 	S->bk[id].head = S->freebk;
 	S->freebk = id;
 }
@@ -476,9 +481,12 @@ static void ev_push(sim *S, int kind, uint32_t node, uint32_t q, double t)
 		}
 		e = S->nev++;
 	}
-	uint32_t b = bucket_of(S, t);
-	if (b == NONE)
-		return;
+	uint32_t b = S->last_bk[kind];
+	if (b == NONE || S->bk[b].t != t_bits(t)) {
+		if ((b = bucket_of(S, t)) == NONE)
+			return;
+		S->last_bk[kind] = b;
+	}
 	S->ev[e].v = val;
 	if (clab_packet_shuffle && ((S->r->events * 31 + e) * 0x9e3779b97f4a7c15ull * (uint64_t)clab_packet_shuffle) >> 63) {
 		S->ev[e].next = S->bk[b].head; /* first instead of last */
@@ -1642,6 +1650,8 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 	S->pk = NULL;
 	S->freepk = NONE;
 	S->freeev = S->freebk = NONE;
+	for (int k = 0; k <= EV_SWEND; k++)
+		S->last_bk[k] = NONE;
 	S->coord = malloc(N * (size_t)S->nd * sizeof *S->coord);
 	size_t nways = 0;
 	for (int d = 0; d < S->nd; d++)
