@@ -95,7 +95,10 @@ typedef struct packet {
 	uint16_t chunks;
 	uint16_t held;     /* chunks of room it holds in its input buffer */
 	uint16_t minmask;  /* at its current router: links of minimal routes */
-	int8_t dor;        /* and its dimension-ordered link (-1: arrived) */
+	int8_t dor;        /* and its dimension-ordered link (-1: arrived), */
+	uint8_t dorv;      /* the VC it would take there, */
+	uint16_t dorq, need; /* the buffer at the far end and the room it
+			    * needs there */
 	uint8_t vc, dyn, indim; /* indim: dimension it came along, 0xff injected */
 	uint8_t tie;       /* bit d: half way round ring d it goes the - way */
 	uint8_t wraps;     /* dateline: its way along dimension indim wraps */
@@ -232,6 +235,10 @@ typedef struct sim {
 	size_t nheap, capheap;
 	uint32_t *bhash;
 	int hbits;
+	uint32_t last_bk[EV_SWEND + 1]; /* by kind: the bucket its last event
+			      * went to (an event's delay mostly depends on
+			      * its kind, so the next is often at the same
+			      * time), NONE */
 	uint64_t *nowq;      /* events at the current instant (no bucket) */
 	size_t nnow, inow, capnow;
 	uint64_t delivered, total;
@@ -387,12 +394,17 @@ static int hash_grow(sim *S)
 static uint32_t bucket_of(sim *S, double t)
 {
 	uint64_t b = t_bits(t);
-	if (2 * (S->nheap + 1) > ((size_t)1 << S->hbits) && hash_grow(S))
-		return NONE;
 	size_t mask = ((size_t)1 << S->hbits) - 1, i = t_slot(S, b);
 	for (; S->bhash[i]; i = (i + 1) & mask)
 		if (S->bk[S->bhash[i] - 1].t == b)
 			return S->bhash[i] - 1;
+	if (2 * (S->nheap + 1) > ((size_t)1 << S->hbits)) { /* a new instant: the table at most half full */
+		if (hash_grow(S))
+			return NONE;
+		mask = ((size_t)1 << S->hbits) - 1;
+		for (i = t_slot(S, b); S->bhash[i]; i = (i + 1) & mask)
+			;
+	}
 	uint32_t id = S->freebk;
 	if (id != NONE) {
 		S->freebk = S->bk[id].head;
@@ -431,6 +443,7 @@ static void bucket_drop(sim *S, uint32_t id)
 		}
 	}
 	S->bhash[i] = 0;
+	S->bk[id].t = UINT64_MAX; /* (no time: last_bk cannot name it) */
 	S->bk[id].head = S->freebk;
 	S->freebk = id;
 }
@@ -468,9 +481,12 @@ static void ev_push(sim *S, int kind, uint32_t node, uint32_t q, double t)
 		}
 		e = S->nev++;
 	}
-	uint32_t b = bucket_of(S, t);
-	if (b == NONE)
-		return;
+	uint32_t b = S->last_bk[kind];
+	if (b == NONE || S->bk[b].t != t_bits(t)) {
+		if ((b = bucket_of(S, t)) == NONE)
+			return;
+		S->last_bk[kind] = b;
+	}
 	S->ev[e].v = val;
 	if (clab_packet_shuffle && ((S->r->events * 31 + e) * 0x9e3779b97f4a7c15ull * (uint64_t)clab_packet_shuffle) >> 63) {
 		S->ev[e].next = S->bk[b].head; /* first instead of last */
@@ -639,18 +655,6 @@ static int dor_link(const sim *S, uint32_t x, const packet *p)
 	return -1;
 }
 
-/* Notes p's routes at router x (it has just become a head there). */
-static void routes(const sim *S, uint32_t x, packet *p)
-{
-	p->dor = (int8_t)dor_link(S, x, p);
-	p->minmask = 0;
-	for (int d = 0; p->dyn && d < S->nd; d++) {
-		int k = delta(S, x, p, d);
-		if (k)
-			p->minmask |= (uint16_t)(1u << (2 * d + (k > 0)));
-	}
-}
-
 /* Whether p's way from x along link o's dimension wraps round the ring. */
 static int wraps(const sim *S, uint32_t x, const packet *p, int o)
 {
@@ -667,8 +671,33 @@ static uint32_t next_queue(const sim *S, uint32_t x, const packet *p, int o, int
 	return w ? WRAPQ(o ^ 1) : (uint32_t)LQ(o ^ 1, v);
 }
 
+/* Notes p's routes at router x (it has just become a head there): its
+ * minimal links, and its dimension-ordered hop (fixed while it waits). */
+static void routes(const sim *S, uint32_t x, packet *p)
+{
+	p->dor = (int8_t)dor_link(S, x, p);
+	p->minmask = 0;
+	for (int d = 0; p->dyn && d < S->nd; d++) {
+		int k = delta(S, x, p, d);
+		if (k)
+			p->minmask |= (uint16_t)(1u << (2 * d + (k > 0)));
+	}
+	if (p->dor < 0)
+		return;
+	int o = p->dor, v = p->dyn ? CLAB_VC_ESCAPE : p->vc;
+	p->dorv = (uint8_t)v;
+	p->dorq = (uint16_t)next_queue(S, x, p, o, v);
+	if (S->s->dateline) /* a packet's room, no bubble */
+		p->need = (uint16_t)(S->s->flow_unit ? p->chunks : S->maxc);
+	else /* a packet holds a largest packet's room on a deterministic
+	      * VC (no room lost to odd sizes), and the bubble: entering a
+	      * ring leaves room for one more */
+		p->need = (uint16_t)(S->maxc * (p->vc == v && p->indim == o / 2 ? 1 : 2));
+}
+
 /* The VC packet p at x may take on free link o now, or -1 (no tokens);
- * *dqi: next_queue of that VC (its callers need it too). */
+ * *dqi: the buffer at the far end it would enter (its callers need it
+ * too). */
 static int vc_for(const sim *S, uint32_t x, const packet *p, int o, uint32_t *dqi)
 {
 	uint32_t y = S->nb[(size_t)x * S->tl + o];
@@ -676,14 +705,8 @@ static int vc_for(const sim *S, uint32_t x, const packet *p, int o, uint32_t *dq
 		return CLAB_VC_DYNAMIC;
 	if (o != p->dor)
 		return -1;
-	int v = p->dyn ? CLAB_VC_ESCAPE : p->vc;
-	if (S->s->dateline) /* a packet's room, no bubble */
-		return Q(S, y, *dqi = next_queue(S, x, p, o, v))->room >= (S->s->flow_unit ? p->chunks : S->maxc) ? v : -1;
-	/* a packet holds a largest packet's room on a deterministic VC (no
-	 * room lost to odd sizes), and the bubble: entering a ring leaves
-	 * room for one more */
-	int need = S->maxc * (p->vc == v && p->indim == o / 2 ? 1 : 2);
-	return Q(S, y, *dqi = LQ(o ^ 1, v))->room >= need ? v : -1;
+	*dqi = p->dorq;
+	return Q(S, y, p->dorq)->room >= p->need ? p->dorv : -1;
 }
 
 static void nt_open(sim *S, uint32_t x, int o)
@@ -702,7 +725,7 @@ static void nt_close(sim *S, uint32_t x, int o)
 	}
 }
 
-static void try_link(sim *S, uint32_t x, int o);
+static void link_asks(sim *S, uint32_t x, int o);
 
 /* Port o of node x (a link, or tl: its drain port) chooses at the end
  * of this instant, once however many ask. */
@@ -714,9 +737,9 @@ static void arb_later(sim *S, uint32_t x, int o)
 }
 
 /* Gives back `chunks` of room of input buffer qi of node x; the feeding
- * link tries at once, or (later: from inside a move) by an event at this
+ * link tries at once, or (in an arbitration round) by an event at this
  * time. */
-static void room_give(sim *S, uint32_t x, uint32_t qi, int chunks, int later)
+static void room_give(sim *S, uint32_t x, uint32_t qi, int chunks)
 {
 	queue *q = Q(S, x, qi);
 	occ_touch(S, q);
@@ -724,18 +747,35 @@ static void room_give(sim *S, uint32_t x, uint32_t qi, int chunks, int later)
 	q->room += chunks;
 	int l = link_of(S, qi); /* the link it came in by */
 	uint32_t up = S->nb[(size_t)x * S->tl + l];
-	if (later)
+	if (S->arb)
 		ev_push(S, EV_LINK, up, (uint32_t)(l ^ 1), S->now);
 	else
-		try_link(S, up, l ^ 1);
+		link_asks(S, up, l ^ 1);
 }
 
 /* Gives back the room noted in slot b of node x. */
-static void room_back(sim *S, uint32_t x, size_t b, int later)
+static void room_back(sim *S, uint32_t x, size_t b)
 {
 	uint32_t qi = S->back_q[b];
 	S->back_q[b] = NONE;
-	room_give(S, x, qi, S->back_chunks[b], later);
+	room_give(S, x, qi, S->back_chunks[b]);
+}
+
+static void try_head(sim *S, uint32_t x, uint32_t qi);
+
+/* The head of queue qi of node x (unless it is still to cross) is ready
+ * no sooner than `from`: it waits now, or its event comes (also now in an
+ * arbitration round: the next round takes it). */
+static void head_ready(sim *S, uint32_t x, uint32_t qi, double from)
+{
+	const queue *q = Q(S, x, qi);
+	if (q->head == NONE || S->pk[q->head].t == HUGE_VAL)
+		return;
+	double ready = S->pk[q->head].t > from ? S->pk[q->head].t : from;
+	if (ready == S->now && !S->arb)
+		try_head(S, x, qi);
+	else
+		ev_push(S, EV_HEAD, x, qi, ready);
 }
 
 /* Packet i is in memory at `done`. */
@@ -791,16 +831,12 @@ static void sw_end(sim *S, uint32_t id)
 	tx *t = &S->tx[id];
 	t->switched = 1;
 	if (t->held) {
-		room_give(S, t->x, t->qi, t->held, 1);
+		room_give(S, t->x, t->qi, t->held);
 		t->held = 0;
 	}
-	queue *q = Q(S, t->x, t->qi);
-	q->busy = 0;
-	if (q->head != NONE && S->pk[q->head].t < HUGE_VAL) {
-		double ready = S->pk[q->head].t;
-		ev_push(S, EV_HEAD, t->x, t->qi, ready > S->now ? ready : S->now);
-	}
-	ev_push(S, EV_LINK, t->x, t->o, S->now);
+	Q(S, t->x, t->qi)->busy = 0;
+	head_ready(S, t->x, t->qi, S->now);
+	link_asks(S, t->x, t->o);
 }
 
 /* Brings the work of link xo's crossings up to now: those still sending
@@ -890,13 +926,9 @@ static void tx_done(sim *S, uint32_t id)
 	}
 	if (!S->s->speedup) { /* (with speedup: when it was moved whole) */
 		if (t->held)
-			room_give(S, t->x, t->qi, t->held, 1);
-		queue *q = Q(S, t->x, t->qi);
-		q->busy = 0;
-		if (q->head != NONE && S->pk[q->head].t < HUGE_VAL) {
-			double ready = S->pk[q->head].t;
-			ev_push(S, EV_HEAD, t->x, t->qi, ready > S->now ? ready : S->now);
-		}
+			room_give(S, t->x, t->qi, t->held);
+		Q(S, t->x, t->qi)->busy = 0;
+		head_ready(S, t->x, t->qi, S->now);
 	}
 	t->next = S->freetx;
 	S->freetx = id;
@@ -917,7 +949,7 @@ static void tx_link(sim *S, uint32_t x, int o)
 		if (S->tx[id].work <= 0 && S->tx[id].floor <= S->now)
 			tx_done(S, id);
 	}
-	try_link(S, x, o);
+	link_asks(S, x, o);
 	tx_sched(S, x, o);
 }
 
@@ -971,9 +1003,11 @@ static void tx_start(sim *S, uint32_t x, int o, uint32_t dqi, uint32_t i, uint32
 	if (S->s->flow_unit && t->held)
 		ev_push(S, EV_TXROOM, id, t->gen,
 			S->now + S->s->chunk * S->link_spb * (k ? 1.0 / k : S->nact[xo]));
-	if (known && k)
-		sw_known(S, id, p->tail);
-	else if (known)
+	if (known && k) {
+		sw_known(S, id, p->tail); /* (which schedules the link) */
+		return;
+	}
+	if (known)
 		t->floor = p->tail;
 	tx_sched(S, x, o);
 }
@@ -1047,7 +1081,7 @@ static void send(sim *S, uint32_t x, uint32_t qi, int o, int v)
 		S->r->sent[xl * NV + (size_t)v].c += chunks;
 		S->r->sent[xl * NV + (size_t)v].p += 1;
 		uint32_t y = S->nb[xl];
-		uint32_t dqi = next_queue(S, x, p, o, v);
+		uint32_t dqi = v == CLAB_VC_DYNAMIC ? (uint32_t)LQ(o ^ 1, v) : p->dorq;
 		queue *dq = Q(S, y, dqi);
 		p->wraps = (uint8_t)(dqi >= (uint32_t)(S->tl * NV));
 		occ_touch(S, dq);
@@ -1076,7 +1110,7 @@ static void send(sim *S, uint32_t x, uint32_t qi, int o, int v)
 	 * drain port) it took is free again */
 	size_t b = (size_t)x * (S->tl + 1) + (size_t)(o < 0 ? S->tl : o);
 	if (S->back_q[b] != NONE) /* the port's previous packet, gone at this same time */
-		room_back(S, x, b, 1);
+		room_back(S, x, b);
 	if (qi < (uint32_t)S->nlq) {
 		S->back_q[b] = qi;
 		S->back_chunks[b] = held;
@@ -1094,10 +1128,7 @@ static void send(sim *S, uint32_t x, uint32_t qi, int o, int v)
 		inj_left(S, x, qi, chunks);
 	}
 	S->out_at[(size_t)x * S->nq + qi] = S->now + ser; /* the input sends one packet at a time */
-	if (q->head != NONE && S->pk[q->head].t < HUGE_VAL) {
-		double ready = S->pk[q->head].t;
-		ev_push(S, EV_HEAD, x, qi, ready > S->now + ser ? ready : S->now + ser);
-	}
+	head_ready(S, x, qi, S->now + ser);
 }
 
 /* Queue qi's head is ready at node x: it waits, and the ports it may
@@ -1180,26 +1211,33 @@ static void heads_choose(sim *S, uint32_t x, unsigned asked)
 	}
 }
 
-/* Link o of node x is free or got tokens: of the waiting heads that can
- * take it, the oldest goes, or (round_robin) the oldest of the next input
- * port after the one it served last (the injection FIFOs are one port).
- * With transit_ratio k, packets passing through (from an input buffer)
- * go before the node's own (from an injection queue), except that once
- * the link has passed on k in a row an injected one goes first. */
+/* Link o of node x is free or got tokens (outside an arbitration
+ * round): it chooses at the end of the instant; with transit_ratio, only
+ * if a head waits for it now (one that comes later in the instant asks
+ * for itself). */
+static void link_asks(sim *S, uint32_t x, int o)
+{
+	size_t xo = (size_t)x * S->tl + (size_t)o;
+	if (S->link_free[xo] > S->now)
+		return;
+	if (!S->transit || S->nwant[xo])
+		arb_later(S, x, o);
+	else
+		nt_close(S, x, o);
+}
+
+/* Link o of node x chooses (in an arbitration round): of the waiting
+ * heads that can take it, the oldest goes, or (round_robin) the oldest of
+ * the next input port after the one it served last (the injection FIFOs
+ * are one port). With transit_ratio k, packets passing through (from an
+ * input buffer) go before the node's own (from an injection queue),
+ * except that once the link has passed on k in a row an injected one
+ * goes first. */
 static void try_link(sim *S, uint32_t x, int o)
 {
 	size_t xo = (size_t)x * S->tl + (size_t)o;
 	if (S->link_free[xo] > S->now)
 		return;
-	if (!S->arb) { /* at the end of the instant */
-		/* with transit_ratio, only if a head waits for it now (one that
-		 * comes later in the instant asks for itself) */
-		if (!S->transit || S->nwant[xo])
-			arb_later(S, x, o);
-		else
-			nt_close(S, x, o);
-		return;
-	}
 	if (!S->nwant[xo]) { /* no head waits for it */
 		nt_close(S, x, o);
 		return;
@@ -1237,8 +1275,12 @@ static void try_link(sim *S, uint32_t x, int o)
 				break;
 			}
 			size_t a = S->s->interleave ? xo * (size_t)S->nl + (size_t)lane_of(dqi, S->tl) : xo;
-			int d = S->s->round_robin == 2 ? (w[i] + S->nq - 1 - S->last_port[a]) % S->nq
-				: (port_of(S, w[i]) + S->tl - S->last_port[a]) % (S->tl + 1); /* places after the last */
+			/* places after the last (modulo the ports, or queues, by a
+			 * subtraction: both are below the modulus) */
+			int np = S->s->round_robin == 2 ? S->nq : S->tl + 1;
+			int d = (S->s->round_robin == 2 ? w[i] : port_of(S, w[i])) + np - 1 - S->last_port[a];
+			if (d >= np)
+				d -= np;
 			if (d < after[c])
 				pick[c] = i, pickv[c] = v, after[c] = d, arb[c] = a;
 		}
@@ -1411,7 +1453,7 @@ static void give_back(sim *S, uint32_t x, int o)
 	size_t b = (size_t)x * (S->tl + 1) + (size_t)o;
 	if (S->back_q[b] != NONE &&
 	    (o < S->tl ? S->link_free[(size_t)x * S->tl + o] : S->rx_free[x]) <= S->now)
-		room_back(S, x, b, 0);
+		room_back(S, x, b);
 }
 
 /* The end of an instant: every port that asked chooses, node by node
@@ -1608,6 +1650,8 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 	S->pk = NULL;
 	S->freepk = NONE;
 	S->freeev = S->freebk = NONE;
+	for (int k = 0; k <= EV_SWEND; k++)
+		S->last_bk[k] = NONE;
 	S->coord = malloc(N * (size_t)S->nd * sizeof *S->coord);
 	size_t nways = 0;
 	for (int d = 0; d < S->nd; d++)
@@ -1669,7 +1713,7 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 	S->start = calloc(N * (size_t)S->ninj + 1, sizeof *S->start);
 	if (!S->coord || !S->ways || !S->nb || !S->odd || !S->q || !S->occ || !S->iq || !S->link_free || !S->nt_since || !S->wire_free ||
 	    !S->node_free || !S->rx_free || (s->ports && s->speedup && !S->rx_wire) || !S->back_q || !S->back_chunks || !S->back_t || !S->wait || !S->wwant || !S->nwant || !S->nwait || !S->nhere || !S->last_rcv || !S->inj_rr || !S->ready || !S->last_port || !S->inj_vc || (s->transit_ratio && !S->transit) || !S->asks || !S->asking || !S->choosing || !S->nrng || !S->since || !S->out_at || !S->order ||
-	    !S->start) {
+	    !S->start || hash_grow(S) /* (the hash table's first size) */) {
 		sim_free(S);
 		return clab_seterr(CLAB_E_NOMEM, "no memory for the packet engine on %zu nodes", N);
 	}
@@ -1747,7 +1791,7 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 			break;
 		case EV_LINK:
 			give_back(S, e.node, e.q);
-			try_link(S, e.node, e.q);
+			link_asks(S, e.node, e.q);
 			break;
 		case EV_NODE:
 			give_back(S, e.node, S->tl);
@@ -1767,7 +1811,7 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 			break;
 		case EV_TXROOM: /* a crossing's first chunk has left */
 			if (S->tx[e.node].gen == e.q && S->tx[e.node].held) {
-				room_give(S, S->tx[e.node].x, S->tx[e.node].qi, S->tx[e.node].held, 0);
+				room_give(S, S->tx[e.node].x, S->tx[e.node].qi, S->tx[e.node].held);
 				S->tx[e.node].held = 0;
 			}
 			break;
@@ -1778,7 +1822,7 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 		case EV_ROOM: { /* unless that packet's room came back already */
 			size_t b = (size_t)e.node * (S->tl + 1) + e.q;
 			if (S->back_q[b] != NONE && S->back_t[b] <= S->now)
-				room_back(S, e.node, b, 0);
+				room_back(S, e.node, b);
 			break;
 		}
 		}
