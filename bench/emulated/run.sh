@@ -73,7 +73,9 @@ under() {
 	shift 2
 	local env=(env -i "GLIBC_TUNABLES=$tun" "PAD=$(printf "%${pad}s" "" | tr ' ' x)")
 	if [ "$tool" = cg ]; then
-		(cd "$cmpdir/$dir" && "${env[@]}" "$(command -v valgrind)" --tool=cachegrind --cache-sim=yes \
+		# address-space randomization off, as counterlab-run has it
+		(cd "$cmpdir/$dir" && "${env[@]}" "$(command -v setarch)" "$(uname -m)" -R \
+			"$(command -v valgrind)" --tool=cachegrind --cache-sim=yes \
 			--D1=16384,8,64 --LL=33554432,16,128 --cachegrind-out-file="$out/cg.out" "./$1" "${@:2}")
 	else
 		(cd "$cmpdir/$dir" && "${env[@]}" "$run" --cache cachegrind --summary "$out/pl.out" \
