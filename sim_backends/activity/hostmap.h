@@ -67,7 +67,7 @@ enum clab_hq {
 	CLAB_HQ_FMOV,           /* register copies */
 	CLAB_HQ_FOTH,           /* sign, absolute value, select (min, max) */
 	CLAB_HQ_FSQRT,
-	CLAB_HQ_AXU_DEP_STALLS,  /* the DEP_STALLS of instructions on FP registers */
+	CLAB_HQ_AXU_DEP_STALLS, /* the DEP_STALLS of instructions on FP registers */
 	CLAB_HQ_N
 };
 

@@ -83,8 +83,9 @@ expect "$tmp/fma100000" "$tmp/fma200000" instructions 300000
 # latencies: FP 6 cycles, an integer load's 6, simple integer 1).
 # depchain: movapd, then 8 mulsd each on the one before, dec, jnz: every
 # multiply waits 5 cycles for its source (8 * 5 = 40 stall cycles, the
-# AXU's: FP registers), dec and jnz none: 11 instructions, 51 cycles. indep: 8 mulsd on 8 registers,
-# dec, jnz: 10 instructions, 10 cycles, no stall.
+# AXU's: FP registers), dec and jnz none: 11 instructions, 51 cycles.
+# indep: 8 mulsd on 8 registers, dec, jnz: 10 instructions, 10 cycles, no
+# stall.
 # bigloop: 32 KB of nops from a line's start, then dec and jnz in the next
 # line: 513 lines, 8 or 9 per set of the 4-way L1I, each missing every
 # iteration (82 cycles of reload each); the dec-jnz loop above: no miss.
@@ -95,8 +96,8 @@ expect "$tmp/fma100000" "$tmp/fma200000" instructions 300000
 # still on its way from memory (the L2 missed: a prefetch that becomes a
 # demand fetch), in the second the L2 has it (a hit), and the store
 # invalidates it. The store waits 5 cycles for the load (the FXU's: integer
-# registers). Per line: 2 lines
-# set up, a hit, a demand fetch, a write-invalidate, no new stream.
+# registers). Per line: 2 lines set up, a hit, a demand fetch, a
+# write-invalidate, no new stream.
 for k in depchain:1000 indep:1000 bigloop:100 rmw:2000; do
 	for n in ${k#*:} $((2 * ${k#*:})); do
 		timeout 300 "$run" --summary "$tmp/${k%:*}$n" -- "$tmp/kernels" ${k%:*} $n ||
@@ -113,8 +114,8 @@ expect_each "$tmp/depchain1000" "$tmp/depchain2000" dep_stalls:40000 axu_dep_sta
 expect_each "$tmp/indep1000" "$tmp/indep2000" dep_stalls:0 cycles:10000 instructions:10000
 expect_each "$tmp/bigloop100" "$tmp/bigloop200" il1_misses:51300 \
 	il1_miss_cycles:$((51300 * 82)) dep_stalls:0
-expect_each "$tmp/rmw2000" "$tmp/rmw4000" dep_stalls:10000 axu_dep_stalls:0 l1p_lines:4000 l1p_hits:2000 \
-	l1p_pf2dfc:2000 l1p_wrt_inval:2000 l1p_streams:0 l1p_evict_unused:0
+expect_each "$tmp/rmw2000" "$tmp/rmw4000" dep_stalls:10000 axu_dep_stalls:0 l1p_lines:4000 \
+	l1p_hits:2000 l1p_pf2dfc:2000 l1p_wrt_inval:2000 l1p_streams:0 l1p_evict_unused:0
 
 # 2a. accesses as cachegrind counts them (--cache cachegrind): valgrind
 # reads a 4-wide FMA's memory operand one element at a time (4 loads) and a
