@@ -36,13 +36,17 @@ static inline void drop_set(int es)
 	CHECK_PAPI(PAPI_destroy_eventset(&es));
 }
 
+static char activity_path[] = "/tmp/clab-papi-act-XXXXXX.ini";
+static void remove_activity(void) { unlink(activity_path); }
+
 /* Writes an activity profile for this test and selects it, before PAPI
- * starts. */
+ * starts; the file goes when the test exits. */
 static inline void use_activity(const char *text, const char *extra)
 {
-	static char path[] = "/tmp/clab-papi-act-XXXXXX.ini";
-	int fd = mkstemps(path, 4);
+	const char *path = activity_path;
+	int fd = mkstemps(activity_path, 4);
 	CHECK(fd >= 0, "mkstemps");
+	atexit(remove_activity);
 	FILE *f = fdopen(fd, "w");
 	fputs(text, f);
 	fclose(f);
