@@ -952,7 +952,10 @@ static void tx_link(sim *S, uint32_t x, int o)
 			ended = 1;
 		}
 	}
-	if (ended) /* a lane is free (the link's share of its rate changes no choice) */
+	/* a lane is free (the link's share of its rate changes no choice;
+	 * with speedup a lane is free once its crossing has been moved
+	 * whole, which asks then) */
+	if (ended && !S->s->speedup)
 		link_asks(S, x, o);
 	tx_sched(S, x, o);
 }
