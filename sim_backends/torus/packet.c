@@ -1221,9 +1221,10 @@ static void heads_choose(sim *S, uint32_t x, unsigned asked)
 /* Link o of node x is free or got tokens (outside an arbitration
  * round): it chooses at the end of the instant, if a head waits for it
  * now (one that comes later in the instant asks for itself); with none,
- * its no-token time ends (with transit_ratio: now; else by its choice, as
- * it has always been: a choice with no head waiting does only that, so
- * it need not come when that time is not running). */
+ * its no-token time ends: with transit_ratio now, else at its choice (a
+ * head that comes in the instant keeps that time running), which with no
+ * head waiting does nothing else, so it need not come when that time is
+ * not running. */
 static void link_asks(sim *S, uint32_t x, int o)
 {
 	size_t xo = (size_t)x * S->tl + (size_t)o;
