@@ -939,6 +939,7 @@ static void tx_done(sim *S, uint32_t id)
 static void tx_link(sim *S, uint32_t x, int o)
 {
 	size_t xo = (size_t)x * S->tl + (size_t)o;
+	int ended = 0;
 	tx_progress(S, xo);
 	for (int l = 0; l < S->nl; l++) { /* (a crossing that ends starts the next on its own lane only) */
 		unsigned m = S->lanes[xo] >> l;
@@ -946,10 +947,16 @@ static void tx_link(sim *S, uint32_t x, int o)
 			break;
 		l += __builtin_ctz(m);
 		uint32_t id = S->lane_tx[xo * (size_t)S->nl + (size_t)l];
-		if (S->tx[id].work <= 0 && S->tx[id].floor <= S->now)
+		if (S->tx[id].work <= 0 && S->tx[id].floor <= S->now) {
 			tx_done(S, id);
+			ended = 1;
+		}
 	}
-	link_asks(S, x, o);
+	/* a lane is free (the link's share of its rate changes no choice;
+	 * with speedup a lane is free once its crossing has been moved
+	 * whole, which asks then) */
+	if (ended && !S->s->speedup)
+		link_asks(S, x, o);
 	tx_sched(S, x, o);
 }
 
@@ -1212,15 +1219,18 @@ static void heads_choose(sim *S, uint32_t x, unsigned asked)
 }
 
 /* Link o of node x is free or got tokens (outside an arbitration
- * round): it chooses at the end of the instant; with transit_ratio, only
- * if a head waits for it now (one that comes later in the instant asks
- * for itself). */
+ * round): it chooses at the end of the instant, if a head waits for it
+ * now (one that comes later in the instant asks for itself); with none,
+ * its no-token time ends: with transit_ratio now, else at its choice (a
+ * head that comes in the instant keeps that time running), which with no
+ * head waiting does nothing else, so it need not come when that time is
+ * not running. */
 static void link_asks(sim *S, uint32_t x, int o)
 {
 	size_t xo = (size_t)x * S->tl + (size_t)o;
 	if (S->link_free[xo] > S->now)
 		return;
-	if (!S->transit || S->nwant[xo])
+	if (S->nwant[xo] || (!S->transit && S->nt_since[xo] >= 0))
 		arb_later(S, x, o);
 	else
 		nt_close(S, x, o);
