@@ -243,7 +243,12 @@ typedef struct vcpu {
 
 static clab_emu_file *file;
 static vcpu *cpus[CLAB_EMU_SLOTS];
-static vcpu *live[CLAB_EMU_SLOTS]; /* cpus[i] while it counts (not paused), else NULL */
+static vcpu *live[CLAB_EMU_SLOTS]; /* cpus[i] while it counts (not paused, nothing
+				    * pending), else NULL */
+/* vcpu 0 (a single-threaded program's only one) at a fixed address: its
+ * common paths (with_vcpu) read its fields directly, the read of a pointer
+ * no longer first on every one's chain of loads */
+static vcpu cpu0;
 static uint32_t *l2; /* the L2's tags (l2_tag): L2_SETS x L2_WAYS */
 static pthread_mutex_t l2_lock = PTHREAD_MUTEX_INITIALIZER;
 static int threads; /* the process may have more than one thread: lock the L2 */
@@ -263,7 +268,7 @@ static vcpu *cpu_new(unsigned int i)
 {
 	if (i >= CLAB_EMU_SLOTS)
 		return NULL;
-	vcpu *v = calloc(1, sizeof *v);
+	vcpu *v = i == 0 ? &cpu0 : calloc(1, sizeof *v);
 	if (!v) {
 		fprintf(stderr, "counterlab plugin: out of memory\n");
 		exit(1);
@@ -281,6 +286,17 @@ static inline vcpu *cpu_of(unsigned int i)
 {
 	return i < CLAB_EMU_SLOTS && cpus[i] ? cpus[i] : cpu_new(i);
 }
+
+/* A common path's call of fn(v, args...) with the thread's vcpu v while it
+ * counts (NULL: the uncommon path), vcpu 0's at its fixed address (so fn
+ * is inlined twice) */
+#define with_vcpu(i, fn, ...)                                                          \
+	do {                                                                           \
+		if (__builtin_expect((i) == 0 && live[0] != NULL, 1))                  \
+			fn(&cpu0, __VA_ARGS__);                                        \
+		else                                                                   \
+			fn((i) < CLAB_EMU_SLOTS ? live[i] : NULL, __VA_ARGS__);        \
+	} while (0)
 
 /* The thread of a block or an access, when it counts (NULL: paused) */
 static inline vcpu *counting(unsigned int i)
@@ -841,11 +857,10 @@ static __attribute__((noinline)) void a2_one_slow(unsigned int i, qemu_plugin_me
  * direction alone (another goes the slow way): the host predicts the
  * direction of one instruction's accesses, not that of every
  * instruction's in turn. */
-static inline __attribute__((always_inline)) void a2_one_dir(unsigned int i,
-							      qemu_plugin_meminfo_t info,
-							      uint64_t vaddr, void *udata, int dir)
+static inline __attribute__((always_inline)) void a2_one_on(vcpu *v, unsigned int i,
+							     qemu_plugin_meminfo_t info,
+							     uint64_t vaddr, void *udata, int dir)
 {
-	vcpu *v = i < CLAB_EMU_SLOTS ? live[i] : NULL;
 	/* a description read the slow way, or of the other direction */
 	uint32_t other = (info ^ (dir > 0 ? 1u << 17 : 0)) &
 			 ~(dir >= 0 ? A2_ONE_INFO & ~(1u << 17) : A2_ONE_INFO);
@@ -865,17 +880,17 @@ static inline __attribute__((always_inline)) void a2_one_dir(unsigned int i,
 
 static void a2_one(unsigned int i, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
 {
-	a2_one_dir(i, info, vaddr, udata, -1);
+	with_vcpu(i, a2_one_on, i, info, vaddr, udata, -1);
 }
 
 static void a2_load(unsigned int i, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
 {
-	a2_one_dir(i, info, vaddr, udata, 0);
+	with_vcpu(i, a2_one_on, i, info, vaddr, udata, 0);
 }
 
 static void a2_store(unsigned int i, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
 {
-	a2_one_dir(i, info, vaddr, udata, 1);
+	with_vcpu(i, a2_one_on, i, info, vaddr, udata, 1);
 }
 
 /* ... and one whose accesses QEMU may make in pieces (16 and 32 bytes in
@@ -938,9 +953,10 @@ static __attribute__((noinline)) void a2_piece_slow(unsigned int i, qemu_plugin_
 /* The common case first: a piece that continues the access before within
  * the line that access reached, so no line is looked up (the second,
  * third and fourth of a 32-byte access) */
-static void a2_piece(unsigned int i, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
+static inline __attribute__((always_inline)) void a2_piece_on(vcpu *v, unsigned int i,
+							       qemu_plugin_meminfo_t info,
+							       uint64_t vaddr, void *udata)
 {
-	vcpu *v = i < CLAB_EMU_SLOTS ? live[i] : NULL;
 	if (__builtin_expect(!v || info >> KIND_BITS, 0)) {
 		a2_piece_slow(i, info, vaddr, (uintptr_t)udata);
 		return;
@@ -953,6 +969,11 @@ static void a2_piece(unsigned int i, qemu_plugin_meminfo_t info, uint64_t vaddr,
 		return;
 	}
 	a2_piece_of(v, vaddr, size, store, (uintptr_t)udata);
+}
+
+static void a2_piece(unsigned int i, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
+{
+	with_vcpu(i, a2_piece_on, i, info, vaddr, udata);
 }
 
 /* ---- blocks ----------------------------------------------------------- */
@@ -1094,13 +1115,18 @@ static __attribute__((noinline)) void on_tb_rare(unsigned int vcpu_index, tbinfo
 }
 
 /* The common case (a thread that counts) needs no stack frame */
-static void on_tb(unsigned int vcpu_index, void *udata)
+static inline __attribute__((always_inline)) void on_tb_on(vcpu *v, unsigned int vcpu_index,
+							    void *udata)
 {
-	vcpu *v = vcpu_index < CLAB_EMU_SLOTS ? live[vcpu_index] : NULL;
 	if (__builtin_expect(!v, 0))
 		on_tb_rare(vcpu_index, udata);
 	else
 		tb_ran(v, udata);
+}
+
+static void on_tb(unsigned int vcpu_index, void *udata)
+{
+	with_vcpu(vcpu_index, on_tb_on, vcpu_index, udata);
 }
 
 /* ---- classification --------------------------------------------------- */
