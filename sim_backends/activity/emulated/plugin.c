@@ -132,21 +132,22 @@ enum {
  * last such line of each of HISTORY buckets of lines is remembered) */
 enum { L1P_LINES = 32, L1P_DEPTH = 2, L1P_HISTORY = 64, L1P_BUCKETS = 512 };
 
-/* Looks tag t (0 is an empty way) up in a set of `ways`; on a hit it
- * becomes the most recent; on a miss it is installed when `allocate`, and
- * the least recent goes. Returns 1 on a hit. Unrolled, a hit in way w is a
+/* Looks tag t (0 is an empty way) up in a set of `ways`, from way `from`
+ * (the caller saw that those before it differ); on a hit it becomes the
+ * most recent; on a miss it is installed when `allocate`, and the least
+ * recent goes. Returns 1 on a hit. Unrolled, a hit in way w is a
  * path of its own that moves exactly the w tags before it. (A macro: the
  * L1D's tags are a line + 1, the L2's a line's bits above its set + 1, of
  * 32 bits, so that its 16 ways are one 64-byte host line.) */
 #define SET_REF(name, tag_t)                                                                   \
 	static inline __attribute__((always_inline)) int name(tag_t *set, int ways, tag_t t,    \
-							       int allocate)                    \
+							       int allocate, int from)          \
 	{                                                                                      \
-		if (set[0] == t)                                                               \
+		if (from == 0 && set[0] == t)                                                  \
 			return 1;                                                              \
 		int w;                                                                         \
 		_Pragma("GCC unroll 16")                                                       \
-		for (w = 1; w < ways; w++)                                                     \
+		for (w = from ? from : 1; w < ways; w++)                                       \
 			if (set[w] == t)                                                       \
 				break;                                                         \
 		int hit = w < ways;                                                            \
@@ -365,10 +366,10 @@ static __attribute__((noinline)) int l2_lookup(uint64_t line)
 		if (!(((store_seen - 1) ^ line) & (L2_SETS - 1)))
 			store_seen = 0; /* its set may change */
 		l2_mru = line + 1;
-		return set_ref32(set, L2_WAYS, l2_tag(line), 1);
+		return set_ref32(set, L2_WAYS, l2_tag(line), 1, 0);
 	}
 	pthread_mutex_lock(&l2_lock);
-	int hit = set_ref32(set, L2_WAYS, l2_tag(line), 1);
+	int hit = set_ref32(set, L2_WAYS, l2_tag(line), 1, 0);
 	__atomic_store_n(&l2_mru, line + 1, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&l2_lock);
 	return hit;
@@ -399,10 +400,11 @@ static inline uint64_t *l1_set(vcpu *v, uint64_t line)
 	return v->l1 + (line & (L1_SETS - 1)) * L1_WAYS;
 }
 
-/* An L1 lookup with allocation past the most recent line of its set */
-static inline __attribute__((always_inline)) int l1_lookup(vcpu *v, uint64_t line)
+/* An L1 lookup with allocation, of a line that is none of the `from` most
+ * recent of its set */
+static inline __attribute__((always_inline)) int l1_lookup(vcpu *v, uint64_t line, int from)
 {
-	if (set_ref(l1_set(v, line), L1_WAYS, line + 1, 1))
+	if (set_ref(l1_set(v, line), L1_WAYS, line + 1, 1, from))
 		return 1;
 	if (v->l1_absent == line + 1)
 		v->l1_absent = 0; /* brought in */
@@ -411,7 +413,7 @@ static inline __attribute__((always_inline)) int l1_lookup(vcpu *v, uint64_t lin
 
 static __attribute__((noinline)) int l1_lookup_out(vcpu *v, uint64_t line)
 {
-	return l1_lookup(v, line);
+	return l1_lookup(v, line, 1);
 }
 
 /* L1 lookup with allocation: a hit on the most recent line of its set
@@ -537,11 +539,11 @@ static __attribute__((noinline)) void a2_load_miss(vcpu *v, uint64_t line)
 	load_missed(v->q, !l2_hit);
 }
 
-/* ... the lookups of one line by a load that is not a hit on the most
- * recent line of its set (a hit needs no stack frame) */
+/* ... the lookups of one line by a load that is none of the three most
+ * recent of its set (a hit on those needs no stack frame) */
 static __attribute__((noinline)) void a2_load_l1(vcpu *v, uint64_t line)
 {
-	if (!l1_lookup(v, line))
+	if (!l1_lookup(v, line, 3))
 		a2_load_miss(v, line);
 }
 
@@ -606,7 +608,7 @@ static inline __attribute__((always_inline)) void a2_store_l2(vcpu *v, uint64_t 
  * set: a miss leaves the L1 as it was */
 static __attribute__((noinline)) void a2_store_l1(vcpu *v, uint64_t line)
 {
-	if (!set_ref(l1_set(v, line), L1_WAYS, line + 1, 0)) {
+	if (!set_ref(l1_set(v, line), L1_WAYS, line + 1, 0, 1)) {
 		v->q[CLAB_HQ_L1D_STORE_MISSES]++;
 		v->l1_absent = line + 1;
 	}
@@ -1789,7 +1791,12 @@ static void disas(struct qemu_plugin_insn *insn, char buf[200], insn_classes *c)
 	uint64_t pc = qemu_plugin_insn_vaddr(insn);
 	pthread_mutex_lock(&cs_lock);
 	if (cs_disasm_iter(cs, &code, &size, &pc, cs_insn_buf)) {
-		snprintf(buf, 200, "%s %s", cs_insn_buf->mnemonic, cs_insn_buf->op_str);
+		/* "mnemonic operands" (capstone's 32 and 160 bytes fit; snprintf
+		 * would cost as much as the disassembly) */
+		size_t m = strlen(cs_insn_buf->mnemonic), o = strlen(cs_insn_buf->op_str);
+		memcpy(buf, cs_insn_buf->mnemonic, m);
+		buf[m++] = ' ';
+		memcpy(buf + m, cs_insn_buf->op_str, o + 1);
 		deps_of(cs_insn_buf, c);
 	} else {
 		buf[0] = 0;
@@ -1828,7 +1835,9 @@ static void classes_of(struct qemu_plugin_insn *insn, insn_classes *c, uint64_t 
 	classify(dis, own, &cond, &c->split, &pieces, &atomic);
 	const char *ops = dis + strcspn(dis, " ");
 	char mn[32];
-	snprintf(mn, sizeof mn, "%.*s", (int)strcspn(dis, " "), dis);
+	size_t mlen = (size_t)(ops - dis) < sizeof mn - 1 ? (size_t)(ops - dis) : sizeof mn - 1;
+	memcpy(mn, dis, mlen);
+	mn[mlen] = 0;
 	latencies(mn, ops, own, c);
 	c->cond = (uint8_t)cond, c->pieces = (uint8_t)pieces, c->atomic = (uint8_t)atomic;
 	for (int i = 0; i < CLAB_HQ_N; i++) {
