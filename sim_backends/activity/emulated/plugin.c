@@ -15,7 +15,8 @@
  * add_runs), and a conditional branch that ends a block is resolved (taken
  * or not) when the next block starts. Memory accesses are counted as they
  * happen, pieces of one access (QEMU splits 16- and 32-byte accesses into
- * 8-byte ones) joined again.
+ * 8-byte ones) joined again. A thread's counts reach its slot, where the
+ * program reads them, at its next system call (settle).
  *
  * Caches (geometry from IBM's A2/BG/Q documentation): L1D 16 KB, 8-way,
  * 64-byte lines, one per guest thread (threads take cores breadth-first,
@@ -247,8 +248,8 @@ static vcpu *cpus[CLAB_EMU_SLOTS];
 static vcpu *live[CLAB_EMU_SLOTS]; /* cpus[i] while it counts (not paused, nothing
 				    * pending), else NULL */
 /* vcpu 0 (a single-threaded program's only one) at a fixed address: its
- * common paths (with_vcpu) read its fields directly, the read of a pointer
- * no longer first on every one's chain of loads */
+ * common paths (with_vcpu) read its fields directly, with no read of a
+ * pointer first on each one's chain of loads */
 static vcpu cpu0;
 static uint32_t *l2; /* the L2's tags (l2_tag): L2_SETS x L2_WAYS */
 static pthread_mutex_t l2_lock = PTHREAD_MUTEX_INITIALIZER;
