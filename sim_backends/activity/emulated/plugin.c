@@ -15,7 +15,8 @@
  * add_runs), and a conditional branch that ends a block is resolved (taken
  * or not) when the next block starts. Memory accesses are counted as they
  * happen, pieces of one access (QEMU splits 16- and 32-byte accesses into
- * 8-byte ones) joined again.
+ * 8-byte ones) joined again. A thread's counts reach its slot, where the
+ * program reads them, at its next system call (settle).
  *
  * Caches (geometry from IBM's A2/BG/Q documentation): L1D 16 KB, 8-way,
  * 64-byte lines, one per guest thread (threads take cores breadth-first,
@@ -132,21 +133,22 @@ enum {
  * last such line of each of HISTORY buckets of lines is remembered) */
 enum { L1P_LINES = 32, L1P_DEPTH = 2, L1P_HISTORY = 64, L1P_BUCKETS = 512 };
 
-/* Looks tag t (0 is an empty way) up in a set of `ways`; on a hit it
- * becomes the most recent; on a miss it is installed when `allocate`, and
- * the least recent goes. Returns 1 on a hit. Unrolled, a hit in way w is a
+/* Looks tag t (0 is an empty way) up in a set of `ways`, from way `from`
+ * (the caller saw that those before it differ); on a hit it becomes the
+ * most recent; on a miss it is installed when `allocate`, and the least
+ * recent goes. Returns 1 on a hit. Unrolled, a hit in way w is a
  * path of its own that moves exactly the w tags before it. (A macro: the
  * L1D's tags are a line + 1, the L2's a line's bits above its set + 1, of
  * 32 bits, so that its 16 ways are one 64-byte host line.) */
 #define SET_REF(name, tag_t)                                                                   \
 	static inline __attribute__((always_inline)) int name(tag_t *set, int ways, tag_t t,    \
-							       int allocate)                    \
+							       int allocate, int from)          \
 	{                                                                                      \
-		if (set[0] == t)                                                               \
+		if (from == 0 && set[0] == t)                                                  \
 			return 1;                                                              \
 		int w;                                                                         \
 		_Pragma("GCC unroll 16")                                                       \
-		for (w = 1; w < ways; w++)                                                     \
+		for (w = from ? from : 1; w < ways; w++)                                       \
 			if (set[w] == t)                                                       \
 				break;                                                         \
 		int hit = w < ways;                                                            \
@@ -171,7 +173,7 @@ typedef struct tbinfo {
 	/* what every run reads, first */
 	uint64_t pc;              /* where the block starts */
 	uint64_t fallthrough;     /* the address after its last instruction */
-	const struct tbinfo *as_prev; /* itself when a conditional branch ends it, else NULL */
+	uint64_t cond_fall;       /* the same when a conditional branch ends it, else 0 */
 	uint64_t code_first, code_last; /* the L1I lines of its code */
 	uint64_t il1_seen;        /* a thread's il1_stamp when its lines were last found in
 				   * its L1I (0: never) */
@@ -201,17 +203,17 @@ typedef struct a2join {
 
 /* The fields every access reads first */
 typedef struct vcpu {
-	uint64_t *q;             /* the thread's counts: slot->q */
 	uint64_t seq;            /* blocks run: tells executions of an instruction apart */
-	uint64_t l1_mru;         /* line + 1 of the L1's last lookup that left it most
-				  * recent in its set: the same line again is a hit
-				  * that changes nothing (0: none) */
 	uint64_t l1_absent;      /* line + 1 of the last store that missed the L1 (policy
 				  * a2), while no lookup has brought it in since: the
 				  * same line again misses and changes nothing (0: none) */
-	memref pend;             /* the access being joined by on_piece (size 0: none) */
+	memref pend;             /* the access being joined by on_piece (size 0: none;
+				  * else live[index] is NULL: see pend_start) */
 	a2join join;
-	const tbinfo *prev;      /* the block just run, when a conditional branch ends it */
+	uint64_t prev_fall;      /* when a conditional branch ends the block just run, the
+				  * address after it (0: none), */
+	unsigned prev_bht;       /* and its predictor entry */
+	unsigned index;          /* its vcpu's */
 	tbinfo *ran;             /* the blocks with runs (see add_runs) */
 	clab_emu_slot *slot;
 	int paused;              /* the simulator's own work (CLAB_EMU_SYSCALL) */
@@ -235,15 +237,26 @@ typedef struct vcpu {
 	uint64_t l1p_recent[L1P_HISTORY]; /* by line % HISTORY, line + 1 of the last miss
 					   * it did not serve */
 	uint8_t bht[BHT_SIZE];
+	/* the counts since they were last added to slot->q (settle): the
+	 * latencies of branch and load misses are added there, as their
+	 * counts give them (pending_cycles) */
+	uint64_t q[CLAB_HQ_N];
 } vcpu;
 
 static clab_emu_file *file;
 static vcpu *cpus[CLAB_EMU_SLOTS];
-static vcpu *live[CLAB_EMU_SLOTS]; /* cpus[i] while it counts (not paused), else NULL */
+static vcpu *live[CLAB_EMU_SLOTS]; /* cpus[i] while it counts (not paused, nothing
+				    * pending), else NULL */
+/* vcpu 0 (a single-threaded program's only one) at a fixed address: its
+ * common paths (with_vcpu) read its fields directly, with no read of a
+ * pointer first on each one's chain of loads */
+static vcpu cpu0;
 static uint32_t *l2; /* the L2's tags (l2_tag): L2_SETS x L2_WAYS */
 static pthread_mutex_t l2_lock = PTHREAD_MUTEX_INITIALIZER;
 static int threads; /* the process may have more than one thread: lock the L2 */
-static uint64_t l2_mru; /* as vcpu.l1_mru, for the shared L2 */
+static uint64_t l2_mru; /* line + 1 of the L2's last lookup, which left it most recent
+			 * in its set: the same line again is a hit that changes
+			 * nothing (0: none) */
 /* With one thread, the L2 line + 1 of a store that found it the most recent
  * of its L2 set and not in the L1p, while both still hold (0: none): a
  * store to it again changes neither (a2_store_l2) */
@@ -257,7 +270,7 @@ static vcpu *cpu_new(unsigned int i)
 {
 	if (i >= CLAB_EMU_SLOTS)
 		return NULL;
-	vcpu *v = calloc(1, sizeof *v);
+	vcpu *v = i == 0 ? &cpu0 : calloc(1, sizeof *v);
 	if (!v) {
 		fprintf(stderr, "counterlab plugin: out of memory\n");
 		exit(1);
@@ -265,7 +278,7 @@ static vcpu *cpu_new(unsigned int i)
 	memset(v->bht, 1, sizeof v->bht);
 	v->il1_stamp = (uint64_t)(i + 1) << 48;
 	v->slot = &file->slot[i];
-	v->q = v->slot->q;
+	v->index = i;
 	cpus[i] = live[i] = v;
 	return v;
 }
@@ -275,6 +288,17 @@ static inline vcpu *cpu_of(unsigned int i)
 {
 	return i < CLAB_EMU_SLOTS && cpus[i] ? cpus[i] : cpu_new(i);
 }
+
+/* A common path's call of fn(v, args...) with the thread's vcpu v while it
+ * counts (NULL: the uncommon path), vcpu 0's at its fixed address (so fn
+ * is inlined twice) */
+#define with_vcpu(i, fn, ...)                                                          \
+	do {                                                                           \
+		if (__builtin_expect((i) == 0 && live[0] != NULL, 1))                  \
+			fn(&cpu0, __VA_ARGS__);                                        \
+		else                                                                   \
+			fn((i) < CLAB_EMU_SLOTS ? live[i] : NULL, __VA_ARGS__);        \
+	} while (0)
 
 /* The thread of a block or an access, when it counts (NULL: paused) */
 static inline vcpu *counting(unsigned int i)
@@ -343,10 +367,10 @@ static __attribute__((noinline)) int l2_lookup(uint64_t line)
 		if (!(((store_seen - 1) ^ line) & (L2_SETS - 1)))
 			store_seen = 0; /* its set may change */
 		l2_mru = line + 1;
-		return set_ref32(set, L2_WAYS, l2_tag(line), 1);
+		return set_ref32(set, L2_WAYS, l2_tag(line), 1, 0);
 	}
 	pthread_mutex_lock(&l2_lock);
-	int hit = set_ref32(set, L2_WAYS, l2_tag(line), 1);
+	int hit = set_ref32(set, L2_WAYS, l2_tag(line), 1, 0);
 	__atomic_store_n(&l2_mru, line + 1, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&l2_lock);
 	return hit;
@@ -377,10 +401,11 @@ static inline uint64_t *l1_set(vcpu *v, uint64_t line)
 	return v->l1 + (line & (L1_SETS - 1)) * L1_WAYS;
 }
 
-/* An L1 lookup with allocation past the most recent line of its set */
-static inline __attribute__((always_inline)) int l1_lookup(vcpu *v, uint64_t line)
+/* An L1 lookup with allocation, of a line that is none of the `from` most
+ * recent of its set */
+static inline __attribute__((always_inline)) int l1_lookup(vcpu *v, uint64_t line, int from)
 {
-	if (set_ref(l1_set(v, line), L1_WAYS, line + 1, 1))
+	if (set_ref(l1_set(v, line), L1_WAYS, line + 1, 1, from))
 		return 1;
 	if (v->l1_absent == line + 1)
 		v->l1_absent = 0; /* brought in */
@@ -389,15 +414,13 @@ static inline __attribute__((always_inline)) int l1_lookup(vcpu *v, uint64_t lin
 
 static __attribute__((noinline)) int l1_lookup_out(vcpu *v, uint64_t line)
 {
-	return l1_lookup(v, line);
+	return l1_lookup(v, line, 1);
 }
 
-/* L1 lookup with allocation (see vcpu.l1_mru) */
+/* L1 lookup with allocation: a hit on the most recent line of its set
+ * changes nothing */
 static inline int l1_ref(vcpu *v, uint64_t line)
 {
-	if (line + 1 == v->l1_mru)
-		return 1;
-	v->l1_mru = line + 1;
 	return l1_set(v, line)[0] == line + 1 || l1_lookup_out(v, line);
 }
 
@@ -501,16 +524,12 @@ static __attribute__((noinline)) void l1p_store_check(vcpu *v, uint64_t pl)
 }
 
 
-/* A load that missed the L1D, and the L2 too when l2_miss */
-static void load_missed(uint64_t *q, int l2_miss)
+/* A load that missed the L1D, and the L2 too when l2_miss (its latency:
+ * pending_cycles) */
+static inline void load_missed(uint64_t *q, int l2_miss)
 {
 	q[CLAB_HQ_L1D_LOAD_MISSES]++;
-	if (l2_miss) {
-		q[CLAB_HQ_LLC_MISSES]++;
-		q[CLAB_HQ_CYCLES] += MEM_LATENCY;
-	} else {
-		q[CLAB_HQ_CYCLES] += L2_LATENCY;
-	}
+	q[CLAB_HQ_LLC_MISSES] += (uint64_t)l2_miss;
 }
 
 /* Policy a2: a load's lookups past the L1D, which it missed */
@@ -521,22 +540,38 @@ static __attribute__((noinline)) void a2_load_miss(vcpu *v, uint64_t line)
 	load_missed(v->q, !l2_hit);
 }
 
-/* ... the lookups of one line by a load that is not a hit on the most
- * recent line of its set (a hit needs no stack frame) */
+/* ... the lookups of one line by a load that is none of the three most
+ * recent of its set (a hit on those needs no stack frame) */
 static __attribute__((noinline)) void a2_load_l1(vcpu *v, uint64_t line)
 {
-	if (!l1_lookup(v, line))
+	if (!l1_lookup(v, line, 3))
 		a2_load_miss(v, line);
 }
 
-/* Policy a2: a load's lookups of one line */
+/* A tag written alone (GCC would pair two in a vector register built
+ * before the first test, which most loads pass) */
+static inline void tag_put(uint64_t *at, uint64_t tag)
+{
+	__atomic_store_n(at, tag, __ATOMIC_RELAXED);
+}
+
+/* Policy a2: a load's lookups of one line. A hit in the set's second or
+ * third most recent line (streams that share a set take turns) moves it
+ * first here, without a call. */
 static inline __attribute__((always_inline)) void a2_load_line(vcpu *v, uint64_t line)
 {
-	uint64_t t = line + 1;
-	if (t != v->l1_mru) {
-		v->l1_mru = t;
-		if (l1_set(v, line)[0] != t)
-			a2_load_l1(v, line);
+	uint64_t t = line + 1, *set = l1_set(v, line), s0 = set[0], s1;
+	if (s0 == t)
+		return;
+	if ((s1 = set[1]) == t) {
+		tag_put(&set[1], s0);
+		tag_put(&set[0], t);
+	} else if (set[2] == t) {
+		tag_put(&set[2], s1);
+		tag_put(&set[1], s0);
+		tag_put(&set[0], t);
+	} else {
+		a2_load_l1(v, line);
 	}
 }
 
@@ -574,9 +609,7 @@ static inline __attribute__((always_inline)) void a2_store_l2(vcpu *v, uint64_t 
  * set: a miss leaves the L1 as it was */
 static __attribute__((noinline)) void a2_store_l1(vcpu *v, uint64_t line)
 {
-	if (set_ref(l1_set(v, line), L1_WAYS, line + 1, 0)) {
-		v->l1_mru = line + 1;
-	} else {
+	if (!set_ref(l1_set(v, line), L1_WAYS, line + 1, 0, 1)) {
 		v->q[CLAB_HQ_L1D_STORE_MISSES]++;
 		v->l1_absent = line + 1;
 	}
@@ -590,12 +623,9 @@ static inline __attribute__((always_inline)) void a2_store_line(vcpu *v, uint64_
 	uint64_t t = line + 1;
 	if (t == v->l1_absent) {
 		v->q[CLAB_HQ_L1D_STORE_MISSES]++;
-	} else if (t != v->l1_mru) {
-		if (l1_set(v, line)[0] != t) {
-			a2_store_l1(v, line);
-			return;
-		}
-		v->l1_mru = t;
+	} else if (l1_set(v, line)[0] != t) {
+		a2_store_l1(v, line);
+		return;
 	}
 	a2_store_l2(v, line);
 }
@@ -678,12 +708,21 @@ static void count_access(vcpu *v, const memref *a)
 		a2_line(v, line, a->store);
 }
 
+/* An access is pending from now on: the thread's callbacks take their
+ * uncommon paths (live is NULL), which count it first (flush_pending).
+ * Then the common paths need not ask. */
+static inline void pend_start(vcpu *v)
+{
+	live[v->index] = NULL;
+}
+
 static inline void flush_pending(vcpu *v)
 {
 	memref *p = &v->pend;
 	if (p->size) {
 		count_access(v, p);
 		p->size = 0;
+		live[v->index] = v->paused ? NULL : v;
 	}
 }
 
@@ -746,6 +785,7 @@ static void on_piece(unsigned int vcpu_index, qemu_plugin_meminfo_t info, uint64
 	}
 	flush_pending(v);
 	*p = (memref){.seq = v->seq, .pc = pc, .addr = vaddr, .size = size, .store = store};
+	pend_start(v);
 	if ((uintptr_t)udata & MAY_BE_ATOMIC)
 		count_rmw_load(v, p);
 }
@@ -820,15 +860,14 @@ static __attribute__((noinline)) void a2_one_slow(unsigned int i, qemu_plugin_me
  * direction alone (another goes the slow way): the host predicts the
  * direction of one instruction's accesses, not that of every
  * instruction's in turn. */
-static inline __attribute__((always_inline)) void a2_one_dir(unsigned int i,
-							      qemu_plugin_meminfo_t info,
-							      uint64_t vaddr, void *udata, int dir)
+static inline __attribute__((always_inline)) void a2_one_on(vcpu *v, unsigned int i,
+							     qemu_plugin_meminfo_t info,
+							     uint64_t vaddr, void *udata, int dir)
 {
-	vcpu *v = i < CLAB_EMU_SLOTS ? live[i] : NULL;
 	/* a description read the slow way, or of the other direction */
 	uint32_t other = (info ^ (dir > 0 ? 1u << 17 : 0)) &
 			 ~(dir >= 0 ? A2_ONE_INFO & ~(1u << 17) : A2_ONE_INFO);
-	if (__builtin_expect(!v || (other | v->pend.size) ||
+	if (__builtin_expect(!v || other ||
 			     (vaddr & ((1u << L1_LINE_SHIFT) - 1)) > (1u << L1_LINE_SHIFT) - 8, 0)) {
 		a2_one_slow(i, info, vaddr, (uintptr_t)udata);
 		return;
@@ -844,17 +883,17 @@ static inline __attribute__((always_inline)) void a2_one_dir(unsigned int i,
 
 static void a2_one(unsigned int i, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
 {
-	a2_one_dir(i, info, vaddr, udata, -1);
+	with_vcpu(i, a2_one_on, i, info, vaddr, udata, -1);
 }
 
 static void a2_load(unsigned int i, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
 {
-	a2_one_dir(i, info, vaddr, udata, 0);
+	with_vcpu(i, a2_one_on, i, info, vaddr, udata, 0);
 }
 
 static void a2_store(unsigned int i, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
 {
-	a2_one_dir(i, info, vaddr, udata, 1);
+	with_vcpu(i, a2_one_on, i, info, vaddr, udata, 1);
 }
 
 /* ... and one whose accesses QEMU may make in pieces (16 and 32 bytes in
@@ -917,10 +956,11 @@ static __attribute__((noinline)) void a2_piece_slow(unsigned int i, qemu_plugin_
 /* The common case first: a piece that continues the access before within
  * the line that access reached, so no line is looked up (the second,
  * third and fourth of a 32-byte access) */
-static void a2_piece(unsigned int i, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
+static inline __attribute__((always_inline)) void a2_piece_on(vcpu *v, unsigned int i,
+							       qemu_plugin_meminfo_t info,
+							       uint64_t vaddr, void *udata)
 {
-	vcpu *v = i < CLAB_EMU_SLOTS ? live[i] : NULL;
-	if (__builtin_expect(!v || ((info >> KIND_BITS) | v->pend.size), 0)) {
+	if (__builtin_expect(!v || info >> KIND_BITS, 0)) {
 		a2_piece_slow(i, info, vaddr, (uintptr_t)udata);
 		return;
 	}
@@ -932,6 +972,11 @@ static void a2_piece(unsigned int i, qemu_plugin_meminfo_t info, uint64_t vaddr,
 		return;
 	}
 	a2_piece_of(v, vaddr, size, store, (uintptr_t)udata);
+}
+
+static void a2_piece(unsigned int i, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
+{
+	with_vcpu(i, a2_piece_on, i, info, vaddr, udata);
 }
 
 /* ---- blocks ----------------------------------------------------------- */
@@ -954,11 +999,24 @@ static void add_runs(vcpu *v)
 	v->unadded_cycles = 0;
 }
 
-/* All that is pending counted: before the counts are read */
+/* The cycles that the misses counted in v->q wait */
+static inline uint64_t pending_cycles(const vcpu *v)
+{
+	const uint64_t *q = v->q;
+	return q[CLAB_HQ_BRANCH_MISSES] * BR_PENALTY + q[CLAB_HQ_LLC_MISSES] * MEM_LATENCY +
+	       (q[CLAB_HQ_L1D_LOAD_MISSES] - q[CLAB_HQ_LLC_MISSES]) * L2_LATENCY;
+}
+
+/* All that is pending counted and added to the slot: before the counts
+ * are read */
 static void settle(vcpu *v)
 {
 	flush_pending(v);
 	add_runs(v);
+	v->q[CLAB_HQ_CYCLES] += pending_cycles(v);
+	for (int i = 0; i < CLAB_HQ_N; i++)
+		v->slot->q[i] += v->q[i];
+	memset(v->q, 0, sizeof v->q);
 }
 
 /* The thread's timer (clab_emu_timer): when its cycles reach timer_at, the
@@ -968,7 +1026,8 @@ static __attribute__((noinline)) void timer_tick(vcpu *v, const tbinfo *tb)
 {
 	if (!threads)
 		v->unadded_cycles += tb->cycles;
-	uint64_t now = v->q[CLAB_HQ_CYCLES] + v->unadded_cycles;
+	uint64_t now = v->slot->q[CLAB_HQ_CYCLES] + v->q[CLAB_HQ_CYCLES] + pending_cycles(v) +
+		       v->unadded_cycles;
 	if (now < v->timer_at)
 		return;
 	v->timer_at = now + v->timer_period;
@@ -1018,15 +1077,16 @@ static inline __attribute__((always_inline)) void tb_ran(vcpu *v, tbinfo *tb)
 	/* a pending access stays pending: a new block's seq ends it, and the
 	 * next access, system call or exit counts it, in the same order */
 	uint64_t *q = v->q;
-	const tbinfo *prev = v->prev;
-	if (prev) { /* without branches: the guest's may be random */
-		uint8_t *ctr = &v->bht[prev->bht];
-		unsigned taken = tb->pc != prev->fallthrough, next = bht_next[*ctr << 1 | taken];
-		unsigned miss = next >> 2;
-		q[CLAB_HQ_BRANCH_MISSES] += miss;
-		q[CLAB_HQ_CYCLES] += miss * BR_PENALTY;
+	uint64_t fall = v->prev_fall;
+	if (fall) { /* without branches: the guest's may be random */
+		uint8_t *ctr = &v->bht[v->prev_bht];
+		unsigned taken = tb->pc != fall, next = bht_next[*ctr << 1 | taken];
+		q[CLAB_HQ_BRANCH_MISSES] += next >> 2; /* their cycles: pending_cycles */
 		q[CLAB_HQ_TAKEN] += taken;
-		*ctr = (uint8_t)(next & 3);
+		/* written only when it changes: the next read of a counter that
+		 * stays (a loop's branch) then need not wait for this write */
+		if ((next & 3) != *ctr)
+			*ctr = (uint8_t)(next & 3);
 	}
 	if (!threads) {
 		if (tb->runs++ == 0) {
@@ -1037,7 +1097,8 @@ static inline __attribute__((always_inline)) void tb_ran(vcpu *v, tbinfo *tb)
 		for (int i = 0; i < tb->nz; i++)
 			q[tb->idx[i]] += tb->n[i];
 	}
-	v->prev = tb->as_prev;
+	v->prev_fall = tb->cond_fall;
+	v->prev_bht = tb->bht;
 	v->seq++;
 	/* a block whose lines the thread's L1I held with no fill since needs no
 	 * lookup: a hit changes nothing (the calls are last: the common case
@@ -1057,13 +1118,18 @@ static __attribute__((noinline)) void on_tb_rare(unsigned int vcpu_index, tbinfo
 }
 
 /* The common case (a thread that counts) needs no stack frame */
-static void on_tb(unsigned int vcpu_index, void *udata)
+static inline __attribute__((always_inline)) void on_tb_on(vcpu *v, unsigned int vcpu_index,
+							    void *udata)
 {
-	vcpu *v = vcpu_index < CLAB_EMU_SLOTS ? live[vcpu_index] : NULL;
 	if (__builtin_expect(!v, 0))
 		on_tb_rare(vcpu_index, udata);
 	else
 		tb_ran(v, udata);
+}
+
+static void on_tb(unsigned int vcpu_index, void *udata)
+{
+	with_vcpu(vcpu_index, on_tb_on, vcpu_index, udata);
 }
 
 /* ---- classification --------------------------------------------------- */
@@ -1726,7 +1792,12 @@ static void disas(struct qemu_plugin_insn *insn, char buf[200], insn_classes *c)
 	uint64_t pc = qemu_plugin_insn_vaddr(insn);
 	pthread_mutex_lock(&cs_lock);
 	if (cs_disasm_iter(cs, &code, &size, &pc, cs_insn_buf)) {
-		snprintf(buf, 200, "%s %s", cs_insn_buf->mnemonic, cs_insn_buf->op_str);
+		/* "mnemonic operands" (capstone's 32 and 160 bytes fit; snprintf
+		 * would cost as much as the disassembly) */
+		size_t m = strlen(cs_insn_buf->mnemonic), o = strlen(cs_insn_buf->op_str);
+		memcpy(buf, cs_insn_buf->mnemonic, m);
+		buf[m++] = ' ';
+		memcpy(buf + m, cs_insn_buf->op_str, o + 1);
 		deps_of(cs_insn_buf, c);
 	} else {
 		buf[0] = 0;
@@ -1765,7 +1836,9 @@ static void classes_of(struct qemu_plugin_insn *insn, insn_classes *c, uint64_t 
 	classify(dis, own, &cond, &c->split, &pieces, &atomic);
 	const char *ops = dis + strcspn(dis, " ");
 	char mn[32];
-	snprintf(mn, sizeof mn, "%.*s", (int)strcspn(dis, " "), dis);
+	size_t mlen = (size_t)(ops - dis) < sizeof mn - 1 ? (size_t)(ops - dis) : sizeof mn - 1;
+	memcpy(mn, dis, mlen);
+	mn[mlen] = 0;
 	latencies(mn, ops, own, c);
 	c->cond = (uint8_t)cond, c->pieces = (uint8_t)pieces, c->atomic = (uint8_t)atomic;
 	for (int i = 0; i < CLAB_HQ_N; i++) {
@@ -1898,9 +1971,9 @@ static void on_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		uint64_t split = c.split;
 		int pieces = c.pieces, atomic = c.atomic;
 		if (i == n - 1) {
-			t->as_prev = c.cond ? t : NULL;
 			t->bht = (unsigned)(pc % BHT_SIZE);
 			t->fallthrough = pc + qemu_plugin_insn_size(insn);
+			t->cond_fall = c.cond ? t->fallthrough : 0;
 		}
 		void *id = (void *)(uintptr_t)(pc | split | (atomic ? MAY_BE_ATOMIC : 0));
 		qemu_plugin_register_vcpu_mem_cb(insn,
@@ -1944,12 +2017,12 @@ static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu_index, int64_t num
 	v->slot->tid = (int64_t)syscall(SYS_gettid);
 	if (num == CLAB_EMU_SYSCALL && a1 == CLAB_EMU_TIMER) {
 		v->timer_period = a2;
-		v->timer_at = a2 ? v->q[CLAB_HQ_CYCLES] + a2 : 0; /* settled: q is now */
+		v->timer_at = a2 ? v->slot->q[CLAB_HQ_CYCLES] + a2 : 0; /* settled */
 		v->timer_signal = host_signal((int)a3);
 	} else if (num == CLAB_EMU_SYSCALL) {
 		v->paused = a1 == CLAB_EMU_PAUSE;
 		live[vcpu_index] = v->paused ? NULL : v;
-		v->prev = NULL; /* no branch resolves across the pause */
+		v->prev_fall = 0; /* no branch resolves across the pause */
 	}
 }
 
@@ -2016,12 +2089,11 @@ static void on_exit_vcpu(qemu_plugin_id_t id, unsigned int vcpu_index)
 	/* a later thread on this vcpu starts afresh */
 	v->slot->tid = 0;
 	v->timer_at = 0;
-	v->prev = NULL;
+	v->prev_fall = 0;
 	v->pend.size = 0;
 	memset(&v->join, 0, sizeof v->join);
 	memset(v->bht, 1, sizeof v->bht);
 	memset(v->l1, 0, sizeof v->l1);
-	v->l1_mru = 0;
 	v->l1_absent = 0;
 	memset(v->il1, 0, sizeof v->il1);
 	memset(v->il1_next, 0, sizeof v->il1_next);
