@@ -240,20 +240,29 @@ expect_each "$tmp/fpops100000" "$tmp/fpops200000" fcmp:100000 fcvt:200000 frnd:2
 # operation and a load or a store each (x87 reads or writes memory, never
 # both), loop one: 13 A2 instructions, 4 loads, 3 stores; of the load
 # and store instructions fldl and fistpl move FP data (lfd, stfiwx: FLD
-# and FST), the control word and the movs are integer. N bytes of rep
+# and FST), the control word and the movs are integer; fistpl's operation
+# is a conversion (fctiwz). x87 operations by AXU group (kernels.c's
+# x87ops, 12 x86 instructions an iteration): fildl a load and a
+# conversion, fiaddl and fimull a load, a conversion and the operation,
+# fistpl a conversion and a store, fchs and fabs FOTH, frndint FRND, two
+# stack copies FMOV, fucomip FCMP, a pop and loop: 18 A2 instructions. N bytes of rep
 # stosb (a store each) and rep movsb (a load and a store each). N locked
 # adds (a load, the add, a store; dec, jnz), the same whether QEMU makes
 # them atomic (a second thread alive) or not: the load brings the line
 # into the L1D, so the store hits.
-for k in x87 strings atomic; do
+for k in x87 x87ops strings atomic; do
 	for n in 100000 200000; do
 		timeout 300 "$run" --summary "$tmp/$k$n" -- "$tmp/kernels" $k $n || bad "$k $n"
 	done
 done
 for q in guest_instructions:900000 instructions:1300000 ld_insns:300000 st_insns:200000 \
-	fld_insns:100000 fst_insns:100000 loads:400000 stores:300000 branches:100000; do
+	fld_insns:100000 fst_insns:100000 loads:400000 stores:300000 branches:100000 fcvt:100000; do
 	expect "$tmp/x87100000" "$tmp/x87200000" "${q%%:*}" "${q#*:}"
 done
+expect_each "$tmp/x87ops100000" "$tmp/x87ops200000" guest_instructions:1200000 \
+	instructions:1800000 fld_insns:300000 fst_insns:100000 ld_insns:0 st_insns:0 loads:300000 \
+	stores:100000 fcvt:400000 fp:100000 fmul:100000 foth:200000 frnd:100000 fmov:200000 \
+	fcmp:100000 branches:100000
 for q in guest_instructions:200000 instructions:300000 ld_insns:100000 st_insns:200000 \
 	loads:100000 stores:200000; do
 	expect "$tmp/strings100000" "$tmp/strings200000" "${q%%:*}" "${q#*:}"

@@ -293,6 +293,29 @@ static void x87(long n)
 			 : [three] "m"(three) : "cc", "eax");
 }
 
+/* x87 operations, n iterations: fildl (lfiwax, fcfid), fiaddl and fimull
+ * (lfiwax, fcfid and the operation), fchs and fabs (fneg, fabs), frndint
+ * (frin), fld of a stack register twice (fmr), fucomip (fcmpu), fistpl
+ * (fctiwz, stfiwx), fstp of %st(0) (a pop: no PowerPC instruction's
+ * work), loop */
+static void x87ops(long n)
+{
+	int three = 3, result;
+	__asm__ volatile("1: fildl %[three]\n\t"
+			 "fiaddl %[three]\n\t"
+			 "fimull %[three]\n\t"
+			 "fchs\n\t"
+			 "fabs\n\t"
+			 "frndint\n\t"
+			 "fld %%st(0)\n\t"
+			 "fucomip %%st(1), %%st\n\t"
+			 "fld %%st(0)\n\t"
+			 "fistpl %[result]\n\t"
+			 "fstp %%st(0)\n\t"
+			 "loop 1b"
+			 : "+c"(n), [result] "=m"(result) : [three] "m"(three) : "cc");
+}
+
 /* rep stosb of n bytes (at most 1 MB), then rep movsb of them */
 static void strings(long n)
 {
@@ -619,6 +642,8 @@ int main(int argc, char **argv)
 			scalars(n);
 		else if (!strcmp(argv[1], "x87"))
 			x87(n);
+		else if (!strcmp(argv[1], "x87ops"))
+			x87ops(n);
 		else if (!strcmp(argv[1], "depchain"))
 			depchain(n);
 		else if (!strcmp(argv[1], "indep"))

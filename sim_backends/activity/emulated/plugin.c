@@ -1427,12 +1427,43 @@ static int fp_group(const char *mn, const char *ops)
 	return -1;
 }
 
+/* The AXU group of an x87 instruction's operation that is not arithmetic
+ * (classify counts that), as fp_group places SSE's: a conversion between
+ * integer and FP (fild, fist, fisttp: fcfid, fctiwz), a compare (fcom,
+ * fucom, fcomi, ftst: fcmpu), sign operations and a select (fchs, fabs,
+ * fcmov: fneg, fabs, fsel), a rounding (frndint: frin), a copy between
+ * stack registers (fld, fst, fstp of %st(i): fmr); or -1: exchanges,
+ * constants, the control word and the functions that no one PowerPC
+ * instruction does (fsin, fprem, fscale) */
+static int x87_group(const char *mn, const char *ops)
+{
+	if (mn[0] != 'f' || x87_state(mn))
+		return -1;
+	int k, nmem, mem = mem_operand(mn, ops, &k, &nmem);
+	if (starts(mn, "fild") || starts(mn, "fist"))
+		return CLAB_HQ_FCVT;
+	if (starts(mn, "fcom") || starts(mn, "fucom") || !strcmp(mn, "ftst"))
+		return CLAB_HQ_FCMP;
+	if (!strcmp(mn, "fchs") || !strcmp(mn, "fabs") || starts(mn, "fcmov"))
+		return CLAB_HQ_FOTH;
+	if (!strcmp(mn, "frndint"))
+		return CLAB_HQ_FRND;
+	/* (fst and fstp of %st(0) copy nothing: the stack is a PowerPC
+	 * compiler's register allocation) */
+	if (mem < 0 && k == 1 && (!strcmp(mn, "fld") || !strcmp(mn, "fst") || !strcmp(mn, "fstp")) &&
+	    (!strcmp(mn, "fld") || (strcmp(ops, "%st(0)") && strcmp(ops, "%st"))))
+		return CLAB_HQ_FMOV;
+	return -1;
+}
+
 /* Counts the group of an instruction's operation that is not FP
- * arithmetic (fp_group, int_group); setcc to memory is the condition read
- * and a store (mem_class counted the store). */
+ * arithmetic (fp_group, x87_group, int_group); setcc to memory is the
+ * condition read and a store (mem_class counted the store). */
 static void int_op(const char *mn, const char *ops, uint64_t *n)
 {
 	int g = fp_group(mn, ops);
+	if (g < 0)
+		g = x87_group(mn, ops);
 	if (g >= 0) {
 		n[g]++;
 		return;
@@ -1565,12 +1596,23 @@ static void classify(const char *dis, uint64_t *n, int *cond, uint64_t *split, i
 		n[CLAB_HQ_JUMPS]++;
 		return;
 	}
-	/* x87 arithmetic: scalar */
-	if (m[0] == 'f' && (starts(m, "fadd") || starts(m, "fsub") || starts(m, "fmul") ||
-			    starts(m, "fdiv") || starts(m, "fsqrt"))) {
-		fp_class(m, ops, starts(m, "fmul") ? CLAB_HQ_FMUL : starts(m, "fdiv") ? CLAB_HQ_FDIV
-				 : starts(m, "fsqrt") ? CLAB_HQ_FSQRT : CLAB_HQ_FP, 1, 0, n);
-		return;
+	/* x87 arithmetic: scalar; with an integer operand (fiadd, ficom) the
+	 * integer is converted first (lfiwax, fcfid, then the operation) */
+	if (m[0] == 'f') {
+		int integer = m[1] == 'i';
+		const char *op = m + 1 + integer;
+		int cls = starts(op, "mul") ? CLAB_HQ_FMUL : starts(op, "div") ? CLAB_HQ_FDIV
+			: starts(op, "sqrt") ? CLAB_HQ_FSQRT
+			: starts(op, "add") || starts(op, "sub") ? CLAB_HQ_FP
+			: integer && starts(op, "com") ? CLAB_HQ_FCMP : -1;
+		if (cls >= 0) {
+			fp_class(m, ops, cls, 1, 0, n);
+			if (integer) {
+				n[CLAB_HQ_FCVT]++;
+				n[CLAB_HQ_INSTRUCTIONS]++;
+			}
+			return;
+		}
 	}
 	const char *b = m[0] == 'v' ? m + 1 : m; /* AVX spelling */
 	int fma = starts(b, "fmadd") || starts(b, "fmsub") || starts(b, "fnmadd") ||
