@@ -33,7 +33,7 @@ DEB_PACKAGES := build-essential dpkg-dev pkg-config libpfm4-dev libhwloc-dev \
 # the emulator plugin (activity = emulated), against QEMU's plugin header
 # from Debian's qemu source package (or QEMU_PLUGIN_H=/path/to/qemu-plugin.h)
 EMU_PLUGIN := $(STAGE)/lib/counterlab/emulate.so
-EMU_SIGALIGN := $(STAGE)/lib/counterlab/sigalign.so
+EMU_GUEST := $(STAGE)/lib/counterlab/guest.so
 QEMU_PLUGIN_H ?= $(BUILD)/qemu-src/qemu-plugin.h
 LIB_SRCS := $(wildcard framework/*.c sim_backends/activity/*.c sim_backends/bgq/*.c backends/linux/*.c \
 	sim_backends/bgl/*.c sim_backends/torus/*.c sim_backends/gemini/*.c)
@@ -43,7 +43,7 @@ LIBCLAB := $(STAGE)/lib/libcounterlab.so
 LIBBGPM := $(STAGE)/lib/libbgpm.so
 LIBGPCD := $(STAGE)/lib/libgpcd.so
 UTILS := $(STAGE)/bin/counterlab-native-avail $(STAGE)/bin/counterlab-netsim \
-	$(STAGE)/bin/counterlab-map $(STAGE)/bin/counterlab-run $(EMU_PLUGIN) $(EMU_SIGALIGN)
+	$(STAGE)/bin/counterlab-map $(STAGE)/bin/counterlab-run $(EMU_PLUGIN) $(EMU_GUEST)
 DATA_STAMP := $(BUILD)/data.stamp
 PAPI_STAMP := $(BUILD)/papi.stamp
 PAPI_TREE := $(BUILD)/papi
@@ -125,7 +125,7 @@ $(EMU_PLUGIN): sim_backends/activity/emulated/plugin.c sim_backends/activity/hos
 	$(CC) $(CFLAGS) $(CLAB_CFLAGS) -fno-tree-loop-distribute-patterns -shared -I$(dir $(QEMU_PLUGIN_H)) \
 		sim_backends/activity/emulated/plugin.c sim_backends/activity/hostmap.c -o $@ -lcapstone
 
-$(EMU_SIGALIGN): sim_backends/activity/emulated/sigalign.c
+$(EMU_GUEST): sim_backends/activity/emulated/guest.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(CLAB_CFLAGS) -shared $< -o $@ -ldl
 

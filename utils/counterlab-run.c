@@ -1,12 +1,12 @@
 /* counterlab-run [--machine PROFILE] [--cache a2|cachegrind] [--summary FILE]
- *                [--] PROGRAM ARGS...
+ *                [--argv0 NAME] [--] PROGRAM ARGS...
  *
  * Runs an unmodified, dynamically linked x86-64 program under QEMU's
  * user-mode emulator with counterlab's plugin, so that the program's own
  * instructions and memory accesses drive the simulated node (activity =
  * emulated; docs/emulated.md). The program uses
- * PAPI, libbgpm or nothing as it would natively. Exits with the program's
- * status. */
+ * PAPI, libbgpm or nothing as it would natively, and the programs it
+ * executes run the same way (guest.c). Exits with the program's status. */
 #define _GNU_SOURCE
 #include <elf.h>
 #include <errno.h>
@@ -23,12 +23,12 @@
 #include <unistd.h>
 
 #define PLUGIN_REL "../lib/counterlab/emulate.so"
-#define SIGALIGN_REL "../lib/counterlab/sigalign.so" /* preloaded into the program */
+#define GUEST_REL "../lib/counterlab/guest.so" /* preloaded into the program */
 
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: counterlab-run [--machine PROFILE] [--cache a2|cachegrind] "
-		   "[--summary FILE] [--] PROGRAM ARGS...\n"
+		   "[--summary FILE] [--argv0 NAME] [--] PROGRAM ARGS...\n"
 		   "  runs PROGRAM (a dynamically linked x86-64 program) under qemu-x86_64 with\n"
 		   "  counterlab's plugin: its own instructions drive the simulated node\n"
 		   "  --machine PROFILE  machine profile (default: $COUNTERLAB_MACHINE, else bgq);\n"
@@ -36,6 +36,7 @@ static void usage(FILE *f)
 		   "  --cache POLICY     a2 (default: the A2's write-through L1D) or cachegrind\n"
 		   "                     (write-allocate LRU, to compare with valgrind's cachegrind)\n"
 		   "  --summary FILE     write the process's totals there at exit\n"
+		   "  --argv0 NAME       the program's argv[0] (default: PROGRAM)\n"
 		   "  -h, --help         this text\n");
 }
 
@@ -52,13 +53,14 @@ static void usage(FILE *f)
  * stack addresses whatever the environment. Fills the padding into pad
  * (one or two "-E" values) and returns how many. */
 enum { STACK_ROOM = 65536 };
-static int stack_pad(const char *prog, char *const *args, int nargs, const char *preload,
-		     char *pad[2])
+static int stack_pad(const char *prog, const char *arg0, char *const *args, int nargs,
+		     const char *preload, char *pad[2])
 {
 	extern char **environ;
 	static const char name1[] = "COUNTERLAB_STACK_PAD=", name2[] = "COUNTERLAB_STACK_PAD2=";
-	/* the path, as the file's name and as argv[0] */
-	size_t room = 2 * (strlen(prog) + 1), n = 1 + (size_t)nargs, eq = strcspn(preload, "=") + 1;
+	/* the path, as the file's name, and argv[0] */
+	size_t room = strlen(prog) + 1 + strlen(arg0) + 1, n = 1 + (size_t)nargs,
+	       eq = strcspn(preload, "=") + 1;
 	int preloaded = 0;
 	for (int j = 0; j < nargs; j++)
 		room += strlen(args[j]) + 1;
@@ -160,6 +162,37 @@ static const char *check_program(const char *path, char *why, size_t len)
 	return NULL;
 }
 
+/* The profile with what emulation needs (activity=emulated, clock=virtual,
+ * tick=0) in place of any value of those keys it has, so that a
+ * counterlab-run run by the program it runs adds them once. -1: too long */
+static int emulated_spec(const char *machine, char *out, size_t len)
+{
+	static const char *const ours[] = {"activity=", "clock=", "tick="};
+	const char *colon = strchr(machine, ':');
+	size_t n = colon ? (size_t)(colon - machine) : strlen(machine), w;
+	if (n + 1 >= len)
+		return -1;
+	memcpy(out, machine, n);
+	w = n;
+	out[w++] = ':';
+	for (const char *p = colon ? colon + 1 : ""; *p;) {
+		size_t k = strcspn(p, ",");
+		int drop = 0;
+		for (size_t j = 0; j < sizeof ours / sizeof *ours; j++)
+			drop |= !strncmp(p, ours[j], strlen(ours[j]));
+		if (!drop && k) {
+			if (w + k + 1 >= len)
+				return -1;
+			memcpy(out + w, p, k);
+			w += k;
+			out[w++] = ',';
+		}
+		p += k + (p[k] != 0);
+	}
+	int m = snprintf(out + w, len - w, "activity=emulated,clock=virtual,tick=0");
+	return m < 0 || (size_t)m >= len - w ? -1 : 0;
+}
+
 static volatile pid_t child;
 
 /* a termination request goes to the program; the slot file is removed
@@ -172,7 +205,8 @@ static void forward(int sig)
 
 int main(int argc, char **argv)
 {
-	const char *machine = getenv("COUNTERLAB_MACHINE"), *cache = "a2", *summary = NULL;
+	const char *machine = getenv("COUNTERLAB_MACHINE"), *cache = "a2", *summary = NULL,
+		   *argv0 = NULL;
 	int i;
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--")) {
@@ -189,6 +223,8 @@ int main(int argc, char **argv)
 				return die("--cache %s: the policies are a2 and cachegrind", cache, NULL);
 		} else if (!strcmp(argv[i], "--summary") && i + 1 < argc) {
 			summary = argv[++i];
+		} else if (!strcmp(argv[i], "--argv0") && i + 1 < argc) {
+			argv0 = argv[++i];
 		} else if (argv[i][0] == '-') {
 			fprintf(stderr, "counterlab-run: unknown option %s\n", argv[i]);
 			usage(stderr);
@@ -223,15 +259,16 @@ int main(int argc, char **argv)
 	if (access(plugin, R_OK) != 0)
 		return die("counterlab's plugin %s is missing (%s): rebuild with make", plugin,
 			   strerror(errno));
-	/* the program's preloads, after ours; the emulator keeps its own environment */
-	char sigalign[PATH_MAX + 64], preload[4 * PATH_MAX];
-	snprintf(sigalign, sizeof sigalign, "%s/%s", bin, SIGALIGN_REL);
-	if (access(sigalign, R_OK) != 0)
-		return die("counterlab's %s is missing (%s): rebuild with make", sigalign,
+	/* the program's preloads, after ours; the emulator gets none */
+	char guest[PATH_MAX + 64], preload[4 * PATH_MAX];
+	snprintf(guest, sizeof guest, "%s/%s", bin, GUEST_REL);
+	if (access(guest, R_OK) != 0)
+		return die("counterlab's %s is missing (%s): rebuild with make", guest,
 			   strerror(errno));
 	const char *theirs = getenv("LD_PRELOAD");
-	snprintf(preload, sizeof preload, "LD_PRELOAD=%s%s%s", sigalign, theirs && *theirs ? ":" : "",
+	snprintf(preload, sizeof preload, "LD_PRELOAD=%s%s%s", guest, theirs && *theirs ? ":" : "",
 		 theirs && *theirs ? theirs : "");
+	unsetenv("LD_PRELOAD");
 
 	/* the slot file: on tmpfs when there is one */
 	char slots[PATH_MAX];
@@ -243,12 +280,13 @@ int main(int argc, char **argv)
 	close(fd);
 
 	char spec[PATH_MAX], parg[3 * PATH_MAX];
-	snprintf(spec, sizeof spec, "%s%sactivity=emulated,clock=virtual,tick=0", machine,
-		 strchr(machine, ':') ? "," : ":");
+	if (emulated_spec(machine, spec, sizeof spec))
+		return die("--machine %s: too long%s", machine, "");
 	snprintf(parg, sizeof parg, "%s,slots=%s,cache=%s%s%s", plugin, slots, cache,
 		 summary ? ",summary=" : "", summary ? summary : "");
 	setenv("COUNTERLAB_MACHINE", spec, 1);
 	setenv("COUNTERLAB_EMULATED", slots, 1);
+	setenv("COUNTERLAB_RUN_CACHE", cache, 1); /* for the programs it executes (guest.c) */
 
 	pid_t pid = fork();
 	if (pid < 0) {
@@ -259,10 +297,19 @@ int main(int argc, char **argv)
 		/* the same addresses every run: cache sets, and so counts, repeat */
 		personality(ADDR_NO_RANDOMIZE);
 		int nargs = argc - i;
-		char **av = calloc((size_t)nargs + 12, sizeof *av), *pad[2];
+		char **av = calloc((size_t)nargs + 16, sizeof *av), *pad[2];
 		unsetenv("COUNTERLAB_STACK_PAD"); /* a counterlab-run's own, run under another */
 		unsetenv("COUNTERLAB_STACK_PAD2");
-		int npad = stack_pad(prog, argv + i + 1, nargs - 1, preload, pad);
+		/* this process, the program once the emulator starts, reports to
+		 * the summary, also as another program it executes (guest.c) */
+		char owner[PATH_MAX + 32];
+		snprintf(owner, sizeof owner, "%ld:%s", (long)getpid(), summary ? summary : "");
+		if (summary)
+			setenv("COUNTERLAB_RUN_SUMMARY", owner, 1);
+		else
+			unsetenv("COUNTERLAB_RUN_SUMMARY");
+		setenv("COUNTERLAB_RUN_STARTED", "1", 1); /* the program takes it out (guest.c) */
+		int npad = stack_pad(prog, argv0 ? argv0 : prog, argv + i + 1, nargs - 1, preload, pad);
 		if (!av || npad < 0)
 			_exit(127);
 		int k = 0;
@@ -273,6 +320,10 @@ int main(int argc, char **argv)
 		av[k++] = parg;
 		av[k++] = "-E";
 		av[k++] = preload;
+		if (argv0) {
+			av[k++] = "-0";
+			av[k++] = (char *)argv0;
+		}
 		for (int j = 0; j < npad; j++) {
 			av[k++] = "-E";
 			av[k++] = pad[j];

@@ -43,10 +43,31 @@ else
 fi
 
 pre=$(LD_PRELOAD=libm.so.6 timeout 300 "$run" -- env | grep '^LD_PRELOAD=')
-if [[ "$pre" == LD_PRELOAD=*/sigalign.so:libm.so.6 ]]; then
+if [[ "$pre" == LD_PRELOAD=*/guest.so:libm.so.6 ]]; then
 	ok "the program's own LD_PRELOAD comes after counterlab-run's: $pre"
 else
-	bad "the program's LD_PRELOAD: '$pre', want counterlab-run's sigalign.so, then libm.so.6"
+	bad "the program's LD_PRELOAD: '$pre', want counterlab-run's guest.so, then libm.so.6"
+fi
+
+# 1d. programs the program executes run under the emulator too: through
+# env (an exec that keeps the process), a shell's child (fork, then exec)
+# and a counterlab-run run by the program, each counting as kernels' own
+# checks want; argv[0] as the executing program gave it
+wrapped() { # what wraps kernels...
+	if timeout 300 "$run" -- "$@" > "$tmp/wrap.out" 2>&1; then
+		ok "counted through '${*% "$tmp/kernels"}'"
+	else
+		bad "counted through '$*': $(cat "$tmp/wrap.out")"
+	fi
+}
+wrapped /usr/bin/env "$tmp/kernels"
+wrapped /bin/sh -c '"$0" && :' "$tmp/kernels"
+wrapped "$run" -- "$tmp/kernels"
+a0=$(timeout 300 "$run" -- /bin/bash -c 'exec -a myname /bin/sh -c "echo \$0"' 2>&1)
+if [ "$a0" = myname ]; then
+	ok "an executed program keeps the argv[0] it was given"
+else
+	bad "argv[0] of an executed program: '$a0', want myname"
 fi
 
 # 2. the plugin's totals: kernel N against kernel 2N, everything else equal
@@ -263,6 +284,17 @@ expect_each "$tmp/x87ops100000" "$tmp/x87ops200000" guest_instructions:1200000 \
 	instructions:1800000 fld_insns:300000 fst_insns:100000 ld_insns:0 st_insns:0 loads:300000 \
 	stores:100000 fcvt:400000 fp:100000 fmul:100000 foth:200000 frnd:100000 fmov:200000 \
 	fcmp:100000 branches:100000
+# the summary is the process's: the program env executes reports there
+# (the same differences), a shell's forked child does not (the shell's
+# counts, which do not depend on N)
+for n in 100000 200000; do
+	timeout 300 "$run" --summary "$tmp/envx$n" -- /usr/bin/env "$tmp/kernels" x87ops $n ||
+		bad "env kernels x87ops $n"
+	timeout 300 "$run" --summary "$tmp/shx$n" -- /bin/sh -c "\"\$0\" x87ops $n && :" "$tmp/kernels" ||
+		bad "sh -c kernels x87ops $n"
+done
+expect_each "$tmp/envx100000" "$tmp/envx200000" guest_instructions:1200000 fcvt:400000 fmov:200000
+expect_each "$tmp/shx100000" "$tmp/shx200000" guest_instructions:0 fcvt:0
 for q in guest_instructions:200000 instructions:300000 ld_insns:100000 st_insns:200000 \
 	loads:100000 stores:200000; do
 	expect "$tmp/strings100000" "$tmp/strings200000" "${q%%:*}" "${q#*:}"

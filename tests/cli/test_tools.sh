@@ -158,7 +158,7 @@ done
 stage=$(dirname "$bindir")
 mandir=$(cd "$stage/share/man" && pwd) # man -w answers with absolute paths
 # opts: the options that begin the lines of --help or of a page's .TP tags
-opts() { grep -oE '^ *(-[A-Za-z], )?--?[A-Za-z][A-Za-z-]*' | tr -d ' ' | tr ',' '\n' | sort -u; }
+opts() { grep -oE '^ *(-[A-Za-z], )?--?[A-Za-z][A-Za-z0-9-]*' | tr -d ' ' | tr ',' '\n' | sort -u; }
 # plain FILE: a page's text without roff's escapes
 plain() { sed -e 's/\\f[BIRP]//g' -e 's/\\-/-/g' -e 's/^\.[A-Z][A-Z]* //' "$1"; }
 for p in $progs; do
@@ -169,7 +169,7 @@ for p in $progs; do
 	"${launch[@]}" "$bindir/$p" --help 2>/dev/null | opts >"$tmp/help.opts"
 	plain "$page" >"$tmp/page"
 	missing=$(while read -r o; do
-		grep -qE -- "(^|[^A-Za-z-])$o([^A-Za-z-]|\$)" "$tmp/page" || echo "$o"
+		grep -qE -- "(^|[^A-Za-z0-9-])$o([^A-Za-z0-9-]|\$)" "$tmp/page" || echo "$o"
 	done <"$tmp/help.opts")
 	# the tag line after each .TP of the page
 	extra=$(awk 'tp { print; tp = 0 } /^\.TP/ { tp = 1 }' "$tmp/page" | opts |
