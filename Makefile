@@ -125,7 +125,7 @@ $(EMU_PLUGIN): sim_backends/activity/emulated/plugin.c sim_backends/activity/hos
 	$(CC) $(CFLAGS) $(CLAB_CFLAGS) -fno-tree-loop-distribute-patterns -shared -I$(dir $(QEMU_PLUGIN_H)) \
 		sim_backends/activity/emulated/plugin.c sim_backends/activity/hostmap.c -o $@ -lcapstone
 
-$(EMU_GUEST): sim_backends/activity/emulated/guest.c
+$(EMU_GUEST): sim_backends/activity/emulated/guest.c sim_backends/activity/emulated.h sim_backends/activity/hostmap.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(CLAB_CFLAGS) -shared $< -o $@ -ldl
 

@@ -286,7 +286,6 @@ int main(int argc, char **argv)
 		 summary ? ",summary=" : "", summary ? summary : "");
 	setenv("COUNTERLAB_MACHINE", spec, 1);
 	setenv("COUNTERLAB_EMULATED", slots, 1);
-	setenv("COUNTERLAB_RUN_CACHE", cache, 1); /* for the programs it executes (guest.c) */
 
 	pid_t pid = fork();
 	if (pid < 0) {
@@ -300,14 +299,6 @@ int main(int argc, char **argv)
 		char **av = calloc((size_t)nargs + 16, sizeof *av), *pad[2];
 		unsetenv("COUNTERLAB_STACK_PAD"); /* a counterlab-run's own, run under another */
 		unsetenv("COUNTERLAB_STACK_PAD2");
-		/* this process, the program once the emulator starts, reports to
-		 * the summary, also as another program it executes (guest.c) */
-		char owner[PATH_MAX + 32];
-		snprintf(owner, sizeof owner, "%ld:%s", (long)getpid(), summary ? summary : "");
-		if (summary)
-			setenv("COUNTERLAB_RUN_SUMMARY", owner, 1);
-		else
-			unsetenv("COUNTERLAB_RUN_SUMMARY");
 		setenv("COUNTERLAB_RUN_STARTED", "1", 1); /* the program takes it out (guest.c) */
 		int npad = stack_pad(prog, argv0 ? argv0 : prog, argv + i + 1, nargs - 1, preload, pad);
 		if (!av || npad < 0)

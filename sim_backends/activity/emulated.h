@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include "hostmap.h"
 
-#define CLAB_EMU_MAGIC 0x636c6162656d7532ull /* "clabemu2" */
+#define CLAB_EMU_MAGIC 0x636c6162656d7533ull /* "clabemu3" */
 #define CLAB_EMU_SLOTS 256                   /* guest threads alive at once */
 #define CLAB_EMU_ENV "COUNTERLAB_EMULATED"   /* the slot file, set by counterlab-run */
 /* A system call number Linux does not have: the plugin sees it before the
@@ -33,10 +33,17 @@ typedef struct clab_emu_slot {
 	uint64_t q[CLAB_HQ_N];
 } __attribute__((aligned(64))) clab_emu_slot; /* no two slots share a cache line */
 
+/* The file: its header, then the slots. The header also tells a program
+ * that an emulated one executed (emulated/guest.c) how to run under the
+ * emulator again: the process the plugin counts, its cache policy and its
+ * summary file (a program executed in that process's place writes it). */
 typedef struct clab_emu_file {
 	uint64_t magic;
 	uint64_t nslot;
-	uint64_t pad[6];
+	int64_t pid;            /* the emulator's process (its guest's getpid()) */
+	uint32_t cachegrind;    /* the cache policy: 1 cachegrind, 0 a2 */
+	uint32_t pad[9];
+	char summary[4096];     /* the summary file, "" for none */
 	clab_emu_slot slot[CLAB_EMU_SLOTS];
 } clab_emu_file;
 

@@ -20,6 +20,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stddef.h>
@@ -27,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "../emulated.h"
 
 typedef void (*action_fn)(int, siginfo_t *, void *);
 
@@ -115,13 +117,23 @@ __attribute__((constructor)) static void follow_exec(int argc, char **argv)
 		unsetenv("COUNTERLAB_RUN_STARTED"); /* not passed on to what it executes */
 		return;
 	}
-	const char *cache = getenv("COUNTERLAB_RUN_CACHE"), *summary = getenv("COUNTERLAB_RUN_SUMMARY");
+	/* how the emulator that executed this program ran, from its slot
+	 * file's header (not the environment: what the program's stack holds
+	 * stays the same whatever the summary's name, and so do its counts) */
+	const char *slots = getenv(CLAB_EMU_ENV);
+	clab_emu_file h;
+	int fd = slots ? open(slots, O_RDONLY | O_CLOEXEC) : -1;
+	ssize_t got = fd < 0 ? -1 : pread(fd, &h, offsetof(clab_emu_file, slot), 0);
+	if (fd >= 0)
+		close(fd);
 	Dl_info self;
 	char exe[PATH_MAX], run[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (!cache || argc < 1 || n <= 0 || !dladdr((void *)follow_exec, &self) || !self.dli_fname)
+	if (got != (ssize_t)offsetof(clab_emu_file, slot) || h.magic != CLAB_EMU_MAGIC || argc < 1 ||
+	    n <= 0 || !dladdr((void *)follow_exec, &self) || !self.dli_fname)
 		return; /* preloaded by hand, outside counterlab-run */
 	exe[n] = 0;
+	h.summary[sizeof h.summary - 1] = 0;
 	/* PREFIX/lib/counterlab/guest.so: PREFIX/bin/counterlab-run */
 	const char *slash = strrchr(self.dli_fname, '/');
 	snprintf(run, sizeof run, "%.*s/../../bin/counterlab-run",
@@ -132,14 +144,12 @@ __attribute__((constructor)) static void follow_exec(int argc, char **argv)
 	int k = 0;
 	av[k++] = run;
 	av[k++] = "--cache";
-	av[k++] = (char *)cache;
+	av[k++] = h.cachegrind ? "cachegrind" : "a2";
 	/* the summary is the process's: an exec that keeps the process
 	 * (env, exec in a shell) reports there, a forked child does not */
-	char pid[32];
-	size_t plen = (size_t)snprintf(pid, sizeof pid, "%ld:", (long)getpid());
-	if (summary && !strncmp(summary, pid, plen)) {
+	if (h.summary[0] && h.pid == (int64_t)getpid()) {
 		av[k++] = "--summary";
-		av[k++] = (char *)summary + plen;
+		av[k++] = h.summary;
 	}
 	av[k++] = "--argv0";
 	av[k++] = argv[0];

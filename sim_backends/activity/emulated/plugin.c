@@ -2113,6 +2113,8 @@ static void on_fork_child(void)
 			cpus[c]->timer_at = 0;
 	memset(totals, 0, sizeof totals);
 	summary_path = NULL; /* the totals are the parent's to report */
+	file->pid = getpid();
+	file->summary[0] = 0;
 }
 
 static void on_exit_vcpu(qemu_plugin_id_t id, unsigned int vcpu_index)
@@ -2213,6 +2215,9 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 		return -1;
 	}
 	file->nslot = CLAB_EMU_SLOTS;
+	file->pid = getpid();
+	file->cachegrind = (uint32_t)cachegrind_policy;
+	snprintf(file->summary, sizeof file->summary, "%s", summary_path ? summary_path : "");
 	file->magic = CLAB_EMU_MAGIC;
 	/* page-aligned (a set per host line), its pages zero until written */
 	l2 = mmap(NULL, L2_SETS * L2_WAYS * sizeof *l2, PROT_READ | PROT_WRITE,
