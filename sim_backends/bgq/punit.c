@@ -582,6 +582,17 @@ static int punit_start(void *unit, void *set)
 		return clab_seterr(CLAB_E_STATE, "start: the set holds no counters (acquire first)");
 	}
 	bgq_node_sync(u->node, s->rp.hw, 0);
+	/* activity = host or emulated: a thread its source cannot count (the
+	 * emulator's slots all taken) would read zeros; say why instead */
+	if (u->node->follow_host && !u->node->hwt[s->rp.hw].hs) {
+		clab_host_sampler *hs = NULL;
+		int rc = clab_host_sampler_open(u->node->emulated, u->node->fp_event, &hs);
+		clab_host_sampler_close(hs);
+		if (rc) {
+			bgq_lock_drop(&k->lock);
+			return rc;
+		}
+	}
 	zero_locked(u->node, s, 1);
 	bgq_lock_drop(&k->lock);
 	return CLAB_OK;

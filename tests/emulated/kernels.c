@@ -9,6 +9,7 @@
  * what a thread did between two reads over the cycles it took, so each
  * kernel is followed by a read and 4096 no-ops, which count as
  * instructions only: by the stop, a scan has seen the whole kernel. */
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/syscall.h>
@@ -535,6 +536,30 @@ static void diff(int es, void (*kernel)(long, const char *), long n, const char 
 		d[i] = b[i] - a[i];
 }
 
+static pthread_barrier_t slots_alive, slots_done;
+
+static void *slot_waiter(void *arg)
+{
+	(void)arg;
+	pthread_barrier_wait(&slots_alive);
+	pthread_barrier_wait(&slots_done);
+	return NULL;
+}
+
+/* a thread started when every slot is taken: PAPI_start's answer in *arg */
+static void *slot_counter(void *arg)
+{
+	int es = PAPI_NULL;
+	CHECK_PAPI(PAPI_register_thread());
+	CHECK_PAPI(PAPI_create_eventset(&es));
+	CHECK_PAPI(PAPI_add_named_event(es, "PAPI_TOT_INS"));
+	*(int *)arg = PAPI_start(es);
+	long long v;
+	if (*(int *)arg == PAPI_OK)
+		PAPI_stop(es, &v);
+	return NULL;
+}
+
 /* The program's own signal handlers, as a sampling tool's: they store
  * vector registers on their stack (printf of a double) and read counters */
 static int handler_set = PAPI_NULL;
@@ -598,6 +623,30 @@ int main(int argc, char **argv)
 		      v[BR_CN], n);
 		printf("ok - a forked child counts its %ld branches, and they stay out of the parent's %lld\n",
 		       100 * n, v[BR_CN]);
+		return 0;
+	}
+	/* "kernels slots": more threads alive at once than the emulator has
+	 * slots for; the last one to start a set is refused, not counted as 0 */
+	if (argc == 2 && !strcmp(argv[1], "slots")) {
+		CHECK(PAPI_library_init(PAPI_VER_CURRENT) == PAPI_VER_CURRENT, "PAPI_library_init");
+		CHECK_PAPI(PAPI_thread_init(pthread_self));
+		enum { NT = CLAB_EMU_SLOTS + 8 };
+		static pthread_t t[NT];
+		CHECK(pthread_barrier_init(&slots_alive, NULL, NT + 1) == 0 &&
+		      pthread_barrier_init(&slots_done, NULL, NT + 1) == 0, "barriers");
+		for (int i = 0; i < NT; i++)
+			CHECK(pthread_create(&t[i], NULL, slot_waiter, NULL) == 0, "pthread_create %d", i);
+		pthread_barrier_wait(&slots_alive); /* all alive: no slot is left */
+		pthread_t last;
+		int rc = 0;
+		CHECK(pthread_create(&last, NULL, slot_counter, &rc) == 0, "pthread_create");
+		CHECK(pthread_join(last, NULL) == 0, "join");
+		pthread_barrier_wait(&slots_done);
+		for (int i = 0; i < NT; i++)
+			pthread_join(t[i], NULL);
+		CHECK(rc == PAPI_ECMP, "a thread without a slot: PAPI_start %d, want PAPI_ECMP", rc);
+		printf("ok - a thread beyond the emulator's %d slots is refused at PAPI_start\n",
+		       CLAB_EMU_SLOTS);
 		return 0;
 	}
 	/* "kernels handlers": the program's handlers run, and sigaction tells
