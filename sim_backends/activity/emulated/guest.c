@@ -11,8 +11,8 @@
  * Programs the program executes: qemu-user hands exec to the host, so the
  * new program would run natively and uncounted (a shell's commands, env,
  * time, taskset). counterlab-run gives the program it starts
- * COUNTERLAB_RUN_STARTED, which is taken out of the environment here; a
- * program that starts with this library preloaded and without it was
+ * COUNTERLAB_RUN_STARTED=1, which is turned to 0 here; a program that
+ * starts with this library preloaded and without that was
  * executed by an emulated one, and runs itself again under counterlab-run
  * with the same arguments and environment. Statically linked and setuid
  * programs, and those executed with an environment of their own (env -i),
@@ -113,8 +113,12 @@ static char **without_self(char **env, const char *self)
 __attribute__((constructor)) static void follow_exec(int argc, char **argv)
 {
 	extern char **environ;
-	if (getenv("COUNTERLAB_RUN_STARTED")) {
-		unsetenv("COUNTERLAB_RUN_STARTED"); /* not passed on to what it executes */
+	/* turned to 0 in place (not taken out, which would move the
+	 * environment's pointers: the program's own memory, whose cache
+	 * lines the counts see) for what it executes */
+	char *started = getenv("COUNTERLAB_RUN_STARTED");
+	if (started && started[0] == '1') {
+		started[0] = '0';
 		return;
 	}
 	/* how the emulator that executed this program ran, from its slot

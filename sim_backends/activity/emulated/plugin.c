@@ -1673,7 +1673,14 @@ typedef struct insn_classes {
 } insn_classes;
 
 enum { KNOWN = 1 << 15 };
-static insn_classes *known; /* by a hash of the bytes; a newer one replaces an entry */
+/* by a hash of the bytes, a newer one replacing an entry: known_at[hash] is
+ * its place in known + 1 (0: none), which fills from the start, so that a
+ * process touches the pages of the instructions it has (a table hashed
+ * directly faulted in half a short program's start-up pages) */
+static insn_classes *known;
+static uint16_t *known_at;
+static uint32_t known_n;
+_Static_assert(KNOWN <= UINT16_MAX, "known_at");
 static pthread_mutex_t known_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The disassembly: QEMU 7.2's qemu_plugin_insn_disas opens a capstone
@@ -1852,14 +1859,15 @@ static void classes_of(struct qemu_plugin_insn *insn, insn_classes *c, uint64_t 
 {
 	size_t size = qemu_plugin_insn_size(insn);
 	const uint8_t *bytes = qemu_plugin_insn_data(insn);
-	insn_classes *e = NULL;
+	int64_t slot = -1; /* where it is kept, -1: not */
 	if (size > 0 && size <= sizeof c->bytes) {
 		uint32_t h = 2166136261u; /* FNV-1a */
 		for (size_t i = 0; i < size; i++)
 			h = (h ^ bytes[i]) * 16777619u;
-		e = &known[(h ^ h >> 15) & (KNOWN - 1)];
+		slot = (h ^ h >> 15) & (KNOWN - 1);
 		pthread_mutex_lock(&known_lock);
-		int hit = e->size == size && !memcmp(e->bytes, bytes, size);
+		const insn_classes *e = known_at[slot] ? &known[known_at[slot] - 1] : NULL;
+		int hit = e && e->size == size && !memcmp(e->bytes, bytes, size);
 		if (hit)
 			*c = *e;
 		pthread_mutex_unlock(&known_lock);
@@ -1887,12 +1895,15 @@ static void classes_of(struct qemu_plugin_insn *insn, insn_classes *c, uint64_t 
 		n[i] += own[i];
 		c->n[i] = (uint8_t)own[i];
 		if (own[i] > 255)
-			e = NULL;
+			slot = -1;
 	}
-	if (e) {
+	if (slot >= 0) {
 		memcpy(c->bytes, bytes, size);
 		pthread_mutex_lock(&known_lock);
-		*e = *c;
+		if (!known_at[slot] && known_n < KNOWN)
+			known_at[slot] = (uint16_t)++known_n;
+		if (known_at[slot])
+			known[known_at[slot] - 1] = *c;
 		pthread_mutex_unlock(&known_lock);
 	}
 }
@@ -2225,7 +2236,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 	if (l2 == MAP_FAILED)
 		l2 = NULL;
 	known = calloc(KNOWN, sizeof *known);
-	if (!l2 || !known) {
+	known_at = calloc(KNOWN, sizeof *known_at);
+	if (!l2 || !known || !known_at) {
 		fprintf(stderr, "counterlab plugin: out of memory\n");
 		return -1;
 	}
