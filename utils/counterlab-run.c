@@ -299,7 +299,7 @@ int main(int argc, char **argv)
 		char **av = calloc((size_t)nargs + 16, sizeof *av), *pad[2];
 		unsetenv("COUNTERLAB_STACK_PAD"); /* a counterlab-run's own, run under another */
 		unsetenv("COUNTERLAB_STACK_PAD2");
-		setenv("COUNTERLAB_RUN_STARTED", "1", 1); /* the program takes it out (guest.c) */
+		setenv("COUNTERLAB_RUN_STARTED", "1", 1); /* the program sets it to 0 (guest.c) */
 		int npad = stack_pad(prog, argv0 ? argv0 : prog, argv + i + 1, nargs - 1, preload, pad);
 		if (!av || npad < 0)
 			_exit(127);
