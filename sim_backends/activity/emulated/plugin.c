@@ -1450,8 +1450,9 @@ static int x87_group(const char *mn, const char *ops)
 		return CLAB_HQ_FRND;
 	/* (fst and fstp of %st(0) copy nothing: the stack is a PowerPC
 	 * compiler's register allocation) */
-	if (mem < 0 && k == 1 && (!strcmp(mn, "fld") || !strcmp(mn, "fst") || !strcmp(mn, "fstp")) &&
-	    (!strcmp(mn, "fld") || (strcmp(ops, "%st(0)") && strcmp(ops, "%st"))))
+	int store = !strcmp(mn, "fst") || !strcmp(mn, "fstp");
+	if (mem < 0 && k == 1 &&
+	    (!strcmp(mn, "fld") || (store && strcmp(ops, "%st(0)") && strcmp(ops, "%st"))))
 		return CLAB_HQ_FMOV;
 	return -1;
 }
