@@ -18,8 +18,12 @@
  *   - time is the thread's CPU time at the core's clock, but never fewer
  *     cycles than instructions: the A2 completes at most one XU and one AXU
  *     instruction per cycle, a host core several; the thread runs in all
- *     of those cycles (PEVT_XU_THRD_RUNNING), and its XU instructions were
- *     issued once each to the XU (no flushed one is issued again here).
+ *     of those cycles (PEVT_XU_THRD_RUNNING; its core is busy in them,
+ *     PEVT_XU_PROC_BUSY), and its XU instructions were issued once each
+ *     to the XU (no flushed one is issued again here); under emulation
+ *     all its instructions were issued once and committed in the run state
+ *     (PEVT_IU_TOT_ISSUE_COUNT, PEVT_XU_RUN_INSTR);
+ *   - a system call is one of the kernel's system-call interrupts.
  * Emulated execution (emulated.h) counts more: unconditional branches are
  * the BRU class, taken branches the branch unit's taken commits, fused
  * multiply-adds, multiplies and divides their own classes (FMA, FMUL,
@@ -67,7 +71,7 @@ const char *const clab_hq_event[CLAB_HQ_N] = {
 };
 
 /* derived quantities after the host's own */
-enum { Q_INTEGER = CLAB_HQ_N, Q_XU, Q_L1P_MISSES, Q_L2_MISSES, Q_ALL_BRANCHES, Q_ALL_TAKEN,
+enum { Q_INTEGER = CLAB_HQ_N, Q_XU, Q_ISSUED, Q_L1P_MISSES, Q_L2_MISSES, Q_ALL_BRANCHES, Q_ALL_TAKEN,
        Q_LD, Q_ST, Q_FLD, Q_FST, Q_QLD, Q_QST, Q_FXU_DEP_STALLS, Q_N };
 
 static const struct rule {
@@ -92,6 +96,9 @@ static const struct rule {
 	{"PEVT_INST_XU_INT", CLAB_HQ_SYSCALLS},
 	{"PEVT_XU_MULT_DIV_BUSY", CLAB_HQ_MULDIV_BUSY},
 	{"PEVT_IU_FXU_ISSUE_COUNT", Q_XU},
+	{"PEVT_IU_TOT_ISSUE_COUNT", Q_ISSUED},
+	{"PEVT_XU_RUN_INSTR", Q_ISSUED},
+	{"PEVT_CNKHWT_SYSCALL", CLAB_HQ_SYSCALLS},
 	{"PEVT_INST_QFPU_FADD", CLAB_HQ_FP},
 	{"PEVT_INST_QFPU_FMA", CLAB_HQ_FMA},
 	{"PEVT_INST_QFPU_QADD", CLAB_HQ_QFP},
@@ -127,8 +134,8 @@ static const struct rule {
 	{"PEVT_L1P_STRM_WRT_INVAL", CLAB_HQ_L1P_WRT_INVAL},
 	{"PEVT_L1P_STRM_EVICT_UNUSED", CLAB_HQ_L1P_EVICT_UNUSED},
 };
-/* every rule, PEVT_XU_THRD_RUNNING and PEVT_AXU_IDLE fit in an output */
-_Static_assert(sizeof rules / sizeof rules[0] + 2 <= CLAB_HOSTMAP_MAX, "CLAB_HOSTMAP_MAX");
+/* every rule, PEVT_XU_THRD_RUNNING, _PROC_BUSY and PEVT_AXU_IDLE fit in an output */
+_Static_assert(sizeof rules / sizeof rules[0] + 3 <= CLAB_HOSTMAP_MAX, "CLAB_HOSTMAP_MAX");
 
 static uint64_t sub_floor(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
 static uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
@@ -172,6 +179,9 @@ void clab_hostmap(const clab_host_sample *d, unsigned mhz, clab_hostmap_out *out
 	out->cycles = d->have >> CLAB_HQ_CYCLES & 1 ? q[CLAB_HQ_CYCLES]
 		    : (uint64_t)((unsigned __int128)d->cpu_ns * mhz / 1000);
 	q[Q_XU] = ldst + q[Q_ALL_BRANCHES] + q[Q_INTEGER] + ops;
+	/* all of them, where the A2 issues one instruction a cycle (the
+	 * emulator's timing); the host's cycles allow an XU and an AXU one */
+	q[Q_ISSUED] = insns ? q[Q_XU] + fp : 0;
 	out->cycles = max_u64(out->cycles, max_u64(q[Q_XU], fp));
 	for (size_t r = 0; r < sizeof rules / sizeof rules[0]; r++) {
 		uint64_t v = q[rules[r].q];
@@ -181,9 +191,12 @@ void clab_hostmap(const clab_host_sample *d, unsigned mhz, clab_hostmap_out *out
 		out->count[out->n++] = v;
 		out->cycles = max_u64(out->cycles, v); /* at most once per cycle */
 	}
-	/* the thread runs in every cycle it counts (nothing here waits) */
+	/* the thread runs in every cycle it counts (nothing here waits), and
+	 * so its core is busy */
 	if (out->cycles) {
 		out->event[out->n] = "PEVT_XU_THRD_RUNNING";
+		out->count[out->n++] = out->cycles;
+		out->event[out->n] = "PEVT_XU_PROC_BUSY";
 		out->count[out->n++] = out->cycles;
 	}
 	if (out->cycles > fp) {

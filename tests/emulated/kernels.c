@@ -523,6 +523,12 @@ static void k_qfma(long n, const char *b) { (void)b; qfmas(n); }
 static void k_loop(long n, const char *b) { (void)b; loop(n); }
 static void k_stream(long n, const char *b) { stream(b, n); }
 static void k_muls(long n, const char *b) { muls(b, n); }
+static void k_syscalls(long n, const char *b)
+{
+	(void)b;
+	for (long i = 0; i < n; i++)
+		syscall(SYS_getppid);
+}
 
 /* counts of kernel(2n) - kernel(n): PAPI's own share cancels */
 static void diff(int es, void (*kernel)(long, const char *), long n, const char *buf,
@@ -795,6 +801,25 @@ int main(int argc, char **argv)
 	CHECK(llabs(d[2] - n) <= n / 100, "%ld more multiplies by memory: LD_INS +%lld", n, d[2]);
 	printf("ok - %ld multiplies by memory: PAPI_FP_OPS %lld, PEVT_INST_QFPU_FMUL %lld, "
 	       "PAPI_LD_INS +%lld for %ld more\n", n, v[0], v[1], d[2], n);
+	drop_set(es3);
+
+	/* N more system calls: N more of the kernel's system-call interrupts;
+	 * N more loop iterations: 2N more instructions, each issued once and
+	 * committed in the run state */
+	static const char *sysnames[] = {"kernel:::PEVT_CNKHWT_SYSCALL"};
+	es3 = make_set(sysnames, 1);
+	diff(es3, k_syscalls, 1000, NULL, d);
+	CHECK(d[0] == 1000, "1000 more system calls: PEVT_CNKHWT_SYSCALL +%lld", d[0]);
+	drop_set(es3);
+	static const char *issuenames[] = {"core:::PEVT_IU_TOT_ISSUE_COUNT", "core:::PEVT_XU_RUN_INSTR",
+					   "PAPI_TOT_INS"};
+	es3 = make_set(issuenames, 3);
+	diff(es3, k_loop, n, NULL, d);
+	for (int i = 0; i < 3; i++)
+		CHECK(llabs(d[i] - 2 * n) <= 800, "loop +%ld: %s +%lld", n, issuenames[i], d[i]);
+	printf("ok - 1000 more system calls: PEVT_CNKHWT_SYSCALL +1000; loop of %ld more "
+	       "iterations: PEVT_IU_TOT_ISSUE_COUNT +%lld, PEVT_XU_RUN_INSTR +%lld, PAPI_TOT_INS +%lld\n",
+	       n, d[0], d[1], d[2]);
 	drop_set(es3);
 
 	/* N more iterations of x[i] *= y[i]: 2N more loads and N more stores
