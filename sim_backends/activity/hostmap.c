@@ -35,7 +35,10 @@
  * the cycles multiplies and divides occupy their unit, scalar FP
  * compares, conversions, rounding, register copies, sign and select
  * operations and square roots the AXU groups of fcmpu, fcfid and fctiwz,
- * frsp, fmr, fabs and fsel, fsqrt, and the load/store classes count the
+ * frsp, fmr, fabs and fsel, fsqrt, atomics their load-and-reserve and
+ * store-conditional (the LSCX group, the LSU's larx and stcx counts) and
+ * with fences their synchronizing instructions (SYNC, the L1p switch's
+ * msync for a sync), and the load/store classes count the
  * A2 instructions an x86 one makes (a memory operand of arithmetic is a
  * load of its own), those of FP data apart (FLD, FST); time is the
  * plugin's timing model, whose register dependency stalls are the issue
@@ -60,7 +63,7 @@ const char *const clab_hq_name[CLAB_HQ_N] = {
 	"fld_insns", "fst_insns", "dep_stalls", "il1_misses", "il1_miss_cycles", "l1p_hits", "l1p_pf2dfc",
 	"l1p_streams", "l1p_lines", "l1p_wrt_inval", "l1p_evict_unused", "imul", "idiv", "ilog",
 	"icmp", "imov", "bits", "syscalls", "muldiv_busy", "fcmp", "fcvt", "frnd", "fmov", "foth",
-	"fsqrt", "axu_dep_stalls",
+	"fsqrt", "axu_dep_stalls", "larx", "stcx", "syncs", "msyncs",
 };
 
 const char *const clab_hq_event[CLAB_HQ_N] = {
@@ -71,7 +74,7 @@ const char *const clab_hq_event[CLAB_HQ_N] = {
 };
 
 /* derived quantities after the host's own */
-enum { Q_INTEGER = CLAB_HQ_N, Q_XU, Q_ISSUED, Q_L1P_MISSES, Q_L2_MISSES, Q_ALL_BRANCHES, Q_ALL_TAKEN,
+enum { Q_INTEGER = CLAB_HQ_N, Q_XU, Q_ISSUED, Q_LSCX, Q_L1P_MISSES, Q_L2_MISSES, Q_ALL_BRANCHES, Q_ALL_TAKEN,
        Q_LD, Q_ST, Q_FLD, Q_FST, Q_QLD, Q_QST, Q_FXU_DEP_STALLS, Q_N };
 
 static const struct rule {
@@ -94,6 +97,11 @@ static const struct rule {
 	{"PEVT_INST_XU_IMOV", CLAB_HQ_IMOV},
 	{"PEVT_INST_XU_BITS", CLAB_HQ_BITS},
 	{"PEVT_INST_XU_INT", CLAB_HQ_SYSCALLS},
+	{"PEVT_INST_XU_LSCX", Q_LSCX},
+	{"PEVT_LSU_LARX_FINISHED", CLAB_HQ_LARX},
+	{"PEVT_LSU_COMMIT_STCX", CLAB_HQ_STCX},
+	{"PEVT_INST_XU_SYNC", CLAB_HQ_SYNCS},
+	{"PEVT_L1P_SW_MSYNC", CLAB_HQ_MSYNCS},
 	{"PEVT_XU_MULT_DIV_BUSY", CLAB_HQ_MULDIV_BUSY},
 	{"PEVT_IU_FXU_ISSUE_COUNT", Q_XU},
 	{"PEVT_IU_TOT_ISSUE_COUNT", Q_ISSUED},
@@ -164,8 +172,10 @@ void clab_hostmap(const clab_host_sample *d, unsigned mhz, clab_hostmap_out *out
 		      q[CLAB_HQ_FCVT] + q[CLAB_HQ_FRND] + q[CLAB_HQ_FMOV] + q[CLAB_HQ_FOTH] +
 		      q[CLAB_HQ_FSQRT];
 	uint64_t ldst = q[Q_LD] + q[Q_ST] + q[Q_FLD] + q[Q_FST] + q[Q_QLD] + q[Q_QST];
+	q[Q_LSCX] = q[CLAB_HQ_LARX] + q[CLAB_HQ_STCX];
 	uint64_t ops = q[CLAB_HQ_IMUL] + q[CLAB_HQ_IDIV] + q[CLAB_HQ_ILOG] + q[CLAB_HQ_ICMP] +
-		       q[CLAB_HQ_IMOV] + q[CLAB_HQ_BITS] + q[CLAB_HQ_SYSCALLS];
+		       q[CLAB_HQ_IMOV] + q[CLAB_HQ_BITS] + q[CLAB_HQ_SYSCALLS] + q[Q_LSCX] +
+		       q[CLAB_HQ_SYNCS];
 	q[Q_INTEGER] = sub_floor(q[CLAB_HQ_INSTRUCTIONS], q[Q_ALL_BRANCHES] + ldst + fp + ops);
 	/* the L1p passes on the misses its prefetched lines do not serve
 	 * (emulation), and the L2 sees only what the L1p passed on: never

@@ -68,6 +68,13 @@ enum clab_hq {
 	CLAB_HQ_FOTH,           /* sign, absolute value, select (min, max) */
 	CLAB_HQ_FSQRT,
 	CLAB_HQ_AXU_DEP_STALLS, /* the DEP_STALLS of instructions on FP registers */
+	/* what atomics and fences make (emulation): load-and-reserve and
+	 * store-conditional instructions, synchronizing ones (sync, isync,
+	 * lwsync) and of those the memory barriers sent to the L2 (sync) */
+	CLAB_HQ_LARX,
+	CLAB_HQ_STCX,
+	CLAB_HQ_SYNCS,
+	CLAB_HQ_MSYNCS,
 	CLAB_HQ_N
 };
 
@@ -84,7 +91,7 @@ typedef struct clab_host_sample {
 	uint64_t have;
 } clab_host_sample;
 
-#define CLAB_HOSTMAP_MAX 60
+#define CLAB_HOSTMAP_MAX 64
 
 /* What a simulated thread does for a delta of host counts: cycles and
  * counts of BG/Q events, for the node's explicit-work path. */

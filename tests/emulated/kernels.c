@@ -414,6 +414,16 @@ static void atomics(long n, int threaded)
 			 : [w] "+m"(word), [n] "+r"(n) : : "cc");
 }
 
+static void fences(long n)
+{
+	__asm__ volatile("1: mfence\n\t"
+			 "lfence\n\t"
+			 "sfence\n\t"
+			 "dec %[n]\n\t"
+			 "jnz 1b"
+			 : [n] "+r"(n) : : "cc", "memory");
+}
+
 /* n iterations of a loop that calls nothing, its code between ticked_begin
  * and ticked_end: an interrupt that lands there came while it ran */
 extern const char ticked_begin[], ticked_end[];
@@ -716,6 +726,8 @@ int main(int argc, char **argv)
 			strings(n);
 		else if (!strcmp(argv[1], "atomic"))
 			atomics(n, 0);
+		else if (!strcmp(argv[1], "fences"))
+			fences(n);
 		else if (!strcmp(argv[1], "fpops"))
 			fpops(n);
 		else if (!strcmp(argv[1], "intops"))

@@ -1597,6 +1597,13 @@ static void classify(const char *dis, uint64_t *n, int *cond, uint64_t *split, i
 		n[CLAB_HQ_JUMPS]++;
 		return;
 	}
+	/* fences, as the barriers a PowerPC compiler writes for them: mfence
+	 * a sync (which goes to the L2), lfence and sfence an lwsync */
+	if (!strcmp(m, "mfence") || !strcmp(m, "lfence") || !strcmp(m, "sfence")) {
+		n[CLAB_HQ_SYNCS]++;
+		n[CLAB_HQ_MSYNCS] += m[0] == 'm';
+		return;
+	}
 	/* x87 arithmetic: scalar; with an integer operand (fiadd, ficom) the
 	 * integer is converted first (lfiwax, fcfid, then the operation) */
 	if (m[0] == 'f') {
@@ -1653,6 +1660,29 @@ static void classify(const char *dis, uint64_t *n, int *cond, uint64_t *split, i
 		fp_class(m, ops, one, (uint64_t)lanes, 0, n);
 	else
 		fp_class(m, ops, quad, (uint64_t)lanes / 4, 1, n);
+}
+
+/* A locked read-modify-write (or xchg with memory) with its classes n, as
+ * a PowerPC compiler writes an atomic: sync; ldarx; the operation;
+ * stdcx.; bne- back to the ldarx (the store-conditional failed); isync.
+ * Its load and store become the load-and-reserve and the
+ * store-conditional; cmpxchg also leaves the loop by a branch when its
+ * compare fails. Returns 0 for an instruction without memory (xchg of two
+ * registers), which stays as it is. */
+static int atomic_classes(const char *dis, uint64_t *n)
+{
+	uint64_t ldst = n[CLAB_HQ_LD_INSNS] + n[CLAB_HQ_ST_INSNS];
+	if (!ldst)
+		return 0;
+	const char *mn = starts(dis, "lock ") ? dis + 5 : dis;
+	unsigned br = starts(mn, "cmpxchg") ? 2 : 1;
+	n[CLAB_HQ_LD_INSNS] = n[CLAB_HQ_ST_INSNS] = 0;
+	n[CLAB_HQ_LARX] = n[CLAB_HQ_STCX] = 1;
+	n[CLAB_HQ_SYNCS] += 2;
+	n[CLAB_HQ_MSYNCS]++;
+	n[CLAB_HQ_BRANCHES] += br;
+	n[CLAB_HQ_INSTRUCTIONS] = n[CLAB_HQ_INSTRUCTIONS] - ldst + 4 + br;
+	return 1;
 }
 
 /* ---- an instruction's classes, kept by its bytes ---------------------- */
@@ -1891,6 +1921,10 @@ static void classes_of(struct qemu_plugin_insn *insn, insn_classes *c, uint64_t 
 	memcpy(mn, dis, mlen);
 	mn[mlen] = 0;
 	latencies(mn, ops, own, c);
+	/* the load-and-reserve's data comes from the L2, where the
+	 * reservation is kept */
+	if (atomic && atomic_classes(dis, own))
+		c->ld_lat = L2_LATENCY;
 	c->cond = (uint8_t)cond, c->pieces = (uint8_t)pieces, c->atomic = (uint8_t)atomic;
 	for (int i = 0; i < CLAB_HQ_N; i++) {
 		n[i] += own[i];
@@ -1931,12 +1965,14 @@ static int phantom(struct qemu_plugin_insn *insn)
 /* The loads and the stores of the A2 instructions that c stands for */
 static unsigned a2_loads(const insn_classes *c)
 {
-	return c->n[CLAB_HQ_LD_INSNS] + c->n[CLAB_HQ_FLD_INSNS] + c->n[CLAB_HQ_QLD_INSNS];
+	return c->n[CLAB_HQ_LD_INSNS] + c->n[CLAB_HQ_FLD_INSNS] + c->n[CLAB_HQ_QLD_INSNS] +
+	       c->n[CLAB_HQ_LARX];
 }
 
 static unsigned a2_stores(const insn_classes *c)
 {
-	return c->n[CLAB_HQ_ST_INSNS] + c->n[CLAB_HQ_FST_INSNS] + c->n[CLAB_HQ_QST_INSNS];
+	return c->n[CLAB_HQ_ST_INSNS] + c->n[CLAB_HQ_FST_INSNS] + c->n[CLAB_HQ_QST_INSNS] +
+	       c->n[CLAB_HQ_STCX];
 }
 
 /* When the registers of mask are all ready */
