@@ -32,7 +32,9 @@
  * group table: imul IMUL, and/or/xor/not and register copies ILOG as `or`
  * is, cmp ICMP, shifts and extensions BITS, cmov and setcc IMOV as isel,
  * syscall INT; add, sub, lea, inc and zeroing stay integer adds), and
- * the cycles multiplies and divides occupy their unit, scalar FP
+ * the cycles multiplies and divides occupy their unit, instruction
+ * fetches (a cache read of four instructions, its signal up a cycle) the
+ * IU's fetch and fetched-group events, scalar FP
  * compares, conversions, rounding, register copies, sign and select
  * operations and square roots the AXU groups of fcmpu, fcfid and fctiwz,
  * frsp, fmr, fabs and fsel, fsqrt, atomics their load-and-reserve and
@@ -64,6 +66,7 @@ const char *const clab_hq_name[CLAB_HQ_N] = {
 	"l1p_streams", "l1p_lines", "l1p_wrt_inval", "l1p_evict_unused", "imul", "idiv", "ilog",
 	"icmp", "imov", "bits", "syscalls", "muldiv_busy", "fcmp", "fcvt", "frnd", "fmov", "foth",
 	"fsqrt", "axu_dep_stalls", "larx", "stcx", "syncs", "msyncs",
+	"ifetches",
 };
 
 const char *const clab_hq_event[CLAB_HQ_N] = {
@@ -132,6 +135,10 @@ static const struct rule {
 	{"PEVT_IU_AXU_FXU_DEP_HIT_CYC", CLAB_HQ_DEP_STALLS},
 	{"PEVT_IU_AXU_DEP_HIT_CYC", CLAB_HQ_AXU_DEP_STALLS},
 	{"PEVT_IU_FXU_DEP_HIT_CYC", Q_FXU_DEP_STALLS},
+	{"PEVT_IU_ICACHE_FETCH", CLAB_HQ_IFETCHES},
+	{"PEVT_IU_ICACHE_FETCH_CYC", CLAB_HQ_IFETCHES},
+	{"PEVT_IU_INSTR_FETCHED", CLAB_HQ_IFETCHES},
+	{"PEVT_IU_INSTR_FETCHED_CYC", CLAB_HQ_IFETCHES},
 	{"PEVT_IU_IL1_MISS", CLAB_HQ_IL1_MISSES},
 	{"PEVT_IU_IL1_MISS_CYC", CLAB_HQ_IL1_MISS_CYCLES},
 	{"PEVT_L1P_SW_I_FETCH", CLAB_HQ_IL1_MISSES},

@@ -113,7 +113,7 @@ expect "$tmp/fma100000" "$tmp/fma200000" instructions 300000
 # multiply waits 5 cycles for its source (8 * 5 = 40 stall cycles, the
 # AXU's: FP registers), dec and jnz none: 11 instructions, 51 cycles.
 # indep: 8 mulsd on 8 registers, dec, jnz: 10 instructions, 10 cycles, no
-# stall.
+# stall, 3 instruction fetches (of four instructions).
 # bigloop: 32 KB of nops from a line's start, then dec and jnz in the next
 # line: 513 lines, 8 or 9 per set of the 4-way L1I, each missing every
 # iteration (82 cycles of reload each); the dec-jnz loop above: no miss.
@@ -139,7 +139,8 @@ expect_each() { # file-a file-b quantity:difference...
 }
 expect_each "$tmp/depchain1000" "$tmp/depchain2000" dep_stalls:40000 axu_dep_stalls:40000 \
 	cycles:51000 instructions:11000 il1_misses:0
-expect_each "$tmp/indep1000" "$tmp/indep2000" dep_stalls:0 cycles:10000 instructions:10000
+expect_each "$tmp/indep1000" "$tmp/indep2000" dep_stalls:0 cycles:10000 instructions:10000 \
+	ifetches:3000
 expect_each "$tmp/bigloop100" "$tmp/bigloop200" il1_misses:51300 \
 	il1_miss_cycles:$((51300 * 82)) dep_stalls:0
 expect_each "$tmp/rmw2000" "$tmp/rmw4000" dep_stalls:10000 axu_dep_stalls:0 l1p_lines:4000 \

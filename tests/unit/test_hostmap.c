@@ -132,6 +132,7 @@ static void maps_emulated_by_hand(void **state)
 	d.q[CLAB_HQ_STCX] = 5;
 	d.q[CLAB_HQ_SYNCS] = 12;
 	d.q[CLAB_HQ_MSYNCS] = 5;
+	d.q[CLAB_HQ_IFETCHES] = 1500; /* four instructions each */
 	/* and scalar FP besides the arithmetic: 10 compares, 20 conversions,
 	 * 5 roundings, 30 register copies, 6 sign or select, 4 square roots */
 	d.q[CLAB_HQ_FCMP] = 10;
@@ -208,6 +209,11 @@ static void maps_emulated_by_hand(void **state)
 	assert_int_equal(got(&o, "PEVT_IU_IL1_MISS"), 3);
 	assert_int_equal(got(&o, "PEVT_IU_IL1_MISS_CYC"), 246);
 	assert_int_equal(got(&o, "PEVT_L1P_SW_I_FETCH"), 3); /* the reloads */
+	/* a cache read each, its signal up a cycle, a group of four fetched */
+	assert_int_equal(got(&o, "PEVT_IU_ICACHE_FETCH"), 1500);
+	assert_int_equal(got(&o, "PEVT_IU_ICACHE_FETCH_CYC"), 1500);
+	assert_int_equal(got(&o, "PEVT_IU_INSTR_FETCHED"), 1500);
+	assert_int_equal(got(&o, "PEVT_IU_INSTR_FETCHED_CYC"), 1500);
 	assert_int_equal(got(&o, "PEVT_LSU_COMMIT_LD_MISSES"), 30);
 	/* the L1p passes on what it did not serve: 30 - 10 (PEVT_L1P_BAS_LD
 	 * = HIT + MISS follows in the node) */

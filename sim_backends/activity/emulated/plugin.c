@@ -2076,6 +2076,9 @@ static void on_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	t->code_last = (t->fallthrough - 1) >> IL1_LINE_SHIFT;
 	t->n[CLAB_HQ_CYCLES] = issue > t->n[CLAB_HQ_INSTRUCTIONS] ? issue : t->n[CLAB_HQ_INSTRUCTIONS];
 	t->n[CLAB_HQ_DEP_STALLS] = t->n[CLAB_HQ_CYCLES] - t->n[CLAB_HQ_INSTRUCTIONS];
+	/* the A2 fetches four instructions at a time (where the block starts
+	 * in a group of four, x86 code does not tell) */
+	t->n[CLAB_HQ_IFETCHES] = (t->n[CLAB_HQ_INSTRUCTIONS] + 3) / 4;
 	t->cycles = t->n[CLAB_HQ_CYCLES];
 	for (int i = 0; i < CLAB_HQ_N; i++)
 		if (t->n[i]) {
