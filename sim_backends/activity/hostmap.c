@@ -50,7 +50,8 @@
  * gives its streams, lines, hits, prefetches that became demand fetches,
  * unused evictions and stores that invalidate a prefetched line (a
  * prefetch that became a demand fetch went on to L2: the L1p's misses are
- * the L1D's load misses less its hits).
+ * the L1D's load misses less its hits); the L2 writes the dirty lines it
+ * evicts back whole.
  * Approximate by nature: on the host, x86 instructions with a memory
  * operand count as loads instead of integer work; branch misses depend on
  * the predictor. */
@@ -66,7 +67,7 @@ const char *const clab_hq_name[CLAB_HQ_N] = {
 	"l1p_streams", "l1p_lines", "l1p_wrt_inval", "l1p_evict_unused", "imul", "idiv", "ilog",
 	"icmp", "imov", "bits", "syscalls", "muldiv_busy", "fcmp", "fcvt", "frnd", "fmov", "foth",
 	"fsqrt", "axu_dep_stalls", "larx", "stcx", "syncs", "msyncs",
-	"ifetches",
+	"ifetches", "l2_writebacks",
 };
 
 const char *const clab_hq_event[CLAB_HQ_N] = {
@@ -130,6 +131,7 @@ static const struct rule {
 	{"PEVT_LSU_COMMIT_ST_MISSES", CLAB_HQ_L1D_STORE_MISSES},
 	{"PEVT_L1P_BAS_MISS", Q_L1P_MISSES},
 	{"PEVT_L2_MISSES", Q_L2_MISSES},
+	{"PEVT_L2_STORE_LINE", CLAB_HQ_L2_WRITEBACKS},
 	{"PEVT_IU_IS1_STALL_CYC", CLAB_HQ_DEP_STALLS},
 	{"PEVT_IU_RAW_DEP_HIT_CYC", CLAB_HQ_DEP_STALLS},
 	{"PEVT_IU_AXU_FXU_DEP_HIT_CYC", CLAB_HQ_DEP_STALLS},

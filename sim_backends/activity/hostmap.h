@@ -76,6 +76,7 @@ enum clab_hq {
 	CLAB_HQ_SYNCS,
 	CLAB_HQ_MSYNCS,
 	CLAB_HQ_IFETCHES,       /* instruction cache reads, four A2 instructions each */
+	CLAB_HQ_L2_WRITEBACKS,  /* dirty lines the L2 evicted, written to memory whole */
 	CLAB_HQ_N
 };
 
@@ -92,7 +93,7 @@ typedef struct clab_host_sample {
 	uint64_t have;
 } clab_host_sample;
 
-#define CLAB_HOSTMAP_MAX 68
+#define CLAB_HOSTMAP_MAX 72
 
 /* What a simulated thread does for a delta of host counts: cycles and
  * counts of BG/Q events, for the node's explicit-work path. */

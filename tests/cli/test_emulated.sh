@@ -323,6 +323,17 @@ for q in $atomic_counts; do
 done
 expect_each "$tmp/fences100000" "$tmp/fences200000" instructions:500000 syncs:300000 \
 	msyncs:100000 larx:0 loads:0 stores:0 branches:100000
+# N stores to N fresh 128-byte lines, N of 2^19 and 2^20 (64 and 128 MB,
+# beyond the 32 MB L2): every store misses the L2 and brings its line in
+# dirty, and once the L2 is full each evicts the least recent line of its
+# set, which an earlier store made dirty: the 2^19 more stores write 2^19
+# more lines back (both runs end with the last 32 MB in the L2)
+for n in 524288 1048576; do
+	timeout 300 "$run" --summary "$tmp/wstream$n" -- "$tmp/kernels" wstream $n ||
+		bad "wstream $n"
+done
+expect_each "$tmp/wstream524288" "$tmp/wstream1048576" stores:524288 l2_store_misses:524288 \
+	l2_writebacks:524288
 # The same with a second thread alive (QEMU then makes the adds atomic).
 # A thread counts what it executes, and threads can take other paths from
 # run to run: here both threads call read, and the dynamic linker binds it

@@ -414,6 +414,16 @@ static void atomics(long n, int threaded)
 			 : [w] "+m"(word), [n] "+r"(n) : : "cc");
 }
 
+/* n lines of 128 bytes, fresh memory, one 8-byte store each */
+static void wstream(long n)
+{
+	char *buf = aligned_alloc(128, (size_t)n * 128);
+	CHECK(buf, "no memory");
+	for (long i = 0; i < n; i++)
+		((volatile long *)buf)[i * 16] = i;
+	free(buf);
+}
+
 static void fences(long n)
 {
 	__asm__ volatile("1: mfence\n\t"
@@ -728,6 +738,8 @@ int main(int argc, char **argv)
 			atomics(n, 0);
 		else if (!strcmp(argv[1], "fences"))
 			fences(n);
+		else if (!strcmp(argv[1], "wstream"))
+			wstream(n);
 		else if (!strcmp(argv[1], "fpops"))
 			fpops(n);
 		else if (!strcmp(argv[1], "intops"))

@@ -133,6 +133,7 @@ static void maps_emulated_by_hand(void **state)
 	d.q[CLAB_HQ_SYNCS] = 12;
 	d.q[CLAB_HQ_MSYNCS] = 5;
 	d.q[CLAB_HQ_IFETCHES] = 1500; /* four instructions each */
+	d.q[CLAB_HQ_L2_WRITEBACKS] = 9; /* dirty lines evicted */
 	/* and scalar FP besides the arithmetic: 10 compares, 20 conversions,
 	 * 5 roundings, 30 register copies, 6 sign or select, 4 square roots */
 	d.q[CLAB_HQ_FCMP] = 10;
@@ -221,6 +222,7 @@ static void maps_emulated_by_hand(void **state)
 	assert_int_equal(got(&o, "PEVT_L1P_BAS_MISS"), 20);
 	assert_int_equal(got(&o, "PEVT_L1P_BAS_PF2DFC"), 4);
 	assert_int_equal(got(&o, "PEVT_L2_MISSES"), 8);
+	assert_int_equal(got(&o, "PEVT_L2_STORE_LINE"), 9); /* written back whole */
 	assert_int_equal(got(&o, "PEVT_L1P_STRM_STRM_ESTB"), 2);
 	assert_int_equal(got(&o, "PEVT_L1P_STRM_LINE_ESTB"), 20);
 	assert_int_equal(got(&o, "PEVT_L1P_STRM_WRT_INVAL"), 5);

@@ -136,16 +136,20 @@ enum { L1P_LINES = 32, L1P_DEPTH = 2, L1P_HISTORY = 64, L1P_BUCKETS = 512 };
 /* Looks tag t (0 is an empty way) up in a set of `ways`, from way `from`
  * (the caller saw that those before it differ); on a hit it becomes the
  * most recent; on a miss it is installed when `allocate`, and the least
- * recent goes. Returns 1 on a hit. Unrolled, a hit in way w is a
- * path of its own that moves exactly the w tags before it. (A macro: the
- * L1D's tags are a line + 1, the L2's a line's bits above its set + 1, of
- * 32 bits, so that its 16 ways are one 64-byte host line.) */
+ * recent goes. Returns 1 on a hit, and in *way (unless NULL) the way it
+ * was found in or replaced. Unrolled, a hit in way w is a path of its own
+ * that moves exactly the w tags before it. (A macro: the L1D's tags are a
+ * line + 1, the L2's a line's bits above its set + 1, of 32 bits, so that
+ * its 16 ways are one 64-byte host line.) */
 #define SET_REF(name, tag_t)                                                                   \
 	static inline __attribute__((always_inline)) int name(tag_t *set, int ways, tag_t t,    \
-							       int allocate, int from)          \
+							       int allocate, int from, int *way) \
 	{                                                                                      \
-		if (from == 0 && set[0] == t)                                                  \
+		if (from == 0 && set[0] == t) {                                                \
+			if (way)                                                               \
+				*way = 0;                                                      \
 			return 1;                                                              \
+		}                                                                              \
 		int w;                                                                         \
 		_Pragma("GCC unroll 16")                                                       \
 		for (w = from ? from : 1; w < ways; w++)                                       \
@@ -157,6 +161,8 @@ enum { L1P_LINES = 32, L1P_DEPTH = 2, L1P_HISTORY = 64, L1P_BUCKETS = 512 };
 				return 0;                                                      \
 			w = ways - 1;                                                          \
 		}                                                                              \
+		if (way)                                                                       \
+			*way = w;                                                              \
 		_Pragma("GCC unroll 16")                                                       \
 		for (int k = ways - 1; k > 0; k--)                                             \
 			if (k <= w)                                                            \
@@ -252,6 +258,7 @@ static vcpu *live[CLAB_EMU_SLOTS]; /* cpus[i] while it counts (not paused, nothi
  * pointer first on each one's chain of loads */
 static vcpu cpu0;
 static uint32_t *l2; /* the L2's tags (l2_tag): L2_SETS x L2_WAYS */
+static uint16_t *l2_dirty; /* per set, bit w: way w holds data stored since it came in */
 static pthread_mutex_t l2_lock = PTHREAD_MUTEX_INITIALIZER;
 static int threads; /* the process may have more than one thread: lock the L2 */
 static uint64_t l2_mru; /* line + 1 of the L2's last lookup, which left it most recent
@@ -356,21 +363,41 @@ static inline uint32_t *l2_set(uint64_t line)
 	return l2 + (line & (L2_SETS - 1)) * L2_WAYS;
 }
 
-/* An L2 lookup of line, with allocation. A hit on the line most recently
- * referenced needs no lock: another thread's lookup in progress cannot
- * evict it (it is the most recent of 16 ways), so the hit is right in
- * either order. */
-static __attribute__((noinline)) int l2_lookup(uint64_t line)
+static inline uint16_t *l2_dirty_of(uint64_t line)
 {
-	uint32_t *set = l2_set(line);
+	return l2_dirty + (line & (L2_SETS - 1));
+}
+
+/* The L2 lookup of l2_lookup, keeping each way's dirty bit with it: a line
+ * that a store (v's, store 1) finds or brings in becomes dirty, and one
+ * evicted dirty is written back to memory, whole (v's write-back) */
+static int l2_ref_dirty(vcpu *v, uint64_t line, int store)
+{
+	int w, hit = set_ref32(l2_set(line), L2_WAYS, l2_tag(line), 1, 0, &w);
+	uint16_t *d = l2_dirty_of(line);
+	unsigned mine = *d >> w & 1, below = *d & ((1u << w) - 1);
+	if (!hit) { /* way w's line went */
+		v->q[CLAB_HQ_L2_WRITEBACKS] += mine;
+		mine = 0;
+	}
+	*d = (uint16_t)((*d & ~((2u << w) - 1)) | below << 1 | mine | (unsigned)store);
+	return hit;
+}
+
+/* An L2 lookup of line by thread v (a store's: store 1), with allocation.
+ * A hit on the line most recently referenced needs no lock: another
+ * thread's lookup in progress cannot evict it (it is the most recent of 16
+ * ways), so the hit is right in either order. */
+static __attribute__((noinline)) int l2_lookup(vcpu *v, uint64_t line, int store)
+{
 	if (!threads) {
 		if (!(((store_seen - 1) ^ line) & (L2_SETS - 1)))
 			store_seen = 0; /* its set may change */
 		l2_mru = line + 1;
-		return set_ref32(set, L2_WAYS, l2_tag(line), 1, 0);
+		return l2_ref_dirty(v, line, store);
 	}
 	pthread_mutex_lock(&l2_lock);
-	int hit = set_ref32(set, L2_WAYS, l2_tag(line), 1, 0);
+	int hit = l2_ref_dirty(v, line, store);
 	__atomic_store_n(&l2_mru, line + 1, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&l2_lock);
 	return hit;
@@ -391,9 +418,16 @@ static inline int l2_hit_fast(uint64_t line)
 	return 0;
 }
 
-static inline int l2_ref(uint64_t line)
+static inline int l2_ref(vcpu *v, uint64_t line, int store)
 {
-	return l2_hit_fast(line) || l2_lookup(line);
+	return l2_hit_fast(line) || l2_lookup(v, line, store);
+}
+
+/* A store's hit that changes nothing: on the most recent line of its set,
+ * dirty already (read without the lock, as l2_hit_fast) */
+static inline int l2_store_hit_fast(uint64_t line)
+{
+	return l2_set(line)[0] == l2_tag(line) && (*l2_dirty_of(line) & 1);
 }
 
 static inline uint64_t *l1_set(vcpu *v, uint64_t line)
@@ -405,7 +439,7 @@ static inline uint64_t *l1_set(vcpu *v, uint64_t line)
  * recent of its set */
 static inline __attribute__((always_inline)) int l1_lookup(vcpu *v, uint64_t line, int from)
 {
-	if (set_ref(l1_set(v, line), L1_WAYS, line + 1, 1, from))
+	if (set_ref(l1_set(v, line), L1_WAYS, line + 1, 1, from, NULL))
 		return 1;
 	if (v->l1_absent == line + 1)
 		v->l1_absent = 0; /* brought in */
@@ -535,7 +569,7 @@ static inline void load_missed(uint64_t *q, int l2_miss)
 /* Policy a2: a load's lookups past the L1D, which it missed */
 static __attribute__((noinline)) void a2_load_miss(vcpu *v, uint64_t line)
 {
-	int l2_hit = l2_ref(line >> (L2_LINE_SHIFT - L1_LINE_SHIFT));
+	int l2_hit = l2_ref(v, line >> (L2_LINE_SHIFT - L1_LINE_SHIFT), 0);
 	l1p_load_miss(v, line, l2_hit);
 	load_missed(v->q, !l2_hit);
 }
@@ -575,10 +609,11 @@ static inline __attribute__((always_inline)) void a2_load_line(vcpu *v, uint64_t
 	}
 }
 
-/* ... a store's L2 lookup that is not a hit on its most recent line */
+/* ... a store's L2 lookup that is not a hit on its most recent line,
+ * dirty */
 static __attribute__((noinline)) void a2_store_l2_lookup(vcpu *v, uint64_t line)
 {
-	if (!l2_lookup(line))
+	if (!l2_lookup(v, line, 1))
 		v->q[CLAB_HQ_L2_STORE_MISSES]++;
 }
 
@@ -586,7 +621,7 @@ static __attribute__((noinline)) void a2_store_l2_lookup(vcpu *v, uint64_t line)
 static __attribute__((noinline)) void a2_store_l1p(vcpu *v, uint64_t line)
 {
 	l1p_store_check(v, line);
-	if (!l2_hit_fast(line))
+	if (!l2_store_hit_fast(line))
 		a2_store_l2_lookup(v, line);
 }
 
@@ -599,7 +634,7 @@ static inline __attribute__((always_inline)) void a2_store_l2(vcpu *v, uint64_t 
 		return;
 	if (__builtin_expect(l1p_may_hold(v, line), 0))
 		a2_store_l1p(v, line);
-	else if (!l2_hit_fast(line))
+	else if (!l2_store_hit_fast(line))
 		a2_store_l2_lookup(v, line);
 	else if (!threads)
 		store_seen = line + 1;
@@ -609,7 +644,7 @@ static inline __attribute__((always_inline)) void a2_store_l2(vcpu *v, uint64_t 
  * set: a miss leaves the L1 as it was */
 static __attribute__((noinline)) void a2_store_l1(vcpu *v, uint64_t line)
 {
-	if (!set_ref(l1_set(v, line), L1_WAYS, line + 1, 0, 1)) {
+	if (!set_ref(l1_set(v, line), L1_WAYS, line + 1, 0, 1, NULL)) {
 		v->q[CLAB_HQ_L1D_STORE_MISSES]++;
 		v->l1_absent = line + 1;
 	}
@@ -694,7 +729,7 @@ static void count_access(vcpu *v, const memref *a)
 		miss = 0;
 		for (uint64_t line = a->addr >> L2_LINE_SHIFT;
 		     line <= (a->addr + a->size - 1) >> L2_LINE_SHIFT; line++)
-			miss |= !l2_ref(line);
+			miss |= !l2_ref(v, line, a->store);
 		if (!a->store) {
 			load_missed(q, miss);
 		} else {
@@ -2275,9 +2310,10 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (l2 == MAP_FAILED)
 		l2 = NULL;
+	l2_dirty = calloc(L2_SETS, sizeof *l2_dirty);
 	known = calloc(KNOWN, sizeof *known);
 	known_at = calloc(KNOWN, sizeof *known_at);
-	if (!l2 || !known || !known_at) {
+	if (!l2 || !l2_dirty || !known || !known_at) {
 		fprintf(stderr, "counterlab plugin: out of memory\n");
 		return -1;
 	}
