@@ -22,8 +22,7 @@
  *     PEVT_XU_PROC_BUSY), and its XU instructions were issued once each
  *     to the XU (no flushed one is issued again here); under emulation
  *     all its instructions were issued once and committed in the run state
- *     (PEVT_IU_TOT_ISSUE_COUNT, PEVT_XU_RUN_INSTR);
- *   - a system call is one of the kernel's system-call interrupts.
+ *     (PEVT_IU_TOT_ISSUE_COUNT, PEVT_XU_RUN_INSTR).
  * Emulated execution (emulated.h) counts more: unconditional branches are
  * the BRU class, taken branches the branch unit's taken commits, fused
  * multiply-adds, multiplies and divides their own classes (FMA, FMUL,
@@ -31,7 +30,8 @@
  * the PowerPC instruction a compiler would write for them (IBM's opcode
  * group table: imul IMUL, and/or/xor/not and register copies ILOG as `or`
  * is, cmp ICMP, shifts and extensions BITS, cmov and setcc IMOV as isel,
- * syscall INT; add, sub, lea, inc and zeroing stay integer adds), and
+ * syscall INT and the kernel's system-call interrupt; add, sub, lea, inc
+ * and zeroing stay integer adds), and
  * the cycles multiplies and divides occupy their unit, instruction
  * fetches (a cache read of four instructions, its signal up a cycle) the
  * IU's fetch and fetched-group events, scalar FP
@@ -78,8 +78,8 @@ const char *const clab_hq_event[CLAB_HQ_N] = {
 };
 
 /* derived quantities after the host's own */
-enum { Q_INTEGER = CLAB_HQ_N, Q_XU, Q_ISSUED, Q_LSCX, Q_L1P_MISSES, Q_L2_MISSES, Q_ALL_BRANCHES, Q_ALL_TAKEN,
-       Q_LD, Q_ST, Q_FLD, Q_FST, Q_QLD, Q_QST, Q_FXU_DEP_STALLS, Q_N };
+enum { Q_INTEGER = CLAB_HQ_N, Q_XU, Q_ISSUED, Q_LSCX, Q_L1P_MISSES, Q_L2_MISSES, Q_ALL_BRANCHES,
+       Q_ALL_TAKEN, Q_LD, Q_ST, Q_FLD, Q_FST, Q_QLD, Q_QST, Q_FXU_DEP_STALLS, Q_N };
 
 static const struct rule {
 	const char *event;
