@@ -16,7 +16,7 @@
 
 static const char *const hw_keys[] = {
 	"vendor", "model", "revision", "cpuid_family", "cpuid_model",
-	"cpuid_stepping", "mhz", "memory", NULL,
+	"cpuid_stepping", "mhz", "memory", "app_cores", NULL,
 };
 
 /* "l" LEVEL [d|i|u|p]: a cache key; no letter means unified. */
@@ -108,22 +108,25 @@ static int parse_cache(clab_machine *m, const char *key, const char *val,
 }
 
 /* Packages, NUMA nodes, cores and threads of the node's topology (read
- * by the machine). */
-static int count_topology(clab_machine *m, clab_hw_info *hw)
+ * by the machine), of which an application runs on app_cores cores (0:
+ * all of them; the others run the operating system). */
+static int count_topology(clab_machine *m, clab_hw_info *hw, int app_cores)
 {
+	int cores = app_cores ? app_cores : m->cores;
 	hw->sockets = m->packages;
 	hw->numa_nodes = m->numa_nodes;
 	hw->threads_per_core = m->threads_per_core;
-	hw->cores_per_socket = m->cores / hw->sockets;
-	if (m->cores % hw->sockets)
+	hw->cores_per_socket = cores / hw->sockets;
+	if (cores % hw->sockets)
 		return clab_seterr(CLAB_E_PROFILE,
 				   "machine %s: %d cores do not split evenly over %d packages",
-				   m->name, m->cores, hw->sockets);
+				   m->name, cores, hw->sockets);
 	return CLAB_OK;
 }
 
 static int load(clab_machine *m, dictionary *d, clab_hw_info *hw)
 {
+	int app_cores = 0;
 	const char *keys[64];
 	int nk = iniparser_getsecnkeys(d, "hardware");
 	if (nk > 64)
@@ -167,6 +170,8 @@ static int load(clab_machine *m, dictionary *d, clab_hw_info *hw)
 			ok = parse_int(v, 1, 1000000, &hw->mhz);
 		} else if (strcmp(k, "memory") == 0) {
 			ok = parse_bytes(v, UINT64_MAX, &hw->memory);
+		} else if (strcmp(k, "app_cores") == 0) {
+			ok = parse_int(v, 1, m->cores, &app_cores);
 		} else {
 			char known[256] = "";
 			for (const char *const *p = hw_keys; *p; p++)
@@ -185,6 +190,7 @@ static int load(clab_machine *m, dictionary *d, clab_hw_info *hw)
 					   : strcmp(k, "mhz") == 0 ? "clock in MHz (1..1000000)"
 					   : strcmp(k, "revision") == 0 ? "revision number"
 					   : strncmp(k, "cpuid_", 6) == 0 ? "non-negative integer"
+					   : strcmp(k, "app_cores") == 0 ? "count of the topology's cores"
 					   : "name (1..127 characters)");
 	}
 	if (!hw->vendor[0] || !hw->model[0] || !hw->mhz)
@@ -197,7 +203,7 @@ static int load(clab_machine *m, dictionary *d, clab_hw_info *hw)
 				return clab_seterr(CLAB_E_PROFILE,
 						   "%s: [hardware] two caches of one kind at level %d",
 						   m->path, hw->cache[i].level);
-	return count_topology(m, hw);
+	return count_topology(m, hw, app_cores);
 }
 
 int clab_hwinfo_load(clab_machine *m, dictionary *d)

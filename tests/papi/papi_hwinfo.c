@@ -98,8 +98,14 @@ static void check_simulated(void)
 	CHECK(PAPI_get_opt(PAPI_CLOCKRATE, NULL) == atoi(mhz), "PAPI_CLOCKRATE");
 	int sockets = topo_count(topo, "pack"), cores = topo_count(topo, "core");
 	int threads = topo_count(topo, "pu"), numa = topo_count(topo, "numa");
+	/* the cores an application runs on, when the profile sets them apart
+	 * from those of the operating system */
+	const char *app = get("hardware", "app_cores");
+	if (app)
+		cores = atoi(app) / sockets;
 	CHECK(hw->sockets == sockets, "sockets %d, topology %s", hw->sockets, topo);
-	CHECK(hw->cores == cores, "cores per socket %d, topology %s", hw->cores, topo);
+	CHECK(hw->cores == cores, "cores per socket %d, topology %s, app_cores %s", hw->cores,
+	      topo, app ? app : "-");
 	CHECK(hw->threads == threads, "threads per core %d, topology %s", hw->threads, topo);
 	CHECK(hw->nnodes == numa, "NUMA nodes %d, topology %s", hw->nnodes, topo);
 	CHECK(hw->totalcpus == sockets * cores * threads, "totalcpus %d", hw->totalcpus);

@@ -296,6 +296,15 @@ static void bad_machine_inputs(void **state)
 	assert_int_equal(clab_machine_hw_info(m, &hw), CLAB_OK);
 	assert_int_equal(hw.cpuid_family, 10);
 	assert_int_equal(hw.cpuid_model, 31);
+	assert_int_equal(hw.cores_per_socket, 17); /* no app_cores: all of them */
+	clab_machine_close(m);
+	expect_profile_error(write_file("hwapp0.ini", HW "app_cores = 0\n"),
+			     "app_cores = '0' is not a valid count of the topology's cores");
+	expect_profile_error(write_file("hwapp18.ini", HW "app_cores = 18\n"),
+			     "app_cores = '18' is not a valid count of the topology's cores");
+	m = open_machine(write_file("hwapp.ini", HW "app_cores = 16\n"));
+	assert_int_equal(clab_machine_hw_info(m, &hw), CLAB_OK);
+	assert_int_equal(hw.cores_per_socket, 16);
 	clab_machine_close(m);
 #undef HW
 	unlink(fifo);
@@ -310,7 +319,8 @@ static void hardware_info(void **state)
 	assert_int_equal(clab_machine_hw_info(m, &hw), CLAB_OK);
 	assert_string_equal(hw.vendor, "IBM");
 	assert_int_equal(hw.sockets, 1);
-	assert_int_equal(hw.cores_per_socket, 17);
+	/* of the node's 17 cores, the 16 an application runs on (app_cores) */
+	assert_int_equal(hw.cores_per_socket, 16);
 	assert_int_equal(hw.threads_per_core, 4);
 	assert_int_equal(hw.numa_nodes, 1);
 	assert_true(hw.ncache >= 1);
