@@ -418,16 +418,16 @@ static inline int l2_hit_fast(uint64_t line)
 	return 0;
 }
 
-static inline int l2_ref(vcpu *v, uint64_t line, int store)
-{
-	return l2_hit_fast(line) || l2_lookup(v, line, store);
-}
-
 /* A store's hit that changes nothing: on the most recent line of its set,
  * dirty already (read without the lock, as l2_hit_fast) */
 static inline int l2_store_hit_fast(uint64_t line)
 {
 	return l2_set(line)[0] == l2_tag(line) && (*l2_dirty_of(line) & 1);
+}
+
+static inline int l2_ref(vcpu *v, uint64_t line, int store)
+{
+	return (store ? l2_store_hit_fast(line) : l2_hit_fast(line)) || l2_lookup(v, line, store);
 }
 
 static inline uint64_t *l1_set(vcpu *v, uint64_t line)
