@@ -191,7 +191,9 @@ void clab_hostmap(const clab_host_sample *d, unsigned mhz, clab_hostmap_out *out
 	 * more misses than that */
 	q[Q_L1P_MISSES] = max_u64(sub_floor(q[CLAB_HQ_L1D_LOAD_MISSES], q[CLAB_HQ_L1P_HITS]),
 				  q[CLAB_HQ_LLC_MISSES]);
-	q[Q_L2_MISSES] = q[CLAB_HQ_LLC_MISSES];
+	/* the L2 sees every store too (the L1D writes through): one to a line
+	 * it does not hold misses there as a load does and brings the line in */
+	q[Q_L2_MISSES] = q[CLAB_HQ_LLC_MISSES] + q[CLAB_HQ_L2_STORE_MISSES];
 	q[Q_FXU_DEP_STALLS] = sub_floor(q[CLAB_HQ_DEP_STALLS], q[CLAB_HQ_AXU_DEP_STALLS]);
 
 	memset(out, 0, sizeof *out);

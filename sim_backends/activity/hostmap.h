@@ -30,7 +30,7 @@ enum clab_hq {
 	CLAB_HQ_QLOADS,         /* loads of 16 bytes and more */
 	CLAB_HQ_QSTORES,        /* stores of 16 bytes and more */
 	CLAB_HQ_L1D_STORE_MISSES,
-	CLAB_HQ_L2_STORE_MISSES, /* reported by the plugin, no BG/Q event */
+	CLAB_HQ_L2_STORE_MISSES, /* stores that missed the L2: part of PEVT_L2_MISSES */
 	CLAB_HQ_LD_INSNS,       /* the integer load and store instructions they make */
 	CLAB_HQ_ST_INSNS,
 	CLAB_HQ_QLD_INSNS,      /* the same with a 16-byte or wider operand */

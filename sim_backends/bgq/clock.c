@@ -24,6 +24,15 @@ static uint64_t now_ns(clockid_t clk)
 /* activity = host or emulated: thread h does what its OS thread did since
  * the last sample, as the host or the emulator counted it (hostmap.c maps
  * the counts). */
+/* Counts that break the node's rules (hostmap.c keeps them from it) are
+ * not taken: said once, as they are lost. */
+static void sample_refused(void)
+{
+	static int said;
+	if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+		fprintf(stderr, "counterlab: a thread's counts were dropped: %s\n", clab_errmsg());
+}
+
 static void follow_host(bgq_node *n, int h)
 {
 	bgq_hwt *t = &n->hwt[h];
@@ -53,8 +62,11 @@ static void follow_host(bgq_node *n, int h)
 	clab_hostmap_out m;
 	clab_hostmap(&d, BGQ_MHZ, &m);
 	uint64_t c[BGQ_N_NEV];
-	if (m.cycles && bgq_work_counts(m.cycles, m.event, m.count, m.n, c, "activity = host") == CLAB_OK)
+	const char *what = n->emulated ? "activity = emulated" : "activity = host";
+	if (m.cycles && bgq_work_counts(m.cycles, m.event, m.count, m.n, c, what) == CLAB_OK)
 		bgq_work_locked(n, h, c);
+	else if (m.cycles)
+		sample_refused();
 	clab_host_sampler_resume(t->hs);
 }
 

@@ -3,8 +3,9 @@
  * of the node fixes the mode; the node cannot count both at once.
  *
  * Model: the loads the L1 prefetcher could not serve (PEVT_L1P_BAS_MISS)
- * of every thread are the L2's lookups; the thread's activity says how many
- * of them miss (PEVT_L2_MISSES) and how many lines L2 prefetches. Misses
+ * and the stores (the L1D writes through) of every thread are the L2's
+ * lookups; the thread's activity says how many of them miss
+ * (PEVT_L2_MISSES) and how many lines L2 prefetches. Misses
  * and prefetches fetch lines from memory. Consecutive lines are spread over
  * the slices: the j-th event of a kind caused by hardware thread h falls in
  * slice (h + j) mod 16. */

@@ -13,12 +13,22 @@ enum { L2C_HITS = 0, L2C_MISSES = 1, L2C_PREFETCH = 2, L2C_FETCH_LINE = 3,
        L2C_REQ_MISS_AND_EVICT = 8, L2C_MISS_AND_EVICT = 10 };
 enum { CNKHWT_DECREMENTER = 3, CNKHWT_FIT = 4, CNKHWT_PERFMON = 7 };
 
-/* L2 misses are some of the lookups, the L1p misses: they are counted as
- * lookups happen, `miss` of every `look` (the rates or counts of the piece
- * of activity or work they came in), so that hits = lookups - misses only
- * grows. Counted apart, each rounded down on its own, a miss could land
- * before its lookup and hits go back by one. */
+/* L2 misses are some of the lookups, the L1p misses and the stores: they
+ * are counted as lookups happen, `miss` of every `look` (the rates or
+ * counts of the piece of activity or work they came in), so that hits =
+ * lookups - misses only grows. Counted apart, each rounded down on its
+ * own, a miss could land before its lookup and hits go back by one. */
 #define NEV_MISS (BGQ_NEV_L2 + L2C_MISSES)
+static const int bgq_l2_looks[] = {BGQ_EV_L1P_MISS, BGQ_EV_ST, BGQ_EV_FST, BGQ_EV_QST};
+#define BGQ_L2_LOOKS (int)(sizeof bgq_l2_looks / sizeof bgq_l2_looks[0])
+/* The lookups among counts (or rates) v[] of node events. */
+static inline uint64_t bgq_l2_lookups(const uint64_t *v)
+{
+	uint64_t n = 0;
+	for (int i = 0; i < BGQ_L2_LOOKS; i++)
+		n += v[bgq_l2_looks[i]];
+	return n;
+}
 
 /* Where `act` cycles of profile p end: completed laps, phase, offset. */
 typedef struct prof_pos {

@@ -33,13 +33,25 @@ int bgq_check_rates(const uint64_t *ppm_or_count, uint64_t per,
 		return clab_seterr(CLAB_E_RATE,
 				   "%s: more than one %s instruction per cycle (the A2 completes at most one)",
 				   what, xu > per ? "XU" : "AXU");
-	/* L2 sees only the loads the L1 prefetcher could not serve */
-	if (ppm_or_count[BGQ_NEV_L2 + L2C_MISSES] > ppm_or_count[BGQ_EV_L1P_MISS])
+	/* L2 sees only the loads the L1 prefetcher could not serve and the
+	 * stores */
+	if (ppm_or_count[NEV_MISS] > bgq_l2_lookups(ppm_or_count))
 		return clab_seterr(CLAB_E_RATE,
-				   "%s: more L2 misses (%s) than L1p misses reaching L2 (%s)",
-				   what, bgq_nev_name(BGQ_NEV_L2 + L2C_MISSES),
-				   bgq_nev_name(BGQ_EV_L1P_MISS));
+				   "%s: more L2 misses (%s) than L2 lookups (%s, the loads the L1p could not serve, and the stores: %s, %s, %s)",
+				   what, bgq_nev_name(NEV_MISS), bgq_nev_name(BGQ_EV_L1P_MISS),
+				   bgq_nev_name(BGQ_EV_ST), bgq_nev_name(BGQ_EV_FST),
+				   bgq_nev_name(BGQ_EV_QST));
 	return CLAB_OK;
+}
+
+/* The L2 lookups in r cycles at rates ppm[] (each kind rounded as its
+ * own count is). */
+static uint64_t lookups_in(const uint64_t *ppm, uint64_t r)
+{
+	uint64_t n = 0;
+	for (int i = 0; i < BGQ_L2_LOOKS; i++)
+		n += clab_rate_count(ppm[bgq_l2_looks[i]], r);
+	return n;
 }
 
 void bgq_profile_free(bgq_profile *p)
@@ -97,8 +109,8 @@ static int profile_resolve(const clab_activity *a, const char *name,
 		for (int e = 0; e < BGQ_N_NEV; e++)
 			pre[BGQ_N_NEV + e] = pre[e] + clab_rate_count(ppm[e], p->cycles[ph]);
 		pre[BGQ_N_NEV + NEV_MISS] =
-			pre[NEV_MISS] + bgq_misses_of(pre[BGQ_N_NEV + BGQ_EV_L1P_MISS] - pre[BGQ_EV_L1P_MISS],
-						  ppm[NEV_MISS], ppm[BGQ_EV_L1P_MISS]);
+			pre[NEV_MISS] + bgq_misses_of(lookups_in(ppm, p->cycles[ph]), ppm[NEV_MISS],
+						  bgq_l2_lookups(ppm));
 	}
 	int sys = bgq_find_event("PEVT_CNKHWT_SYSCALL");
 	if (!rc && sys >= 0)
@@ -175,8 +187,8 @@ uint64_t bgq_miss_count_at(const prof_pos *pos)
 	if (!p)
 		return 0;
 	size_t row = (size_t)pos->ph * BGQ_N_NEV;
-	uint64_t c = bgq_misses_of(clab_rate_count(p->ppm[row + BGQ_EV_L1P_MISS], pos->r),
-			       p->ppm[row + NEV_MISS], p->ppm[row + BGQ_EV_L1P_MISS]);
+	uint64_t c = bgq_misses_of(lookups_in(p->ppm + row, pos->r), p->ppm[row + NEV_MISS],
+			       bgq_l2_lookups(p->ppm + row));
 	if (p->period == 0)
 		return c;
 	return pos->laps * p->prefix[(size_t)p->nphase * BGQ_N_NEV + NEV_MISS] +

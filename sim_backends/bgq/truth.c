@@ -10,10 +10,19 @@
 #include "node.h"
 
 /* What el of len cycles of a work segment of counts c[] did of e. */
+static uint64_t part(const uint64_t *c, int e, uint64_t el, uint64_t len)
+{
+	return (uint64_t)((unsigned __int128)c[e] * el / len);
+}
+
 uint64_t bgq_work_part(const uint64_t *c, int e, uint64_t el, uint64_t len)
 {
-	uint64_t v = (uint64_t)((unsigned __int128)c[e == NEV_MISS ? BGQ_EV_L1P_MISS : e] * el / len);
-	return e == NEV_MISS ? bgq_misses_of(v, c[e], c[BGQ_EV_L1P_MISS]) : v;
+	if (e != NEV_MISS)
+		return part(c, e, el, len);
+	uint64_t looked = 0;
+	for (int i = 0; i < BGQ_L2_LOOKS; i++)
+		looked += part(c, bgq_l2_looks[i], el, len);
+	return bgq_misses_of(looked, c[e], bgq_l2_lookups(c));
 }
 
 /* Count of primary e of thread t at position pos of its profile, its
@@ -90,11 +99,12 @@ static uint64_t kind_truth_at(const bgq_hwt *t, const prof_pos *pos, int kind,
 	if (*miss == UINT64_MAX)
 		*miss = miss_truth_at(t, pos, now);
 	switch (kind) {
-	case NK_HITS: /* stores hit: the model gives the L2 no store misses */
-		return bgq_prim_truth_at(t, pos, BGQ_EV_L1P_MISS, now) - *miss +
-		       bgq_prim_truth_at(t, pos, BGQ_EV_ST, now) +
-		       bgq_prim_truth_at(t, pos, BGQ_EV_FST, now) +
-		       bgq_prim_truth_at(t, pos, BGQ_EV_QST, now);
+	case NK_HITS: { /* the lookups that did not miss */
+		uint64_t looked = 0;
+		for (int i = 0; i < BGQ_L2_LOOKS; i++)
+			looked += bgq_prim_truth_at(t, pos, bgq_l2_looks[i], now);
+		return looked - *miss;
+	}
 	case NK_MISS_PREFETCH:
 		return *miss + bgq_prim_truth_at(t, pos, BGQ_NEV_L2 + L2C_PREFETCH, now);
 	default: /* NK_MISS, NK_MISS_ONLY */

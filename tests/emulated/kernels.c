@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include "../../sim_backends/activity/emulated.h"
 #include "../papi/check.h"
@@ -50,6 +51,16 @@ static void stream(const char *buf, long n)
 {
 	__asm__ volatile("1: mov (%[p]), %%rax\n\t"
 			 "add $64, %[p]\n\t"
+			 "dec %[n]\n\t"
+			 "jnz 1b"
+			 : [p] "+r"(buf), [n] "+r"(n) : : "cc", "rax", "memory");
+}
+
+/* one 8-byte store to each of n consecutive 128-byte lines */
+static void store_lines(const char *buf, long n)
+{
+	__asm__ volatile("1: mov %%rax, (%[p])\n\t"
+			 "add $128, %[p]\n\t"
 			 "dec %[n]\n\t"
 			 "jnz 1b"
 			 : [p] "+r"(buf), [n] "+r"(n) : : "cc", "rax", "memory");
@@ -543,6 +554,7 @@ static void k_qfma(long n, const char *b) { (void)b; qfmas(n); }
 static void k_loop(long n, const char *b) { (void)b; loop(n); }
 static void k_stream(long n, const char *b) { stream(b, n); }
 static void k_muls(long n, const char *b) { muls(b, n); }
+static void k_store_lines(long n, const char *b) { store_lines(b, n); }
 static void k_syscalls(long n, const char *b)
 {
 	(void)b;
@@ -863,6 +875,33 @@ int main(int argc, char **argv)
 	printf("ok - %ld more x[i] *= y[i]: PEVT_LSU_COMMIT_AXU_LDS +%lld, _AXU_STS +%lld, "
 	       "PEVT_INST_XU_FLD +%lld\n", n, d[0], d[1], d[2]);
 	drop_set(es4);
+
+	/* stores to N lines the program never touched, against N more: N
+	 * more L2 misses and N more lines fetched (a store to a line the L2
+	 * does not hold misses there and brings the line in, as a load
+	 * does), and no more hits */
+	static const char *l2names[] = {"l2:::PEVT_L2_MISSES", "l2:::PEVT_L2_FETCH_LINE",
+					"l2:::PEVT_L2_HITS"};
+	int es5 = make_set(l2names, 3);
+	const long fresh = 1 << 14; /* 2 MB of lines */
+	/* (mapped: malloc could hand back memory an earlier test touched; a
+	 * first call on lines of their own resolves lazy bindings) */
+	size_t span = (size_t)(3 * fresh + 16) * 128;
+	char *lines3 = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(lines3 != MAP_FAILED, "no memory");
+	measure(es5, k_store_lines, 16, lines3 + (size_t)fresh * 3 * 128, a);
+	measure(es5, k_store_lines, fresh, lines3, a);
+	measure(es5, k_store_lines, 2 * fresh, lines3 + (size_t)fresh * 128, v);
+	for (int i = 0; i < 3; i++)
+		d[i] = v[i] - a[i];
+	CHECK(llabs(d[0] - fresh) <= fresh / 100 && llabs(d[1] - fresh) <= fresh / 100 &&
+	      llabs(d[2]) <= fresh / 100,
+	      "stores to %ld more fresh lines: PEVT_L2_MISSES +%lld, _FETCH_LINE +%lld, _HITS +%lld",
+	      fresh, d[0], d[1], d[2]);
+	printf("ok - stores to %ld more fresh lines: PEVT_L2_MISSES +%lld, PEVT_L2_FETCH_LINE +%lld, "
+	       "PEVT_L2_HITS %+lld\n", fresh, d[0], d[1], d[2]);
+	munmap(lines3, span);
+	drop_set(es5);
 	drop_set(es);
 	drop_set(es2);
 	PAPI_shutdown();
