@@ -156,6 +156,7 @@ _Static_assert(sizeof rules / sizeof rules[0] + 3 <= CLAB_HOSTMAP_MAX, "CLAB_HOS
 
 static uint64_t sub_floor(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
 static uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 
 void clab_hostmap(const clab_host_sample *d, unsigned mhz, clab_hostmap_out *out)
 {
@@ -192,8 +193,12 @@ void clab_hostmap(const clab_host_sample *d, unsigned mhz, clab_hostmap_out *out
 	q[Q_L1P_MISSES] = max_u64(sub_floor(q[CLAB_HQ_L1D_LOAD_MISSES], q[CLAB_HQ_L1P_HITS]),
 				  q[CLAB_HQ_LLC_MISSES]);
 	/* the L2 sees every store too (the L1D writes through): one to a line
-	 * it does not hold misses there as a load does and brings the line in */
-	q[Q_L2_MISSES] = q[CLAB_HQ_LLC_MISSES] + q[CLAB_HQ_L2_STORE_MISSES];
+	 * it does not hold misses there as a load does and brings the line in.
+	 * The node looks a store instruction up once, so the second line of
+	 * one across a line's end adds no miss (approximate: the L1p would
+	 * send it as two requests) */
+	q[Q_L2_MISSES] = q[CLAB_HQ_LLC_MISSES] +
+			 min_u64(q[CLAB_HQ_L2_STORE_MISSES], q[Q_ST] + q[Q_FST] + q[Q_QST]);
 	q[Q_FXU_DEP_STALLS] = sub_floor(q[CLAB_HQ_DEP_STALLS], q[CLAB_HQ_AXU_DEP_STALLS]);
 
 	memset(out, 0, sizeof *out);

@@ -134,6 +134,7 @@ static void maps_emulated_by_hand(void **state)
 	d.q[CLAB_HQ_MSYNCS] = 5;
 	d.q[CLAB_HQ_IFETCHES] = 1500; /* four instructions each */
 	d.q[CLAB_HQ_L2_WRITEBACKS] = 9; /* dirty lines evicted */
+	d.q[CLAB_HQ_L2_STORE_MISSES] = 3; /* stores to lines the L2 did not hold */
 	/* and scalar FP besides the arithmetic: 10 compares, 20 conversions,
 	 * 5 roundings, 30 register copies, 6 sign or select, 4 square roots */
 	d.q[CLAB_HQ_FCMP] = 10;
@@ -221,8 +222,14 @@ static void maps_emulated_by_hand(void **state)
 	assert_int_equal(got(&o, "PEVT_L1P_BAS_HIT"), 10);
 	assert_int_equal(got(&o, "PEVT_L1P_BAS_MISS"), 20);
 	assert_int_equal(got(&o, "PEVT_L1P_BAS_PF2DFC"), 4);
-	assert_int_equal(got(&o, "PEVT_L2_MISSES"), 8);
+	assert_int_equal(got(&o, "PEVT_L2_MISSES"), 8 + 3); /* the loads' and the stores' */
 	assert_int_equal(got(&o, "PEVT_L2_STORE_LINE"), 9); /* written back whole */
+	/* a store instruction is one L2 lookup: more store misses than the
+	 * 340 store instructions (each across a line's end, missing twice)
+	 * add 340 */
+	d.q[CLAB_HQ_L2_STORE_MISSES] = 400;
+	clab_hostmap(&d, 1600, &o);
+	assert_int_equal(got(&o, "PEVT_L2_MISSES"), 8 + 340);
 	assert_int_equal(got(&o, "PEVT_L1P_STRM_STRM_ESTB"), 2);
 	assert_int_equal(got(&o, "PEVT_L1P_STRM_LINE_ESTB"), 20);
 	assert_int_equal(got(&o, "PEVT_L1P_STRM_WRT_INVAL"), 5);
