@@ -19,7 +19,12 @@
  *
  * Work that must wait for the outermost call's end (overflow delivery)
  * registers with clab_guard_at_leave and asks for its turn with
- * clab_guard_due. */
+ * clab_guard_due.
+ *
+ * Under emulation (clab_guard_set_pause) the thread's instructions stop
+ * counting from its outermost call's start to its end, and while the
+ * overflow engine works in a signal; the program's handler, which the
+ * library runs from inside (open, suspend), counts. */
 #include "internal.h"
 
 /* What every call touches is initial-exec TLS (internal.h, where enter and
@@ -27,6 +32,16 @@
  * the static TLS that glibc keeps for libraries loaded with dlopen). Shared
  * with signal handlers of the same thread: volatile. */
 CLAB_CALL_TLS clab_call_state clab_call;
+
+void (*clab_call_pause)(int on);
+
+void clab_guard_set_pause(void (*pause)(int on)) { clab_call_pause = pause; }
+
+static void pause_if(int on)
+{
+	if (clab_call_pause)
+		clab_call_pause(on);
+}
 
 static void (*at_leave)(void *pc);
 
@@ -41,8 +56,19 @@ int clab_guard_depth(void) { return clab_call.depth; }
 
 /* The overflow engine's own work in a signal: a call deep, without the
  * outermost call's end. */
-void clab_guard_hold(void) { clab_call.depth++; }
-void clab_guard_unhold(void) { clab_call.depth--; }
+void clab_guard_hold(void)
+{
+	clab_call.depth++;
+	pause_if(1);
+}
+
+/* (out of the call first: a signal that comes as counting resumes is
+ * handled now, not deferred to the thread's next call) */
+void clab_guard_unhold(void)
+{
+	clab_call.depth--;
+	pause_if(0);
+}
 
 /* A signal sent to this thread from inside a call (the overflow engine
  * delivering at once where a unit let go of its locks) is handled as if
@@ -52,11 +78,13 @@ clab_guard_state clab_guard_suspend(void)
 	clab_guard_state st = {clab_call.depth, clab_call.open_at};
 	clab_call.depth = 0;
 	clab_call.open_at = 0;
+	pause_if(0); /* the program's handler runs: its work counts */
 	return st;
 }
 
 void clab_guard_resume(clab_guard_state st)
 {
+	pause_if(1);
 	clab_call.depth = st.depth;
 	clab_call.open_at = st.open_at;
 }
@@ -65,14 +93,20 @@ void clab_guard_due(void) { clab_call.due = 1; }
 
 void clab_guard_at_leave(void (*fn)(void *pc)) { at_leave = fn; }
 
+/* (the program's handler runs from here: its work counts) */
 int clab_guard_open(void)
 {
 	int was = clab_call.open_at;
 	clab_call.open_at = clab_call.depth;
+	pause_if(0);
 	return was;
 }
 
-void clab_guard_close(int was) { clab_call.open_at = was; }
+void clab_guard_close(int was)
+{
+	pause_if(1);
+	clab_call.open_at = was;
+}
 
 int clab_guard_refuse(const char *what)
 {

@@ -252,11 +252,15 @@ typedef struct clab_call_state {
 } clab_call_state;
 /* One variable: a call finds all of it from one address. */
 extern CLAB_CALL_TLS clab_call_state clab_call;
+extern void (*clab_call_pause)(int on); /* clab_guard_set_pause's, or NULL */
 void clab_leave_due(void);
-/* Inline: every read passes here. */
+/* Inline: every read passes here. A call from the program (outermost, or
+ * from its handler that the library runs) pauses emulated counting. */
 static inline int clab_enter(void *caller_pc)
 {
 	int d = clab_call.depth++;
+	if (__builtin_expect(clab_call_pause != NULL, 0) && d == clab_call.open_at)
+		clab_call_pause(1);
 	if (d == 0) {
 		clab_call.caller_pc = caller_pc;
 		return 0;
@@ -265,7 +269,10 @@ static inline int clab_enter(void *caller_pc)
 }
 static inline int clab_leave(int rc)
 {
-	if (--clab_call.depth == 0 && clab_call.due)
+	int d = --clab_call.depth;
+	if (__builtin_expect(clab_call_pause != NULL, 0) && d == clab_call.open_at)
+		clab_call_pause(0);
+	if (d == 0 && clab_call.due)
 		clab_leave_due();
 	return rc;
 }

@@ -333,9 +333,10 @@ static bgpm_set *find(unsigned h, unsigned idx, bgpm_event **e, int need, const 
 		*rc = fail(BGPM_ENOT_INIT, fn, "call Bgpm_Init in this thread first");
 		return NULL;
 	}
-	pthread_mutex_lock(&lock);
-	bgpm_set *s = h < MAX_SETS ? sets[h] : NULL;
-	pthread_mutex_unlock(&lock);
+	/* without the lock: an overflow handler calls here (IBM's examples
+	 * ask which events overflowed), and its signal may have come while
+	 * this thread held the lock */
+	bgpm_set *s = h < MAX_SETS ? __atomic_load_n(&sets[h], __ATOMIC_ACQUIRE) : NULL;
 	if (!s)
 		*rc = fail(BGPM_EINV_SET_HANDLE, fn, "no event set has handle %u", h);
 	else if (e && idx >= (unsigned)s->n)
@@ -481,7 +482,7 @@ int Bgpm_CreateEventSet(void)
 		h++;
 	if (h < MAX_SETS) {
 		s->handle = h;
-		sets[h] = s;
+		__atomic_store_n(&sets[h], s, __ATOMIC_RELEASE); /* (find reads it unlocked) */
 	}
 	pthread_mutex_unlock(&lock);
 	if (h == MAX_SETS) {
@@ -501,7 +502,7 @@ int Bgpm_DeleteEventSet(unsigned h)
 		clab_evset_destroy(s->cs);
 	unlink_links(s);
 	pthread_mutex_lock(&lock);
-	sets[h] = NULL;
+	__atomic_store_n(&sets[h], NULL, __ATOMIC_RELEASE);
 	l2_refs -= s->l2_ref;
 	pthread_mutex_unlock(&lock);
 	pthread_mutex_lock(&hw_lock);

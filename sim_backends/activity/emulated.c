@@ -56,6 +56,7 @@ int clab_emu_attach(const volatile clab_emu_slot **out)
 	for (int i = 0; i < CLAB_EMU_SLOTS; i++)
 		if (map->slot[i].tid == tid) {
 			*out = &map->slot[i];
+			clab_guard_set_pause(clab_emu_pause);
 			return CLAB_OK;
 		}
 	return clab_seterr(CLAB_E_NODEV, "activity = emulated: thread %lld has no slot in %s "
@@ -63,9 +64,20 @@ int clab_emu_attach(const volatile clab_emu_slot **out)
 			   "counterlab-run)", (long long)tid, path, CLAB_EMU_SLOTS);
 }
 
+/* Pauses of the thread now open (nested: the outermost opens and closes;
+ * a resume with none open, from a thread that attached within a call,
+ * does nothing) */
+static __thread int pauses;
+
+void clab_emu_pause(int on)
+{
+	if (on ? pauses++ == 0 : pauses > 0 && --pauses == 0)
+		syscall(CLAB_EMU_SYSCALL, (long)(on ? CLAB_EMU_PAUSE : CLAB_EMU_RESUME));
+}
+
 void clab_emu_read(const volatile clab_emu_slot *s, clab_host_sample *out)
 {
-	syscall(CLAB_EMU_SYSCALL, (long)CLAB_EMU_PAUSE);
+	clab_emu_pause(1);
 	memset(out, 0, sizeof *out);
 	for (int q = 0; q < CLAB_HQ_N; q++)
 		out->q[q] = s->q[q];
@@ -74,7 +86,7 @@ void clab_emu_read(const volatile clab_emu_slot *s, clab_host_sample *out)
 
 void clab_emu_resume(void)
 {
-	syscall(CLAB_EMU_SYSCALL, (long)CLAB_EMU_RESUME);
+	clab_emu_pause(0);
 }
 
 void clab_emu_timer(uint64_t cycles, int sig)

@@ -55,6 +55,10 @@ int clab_emu_attach(const volatile clab_emu_slot **out);
  * clab_emu_resume(). */
 void clab_emu_read(const volatile clab_emu_slot *s, clab_host_sample *out);
 void clab_emu_resume(void);
+/* The calling thread's instructions stop counting (on) or count again
+ * (off, as often as on was: pauses nest). The library's own work is the
+ * simulator's, not the program's: the framework pauses for it. */
+void clab_emu_pause(int on);
 /* The emulator sends the calling thread signal `sig` every `cycles` of its
  * timing model's cycles from now (0: no more): the overflow engine's ticks
  * under emulation, at points that depend on what the thread executes only. */
