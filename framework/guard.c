@@ -21,7 +21,7 @@
  * registers with clab_guard_at_leave and asks for its turn with
  * clab_guard_due.
  *
- * Under emulation (clab_guard_set_pause) the thread's instructions stop
+ * Under emulation (clab_guard_set_pause, per thread) the thread's instructions stop
  * counting from its outermost call's start to its end, and while the
  * overflow engine works in a signal; the program's handler, which the
  * library runs from inside (open, suspend), counts. */
@@ -33,22 +33,26 @@
  * with signal handlers of the same thread: volatile. */
 CLAB_CALL_TLS clab_call_state clab_call;
 
-void (*clab_call_pause)(int on);
-
-void clab_guard_set_pause(void (*pause)(int on)) { clab_call_pause = pause; }
-
-static void pause_if(int on)
+void clab_guard_set_pause(void (*pause)(int on))
 {
-	if (clab_call_pause)
-		clab_call_pause(on);
+	clab_call.pause = pause;
+	clab_call.due |= CLAB_DUE_PAUSE;
+}
+
+void clab_guard_pause(int on)
+{
+	if (clab_call.due & CLAB_DUE_PAUSE)
+		clab_call.pause(on);
 }
 
 static void (*at_leave)(void *pc);
 
 void clab_leave_due(void)
 {
-	clab_call.due = 0;
-	if (at_leave)
+	int due = clab_call.due;
+	clab_call.due = due & CLAB_DUE_PAUSE;
+	clab_guard_pause(0); /* (first: a signal the end's work sends counts as the program's) */
+	if ((due & CLAB_DUE_WORK) && at_leave)
 		at_leave(clab_call.caller_pc);
 }
 
@@ -59,7 +63,7 @@ int clab_guard_depth(void) { return clab_call.depth; }
 void clab_guard_hold(void)
 {
 	clab_call.depth++;
-	pause_if(1);
+	clab_guard_pause(1);
 }
 
 /* (out of the call first: a signal that comes as counting resumes is
@@ -67,7 +71,7 @@ void clab_guard_hold(void)
 void clab_guard_unhold(void)
 {
 	clab_call.depth--;
-	pause_if(0);
+	clab_guard_pause(0);
 }
 
 /* A signal sent to this thread from inside a call (the overflow engine
@@ -78,18 +82,18 @@ clab_guard_state clab_guard_suspend(void)
 	clab_guard_state st = {clab_call.depth, clab_call.open_at};
 	clab_call.depth = 0;
 	clab_call.open_at = 0;
-	pause_if(0); /* the program's handler runs: its work counts */
+	clab_guard_pause(0); /* the program's handler runs: its work counts */
 	return st;
 }
 
 void clab_guard_resume(clab_guard_state st)
 {
-	pause_if(1);
+	clab_guard_pause(1);
 	clab_call.depth = st.depth;
 	clab_call.open_at = st.open_at;
 }
 
-void clab_guard_due(void) { clab_call.due = 1; }
+void clab_guard_due(void) { clab_call.due |= CLAB_DUE_WORK; }
 
 void clab_guard_at_leave(void (*fn)(void *pc)) { at_leave = fn; }
 
@@ -98,13 +102,13 @@ int clab_guard_open(void)
 {
 	int was = clab_call.open_at;
 	clab_call.open_at = clab_call.depth;
-	pause_if(0);
+	clab_guard_pause(0);
 	return was;
 }
 
 void clab_guard_close(int was)
 {
-	pause_if(1);
+	clab_guard_pause(1);
 	clab_call.open_at = was;
 }
 

@@ -247,33 +247,42 @@ int64_t clab_postfix_eval(const clab_token *tok, int ntok,
 typedef struct clab_call_state {
 	volatile int depth;   /* library calls the thread is inside */
 	volatile int open_at; /* a depth holding no lock (0: none but 0) */
-	volatile int due;     /* end-of-call work is waiting */
+	volatile int due;     /* CLAB_DUE_WORK: end-of-call work is waiting;
+			       * CLAB_DUE_PAUSE: calls pause (emulation) */
 	void *caller_pc;      /* where the outermost call came from */
+	void (*pause)(int on); /* clab_guard_set_pause's */
 } clab_call_state;
+enum { CLAB_DUE_WORK = 1, CLAB_DUE_PAUSE = 2 };
 /* One variable: a call finds all of it from one address. */
 extern CLAB_CALL_TLS clab_call_state clab_call;
-extern void (*clab_call_pause)(int on); /* clab_guard_set_pause's, or NULL */
 void clab_leave_due(void);
+void clab_guard_pause(int on); /* (nothing without CLAB_DUE_PAUSE) */
 /* Inline: every read passes here. A call from the program (outermost, or
- * from its handler that the library runs) pauses emulated counting. */
+ * from its handler that the library runs) pauses emulated counting: due's
+ * CLAB_DUE_PAUSE, so that without emulation the calls test nothing more. */
 static inline int clab_enter(void *caller_pc)
 {
 	int d = clab_call.depth++;
-	if (__builtin_expect(clab_call_pause != NULL, 0) && d == clab_call.open_at)
-		clab_call_pause(1);
 	if (d == 0) {
 		clab_call.caller_pc = caller_pc;
+		if (__builtin_expect(clab_call.due, 0))
+			clab_guard_pause(1);
 		return 0;
 	}
-	return d != clab_call.open_at;
+	if (d != clab_call.open_at)
+		return 1;
+	clab_guard_pause(1);
+	return 0;
 }
 static inline int clab_leave(int rc)
 {
 	int d = --clab_call.depth;
-	if (__builtin_expect(clab_call_pause != NULL, 0) && d == clab_call.open_at)
-		clab_call_pause(0);
-	if (d == 0 && clab_call.due)
-		clab_leave_due();
+	if (d == 0) {
+		if (clab_call.due)
+			clab_leave_due();
+	} else if (d == clab_call.open_at) {
+		clab_guard_pause(0);
+	}
 	return rc;
 }
 #define CLAB_ENTER() clab_enter(__builtin_return_address(0))

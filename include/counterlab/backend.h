@@ -183,10 +183,10 @@ void clab_overflow_flush(void);
 
 /* What the library does for a thread is the simulator's work, not the
  * program's: an activity source that counts the program's own
- * instructions (emulation) gives `pause`, which the framework calls with 1
- * as the thread enters its outermost library call (or the overflow
- * engine's work) and with 0 as it leaves it or runs the program's handler
- * (framework/guard.c). Set once per process. */
+ * instructions (emulation) gives `pause` for the calling thread, which the
+ * framework calls with 1 as the thread enters its outermost library call
+ * (or the overflow engine's work) and with 0 as it leaves it or runs the
+ * program's handler (framework/guard.c). */
 void clab_guard_set_pause(void (*pause)(int on));
 
 /* Backend registry (framework/registry.c). */
