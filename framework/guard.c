@@ -21,10 +21,10 @@
  * registers with clab_guard_at_leave and asks for its turn with
  * clab_guard_due.
  *
- * Under emulation (clab_guard_set_pause, per thread) the thread's instructions stop
- * counting from its outermost call's start to its end, and while the
- * overflow engine works in a signal; the program's handler, which the
- * library runs from inside (open, suspend), counts. */
+ * Under emulation (clab_guard_set_pause, per thread) the thread's
+ * instructions stop counting from its outermost call's start to its end,
+ * and while the overflow engine works in a signal; the program's handler,
+ * which the library runs from inside (open, suspend), counts. */
 #include "internal.h"
 
 /* What every call touches is initial-exec TLS (internal.h, where enter and

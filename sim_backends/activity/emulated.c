@@ -71,8 +71,11 @@ static __thread int pauses;
 
 void clab_emu_pause(int on)
 {
-	if (on ? pauses++ == 0 : pauses > 0 && --pauses == 0)
+	if (on ? pauses++ == 0 : pauses > 0 && --pauses == 0) {
+		int saved = errno; /* (the kernel answers ENOSYS: the program's errno stays) */
 		syscall(CLAB_EMU_SYSCALL, (long)(on ? CLAB_EMU_PAUSE : CLAB_EMU_RESUME));
+		errno = saved;
+	}
 }
 
 void clab_emu_read(const volatile clab_emu_slot *s, clab_host_sample *out)

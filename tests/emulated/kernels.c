@@ -9,6 +9,7 @@
  * what a thread did between two reads over the cycles it took, so each
  * kernel is followed by a read and 4096 no-ops, which count as
  * instructions only: by the stop, a scan has seen the whole kernel. */
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -822,6 +823,14 @@ int main(int argc, char **argv)
 	}
 	CHECK(most < 1000, "an empty start-read window counts %lld instructions", most);
 	printf("ok - an empty start-read window: at most %lld instructions (PAPI's own)\n", most);
+	/* and a read leaves the program's errno as it was */
+	CHECK_PAPI(PAPI_start(es2));
+	errno = ERANGE;
+	CHECK_PAPI(PAPI_read(es2, v + 4));
+	int after = errno;
+	CHECK_PAPI(PAPI_stop(es2, d + 4));
+	CHECK(after == ERANGE, "PAPI_read changed errno from ERANGE to %d", after);
+	printf("ok - PAPI_read leaves errno as it was\n");
 
 	/* N FMAs: 2N operations, N FMA instructions, exactly (PAPI's own
 	 * code between start and stop does no floating point) */
