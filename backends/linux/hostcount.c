@@ -234,7 +234,7 @@ int clab_host_sampler_read(clab_host_sampler *s, clab_host_sample *out)
 void clab_host_sampler_resume(clab_host_sampler *s)
 {
 	if (s && s->emu)
-		clab_emu_resume();
+		clab_emu_pause(0);
 }
 
 void clab_host_sampler_close(clab_host_sampler *s)

@@ -87,11 +87,6 @@ void clab_emu_read(const volatile clab_emu_slot *s, clab_host_sample *out)
 	out->have = (UINT64_C(1) << CLAB_HQ_N) - 1;
 }
 
-void clab_emu_resume(void)
-{
-	clab_emu_pause(0);
-}
-
 void clab_emu_timer(uint64_t cycles, int sig)
 {
 	syscall(CLAB_EMU_SYSCALL, (long)CLAB_EMU_TIMER, (long)cycles, (long)sig);

@@ -52,9 +52,8 @@ typedef struct clab_emu_file {
  * does not run under counterlab-run, or its thread has no slot. */
 int clab_emu_attach(const volatile clab_emu_slot **out);
 /* The slot's counts now, every quantity present; counting stops until
- * clab_emu_resume(). */
+ * clab_emu_pause(0). */
 void clab_emu_read(const volatile clab_emu_slot *s, clab_host_sample *out);
-void clab_emu_resume(void);
 /* The calling thread's instructions stop counting (on) or count again
  * (off, as often as on was: pauses nest). The library's own work is the
  * simulator's, not the program's: the framework pauses for it. */

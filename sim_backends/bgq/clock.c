@@ -21,9 +21,6 @@ static uint64_t now_ns(clockid_t clk)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* activity = host or emulated: thread h does what its OS thread did since
- * the last sample, as the host or the emulator counted it (hostmap.c maps
- * the counts). */
 /* Counts that break the node's rules (hostmap.c keeps them from it) are
  * not taken: said once, as they are lost. */
 static void sample_refused(void)
@@ -33,6 +30,9 @@ static void sample_refused(void)
 		fprintf(stderr, "counterlab: a thread's counts were dropped: %s\n", clab_errmsg());
 }
 
+/* activity = host or emulated: thread h does what its OS thread did since
+ * the last sample, as the host or the emulator counted it (hostmap.c maps
+ * the counts). */
 static void follow_host(bgq_node *n, int h)
 {
 	bgq_hwt *t = &n->hwt[h];

@@ -361,7 +361,7 @@ echo "report - atomic-threaded, bound lazily: instructions $a -> $b (+$((b - a))
 # "dec; jnz"). 1,014,000 branches armed every 25,000: 40 handler calls,
 # each at the first tick after its threshold, inside the loop (the 40th
 # threshold, 1,000,000, falls some 14,000 iterations before the loop's end,
-# the branches of PAPI's code and of the handlers, about 25 a call, count
+# the branches of PAPI's code and of the handlers, about 50 a call, count
 # too; all of them stay below the 41st); 1,012,000 armed every 20,000, as
 # many PAPI_profil samples in the loop's buckets as thresholds, 50.
 # BGPM's automatic multiplexing every 1,000,000 cycles over
