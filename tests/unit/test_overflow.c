@@ -299,28 +299,39 @@ static void smallest_period(void **state)
 	clab_thread_detach(t);
 }
 
-/* Each interrupt is a performance-monitor interrupt for the CNK. */
+/* Each interrupt is a performance-monitor interrupt for the CNK, and one
+ * of the interrupts the core takes: a sibling thread's set sees them in
+ * the core-wide count (the set that overflowed is frozen while its own
+ * interrupt is taken), not in its own thread's. */
 static void perfmon_counts_interrupts(void **state)
 {
 	(void)state;
-	clab_thread *t = attach_hw(m, 28);
+	clab_thread *t = attach_hw(m, 28), *sib = attach_hw(m, 29);
 	static const char *const ev[] = {"PEVT_CYCLES"};
 	static const char *const kev[] = {"PEVT_CNKHWT_PERFMON"};
-	clab_evset *s = NULL, *k = NULL;
+	static const char *const sev[] = {"PEVT_XU_INTS_TAKEN", "PEVT_XU_PERF_MON_INT_TAKEN"};
+	clab_evset *s = NULL, *k = NULL, *ss = NULL;
 	assert_int_equal(program(core, t, &s, ev, 1), CLAB_OK);
 	assert_int_equal(program(kernel, t, &k, kev, 1), CLAB_OK);
+	assert_int_equal(program(core, sib, &ss, sev, 2), CLAB_OK);
 	assert_int_equal(clab_evset_overflow(s, 0, 996, handler, NULL), CLAB_OK);
 	reset_calls(t);
+	assert_int_equal(clab_evset_start(ss), CLAB_OK);
 	assert_int_equal(clab_evset_start(k), CLAB_OK);
 	assert_int_equal(clab_evset_start(s), CLAB_OK);
 	assert_int_equal(clab_thread_advance(t, 10000), CLAB_OK);
-	int64_t v[1];
+	int64_t v[1], sv[2];
 	assert_int_equal(clab_evset_stop(k, v), CLAB_OK);
 	assert_int_equal(ncalls, 10);
 	assert_int_equal(v[0], 10);
 	assert_int_equal(clab_evset_stop(s, NULL), CLAB_OK);
+	assert_int_equal(clab_evset_stop(ss, sv), CLAB_OK);
+	assert_int_equal(sv[0], 10);
+	assert_int_equal(sv[1], 0);
 	clab_evset_destroy(s);
 	clab_evset_destroy(k);
+	clab_evset_destroy(ss);
+	clab_thread_detach(sib);
 	clab_thread_detach(t);
 }
 
