@@ -128,7 +128,8 @@ static int try_place(place *p, const int *ev, int n, uint8_t groups)
 	/* signals held by other sets of the core */
 	for (int c = 0; c < BGQ_CTRS; c++) {
 		const bgq_ctr *k = &p->k->ctr[c];
-		if (others(p, k->set) && k->nterm == 1) {
+		/* (a lone term may be a CNK count: no signal) */
+		if (others(p, k->set) && k->nterm == 1 && k->term[0] < BGQ_N_PUNIT) {
 			int src = bgq_punit_attr[k->term[0]].src;
 			if (is_a2(src))
 				p->sig[src] |= (uint8_t)(1u << signal_of(c));
