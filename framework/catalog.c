@@ -111,9 +111,12 @@ static int parse_quals(const clab_component *c, int native, const char *s,
 						   (unsigned long long)qi->min,
 						   (unsigned long long)qi->max);
 		} else {
-			errno = 0;
-			x = strtoull(v, &end, 0);
-			if (end == v || (*end && *end != ':') || errno || *v == '-')
+			uint64_t u = 0;
+			const char *e = v;
+			int ok = clab_read_u64(v, 1, &u, &e); /* as the machine's settings */
+			x = u;
+			end = (char *)e;
+			if (!ok || (*end && *end != ':'))
 				return clab_seterr(CLAB_E_QUALIFIER,
 						   "%s: %s=%.*s is not a number", ev->name,
 						   qi->name, (int)strcspn(v, ":"), v);

@@ -141,6 +141,13 @@ static void event_lookup(void **state)
 		{"-e PEVT_L2_HITS_SLICE:slice=16", 1,
 		 "component l2: PEVT_L2_HITS_SLICE: slice=16 is out of range: allowed 0..15 (0..0xf)"},
 		{"-e l2:::PEVT_L2_HITS_SLICE:slice=16", 1, "allowed 0..15"},
+		/* numbers as in the machine's settings: decimal, or hex after 0x */
+		{"-e PEVT_L2_HITS_SLICE:slice=015", 0, "PEVT_L2_HITS_SLICE:slice=0xf"},
+		{"-e PEVT_L2_HITS_SLICE:slice=016", 1, "slice=016 is out of range"},
+		{"-e PEVT_L2_HITS_SLICE:slice=09", 0, "PEVT_L2_HITS_SLICE:slice=0x9"},
+		{"-e PEVT_L2_HITS_SLICE:slice=0xb", 0, "PEVT_L2_HITS_SLICE:slice=0xb"},
+		{"-e PEVT_L2_HITS_SLICE:slice=+3", 1, "slice=+3 is not a number"},
+		{"-e PEVT_L2_HITS_SLICE:slice=", 1, "slice= is not a number"},
 		{"-e core:::PEVT_L2_HITS", 1, "no event 'PEVT_L2_HITS' in component core"},
 		{"-e gpu:::PEVT_L2_HITS", 1, "machine bgq has no component 'gpu'"},
 		{"-e :::PEVT_L2_HITS", 1, "no component name before ':::'"},
