@@ -746,6 +746,21 @@ static void hwloc_keep_plugins(void)
 		hwloc_anchor = NULL;
 }
 
+/* The PUs a synthetic description asks for (the product of its arities,
+ * at most `cap` + 1): hwloc takes seconds to minutes to build a layout of
+ * thousands of cores, which would be refused after. */
+static uint64_t synthetic_pus(const char *desc, uint64_t cap)
+{
+	uint64_t n = 1;
+	for (const char *c = strchr(desc, ':'); c; c = strchr(c + 1, ':')) {
+		uint64_t k = strtoull(c + 1, NULL, 10);
+		if (k > cap || (k && n * k > cap))
+			return cap + 1;
+		n *= k ? k : 1;
+	}
+	return n;
+}
+
 static int load_topology(clab_machine *m)
 {
 	pthread_once(&hwloc_anchor_once, hwloc_keep_plugins);
@@ -757,7 +772,11 @@ static int load_topology(clab_machine *m)
 	if (hwloc_topology_init(&topo))
 		return CLAB_E_NOMEM;
 	int rc = CLAB_OK;
-	if ((!host && hwloc_topology_set_synthetic(topo, desc)) || hwloc_topology_load(topo)) {
+	if (!host && synthetic_pus(desc, CLAB_MAX_HWTHREADS) > CLAB_MAX_HWTHREADS) {
+		rc = clab_seterr(CLAB_E_PROFILE,
+				 "machine %s: topology '%s' has more than %d PUs",
+				 m->name, desc, CLAB_MAX_HWTHREADS);
+	} else if ((!host && hwloc_topology_set_synthetic(topo, desc)) || hwloc_topology_load(topo)) {
 		rc = clab_seterr(CLAB_E_PROFILE,
 				 "machine %s: topology '%s' is not an hwloc synthetic description (e.g. pack:1 core:17 pu:4) nor host",
 				 m->name, desc);

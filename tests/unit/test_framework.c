@@ -101,6 +101,8 @@ static void bad_profiles(void **state)
 		{"nomachine.ini", "[core]\nbackend = bgq-punit\n", "no [machine]"},
 		{"unknownkey.ini", "[machine]\ntopology = core:17 pu:4\ncolour = red\n[core]\nbackend=bgq-punit\n", "unknown key 'colour'"},
 		{"badclock.ini", "[machine]\ntopology=core:17 pu:4\nclock = sundial\n[core]\nbackend=bgq-punit\n", "clock=sundial"},
+		/* refused before hwloc spends minutes building it */
+		{"hugetopo.ini", "[machine]\ntopology=pack:1 core:99999 pu:4\n[core]\nbackend=bgq-punit\n", "has more than 1024 PUs"},
 		{"badtimer.ini", "[machine]\ntopology=core:17 pu:4\ntimer_us = 1\n[core]\nbackend=bgq-punit\n", "timer_us=1 is not an integer in 10..1000000"},
 		{"badbackend.ini", "[machine]\ntopology=core:17 pu:4\n[core]\nbackend = bgq-warp\n", "unknown backend 'bgq-warp'"},
 		{"nobackend.ini", "[machine]\ntopology=core:17 pu:4\n[core]\ndescription = x\n", "needs a backend"},
