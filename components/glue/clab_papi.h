@@ -33,6 +33,7 @@ typedef struct clab_papi_control {
 	int ctx;                       /* clab_context PAPI's domain asks for (0: both) */
 	int n;
 	int cidx;                      /* for overflows, set by set_overflow */
+	int start_failed;              /* PAPI stops a set whose start failed */
 	uint64_t held;                 /* bit p: position p is in use */
 	int pos[CLAB_PAPI_MAX];        /* our event i -> its position */
 	int event_at[CLAB_PAPI_MAX];   /* position -> our event i */

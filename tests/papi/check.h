@@ -36,6 +36,26 @@ static inline void drop_set(int es)
 	CHECK_PAPI(PAPI_destroy_eventset(&es));
 }
 
+/* What PAPI prints on stderr while f(arg) runs. */
+static inline void capture_stderr(void (*f)(const void *), const void *arg, char *out, size_t len)
+{
+	char path[] = "/tmp/clab-papi-err-XXXXXX";
+	int fd = mkstemp(path);
+	CHECK(fd >= 0, "mkstemp");
+	fflush(stderr);
+	int saved = dup(2);
+	dup2(fd, 2);
+	f(arg);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	lseek(fd, 0, SEEK_SET);
+	ssize_t n = read(fd, out, len - 1);
+	out[n > 0 ? n : 0] = 0;
+	close(fd);
+	unlink(path);
+}
+
 static char activity_path[] = "/tmp/clab-papi-act-XXXXXX.ini";
 static void remove_activity(void) { unlink(activity_path); }
 

@@ -38,15 +38,31 @@ static void expect_add_fails(const char *const *names, int n, int want)
 	drop_set(es);
 }
 
-/* In a thread of its own: a network set whose start gives `want`. */
+static int start_rc;
+
+static void start_set(const void *es)
+{
+	start_rc = PAPI_start(*(const int *)es);
+}
+
+/* In a thread of its own: a network set whose start gives `want`; with
+ * verbose errors, a refusal says why, and only that (PAPI stops the set
+ * after a failed start, which has nothing to say). */
 static void *second_set(void *want)
 {
 	const char *one[] = {"network:::PEVT_NW_CYCLES"};
 	CHECK_PAPI(PAPI_register_thread());
 	int es = make_set(one, 1);
-	int rc = PAPI_start(es);
+	char err[4096];
+	CHECK_PAPI(PAPI_set_debug(PAPI_VERB_ECONT));
+	capture_stderr(start_set, &es, err, sizeof err);
+	CHECK_PAPI(PAPI_set_debug(PAPI_QUIET));
+	int rc = start_rc;
 	CHECK(rc == (int)(intptr_t)want, "second thread's start: %s, want %s",
 	      PAPI_strerror(rc), PAPI_strerror((int)(intptr_t)want));
+	CHECK(rc == PAPI_OK ? !strstr(err, "counterlab") :
+	      strstr(err, "counterlab") && !strstr(err, "not running"),
+	      "second thread's start said: '%s'", err);
 	long long v;
 	if (rc == PAPI_OK)
 		CHECK_PAPI(PAPI_stop(es, &v));
