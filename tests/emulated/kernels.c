@@ -809,6 +809,15 @@ int main(int argc, char **argv)
 	long long v[NEV], d[NEV];
 	const long n = 100000;
 
+	/* the program's text, as PAPI finds it in the maps (the range a
+	 * profiler hands PAPI_profil), holds its code */
+	const PAPI_exe_info_t *exe = PAPI_get_executable_info();
+	CHECK(exe && exe->address_info.text_start <= (vptr_t)ticked_loop &&
+	      (vptr_t)ticked_loop < exe->address_info.text_end,
+	      "the program's text is %p..%p", exe ? (void *)exe->address_info.text_start : NULL,
+	      exe ? (void *)exe->address_info.text_end : NULL);
+	printf("ok - the program's text range holds its code\n");
+
 	/* nothing between start and read: the instructions counted are
 	 * PAPI's own on the way out of the one and into the other, some
 	 * hundreds; the library's simulation of the hardware (thousands of

@@ -1,5 +1,5 @@
 /* counterlab-run's part inside the program: preloaded into the program it
- * runs (never into the emulator), for two things qemu-user (7.2) does not
+ * runs (never into the emulator), for three things qemu-user (7.2) does not
  * do as the machine would.
  *
  * Signal handlers: qemu-user enters x86-64 handlers with the stack 8
@@ -16,17 +16,29 @@
  * executed by an emulated one, and runs itself again under counterlab-run
  * with the same arguments and environment. Statically linked and setuid
  * programs, and those executed with an environment of their own (env -i),
- * do not load it and stay native. */
+ * do not load it and stay native.
+ *
+ * /proc/self/maps: qemu-user shows code as read-only ("r--p", merged with
+ * the read-only data beside it), so what looks for the executable
+ * mappings (PAPI_get_executable_info, the text range PAPI_profil is
+ * given, an unwinder) finds none. Opened through this library, the maps
+ * read as the kernel shows them: each loaded object's executable segments
+ * (from its program headers) marked x, apart from their neighbours. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <link.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include "../emulated.h"
 
@@ -166,3 +178,180 @@ __attribute__((constructor)) static void follow_exec(int argc, char **argv)
 	fprintf(stderr, "counterlab-run: %s runs natively, uncounted: cannot run %s: %s\n", exe, run,
 		strerror(errno));
 }
+
+/* ---- /proc/self/maps ---------------------------------------------------- */
+
+typedef struct spans { /* the loaded objects' executable segments, pages */
+	struct {
+		uintptr_t lo, hi;
+	} s[512];
+	int n;
+} spans;
+
+static int note_exec(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	spans *x = arg;
+	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+	for (int i = 0; i < info->dlpi_phnum && x->n < (int)(sizeof x->s / sizeof *x->s); i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+		x->s[x->n].lo = lo & ~(pg - 1);
+		x->s[x->n++].hi = (lo + ph->p_memsz + pg - 1) & ~(pg - 1);
+	}
+	return 0;
+}
+
+static int is_own_maps(const char *path)
+{
+	char own[64];
+	if (!path || strncmp(path, "/proc/", 6))
+		return 0;
+	snprintf(own, sizeof own, "/proc/%d/maps", (int)getpid());
+	return !strcmp(path, "/proc/self/maps") || !strcmp(path, "/proc/thread-self/maps") ||
+	       !strcmp(path, own);
+}
+
+/* A line of the maps, cut where an executable segment begins or ends,
+ * each piece x where one holds it. */
+static void put_line(FILE *out, const char *line, const spans *x)
+{
+	unsigned long lo, hi, off;
+	char perm[5];
+	int at = 0;
+	if (sscanf(line, "%lx-%lx %4s %lx %n", &lo, &hi, perm, &off, &at) != 4 || !at ||
+	    strlen(perm) != 4) {
+		fputs(line, out);
+		return;
+	}
+	const char *rest = line + at; /* device, inode, name */
+	int file = strncmp(rest, "00:00 0 ", 8) != 0;
+	for (unsigned long a = lo; a < hi;) {
+		unsigned long b = hi;
+		int exec = perm[2] == 'x';
+		for (int i = 0; i < x->n; i++) {
+			if (x->s[i].lo <= a && a < x->s[i].hi) {
+				exec = 1;
+				b = b < x->s[i].hi ? b : x->s[i].hi;
+			} else if (a < x->s[i].lo && x->s[i].lo < b) {
+				b = x->s[i].lo;
+			}
+		}
+		fprintf(out, "%08lx-%08lx %c%c%c%c %08lx %s", a, b, perm[0], perm[1],
+			exec ? 'x' : perm[2], perm[3], off + (file ? a - lo : 0), rest);
+		a = b;
+	}
+}
+
+/* The process's maps as the kernel would show them, in a file of their
+ * own (O_CLOEXEC as flags say); -1 with errno as open's. */
+static int maps_fd(const char *path, int flags)
+{
+	int in = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return -1;
+	size_t len = 0, cap = 1 << 16;
+	char *buf = malloc(cap + 1);
+	ssize_t got = 0;
+	while (buf && (got = read(in, buf + len, cap - len)) > 0) {
+		if ((len += (size_t)got) < cap)
+			continue;
+		char *b = realloc(buf, 2 * cap + 1);
+		if (!b)
+			free(buf);
+		buf = b;
+		cap *= 2;
+	}
+	close(in);
+	int fd = buf && got == 0 ? memfd_create("maps", flags & O_CLOEXEC ? MFD_CLOEXEC : 0) : -1;
+	int wfd = fd >= 0 ? dup(fd) : -1;
+	FILE *out = wfd >= 0 ? fdopen(wfd, "w") : NULL;
+	if (!out) {
+		int e = buf ? errno : ENOMEM;
+		if (wfd >= 0)
+			close(wfd);
+		if (fd >= 0)
+			close(fd);
+		free(buf);
+		errno = e;
+		return -1;
+	}
+	buf[len] = 0;
+	spans x = {.n = 0};
+	dl_iterate_phdr(note_exec, &x);
+	for (char *l = buf; *l;) {
+		char *nl = strchr(l, '\n');
+		char keep = nl ? nl[1] : 0;
+		if (nl)
+			nl[1] = 0;
+		put_line(out, l, &x);
+		if (!nl)
+			break;
+		nl[1] = keep;
+		l = nl + 1;
+	}
+	fclose(out);
+	free(buf);
+	lseek(fd, 0, SEEK_SET);
+	return fd;
+}
+
+FILE *fopen(const char *path, const char *mode)
+{
+	static FILE *(*next)(const char *, const char *);
+	if (is_own_maps(path) && mode && mode[0] == 'r' && !strchr(mode, '+')) {
+		int fd = maps_fd(path, strchr(mode, 'e') ? O_CLOEXEC : 0);
+		return fd < 0 ? NULL : fdopen(fd, "r");
+	}
+	if (!next)
+		next = (FILE * (*)(const char *, const char *)) dlsym(RTLD_NEXT, "fopen");
+	if (!next) {
+		errno = ENOSYS;
+		return NULL;
+	}
+	return next(path, mode);
+}
+
+FILE *fopen64(const char *path, const char *mode)
+{
+	return fopen(path, mode);
+}
+
+/* open and openat (and their 64 names, one function in glibc) */
+static int open_at(int dir, const char *path, int flags, va_list ap)
+{
+	static int (*next)(int, const char *, int, ...);
+	mode_t mode = flags & O_CREAT || (flags & O_TMPFILE) == O_TMPFILE ? va_arg(ap, mode_t) : 0;
+	if (is_own_maps(path) && (flags & O_ACCMODE) == O_RDONLY)
+		return maps_fd(path, flags);
+	if (!next)
+		next = (int (*)(int, const char *, int, ...))dlsym(RTLD_NEXT, "openat");
+	if (!next) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return next(dir, path, flags, mode);
+}
+
+int open(const char *path, int flags, ...)
+{
+	va_list ap;
+	va_start(ap, flags);
+	int fd = open_at(AT_FDCWD, path, flags, ap);
+	va_end(ap);
+	return fd;
+}
+
+int openat(int dir, const char *path, int flags, ...)
+{
+	va_list ap;
+	va_start(ap, flags);
+	int fd = open_at(dir, path, flags, ap);
+	va_end(ap);
+	return fd;
+}
+
+int open64(const char *path, int flags, ...) __attribute__((alias("open")));
+int openat64(int dir, const char *path, int flags, ...) __attribute__((alias("openat")));
