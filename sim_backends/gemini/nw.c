@@ -25,8 +25,8 @@ enum { Q_TILE, Q_ROW, Q_COL, NQ };
 
 static const clab_qual_info quals[NQ] = {
 	[Q_TILE] = {"tile", "router tile 0-47 (row x 8 + column); without tile or row/col: all 48 tiles", 0, 47},
-	[Q_ROW] = {"row", "tile row 0-5 (with col)", 0, 5},
-	[Q_COL] = {"col", "tile column 0-7 (with row)", 0, 7},
+	[Q_ROW] = {"row", "tile row 0-5 (with col: one tile; alone: the row's 8 tiles)", 0, 5},
+	[Q_COL] = {"col", "tile column 0-7 (with row: one tile; alone: the column's 6 tiles)", 0, 7},
 };
 
 /* ---- the machine's Gemini network ------------------------------------------- */
@@ -199,12 +199,12 @@ typedef struct gem_unit {
 typedef struct gem_set {
 	int n;
 	int ev[SET_MAX];
-	int tile[SET_MAX];        /* -1: all tiles */
+	uint64_t tiles[SET_MAX];  /* bit t: tile t is summed */
 	uint64_t base[ROUTER_CTRS], base_nic[CLAB_GEM_NIC_CTRS];
 	uint64_t stopped[SET_MAX];
 	int running;
 	int whole; /* some event needs all tiles or the NIC: read the router whole */
-	uint16_t idx[SET_MAX]; /* otherwise: tile[i] * 6 + ev[i] */
+	uint16_t idx[SET_MAX]; /* otherwise: its one tile * 6 + ev[i] */
 } gem_set;
 
 /* The router's counters and the node's NIC counters, now. Reads take no
@@ -240,11 +240,9 @@ static void values(gem_unit *u, gem_set *s, uint64_t *v)
 	for (int i = 0; i < s->n; i++) {
 		int e = s->ev[i];
 		v[i] = 0;
-		if (e < TILE_EVENTS && s->tile[i] >= 0) {
-			v[i] = tile_delta(s, now, s->tile[i], e);
-		} else if (e < TILE_EVENTS) {
-			for (int t = 0; t < CLAB_GEMINI_TILES; t++)
-				v[i] += tile_delta(s, now, t, e);
+		if (e < TILE_EVENTS) {
+			for (uint64_t m = s->tiles[i]; m; m &= m - 1)
+				v[i] += tile_delta(s, now, __builtin_ctzll(m), e);
 		} else if (e < TILE_EVENTS + LINK_EVENTS) {
 			int d = (e - TILE_EVENTS) / CLAB_GEM_NMETRICS, x = (e - TILE_EVENTS) % CLAB_GEM_NMETRICS;
 			for (int t = 0; t < CLAB_GEMINI_TILES; t++) {
@@ -288,7 +286,7 @@ static int gem_open(clab_machine *m, const char *section, void **unit, clab_unit
 	*unit = u;
 	*d = (clab_unit_desc){
 		.description = "Cray Gemini router (48 tiles x 6 counters, 48-bit), link metrics and NIC counters, simulated",
-		.rules = "Counters always count and are shared: any number of sets, any events. Tile events take :tile=N or :row=R:col=C (without: the sum over all 48 tiles); LINK_* events are derived from the tile counters of a direction (traffic = 3 x phits); GM_* are this node's NIC counters. Reads are changes since start, wrap-safe for the 48-bit tile counters. No overflow.",
+		.rules = "Counters always count and are shared: any number of sets, any events. Tile events take :tile=N or :row=R:col=C (one tile), :row=R or :col=C alone (the sum over that row's or column's tiles; without any: the sum over all 48 tiles); LINK_* events are derived from the tile counters of a direction (traffic = 3 x phits); GM_* are this node's NIC counters. Reads are changes since start, wrap-safe for the 48-bit tile counters. No overflow.",
 		.ncounters = SET_MAX,
 		.width = CLAB_GEMINI_WIDTH,
 		.scope = CLAB_SCOPE_NODE,
@@ -316,19 +314,22 @@ static int gem_program(void *unit, int hw, const clab_evreq *reqs, int n, int fl
 		int has_t = r->qual_set >> Q_TILE & 1, has_r = r->qual_set >> Q_ROW & 1,
 		    has_c = r->qual_set >> Q_COL & 1;
 		tmp.ev[i] = (int)r->native;
-		tmp.tile[i] = -1;
 		if (has_t && (has_r || has_c))
-			return clab_seterr(CLAB_E_QUALIFIER, "%s: give tile=N or row=R:col=C, not both",
+			return clab_seterr(CLAB_E_QUALIFIER, "%s: give tile=N, or row and col, not both",
 					   natives[r->native].name);
-		if (has_r != has_c)
-			return clab_seterr(CLAB_E_QUALIFIER, "%s: row and col go together",
-					   natives[r->native].name);
+		/* every tile; those of a row, a column, or both: one */
+		uint64_t m = (1ull << CLAB_GEMINI_TILES) - 1, row = 0, col = 0;
+		for (int t = 0; t < CLAB_GEMINI_TILES; t++) {
+			row |= (uint64_t)(t / CLAB_GEMINI_COLS == (int)clab_evreq_qual(r, Q_ROW)) << t;
+			col |= (uint64_t)(t % CLAB_GEMINI_COLS == (int)clab_evreq_qual(r, Q_COL)) << t;
+		}
 		if (has_t)
-			tmp.tile[i] = (int)clab_evreq_qual(r, Q_TILE);
-		else if (has_r)
-			tmp.tile[i] = (int)(clab_evreq_qual(r, Q_ROW) * CLAB_GEMINI_COLS + clab_evreq_qual(r, Q_COL));
-		tmp.whole |= tmp.ev[i] >= TILE_EVENTS || tmp.tile[i] < 0;
-		tmp.idx[i] = (uint16_t)(tmp.whole ? 0 : tmp.tile[i] * CLAB_GEM_TILE_CTRS + tmp.ev[i]);
+			m = 1ull << clab_evreq_qual(r, Q_TILE);
+		m &= has_r ? row : m;
+		m &= has_c ? col : m;
+		tmp.tiles[i] = m;
+		tmp.whole |= tmp.ev[i] >= TILE_EVENTS || (m & (m - 1));
+		tmp.idx[i] = (uint16_t)(tmp.whole ? 0 : __builtin_ctzll(m) * CLAB_GEM_TILE_CTRS + tmp.ev[i]);
 	}
 	gem_set *s = replace ? replace : malloc(sizeof *s);
 	if (!s)
