@@ -1212,6 +1212,14 @@ static int hw_target(bgpm_set *s, int hw, clab_component *c)
 	return rc;
 }
 
+/* Whether target hw of s counts: its thread is still there (one that
+ * left keeps its counts, and its set no longer starts or stops); hw_lock
+ * held. */
+static int target_counts(const bgpm_set *s, int hw)
+{
+	return s->hwcs[hw] && placed_at[hw] == s->hwthr[hw];
+}
+
 void bgpm_on_left(clab_thread *t)
 {
 	int hw = clab_thread_hwthread(t);
@@ -1505,7 +1513,7 @@ static int start(unsigned h, int reset, const char *fn)
 		pthread_mutex_lock(&hw_lock);
 		s->running = 1;
 		for (int hw = 0; hw < APP_HW; hw++) {
-			int r = s->hwcs[hw] ? clab_evset_start(s->hwcs[hw]) : CLAB_OK;
+			int r = target_counts(s, hw) ? clab_evset_start(s->hwcs[hw]) : CLAB_OK;
 			rc = rc ? rc : r;
 		}
 		s->run_since = clab_thread_now(s->thread);
@@ -1530,17 +1538,25 @@ int Bgpm_Stop(unsigned h)
 	FIND_SET(OWNER);
 	if (!s->running)
 		return BGPM_WALREADY_STOPPED;
+	rc = CLAB_OK;
 	if (s->hwmode) {
+		/* as at start, no thread takes a place meanwhile: one placed
+		 * between here and the targets' stop would get a target set
+		 * that never started (hw_target), and its stop would fail */
 		pthread_mutex_lock(&hw_lock);
 		uint64_t now = clab_thread_now(s->thread);
-		for (int hw = 0; hw < APP_HW; hw++)
+		for (int hw = 0; hw < APP_HW; hw++) {
 			if ((s->targets & UPC_APP_HWTID_MASK(hw)) && !s->hwcs[hw])
 				s->idle[hw] += now - s->run_since;
+			int r = target_counts(s, hw) ? cs_stop(s->hwcs[hw]) : CLAB_OK;
+			rc = rc ? rc : r;
+		}
 		s->running = 0;
 		pthread_mutex_unlock(&hw_lock);
+	} else {
+		s->running = 0;
+		rc = cs_stop(s->cs);
 	}
-	s->running = 0;
-	rc = each_cs(s, cs_stop);
 	return rc ? from_clab(rc, s->unit, __func__) : BGPM_EOK;
 }
 

@@ -136,6 +136,43 @@ static void *hw_worker(void *arg)
 	return NULL;
 }
 
+/* Threads taking places while a hardware-distributed set starts and
+ * stops: each stop succeeds (a thread placed while a stop was under way
+ * once got a target set that never started, and the stop failed on it) */
+static volatile int churn_on;
+
+static void *placer(void *arg)
+{
+	(void)arg;
+	while (churn_on) {
+		pthread_t t;
+		if (pthread_create(&t, NULL, hw_worker, NULL) == 0)
+			pthread_join(t, NULL);
+	}
+	return NULL;
+}
+
+static void test_hwdistrib_churn(void **state)
+{
+	(void)state;
+	IN_CHILD({
+		CHECK(Bgpm_Init(BGPM_MODE_HWDISTRIB) == 0);
+		int h = Bgpm_CreateEventSet();
+		unsigned ids[] = {PEVT_CYCLES};
+		CHECK(Bgpm_AddEventList(h, ids, 1) == 0);
+		CHECK(Bgpm_Attach(h, ~0ull, 0) == 0);
+		churn_on = 1;
+		pthread_t p;
+		CHECK(pthread_create(&p, NULL, placer, NULL) == 0);
+		for (int i = 0; i < 300; i++) {
+			CHECK(Bgpm_Start(h) == 0);
+			CHECK(Bgpm_Stop(h) == 0);
+		}
+		churn_on = 0;
+		pthread_join(p, NULL);
+	});
+}
+
 static void test_hwdistrib(void **state)
 {
 	(void)state;
@@ -536,6 +573,7 @@ int main(void)
 		cmocka_unit_test(test_processor_id),
 		cmocka_unit_test(test_timebase_host),
 		cmocka_unit_test(test_hwdistrib),
+		cmocka_unit_test(test_hwdistrib_churn),
 		cmocka_unit_test(test_one_mode),
 		cmocka_unit_test(test_mux_groups),
 		cmocka_unit_test(test_link_control),
