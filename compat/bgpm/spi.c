@@ -192,11 +192,34 @@ uint64_t GetTimeBase(void)
 	return t ? clab_thread_now(t) : 0;
 }
 
+/* A BG/Q delay spins on the timebase, executing instructions all the
+ * while (IBM's examples count and overflow on them). So does this one
+ * where the thread's clock moves by itself (the program's own
+ * instructions under counterlab-run, the host's time), looking at the
+ * clock after runs of an empty loop sized to half the time still to go
+ * (each look is a library call); on the virtual clock, which moves only
+ * when told, the time still to go passes at once. */
 void Delay(uint64_t pclks)
 {
 	clab_thread *t = bgpm_self();
-	if (t)
-		clab_thread_advance(t, pclks);
+	if (!t)
+		return;
+	uint64_t now = clab_thread_now(t), end = now + pclks, spins = 64;
+	for (int still = 0; now < end;) {
+		for (uint64_t i = 0; i < spins; i++)
+			__asm__ volatile("");
+		uint64_t was = now;
+		now = clab_thread_now(t);
+		if (now == was) {
+			if (++still == 2) {
+				clab_thread_advance(t, end - now);
+				return;
+			}
+		} else if (now < end) { /* cycles a spin took, so far */
+			uint64_t want = (end - now) / 2 * spins / (now - was);
+			spins = want ? want : 1;
+		}
+	}
 }
 
 void Upci_Delay(uint64_t clks) { Delay(clks); }

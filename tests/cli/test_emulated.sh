@@ -392,6 +392,16 @@ for k in "overflow 1014000 25000" "profil 1012000 20000" "mux 10000000 1000000";
 	*) bad "${k%% *}: $out" ;;
 	esac
 done
+# BGPM's Upci_Delay spins on the timebase as on a BG/Q: 1,000,000 cycles
+# pass (and the set's own start and stop, some thousands), and the spin's
+# instructions count (one or two a cycle at most, a third at the least)
+read -r c i <<< "$(timeout 300 "$run" -- "$tmp/kernels" delay 1000000 2>&1 | tr -d ',' |
+	awk '/^delay:/ { print $2, $4 }')"
+if [ -n "$i" ] && [ "$c" -ge 1000000 ] && [ "$c" -le 1030000 ] && [ "$i" -ge 333333 ] && [ "$i" -le 2000000 ]; then
+	ok "Upci_Delay(1000000): $c cycles, $i instructions"
+else
+	bad "Upci_Delay(1000000): '$c' cycles, '$i' instructions (want 1000000..1030000, 333333..2000000)"
+fi
 # An overflow handler that asks libbgpm which events overflowed, as IBM's
 # examples do, while the program reads the set in a loop: interrupts land
 # inside libbgpm's calls too, and none may wait for a lock its thread holds

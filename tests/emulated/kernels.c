@@ -516,6 +516,22 @@ static void bgpm_handler(int h, uint64_t addr, uint64_t vector, const ucontext_t
 		bgpm_overflows += len;
 }
 
+/* "kernels delay N": BGPM's Upci_Delay of N cycles spins on the
+ * timebase, as on a BG/Q: N cycles pass and the loop's instructions count */
+static void bgpm_delay(long n)
+{
+	CHECK(Bgpm_Init(BGPM_MODE_SWDISTRIB) == 0, "Bgpm_Init");
+	int h = Bgpm_CreateEventSet();
+	unsigned ev[] = {PEVT_CYCLES, PEVT_INST_ALL};
+	CHECK(Bgpm_AddEventList(h, ev, 2) == 0 && Bgpm_Apply(h) == 0, "BGPM set");
+	CHECK(Bgpm_Start(h) == 0, "Bgpm_Start");
+	Upci_Delay((uint64_t)n);
+	CHECK(Bgpm_Stop(h) == 0, "Bgpm_Stop");
+	uint64_t c, i;
+	CHECK(Bgpm_ReadEvent(h, 0, &c) == 0 && Bgpm_ReadEvent(h, 1, &i) == 0, "read");
+	printf("delay: %llu cycles, %llu instructions\n", (unsigned long long)c, (unsigned long long)i);
+}
+
 static void bgpm_handler_reads(long n, long p)
 {
 	unsigned ev[] = {PEVT_INST_ALL};
@@ -781,6 +797,8 @@ int main(int argc, char **argv)
 			atomics(n, 0);
 		else if (!strcmp(argv[1], "fences"))
 			fences(n);
+		else if (!strcmp(argv[1], "delay"))
+			bgpm_delay(n);
 		else if (!strcmp(argv[1], "wstream"))
 			wstream(n);
 		else if (!strcmp(argv[1], "fpops"))
