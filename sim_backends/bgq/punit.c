@@ -140,6 +140,28 @@ static int try_place(place *p, const int *ev, int n, uint8_t groups)
 		p->cand[i] = allowed(ev[i], p->smt) & gm;
 		p->order[i] = i;
 	}
+	/* more events than their counters, or than the free signals of
+	 * their A2 unit, cannot fit: said at once, not after a search of
+	 * every order (kernel multiplexing asks at every start) */
+	uint32_t any = 0, unit_ctrs[5] = {0};
+	int per_unit[5] = {0};
+	for (int i = 0; i < n; i++) {
+		int src = bgq_punit_attr[ev[i]].src;
+		any |= p->cand[i];
+		if (is_a2(src)) {
+			per_unit[src]++;
+			unit_ctrs[src] |= p->cand[i];
+		}
+	}
+	if (__builtin_popcount(any) < n)
+		return 0;
+	for (int src = 0; src < 5; src++) {
+		uint8_t sigs = 0;
+		for (uint32_t m = unit_ctrs[src]; m; m &= m - 1)
+			sigs |= (uint8_t)(1u << signal_of(__builtin_ctz(m)));
+		if (per_unit[src] > __builtin_popcount(sigs & (uint8_t)~p->sig[src]))
+			return 0;
+	}
 	/* most constrained first */
 	for (int i = 1; i < n; i++)
 		for (int j = i; j > 0 && __builtin_popcount(p->cand[p->order[j]]) <
