@@ -310,7 +310,9 @@ static int show_event(clab_machine *m, const char *only, const char *event)
  * the framework's reason), 2 when the question is malformed. */
 static int check_events(clab_machine *m, const char *only, const char *list)
 {
-	char *copy = strdup(list), why[512], first[256] = "";
+	char *copy = strdup(list), why[512], first[256] = "", refused[1024] = "";
+	const char *names[CLAB_EVSET_MAX_EVENTS];
+	clab_component_info si;
 	clab_component *set_comp = NULL;
 	clab_thread *t = NULL;
 	clab_evset *s = NULL;
@@ -340,24 +342,30 @@ static int check_events(clab_machine *m, const char *only, const char *list)
 			set_comp = c;
 			snprintf(first, sizeof first, "%s", e);
 		} else if (c != set_comp) {
-			clab_component_info fi;
-			clab_component_get_info(set_comp, &fi);
-			printf("does not fit: %s is an event of component %s, %s of %s: an event set "
-			       "counts one component's events (use one set per component)\n",
-			       e, ci.name, first, fi.name);
+			snprintf(refused, sizeof refused,
+				 "does not fit: %s is an event of component %s, %s of %s: an event set "
+				 "counts one component's events (use one set per component)\n",
+				 e, ci.name, first, si.name);
 			rc = 1;
 			break;
 		}
-		if (clab_evset_add(s, code)) {
-			printf("does not fit: %s: %s\n", e, clab_errmsg());
+		si = ci;
+		if (n == CLAB_EVSET_MAX_EVENTS || clab_evset_add(s, code)) {
+			snprintf(refused, sizeof refused, "does not fit: %s: %s\n", e,
+				 n == CLAB_EVSET_MAX_EVENTS ? "too many events" : clab_errmsg());
 			rc = 1;
 			break;
 		}
-		char ctrs[128];
-		format_ctrs(clab_evset_counters(s, n), ci.ncounters, ctrs, sizeof ctrs);
-		printf("%-40s component %s, counter %s\n", e, ci.name, ctrs);
-		n++;
+		names[n++] = e;
 	}
+	/* each event's counters in the set as it ends (an add may move the
+	 * events before it) */
+	for (int i = 0; i < n && rc != 2; i++) {
+		char ctrs[128];
+		format_ctrs(clab_evset_counters(s, i), si.ncounters, ctrs, sizeof ctrs);
+		printf("%-40s component %s, counter %s\n", names[i], si.name, ctrs);
+	}
+	fputs(refused, stdout);
 	if (!rc && !n) {
 		fprintf(stderr, "counterlab-native-avail: --check wants EVENT[,EVENT...]\n");
 		rc = 2;

@@ -72,6 +72,14 @@ check() {
 AXU=PEVT_AXU_INSTR_COMMIT,PEVT_AXU_CR_COMMIT,PEVT_AXU_IDLE,PEVT_AXU_FP_DS_ACTIVE
 check 0 "fits: 2 events in one event set on machine bgq" -- --check PEVT_CYCLES,PEVT_INST_ALL
 check 0 "fits: 4 events" -- --check $AXU
+# each line names the counter its event has in the set as it ends (an add
+# may move the events before it): four events, four counters
+if [ "$(grep -c 'component core, counter' "$tmp/out")" = 4 ] &&
+	[ "$(awk '/component core, counter/ { print $NF }' "$tmp/out" | sort -u | wc -l)" = 4 ]; then
+	ok "native-avail --check: four events on four counters"
+else
+	bad "native-avail --check: counters as printed: $(grep 'counter' "$tmp/out" | tr '\n' ';')"
+fi
 check 1 "does not fit: PEVT_AXU_FP_DS_ACTIVE_CYC: 5 events do not fit the counters" -- \
 	--check $AXU,PEVT_AXU_FP_DS_ACTIVE_CYC
 check 1 "does not fit: PEVT_L2_HITS is an event of component l2, PEVT_CYCLES of core" -- \
