@@ -101,8 +101,8 @@ static int parse_quals(const clab_component *c, int native, const char *s,
 					   c->desc.quals[q].name);
 		const clab_qual_info *qi = &c->desc.quals[q];
 		const char *v = s + klen + 1;
-		char *end = (char *)s + klen;
-		unsigned long long x = 1; /* libpfm4's style: a bare switch is on */
+		const char *end = s + klen;
+		uint64_t x = 1; /* libpfm4's style: a bare switch is on */
 		if (s[klen] != '=') {
 			if (qi->min != 0 || qi->max != 1)
 				return clab_seterr(CLAB_E_QUALIFIER,
@@ -111,12 +111,8 @@ static int parse_quals(const clab_component *c, int native, const char *s,
 						   (unsigned long long)qi->min,
 						   (unsigned long long)qi->max);
 		} else {
-			uint64_t u = 0;
-			const char *e = v;
-			int ok = clab_read_u64(v, 1, &u, &e); /* as the machine's settings */
-			x = u;
-			end = (char *)e;
-			if (!ok || (*end && *end != ':'))
+			/* numbers as the machine's settings take them */
+			if (!clab_read_u64(v, 1, &x, &end) || (*end && *end != ':'))
 				return clab_seterr(CLAB_E_QUALIFIER,
 						   "%s: %s=%.*s is not a number", ev->name,
 						   qi->name, (int)strcspn(v, ":"), v);

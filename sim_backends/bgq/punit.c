@@ -39,6 +39,7 @@ static const clab_qual_info punit_quals[] = {
 	[BGQ_Q_MASK] = {"mask", "opcode-group mask selecting which instruction classes count", 0, 0xffffffffull},
 };
 
+enum { A2_UNITS = BGQ_SRC_A2_MMU + 1 };
 static int is_a2(int src) { return src <= BGQ_SRC_A2_MMU; }
 static int is_l1p_mode(int src)
 {
@@ -80,7 +81,7 @@ typedef struct place {
 	int order[BGQ_CTRS];
 	int ctr[BGQ_CTRS];
 	uint32_t used;        /* counters taken */
-	uint8_t sig[5];       /* A2 signals taken per unit */
+	uint8_t sig[A2_UNITS]; /* A2 signals taken per unit */
 	long steps;
 } place;
 
@@ -143,8 +144,8 @@ static int try_place(place *p, const int *ev, int n, uint8_t groups)
 	/* more events than their counters, or than the free signals of
 	 * their A2 unit, cannot fit: said at once, not after a search of
 	 * every order (kernel multiplexing asks at every start) */
-	uint32_t any = 0, unit_ctrs[5] = {0};
-	int per_unit[5] = {0};
+	uint32_t any = 0, unit_ctrs[A2_UNITS] = {0};
+	int per_unit[A2_UNITS] = {0};
 	for (int i = 0; i < n; i++) {
 		int src = bgq_punit_attr[ev[i]].src;
 		any |= p->cand[i];
@@ -155,7 +156,7 @@ static int try_place(place *p, const int *ev, int n, uint8_t groups)
 	}
 	if (__builtin_popcount(any) < n)
 		return 0;
-	for (int src = 0; src < 5; src++) {
+	for (int src = 0; src < A2_UNITS; src++) {
 		uint8_t sigs = 0;
 		for (uint32_t m = unit_ctrs[src]; m; m &= m - 1)
 			sigs |= (uint8_t)(1u << signal_of(__builtin_ctz(m)));

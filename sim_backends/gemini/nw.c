@@ -317,16 +317,12 @@ static int gem_program(void *unit, int hw, const clab_evreq *reqs, int n, int fl
 		if (has_t && (has_r || has_c))
 			return clab_seterr(CLAB_E_QUALIFIER, "%s: give tile=N, or row and col, not both",
 					   natives[r->native].name);
-		/* every tile; those of a row, a column, or both: one */
-		uint64_t m = (1ull << CLAB_GEMINI_TILES) - 1, row = 0, col = 0;
-		for (int t = 0; t < CLAB_GEMINI_TILES; t++) {
-			row |= (uint64_t)(t / CLAB_GEMINI_COLS == (int)clab_evreq_qual(r, Q_ROW)) << t;
-			col |= (uint64_t)(t % CLAB_GEMINI_COLS == (int)clab_evreq_qual(r, Q_COL)) << t;
-		}
-		if (has_t)
-			m = 1ull << clab_evreq_qual(r, Q_TILE);
-		m &= has_r ? row : m;
-		m &= has_c ? col : m;
+		/* the tiles summed: all; one; a row's, a column's, or both's one */
+		uint64_t m = has_t ? 1ull << clab_evreq_qual(r, Q_TILE) : (1ull << CLAB_GEMINI_TILES) - 1;
+		for (int t = 0; t < CLAB_GEMINI_TILES; t++)
+			if ((has_r && t / CLAB_GEMINI_COLS != (int)clab_evreq_qual(r, Q_ROW)) ||
+			    (has_c && t % CLAB_GEMINI_COLS != (int)clab_evreq_qual(r, Q_COL)))
+				m &= ~(1ull << t);
 		tmp.tiles[i] = m;
 		tmp.whole |= tmp.ev[i] >= TILE_EVENTS || (m & (m - 1));
 		tmp.idx[i] = (uint16_t)(tmp.whole ? 0 : __builtin_ctzll(m) * CLAB_GEM_TILE_CTRS + tmp.ev[i]);
