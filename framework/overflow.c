@@ -150,6 +150,10 @@ static void deliver(void *uc)
 			at = clab_callsite(pc);
 		s->ovf->fn(s, vector, at, uc, s->ovf->arg);
 		ops->handler(s->c->unit, s->bset, 0);
+		/* the unit raised again as it restarted (an interrupt already
+		 * due): the handler's next call is now */
+		if (__atomic_load_n(&s->ovf->pending, __ATOMIC_ACQUIRE) && s->running)
+			i--;
 	}
 }
 

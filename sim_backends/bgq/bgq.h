@@ -193,7 +193,8 @@ typedef struct bgq_slow {
 	int hit;               /* detected, waiting for the handler */
 	uint64_t period, next; /* next: node-wide total that overflows */
 	uint64_t detect;       /* cycle of the pending detection (0: none) */
-	uint64_t stopped_at;   /* node-wide total when the handler stopped it */
+	uint64_t fired;        /* node-wide total when the interrupt was detected */
+	uint64_t held_own;     /* the owner's own count when its handler began */
 	int owner;             /* hardware thread of the set */
 	uint64_t part[BGQ_HWTHREADS];
 } bgq_slow;
@@ -428,11 +429,12 @@ void bgq_node_sync_thread(bgq_node *n, int h, int is_read);
 void bgq_ctr_freeze(bgq_node *n, int core, bgq_ctr *c);
 void bgq_ctr_thaw(bgq_node *n, int core, bgq_ctr *c);
 /* Slow overflow of request req (node event nev) of a node-wide set owned
- * by hardware thread hw: arm (period 0: disarm), start/restart counting
- * from now (set's entries: next = total now + period), stop. */
+ * by hardware thread hw: arm (period 0: disarm), start counting from now
+ * (set's entries: next = total now + period), stop, hold while the
+ * owner's handler runs and resume after it. */
 int bgq_slow_arm(bgq_node *n, void *set, int hw, int req, int nev,
 		 uint64_t period, void *cookie, const char *what);
-enum bgq_slow_mode { BGQ_SLOW_STOP, BGQ_SLOW_START, BGQ_SLOW_RESUME };
+enum bgq_slow_mode { BGQ_SLOW_STOP, BGQ_SLOW_START, BGQ_SLOW_HOLD, BGQ_SLOW_RESUME };
 void bgq_slow_run(bgq_node *n, void *set, enum bgq_slow_mode mode);
 void bgq_slow_drop(bgq_node *n, void *set);
 
@@ -467,12 +469,13 @@ static inline bgq_net *bgq_net_get(clab_machine *m, int *err)
 typedef struct bgq_fixed_set {
 	int hw, n, running;
 	int acquired;              /* admitted by the unit's node-wide rules */
-	int held;                  /* stopped by its overflow handler */
+	int held;                  /* its overflow handler runs */
 	uint64_t ovf_period[BGQ_SET_MAX]; /* overflow arming, applied at acquire */
 	void *ovf_cookie;
 	int ev[BGQ_SET_MAX];       /* index into the unit's native table */
 	int64_t arg[BGQ_SET_MAX];  /* the event's qualifiers, as the kind keeps them */
 	uint64_t base[BGQ_SET_MAX], stopped[BGQ_SET_MAX];
+	uint64_t held_own[BGQ_SET_MAX]; /* its thread's own values when the handler began */
 	bgq_sum sum[2];            /* the unit's running sums (values()) */
 	uint8_t timer[BGQ_SET_MAX]; /* CNK: event i counts a timer of the thread's clock */
 } bgq_fixed_set;
@@ -490,8 +493,9 @@ typedef struct bgq_fixed_kind {
 	int (*admit)(bgq_fixed_unit *u, const bgq_fixed_set *s,
 		     const bgq_fixed_set *replace);
 	void (*retire)(bgq_fixed_unit *u, const bgq_fixed_set *s);
-	/* Current values of the set's events. */
-	int (*values)(bgq_fixed_unit *u, bgq_fixed_set *s, uint64_t *v);
+	/* Current values of the set's events: the node's (only < 0) or what
+	 * hardware thread `only` added to them. */
+	int (*values)(bgq_fixed_unit *u, bgq_fixed_set *s, int only, uint64_t *v);
 	/* The node event request i counts one for one, for slow overflow;
 	 * -1 with a message when it cannot overflow (NULL: none can). */
 	int (*overflow_nev)(const bgq_fixed_set *s, int i);

@@ -13,12 +13,13 @@
  * `syscall_cycles` and `irq_cycles` are what the kernel costs per system
  * call and per timer interrupt: its share of the PUnit's counts
  * (truth.c, the contexts). */
+#include <string.h>
 #include "bgq.h"
 
 enum { CNK_MUINT = 0, CNK_HWT0 = 2 }; /* table positions: node events first */
 enum { HWT_DECREMENTER = 3, HWT_FIT = 4 }; /* CNK per-thread counter numbers */
 
-static int cnk_values(bgq_fixed_unit *u, bgq_fixed_set *s, uint64_t *v)
+static int cnk_values(bgq_fixed_unit *u, bgq_fixed_set *s, int only, uint64_t *v)
 {
 	if (!s->sum[0].val) {
 		int node_nev[2] = {BGQ_NEV_IO + MU_FIFO_PKT_RCV, BGQ_NEV_CNK + 1};
@@ -44,9 +45,15 @@ static int cnk_values(bgq_fixed_unit *u, bgq_fixed_set *s, uint64_t *v)
 	if (need_node)
 		bgq_node_sum(u->node, &s->sum[0]);
 	bgq_node_sum(u->node, &s->sum[1]);
-	const uint64_t *node = s->sum[0].total, *hwt = s->sum[1].total;
-	/* a live MPI program's eager packets interrupt too */
-	const clab_live_node *live = u->net ? clab_live_block(u->net->tn.node) : NULL;
+	/* thread `only`'s part: its share of the node counts, and the set's
+	 * thread counts if they are its own */
+	uint64_t node[2], hwt[BGQ_SET_MAX_NEV] = {0};
+	for (int j = 0; j < 2; j++)
+		node[j] = only < 0 ? s->sum[0].total[j] : s->sum[0].val[(size_t)only * 2 + (size_t)j];
+	if (only < 0 || only == s->hw)
+		memcpy(hwt, s->sum[1].total, (size_t)(s->n + 1) * sizeof *hwt);
+	/* a live MPI program's eager packets interrupt too (the node's) */
+	const clab_live_node *live = u->net && only < 0 ? clab_live_block(u->net->tn.node) : NULL;
 	uint64_t live_fifo = live ? __atomic_load_n(&live->mu[CLAB_LIVE_MU_FIFO_RCV], __ATOMIC_RELAXED) : 0;
 	for (int i = 0; i < s->n; i++) {
 		int ev = s->ev[i];

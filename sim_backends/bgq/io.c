@@ -11,7 +11,7 @@
 #include "counterlab/sim.h"
 #include "bgq.h"
 
-static int io_values(bgq_fixed_unit *u, bgq_fixed_set *s, uint64_t *v)
+static int io_values(bgq_fixed_unit *u, bgq_fixed_set *s, int only, uint64_t *v)
 {
 	uint64_t mu[MU_EVENTS];
 	if (!s->sum[0].val) {
@@ -23,9 +23,15 @@ static int io_values(bgq_fixed_unit *u, bgq_fixed_set *s, uint64_t *v)
 			return rc;
 	}
 	bgq_node_sum(u->node, &s->sum[0]);
-	memcpy(mu, s->sum[0].total, sizeof mu);
-	const clab_live_node *live = u->net ? clab_live_block(u->net->tn.node) : NULL;
-	if (live) { /* a live MPI program's messages */
+	if (only < 0)
+		memcpy(mu, s->sum[0].total, sizeof mu);
+	else
+		for (int i = 0; i < MU_EVENTS; i++)
+			mu[i] = __atomic_load_n(&s->sum[0].val[(size_t)only * MU_EVENTS + (size_t)i],
+						__ATOMIC_RELAXED);
+	/* a live MPI program's messages are the node's, no thread's */
+	const clab_live_node *live = u->net && only < 0 ? clab_live_block(u->net->tn.node) : NULL;
+	if (live) {
 #define LIVE(k) __atomic_load_n(&live->mu[k], __ATOMIC_RELAXED)
 		mu[MU_PKT_INJ] += LIVE(CLAB_LIVE_MU_PKT_INJ);
 		mu[MU_MSG_INJ] += LIVE(CLAB_LIVE_MU_MSG_INJ);

@@ -69,7 +69,7 @@ static uint64_t slice_share(uint64_t n, int h, int sl)
 	return (n + BGQ_L2_SLICES - 1 - r) / BGQ_L2_SLICES;
 }
 
-static int l2_values(bgq_fixed_unit *u, bgq_fixed_set *s, uint64_t *v)
+static int l2_values(bgq_fixed_unit *u, bgq_fixed_set *s, int only, uint64_t *v)
 {
 	bgq_sum *sum = &s->sum[0];
 	if (!sum->val) {
@@ -81,17 +81,19 @@ static int l2_values(bgq_fixed_unit *u, bgq_fixed_set *s, uint64_t *v)
 			return rc;
 	}
 	bgq_node_sum(u->node, sum);
+	int h0 = only < 0 ? 0 : only, h1 = only < 0 ? BGQ_HWTHREADS : only + 1;
 	for (int i = 0; i < s->n; i++) {
 		/* another thread summing the same set may move these */
-		if (s->arg[i] < 0) {
+		if (s->arg[i] < 0 && only < 0) {
 			v[i] = __atomic_load_n(&sum->total[i], __ATOMIC_RELAXED);
 			continue;
 		}
 		v[i] = 0;
-		for (int h = 0; h < BGQ_HWTHREADS; h++)
-			v[i] += slice_share(__atomic_load_n(&sum->val[(size_t)h * (size_t)s->n + (size_t)i],
-							    __ATOMIC_RELAXED),
-					    h, (int)s->arg[i]);
+		for (int h = h0; h < h1; h++) {
+			uint64_t n = __atomic_load_n(&sum->val[(size_t)h * (size_t)s->n + (size_t)i],
+						     __ATOMIC_RELAXED);
+			v[i] += s->arg[i] < 0 ? n : slice_share(n, h, (int)s->arg[i]);
+		}
 	}
 	return CLAB_OK;
 }

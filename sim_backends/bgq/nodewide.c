@@ -168,14 +168,31 @@ static __attribute__((noinline)) void catch_up(bgq_node *n, bgq_fixed_set *s, in
 	bgq_lock_drop(&k->lock);
 }
 
-/* The set's values now, its thread's clock caught up first where reads
- * move it (out of line: a read that only reads goes straight to them). */
-static int now_values(bgq_fixed_unit *u, bgq_fixed_set *s, int is_read,
-		      uint64_t *v)
+/* The values of the set's events now, the node's (only < 0) or what thread
+ * `only` added, its thread's clock caught up first where reads move it
+ * (out of line: a read that only reads goes straight to them). */
+static int values_of(bgq_fixed_unit *u, bgq_fixed_set *s, int is_read, int only,
+		     uint64_t *v)
 {
 	if (bgq_node_moves(u->node, is_read))
 		catch_up(u->node, s, is_read);
-	return u->kind->values(u, s, v);
+	return u->kind->values(u, s, only, v);
+}
+
+/* What the set's counters show now. While its overflow handler runs they
+ * are stopped: the handler's own events (its thread's, since it began) do
+ * not count. Other threads run on their own clocks, and their counts that
+ * arrive meanwhile (at their sync points) belong to their own time. */
+static int now_values(bgq_fixed_unit *u, bgq_fixed_set *s, int is_read,
+		      uint64_t *v)
+{
+	int rc = values_of(u, s, is_read, -1, v);
+	uint64_t own[BGQ_SET_MAX];
+	if (rc || !s->held || (rc = u->kind->values(u, s, s->hw, own)))
+		return rc;
+	for (int i = 0; i < s->n; i++)
+		v[i] -= own[i] - s->held_own[i];
+	return CLAB_OK;
 }
 
 int bgq_fixed_start(void *unit, void *set)
@@ -184,10 +201,10 @@ int bgq_fixed_start(void *unit, void *set)
 	bgq_fixed_unit *u = unit;
 	if (!s->acquired)
 		return clab_seterr(CLAB_E_STATE, "start: the set is not acquired");
+	s->held = 0;
 	int rc = now_values(unit, s, 0, s->base);
 	memset(s->stopped, 0, sizeof s->stopped);
 	s->running = !rc;
-	s->held = 0;
 	if (!rc)
 		bgq_slow_run(u->node, s, BGQ_SLOW_START);
 	return rc;
@@ -251,24 +268,26 @@ int bgq_fixed_overflow(void *unit, void *set, int i, uint64_t period, void *cook
 	return CLAB_OK;
 }
 
-/* The handler stops the set (on) and restarts it when it returns. */
+/* The handler stops the set (on) and restarts it when it returns: what its
+ * thread counts meanwhile is left out (now_values). */
 int bgq_fixed_handler(void *unit, void *set, int on)
 {
 	bgq_fixed_unit *u = unit;
 	bgq_fixed_set *s = set;
-	if (on && s->running) {
-		int rc = bgq_fixed_stop(unit, set);
+	if (on && s->running && !s->held) {
+		int rc = values_of(u, s, 0, s->hw, s->held_own);
 		s->held = !rc;
+		if (!rc)
+			bgq_slow_run(u->node, s, BGQ_SLOW_HOLD);
 		return rc;
 	}
 	if (!on && s->held) {
-		uint64_t v[BGQ_SET_MAX];
-		int rc = now_values(u, s, 0, v);
+		uint64_t own[BGQ_SET_MAX];
+		int rc = values_of(u, s, 0, s->hw, own);
 		if (rc)
 			return rc;
 		for (int i = 0; i < s->n; i++)
-			s->base[i] = v[i] - s->stopped[i];
-		s->running = 1;
+			s->base[i] += own[i] - s->held_own[i];
 		s->held = 0;
 		bgq_slow_run(u->node, s, BGQ_SLOW_RESUME);
 	}

@@ -113,7 +113,9 @@ static void nw_retire(bgq_fixed_unit *u, const bgq_fixed_set *s)
 	u->nw_sets--;
 }
 
-static int nw_values(bgq_fixed_unit *u, bgq_fixed_set *s, uint64_t *v)
+/* The links count the node's traffic, no thread's own; the cycles are the
+ * reader's. */
+static int nw_values(bgq_fixed_unit *u, bgq_fixed_set *s, int only, uint64_t *v)
 {
 	bgq_net *b = u->net;
 	const clab_live_node *live = clab_live_block(b->tn.node);
@@ -121,9 +123,11 @@ static int nw_values(bgq_fixed_unit *u, bgq_fixed_set *s, uint64_t *v)
 		enum clab_netctr what = what_of(s->ev[i]);
 		v[i] = 0;
 		if (what == CLAB_NET_CYCLES) { /* the reader's clock at 500 of 1600 MHz */
-			v[i] = u->node->hwt[s->hw].now * 5 / 16;
+			v[i] = only < 0 || only == s->hw ? u->node->hwt[s->hw].now * 5 / 16 : 0;
 			continue;
 		}
+		if (only >= 0)
+			continue;
 		for (int l = 0; l < b->tn.torus.nlinks; l++)
 			if (links_of(s->arg[i]) & (1u << l))
 				v[i] += clab_machine_net_count(b, live, l, what, vcs_of(s->arg[i]));

@@ -187,6 +187,7 @@ int bgq_fire(bgq_node *n, int h, uint64_t at)
 		if (e->set && e->running && !e->hit && e->detect && e->detect <= at) {
 			e->hit = 1;
 			e->detect = 0;
+			e->fired = slow_others(e, -1);
 			clab_overflow_raise(e->cookie, 1ull << e->req);
 			perfmon(n, e->owner);
 			fired = 1;
@@ -263,9 +264,14 @@ int bgq_slow_arm(bgq_node *n, void *set, int hw, int req, int nev,
 }
 
 /* The set's entries start counting from every thread's share now, stop,
- * or resume after the handler: those that overflowed re-arm a period from
- * now, the others wait as many more events as the node counted meanwhile.
- * Takes each thread's core lock in turn, then the slow lock. */
+ * hold while the owner's handler runs, or resume after it: the counter
+ * did not count what the owner itself did meanwhile, and one that
+ * overflowed re-arms a period from where its interrupt was detected.
+ * Counts that other threads brought in at once, while the handler was
+ * pending, may have passed that already: the next interrupt is due at
+ * once, and the handler runs again (a counter that counted on would have
+ * interrupted in their course). Takes each thread's core lock in turn,
+ * then the slow lock. */
 void bgq_slow_run(bgq_node *n, void *set, enum bgq_slow_mode mode)
 {
 	if (!__atomic_load_n(&n->nslow, __ATOMIC_ACQUIRE))
@@ -283,24 +289,46 @@ void bgq_slow_run(bgq_node *n, void *set, enum bgq_slow_mode mode)
 			const bgq_hwt *t = &n->hwt[g];
 			prof_pos pos = bgq_profile_pos(t->prof, t->act);
 			part[g] = bgq_nev_truth_at(t, &pos, nev, t->now);
-			total += part[g];
 			bgq_lock_drop(&k->lock);
 		}
+		int due = 0, owner = 0;
 		pthread_mutex_lock(&n->slow_lock);
 		bgq_slow *e = &n->slow[j];
 		if (e->set == set) {
+			/* a thread that moved since its share was taken here
+			 * noted a newer one (counts only grow) */
+			for (int g = 0; g < BGQ_HWTHREADS; g++) {
+				part[g] = part[g] > e->part[g] ? part[g] : e->part[g];
+				total += part[g];
+			}
 			memcpy(e->part, part, sizeof part);
-			if (mode == BGQ_SLOW_STOP)
-				e->stopped_at = total;
-			else if (mode == BGQ_SLOW_START || e->hit)
+			owner = e->owner;
+			if (mode == BGQ_SLOW_STOP) {
+				e->running = 0;
+			} else if (mode == BGQ_SLOW_START) {
 				e->next = total + e->period;
-			else
-				e->next += total - e->stopped_at;
-			e->running = mode != BGQ_SLOW_STOP;
-			if (mode != BGQ_SLOW_STOP)
+				e->running = 1;
 				e->hit = e->detect = 0;
+			} else if (mode == BGQ_SLOW_HOLD) {
+				e->held_own = part[owner];
+			} else {
+				uint64_t own = part[owner] - e->held_own;
+				e->next = (e->hit ? e->fired + e->period : e->next) + own;
+				e->hit = e->detect = 0;
+				if (e->running && total >= e->next) {
+					e->hit = due = 1;
+					e->fired = e->next;
+					clab_overflow_raise(e->cookie, 1ull << e->req);
+				}
+			}
 		}
 		pthread_mutex_unlock(&n->slow_lock);
+		if (due) {
+			bgq_core *k = &n->core[owner / BGQ_TPC];
+			bgq_lock_take(&k->lock);
+			perfmon(n, owner);
+			bgq_lock_drop(&k->lock);
+		}
 	}
 }
 

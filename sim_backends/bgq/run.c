@@ -94,10 +94,11 @@ void bgq_work_locked(bgq_node *n, int h, uint64_t *c)
 			c[e] -= d[e];
 		}
 		__atomic_fetch_add(&t->wver, 1, __ATOMIC_RELEASE);
-		t->wlen -= el;
+		uint64_t rest = t->wlen -= el;
 		t->wcount = NULL;
 		bgq_changed(n, h);
 		end += deliver(n, h);
+		t->wlen = rest; /* (work of the handler's own used the fields) */
 		t->w0 = t->now;
 		t->wcount = t->wlen ? c : NULL;
 	}

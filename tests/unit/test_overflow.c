@@ -5,6 +5,8 @@
  * and restart, overflow vectors, CNK's performance-monitor counter, and the
  * errors. Threads do explicit work only (activity=none), so every crossing
  * time follows from the work's even spread. */
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -209,6 +211,90 @@ static void slow_overflow_handler_stops_unit(void **state)
 	assert_int_equal(calls[0].v[0], 16);
 	assert_int_equal(calls[1].v[0], 32);
 	clab_evset_destroy(s);
+	clab_thread_detach(t);
+}
+
+/* Node-wide counts of another thread that arrive while the owner cannot
+ * take its interrupt yet (here: the signal blocked, as while another
+ * handler runs) have passed many thresholds: the handler is called once
+ * per period all the same, as a counter counting on would have
+ * interrupted, and the owner's set keeps every count. */
+static void slow_overflow_counts_of_others(void **state)
+{
+	(void)state;
+	clab_thread *t = attach_hw(m, 40), *w = attach_hw(m, 44);
+	static const char *const ev[] = {"PEVT_L2_MISSES"};
+	clab_evset *s = NULL, *ws = NULL;
+	assert_int_equal(program(l2, t, &s, ev, 1), CLAB_OK);
+	assert_int_equal(program(l2, w, &ws, ev, 1), CLAB_OK);
+	const uint64_t P = 1000, N = 20000, L = 100000;
+	assert_int_equal(clab_evset_overflow(s, 0, P, handler, NULL), CLAB_OK);
+	reset_calls(t);
+	assert_int_equal(clab_evset_start(s), CLAB_OK);
+	assert_int_equal(clab_evset_start(ws), CLAB_OK);
+	sigset_t sig, old;
+	sigemptyset(&sig);
+	sigaddset(&sig, clab_overflow_signal());
+	pthread_sigmask(SIG_BLOCK, &sig, &old);
+	work(w, L, "PEVT_L2_MISSES", N);
+	assert_int_equal(ncalls, 0);
+	pthread_sigmask(SIG_SETMASK, &old, NULL); /* the interrupt is taken */
+	/* the first came on the scan after count P; the others follow at
+	 * once, a period apart */
+	assert_true(ncalls >= (int)(N / P) - 1 && ncalls <= (int)(N / P));
+	for (int k = 0; k < ncalls; k++) {
+		assert_int_equal(calls[k].vector, 1);
+		assert_int_equal(calls[k].v[0], (int64_t)N);
+	}
+	int64_t end[1], wend[1];
+	assert_int_equal(clab_evset_stop(ws, wend), CLAB_OK);
+	assert_int_equal(clab_evset_stop(s, end), CLAB_OK);
+	assert_int_equal(end[0], (int64_t)N);
+	assert_int_equal(wend[0], (int64_t)N);
+	clab_evset_destroy(s);
+	clab_evset_destroy(ws);
+	clab_thread_detach(w);
+	clab_thread_detach(t);
+}
+
+/* While the handler runs, the set leaves out its own thread's events
+ * (the handler's), but not what other threads counted meanwhile. */
+static clab_thread *other;
+static void handler_with_work(clab_evset *s, uint64_t vector, void *pc, void *uc, void *arg)
+{
+	handler(s, vector, pc, uc, arg);
+	if (ncalls == 1) {
+		work(cur, 1000, "PEVT_L2_MISSES", 300);   /* the handler's own */
+		work(other, 1000, "PEVT_L2_MISSES", 200); /* another thread's */
+		assert_int_equal(clab_evset_read(s, during), CLAB_OK);
+	}
+}
+
+static void slow_overflow_handler_leaves_out_its_own(void **state)
+{
+	(void)state;
+	clab_thread *t = attach_hw(m, 48);
+	other = attach_hw(m, 52);
+	static const char *const ev[] = {"PEVT_L2_MISSES"};
+	clab_evset *s = NULL, *os = NULL;
+	assert_int_equal(program(l2, t, &s, ev, 1), CLAB_OK);
+	assert_int_equal(program(l2, other, &os, ev, 1), CLAB_OK);
+	assert_int_equal(clab_evset_overflow(s, 0, 1000, handler_with_work, NULL), CLAB_OK);
+	reset_calls(t);
+	assert_int_equal(clab_evset_start(s), CLAB_OK);
+	assert_int_equal(clab_evset_start(os), CLAB_OK);
+	work(t, 10000, "PEVT_L2_MISSES", 1500);
+	assert_int_equal(ncalls, 1);
+	/* inside: the other thread's 200 count, the handler's 300 do not */
+	assert_int_equal(during[0], calls[0].v[0] + 200);
+	int64_t end[1], oend[1];
+	assert_int_equal(clab_evset_stop(s, end), CLAB_OK);
+	assert_int_equal(clab_evset_stop(os, oend), CLAB_OK);
+	assert_int_equal(end[0], 1500 + 200);
+	assert_int_equal(oend[0], 1500 + 300 + 200);
+	clab_evset_destroy(s);
+	clab_evset_destroy(os);
+	clab_thread_detach(other);
 	clab_thread_detach(t);
 }
 
@@ -511,6 +597,8 @@ int main(void)
 		cmocka_unit_test(fast_overflow_rate),
 		cmocka_unit_test(slow_overflow_latency),
 		cmocka_unit_test(slow_overflow_handler_stops_unit),
+		cmocka_unit_test(slow_overflow_counts_of_others),
+		cmocka_unit_test(slow_overflow_handler_leaves_out_its_own),
 		cmocka_unit_test(overflow_vector),
 		cmocka_unit_test(restart_and_disarm),
 		cmocka_unit_test(smallest_period),
