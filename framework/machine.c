@@ -5,7 +5,6 @@
 #include <dirent.h>
 #include <limits.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <hwloc.h>
 #include <iniparser/iniparser.h>
 #include <stdarg.h>
@@ -146,50 +145,6 @@ static int ini_errback(const char *fmt, ...)
 		else if ((unsigned char)*p < 0x20 || *p == 0x7f)
 			*p = '?';
 	return n;
-}
-
-static const char *file_kind(mode_t mode)
-{
-	return S_ISDIR(mode) ? "a directory" : S_ISFIFO(mode) ? "a FIFO"
-	       : S_ISCHR(mode) ? "a character device" : S_ISBLK(mode) ? "a block device"
-	       : S_ISSOCK(mode) ? "a socket" : "a special file";
-}
-
-/* Data files are regular files: a device such as /dev/zero would be read
- * forever, opening a FIFO would wait for a writer, a directory holds no
- * data. stat first, so that nothing but a regular file is opened at all;
- * O_NONBLOCK in case the path changed in between. */
-FILE *clab_data_open(const char *path, int err, const char *what)
-{
-	struct stat st;
-	if (stat(path, &st) != 0) {
-		clab_seterr(err, "%s %s: %s", what, path, strerror(errno));
-		return NULL;
-	}
-	int fd = -1;
-	if (S_ISREG(st.st_mode)) {
-		fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-		if (fd < 0) {
-			clab_seterr(err, "%s %s: %s", what, path, strerror(errno));
-			return NULL;
-		}
-		if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-			close(fd);
-			fd = -1;
-		}
-	}
-	if (fd < 0) {
-		clab_seterr(err, "%s %s is %s, not a file (give the path of a regular file)",
-			    what, path, file_kind(st.st_mode));
-		return NULL;
-	}
-	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-	FILE *f = fdopen(fd, "r");
-	if (!f) {
-		clab_seterr(err, "%s %s: %s", what, path, strerror(errno));
-		close(fd);
-	}
-	return f;
 }
 
 /* A key as a profile writes it: "section:key" in lower case, as

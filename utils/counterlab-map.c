@@ -660,27 +660,23 @@ static int map_write(FILE *f, const clab_map *m, const clab_torus *t, const char
 	return ferror(f) ? -1 : 0;
 }
 
-/* Writes to path (stdout for NULL or "-") by way of path.tmp. */
+/* Writes to path (stdout for NULL or "-"), whole or not at all. */
 static int map_save(const char *path, const clab_map *m, const clab_torus *t,
 		    const char *cmdline)
 {
 	if (!path || !strcmp(path, "-"))
 		return map_write(stdout, m, t, cmdline) || fflush(stdout)
 			? clab_seterr(CLAB_E_SYS, "writing to stdout: %s", strerror(errno)) : 0;
-	char tmp[4096];
-	if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
-		return clab_seterr(CLAB_E_INVAL, "output path too long");
-	FILE *f = fopen(tmp, "w");
-	if (!f)
-		return clab_seterr(CLAB_E_SYS, "%s: %s", tmp, strerror(errno));
-	int bad = map_write(f, m, t, cmdline);
-	bad |= fclose(f);
-	if (bad || rename(tmp, path)) {
+	clab_outfile o;
+	int rc = clab_outfile_open(&o, path, CLAB_E_SYS, "map file");
+	if (rc)
+		return rc;
+	if (map_write(o.f, m, t, cmdline)) {
 		int e = errno;
-		remove(tmp);
-		return clab_seterr(CLAB_E_SYS, "writing %s: %s", path, strerror(e));
+		clab_outfile_discard(&o);
+		return clab_seterr(CLAB_E_SYS, "writing map file %s: %s", path, strerror(e));
 	}
-	return 0;
+	return clab_outfile_commit(&o, CLAB_E_SYS, "map file");
 }
 
 static void usage(FILE *f)
@@ -695,7 +691,7 @@ static void usage(FILE *f)
 		"  --ppn N             ranks per node (default bgq 16, bgl 1)\n"
 		"  --ranks N           keep ranks 0..N-1 only: a map for fewer ranks than\n"
 		"                      slots (e.g. 121 ranks on 128 BG/L nodes)\n"
-		"  -o, --output FILE   write FILE (via FILE.tmp); default stdout\n"
+		"  -o, --output FILE   write FILE (whole or not at all); default stdout\n"
 		"  -h, --help\n\nMap strings: bgq reads the rightmost letter fastest, bgl the leftmost.\n"
 		"Kinds (all fill every slot: nodes x ppn ranks; then --ranks keeps the first N):\n");
 	for (int i = 0; i < NKINDS; i++)

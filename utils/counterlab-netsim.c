@@ -9,6 +9,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/resource.h>
+#include <sys/sysinfo.h>
 #include "counterlab/backend.h"
 #include "counterlab/torus.h"
 #include "counterlab/gemini.h"
@@ -351,6 +353,22 @@ static int parse(int argc, char **argv, opts *o)
 			o->heat_range ? "range" : "with");
 		return 2;
 	}
+	clab_outfile probe; /* a heat map that cannot be written is said before the run */
+	if (o->heatmap && clab_outfile_open(&probe, o->heatmap, CLAB_E_SYS, "--heatmap")) {
+		fprintf(stderr, "counterlab-netsim: %s\n", clab_errmsg());
+		return 2;
+	}
+	if (o->heatmap)
+		clab_outfile_discard(&probe);
+	for (int i = 0; i < o->nwith; i++) {
+		const char *eq = strchr(o->heat_with[i], '=');
+		FILE *f = clab_data_open(eq ? eq + 1 : o->heat_with[i], CLAB_E_SYS, "--heatmap-with");
+		if (!f) {
+			fprintf(stderr, "counterlab-netsim: %s\n", clab_errmsg());
+			return 2;
+		}
+		fclose(f);
+	}
 	if (list)
 		return -1;
 	if (o->list_params)
@@ -410,12 +428,12 @@ static const char *event_unit(const clab_netevent *e, int gem, const clab_netspe
  * output into v[0..t->nodes), checking it is of the same torus. */
 static int read_panel(const char *path, const char *event, const clab_torus *t, double *v)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = clab_data_open(path, CLAB_E_SYS, "--heatmap-with");
 	char *line = NULL, *save;
 	size_t cap = 0;
 	int col = -1, rows = 0, rc = -1, head = 0;
 	if (!f) {
-		fprintf(stderr, "counterlab-netsim: --heatmap-with %s: %s\n", path, strerror(errno));
+		fprintf(stderr, "counterlab-netsim: %s\n", clab_errmsg());
 		return -1;
 	}
 	for (uint32_t x = 0; x < t->nodes; x++)
@@ -654,9 +672,26 @@ static void print_tiles(const clab_gemini *g, uint32_t r, enum format f)
 		printf("]}\n");
 }
 
+/* Allocations beyond what the machine can hold (memory and swap) fail,
+ * and the model says "no memory", instead of the kernel killing the
+ * process (with overcommit, a torus too large would run until then). */
+static void limit_memory(void)
+{
+	struct sysinfo si;
+	struct rlimit rl;
+	if (sysinfo(&si) || getrlimit(RLIMIT_AS, &rl))
+		return;
+	unsigned long long cap = ((unsigned long long)si.totalram + si.totalswap) * si.mem_unit;
+	if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > cap) {
+		rl.rlim_cur = cap;
+		setrlimit(RLIMIT_AS, &rl);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	opts o;
+	limit_memory();
 	int rc = parse(argc, argv, &o);
 	const clab_netspec *base = clab_netspec_find(o.machine);
 	int nev = 0, gem = base && !strcmp(base->name, "gemini");

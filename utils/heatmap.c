@@ -2,7 +2,6 @@
  * pure function of the torus shape, so clab_heatmap_cell() can say exactly
  * where clab_heatmap_write() drew a node. */
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <png.h>
 #include <stdarg.h>
@@ -10,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+#include "counterlab/backend.h"
 #include "heatmap.h"
 
 #define MARGIN 12
@@ -627,58 +626,33 @@ static int png_body(png_structp png, png_infop info, FILE *f,
 	return 0;
 }
 
-/* Writes beside path under a unique name, then renames: readers never see
- * a half-written picture and a failure leaves nothing behind. */
+/* Written whole or not at all (clab_outfile): readers never see a
+ * half-written picture and a failure leaves nothing behind. */
 static int write_png(const char *path, const struct image *im, const char *title,
 		     char *err, size_t errlen)
 {
-	size_t n = strlen(path) + 40;
-	char *tmp = malloc(n);
-	int fd = -1, rc = -1;
-	if (!tmp)
-		return fail(err, errlen, "out of memory writing %s", path);
-	for (int i = 0; i < 100; i++) {
-		snprintf(tmp, n, "%s.%ld.%d.tmp", path, (long)getpid(), i);
-		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-		if (fd >= 0 || errno != EEXIST)
-			break;
-	}
-	if (fd < 0) {
-		fail(err, errlen, "cannot create %s: %s", path, strerror(errno));
-		free(tmp);
-		return -1;
-	}
-	FILE *f = fdopen(fd, "wb");
-	if (!f) {
-		fail(err, errlen, "cannot write %s: %s", path, strerror(errno));
-		close(fd);
-		goto out;
-	}
+	clab_outfile o;
+	if (clab_outfile_open(&o, path, CLAB_E_SYS, "heat map"))
+		return fail(err, errlen, "%s", clab_errmsg());
 	struct pngerr pe = {.errnum = 0};
 	png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &pe,
 						  png_fail, png_quiet);
 	png_infop info = png ? png_create_info_struct(png) : NULL;
-	errno = 0;
+	int rc = -1;
 	if (!info)
 		fail(err, errlen, "cannot write %s: libpng out of memory", path);
-	else if (png_body(png, info, f, im, title))
+	else if (png_body(png, info, o.f, im, title))
 		fail(err, errlen, "cannot write %s: %s", path,
 		     pe.errnum ? strerror(pe.errnum) : pe.msg);
-	else if (fflush(f) || ferror(f))
-		fail(err, errlen, "cannot write %s: %s", path, strerror(errno));
 	else
 		rc = 0;
 	png_destroy_write_struct(&png, &info);
-	if (fclose(f) && rc == 0)
-		rc = fail(err, errlen, "cannot write %s: %s", path, strerror(errno));
-	if (rc == 0 && rename(tmp, path))
-		rc = fail(err, errlen, "cannot rename %s to %s: %s", tmp, path,
-			  strerror(errno));
-out:
-	if (rc)
-		unlink(tmp);
-	free(tmp);
-	return rc;
+	if (rc) {
+		clab_outfile_discard(&o);
+		return rc;
+	}
+	return clab_outfile_commit(&o, CLAB_E_SYS, "heat map")
+		? fail(err, errlen, "%s", clab_errmsg()) : 0;
 }
 
 int clab_heatmap_write(const char *path, int ndims, const int *size,

@@ -268,6 +268,19 @@ struct _dictionary_ *clab_ini_load(const char *path, int err, const char *what);
  * naming `what` and the path. */
 FILE *clab_data_open(const char *path, int err, const char *what);
 
+/* Writes a file whole or not at all: open gives a stream to a new file
+ * beside path (beside a symlink's target, which the link keeps), commit
+ * renames it over path once everything was written, discard removes it.
+ * A path that exists and is no regular file is refused (a device or FIFO
+ * would be replaced). On error err and a message naming `what`. */
+typedef struct clab_outfile {
+	FILE *f;
+	char *tmp, *path;
+} clab_outfile;
+int clab_outfile_open(clab_outfile *o, const char *path, int err, const char *what);
+int clab_outfile_commit(clab_outfile *o, int err, const char *what);
+void clab_outfile_discard(clab_outfile *o);
+
 #ifdef __cplusplus
 }
 #endif

@@ -178,6 +178,40 @@ refuse --machine torus --torus 8x8 --ppn 1 --pattern perm:tornado --heatmap-with
 	-- "--heatmap-with needs --heatmap"
 refuse --machine torus --torus 8x8 --ppn 1 --pattern perm:tornado --heatmap "$tmp/x.png" \
 	--heatmap-with "$tmp/none.csv" -- "--heatmap-with $tmp/none.csv: No such file"
+# a model larger than the memory the process may have ends with a
+# message, not a crash (the program caps its address space at the
+# machine's memory and swap, so this is what a torus too large gets)
+for engine in flow packet; do
+	if (ulimit -v 1000000; timeout 120 "$bin" --quiet --machine torus --torus 64x64x16x16 --ppn 1 \
+		--engine $engine --pattern pingpong >/dev/null 2>"$tmp/err"); then
+		bad "$engine engine: 1M nodes in 1 GB accepted"
+	elif [ $? -eq 2 ] && grep -q "no memory" "$tmp/err"; then
+		ok "$engine engine: 1M nodes in 1 GB: $(cat "$tmp/err")"
+	else
+		bad "$engine engine: 1M nodes in 1 GB: $(cat "$tmp/err")"
+	fi
+done
+
+# pictures are written whole or not at all, to regular files only, and a
+# path that cannot be written is said before the run (nothing on stdout)
+mkfifo "$tmp/fifo"
+for where in "$tmp/fifo" "$tmp"; do
+	refuse --machine torus --torus 4x4 --ppn 1 --pattern pingpong --heatmap "$where" \
+		-- "--heatmap $where is a"
+	[ -s "$tmp/out" ] && bad "--heatmap $where: the run went ahead"
+done
+[ -p "$tmp/fifo" ] && ok "--heatmap FIFO: still a FIFO" || bad "--heatmap FIFO: replaced"
+refuse --machine torus --torus 4x4 --ppn 1 --pattern pingpong --heatmap "$tmp/no/such/x.png" \
+	-- "cannot create --heatmap $tmp/no/such/x.png: No such file or directory"
+refuse --machine torus --torus 4x4 --ppn 1 --pattern pingpong --heatmap "$tmp/x.png" \
+	--heatmap-with "a=/dev/zero" -- "--heatmap-with /dev/zero is a character device, not a file"
+ln -s "$tmp/target.png" "$tmp/link.png"
+if "$bin" --quiet --machine torus --torus 4x4 --ppn 1 --pattern pingpong --heatmap "$tmp/link.png" >/dev/null &&
+	[ -L "$tmp/link.png" ] && [ -s "$tmp/target.png" ]; then
+	ok "--heatmap through a symbolic link writes its target, the link stays"
+else
+	bad "--heatmap through a symbolic link: $(ls -l "$tmp/link.png" "$tmp/target.png" 2>&1 | tr '\n' ' ')"
+fi
 refuse --machine torus --torus 8x8 --ppn 1 --pattern perm:tornado --heatmap "$tmp/x.png" \
 	--heatmap-event TORUS_SENT_DYNAMIC_CHUNKS --heatmap-with "$tmp/other.csv" -- "has no column of the heat map's event"
 refuse --machine torus --torus 4x2x2 --ppn 1 --pattern perm:tornado --heatmap "$tmp/x.png" \

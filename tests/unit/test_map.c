@@ -7,6 +7,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -97,19 +98,31 @@ static int exists(const char *path)
 	return stat(path, &st) == 0;
 }
 
+/* A file the tool wrote on its way and left behind (*.tmp in tmpdir). */
+static int leftovers(void)
+{
+	DIR *d = opendir(tmpdir);
+	struct dirent *e;
+	int n = 0;
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		n += strlen(e->d_name) > 4 && !strcmp(e->d_name + strlen(e->d_name) - 4, ".tmp");
+	closedir(d);
+	return n;
+}
+
 static void files_round_trip(void **state)
 {
 	(void)state;
-	char path[512], tmp[520], line[512];
+	char path[512], line[512];
 	for (int i = 0; i < NCASES; i++) {
 		clab_torus t;
 		torus_of(&t, cases[i].machine, cases[i].shape, cases[i].ppn);
 		for (int k = 0; cases[i].kinds[k]; k++) {
 			const char *kind = cases[i].kinds[k];
 			snprintf(path, sizeof path, "%s/%s-%d.map", tmpdir, cases[i].machine, k);
-			snprintf(tmp, sizeof tmp, "%s.tmp", path);
 			assert_int_equal(run_tool(cases[i].machine, cases[i].shape, cases[i].ppn, kind, path), 0);
-			assert_false(exists(tmp));
+			assert_int_equal(leftovers(), 0);
 			/* the first line says how the file was made */
 			FILE *f = fopen(path, "r");
 			assert_non_null(f);
@@ -397,9 +410,8 @@ static void bad_input(void **state)
 		{"bgl", "block:shape= 2x2x2", "want 3 sizes joined by x (XYZ)"},
 		{"bgl", "block:shape=2x+2x2", "want 3 sizes joined by x (XYZ)"},
 	};
-	char path[512], tmp[520];
+	char path[512];
 	snprintf(path, sizeof path, "%s/bad.map", tmpdir);
-	snprintf(tmp, sizeof tmp, "%s.tmp", path);
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
 		const clab_netspec *s = clab_netspec_find(bad[i].machine);
 		clab_torus t;
@@ -411,8 +423,29 @@ static void bad_input(void **state)
 		assert_null(m.node);
 		assert_int_equal(run_tool(s->name, s->shape, s->ppn, bad[i].kind, path), 2);
 		assert_false(exists(path));
-		assert_false(exists(tmp));
+		assert_int_equal(leftovers(), 0);
 	}
+	/* the output is a regular file, written through a symbolic link: a
+	 * FIFO or a device is not replaced */
+	char fifo[520], link[520], target[520];
+	struct stat st;
+	snprintf(fifo, sizeof fifo, "%s/out.fifo", tmpdir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_int_equal(run_tool("bgq", "4x4x4x4x2", 16, "perm", fifo), 2);
+	assert_non_null(strstr(clab_errmsg(), "out.fifo is a FIFO, not a file"));
+	assert_int_equal(lstat(fifo, &st), 0);
+	assert_true(S_ISFIFO(st.st_mode));
+	unlink(fifo);
+	snprintf(link, sizeof link, "%s/link.map", tmpdir);
+	snprintf(target, sizeof target, "%s/target.map", tmpdir);
+	assert_int_equal(symlink(target, link), 0);
+	assert_int_equal(run_tool("bgq", "4x4x4x4x2", 16, "perm", link), 0);
+	assert_int_equal(lstat(link, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	assert_true(exists(target));
+	assert_int_equal(leftovers(), 0);
+	unlink(link);
+	unlink(target);
 	/* a spec of any length (a value's leading zeros, here) */
 	char longspec[400];
 	snprintf(longspec, sizeof longspec, "group:size=%0300d,stride=0x1", 16);
