@@ -1304,7 +1304,10 @@ int clab_net_phase_end(clab_net *n, uint64_t times, double *time_s)
 				}
 			}
 	}
-	for (uint32_t x = 0; n->engine == CLAB_NET_FLOW && transfer > 0 && x < t->nodes; x++) {
+	/* queues and waits over the phase's whole time, of which its links
+	 * are busy a fraction (Waiting, at the top) */
+	double phase_s = pt.total;
+	for (uint32_t x = 0; n->engine == CLAB_NET_FLOW && phase_s > 0 && x < t->nodes; x++) {
 		/* node x: how much slower than its links it drains, its
 		 * capacity shared by what it sends and what it receives;
 		 * the slowdown reaches each link by the bytes it brings x */
@@ -1319,16 +1322,16 @@ int clab_net_phase_end(clab_net *n, uint64_t times, double *time_s)
 			uint32_t y = clab_torus_neighbor(t, x, l);
 			if (y == x)
 				continue;
-			double rho = wire_bytes(n, y, l ^ 1) / s->link_bytes_s / transfer;
+			double rho = wire_bytes(n, y, l ^ 1) / s->link_bytes_s / phase_s;
 			if (rho > 1) /* saturated (Waiting, at the top) */
 				rho = 1;
-			double eff = rho + el[l] / s->link_bytes_s / transfer * (slow - 1);
+			double eff = rho + el[l] / s->link_bytes_s / phase_s * (slow - 1);
 			if (eff > 1)
 				eff = 1;
 			double q = eff >= 1 ? s->fifo_packets : eff + eff * eff / (2 * (1 - eff));
 			if (q > s->fifo_packets)
 				q = s->fifo_packets;
-			uint64_t nt = (uint64_t)((eff - rho) * transfer * s->net_hz) * times;
+			uint64_t nt = (uint64_t)((eff - rho) * phase_s * s->net_hz) * times;
 			n->notoken[(size_t)y * n->nl + (l ^ 1)] += nt;
 			notoken += nt;
 			int64_t pk = 0;
@@ -1338,7 +1341,7 @@ int clab_net_phase_end(clab_net *n, uint64_t times, double *time_s)
 				int64_t p = DIFF(n, y, l ^ 1, vc).p;
 				if (p)
 					TOT(n, x, l, vc, T_FIFO) += (uint64_t)
-						(q * transfer * s->net_hz * (double)p / (double)pk) * times;
+						(q * phase_s * s->net_hz * (double)p / (double)pk) * times;
 			}
 		}
 	}
