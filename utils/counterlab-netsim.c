@@ -37,7 +37,7 @@ typedef struct opts {
 	unsigned long long seed;
 	enum format format;
 	double load[64];         /* --open-loop */
-	int nload;
+	int nload, window_given;
 	unsigned long long warmup, measure, period;
 } opts;
 
@@ -165,7 +165,14 @@ static int parse(int argc, char **argv, opts *o)
 	};
 	int c, list = 0;
 	*o = (opts){.machine = "bgq", .ppn = -1, .seed = 1, .tiles = -1, .warmup = 1000, .measure = 10000};
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	int li = -1;
+	while ((c = getopt_long(argc, argv, "h", longopts, &li)) != -1) {
+		if (optarg && !*optarg && li >= 0) { /* no option means nothing by '' */
+			fprintf(stderr, "counterlab-netsim: --%s '': give a value (see --help)\n",
+				longopts[li].name);
+			return 2;
+		}
+		li = -1;
 		switch (c) {
 		case 'm': o->machine = optarg; break;
 		case 't': o->torus = optarg; break;
@@ -288,13 +295,20 @@ static int parse(int argc, char **argv, opts *o)
 			}
 			break;
 		}
-		case OPT_WINDOW:
-			if (sscanf(optarg, "%llu,%llu", &o->warmup, &o->measure) != 2 || !o->measure ||
-			    o->warmup + o->measure > 100000000ull) {
+		case OPT_WINDOW: {
+			const char *end;
+			uint64_t w, m;
+			if (!clab_read_u64(optarg, 0, &w, &end) || *end != ',' ||
+			    !clab_read_u64(end + 1, 0, &m, &end) || *end || !m ||
+			    w > 100000000ull || w + m > 100000000ull) {
 				fprintf(stderr, "counterlab-netsim: --open-loop-window %s: want W,M chunk times (M >= 1, W + M <= 1e8)\n", optarg);
 				return 2;
 			}
+			o->warmup = w;
+			o->measure = m;
+			o->window_given = 1;
 			break;
+		}
 		case OPT_PERIOD: {
 			char *end;
 			errno = 0;
@@ -375,6 +389,11 @@ static int parse(int argc, char **argv, opts *o)
 		return -3;
 	if (!o->npattern) {
 		fprintf(stderr, "counterlab-netsim: no --pattern given (see --help)\n");
+		return 2;
+	}
+	if (!o->nload && (o->window_given || o->period)) {
+		fprintf(stderr, "counterlab-netsim: --open-loop-%s needs --open-loop L1,L2,...\n",
+			o->period ? "period" : "window");
 		return 2;
 	}
 	if (o->nload && (o->engine != CLAB_NET_PACKET || o->npattern != 1 || !strcmp(o->machine, "gemini"))) {
@@ -772,14 +791,37 @@ int main(int argc, char **argv)
 	if (clab_net_configure(net, o.engine, o.routing, o.seed))
 		return die("--engine");
 	if (o.nload) { /* open loop: a row per load, then the saturation */
+		/* every load is run before anything is printed: a pattern
+		 * refused leaves no half-written table or JSON */
+		clab_openloop ol[sizeof o.load / sizeof *o.load];
 		double sat_lo = 0, sat_hi = 0;
-		int st = o.period > 0; /* steady state: a column more, its verdict */
-		if (o.format == JSON && st)
-			printf("{\"pattern\": \"%s\", \"period\": %llu, \"loads\": [", o.pattern[0], o.period);
-		else if (o.format == JSON)
-			printf("{\"pattern\": \"%s\", \"warmup\": %llu, \"measure\": %llu, \"loads\": [",
-			       o.pattern[0], o.warmup, o.measure);
-		else if (o.format == CSV)
+		int st = o.period > 0, measured = 0; /* steady state: a column more, its verdict */
+		for (int i = 0; i < o.nload; i++) {
+			ol[i] = (clab_openloop){.load = o.load[i], .warmup = o.warmup,
+						.measure = o.measure, .period = o.period};
+			if (clab_net_openloop(net, o.pattern[0], &ol[i]))
+				return die("--open-loop");
+			if (!ol[i].packets && !(st && ol[i].unstable)) { /* no verdict from no sample */
+				fprintf(stderr, "counterlab-netsim: --open-loop: load %g: no packet was measured; lengthen %s\n",
+					ol[i].load, st ? "--open-loop-period" : "the window (--open-loop-window)");
+				continue;
+			}
+			measured++;
+			/* saturated: given up as unstable (steady state), or
+			 * accepting less than 95% of what is offered */
+			if (st ? !ol[i].unstable : ol[i].accepted >= 0.95 * ol[i].load)
+				sat_lo = ol[i].load > sat_lo ? ol[i].load : sat_lo;
+			else if (!sat_hi || ol[i].load < sat_hi)
+				sat_hi = ol[i].load;
+		}
+		if (o.format == JSON) {
+			printf("{\"pattern\": ");
+			json_string(o.pattern[0]);
+			if (st)
+				printf(", \"period\": %llu, \"loads\": [", o.period);
+			else
+				printf(", \"warmup\": %llu, \"measure\": %llu, \"loads\": [", o.warmup, o.measure);
+		} else if (o.format == CSV)
 			printf("offered,accepted,latency_mean,latency_p99,packets%s\n", st ? ",unstable" : "");
 		else if (st)
 			printf("open loop, %s: steady state, periods of %llu chunk times (%.4g ns)\n%10s %10s %14s %14s %10s %9s\n",
@@ -790,37 +832,31 @@ int main(int argc, char **argv)
 			       o.pattern[0], o.warmup, o.measure, 1e9 * spec->chunk / spec->link_bytes_s,
 			       "offered", "accepted", "latency mean", "latency p99", "packets");
 		for (int i = 0; i < o.nload; i++) {
-			clab_openloop ol = {.load = o.load[i], .warmup = o.warmup, .measure = o.measure, .period = o.period};
-			if (clab_net_openloop(net, o.pattern[0], &ol))
-				return die("--open-loop");
-			/* saturated: given up as unstable (steady state), or
-			 * accepting less than 95% of what is offered */
-			if (st ? !ol.unstable : ol.accepted >= 0.95 * ol.load)
-				sat_lo = ol.load > sat_lo ? ol.load : sat_lo;
-			else if (!sat_hi || ol.load < sat_hi)
-				sat_hi = ol.load;
 			char col[32] = ""; /* steady state: the verdict */
 			if (st)
 				snprintf(col, sizeof col, o.format == JSON ? ", \"unstable\": %s" : o.format == CSV ? ",%s" : " %9s",
-					 o.format == JSON ? (ol.unstable ? "true" : "false") : o.format == CSV ? (ol.unstable ? "1" : "0")
-					 : ol.unstable ? "yes" : "no");
+					 o.format == JSON ? (ol[i].unstable ? "true" : "false") : o.format == CSV ? (ol[i].unstable ? "1" : "0")
+					 : ol[i].unstable ? "yes" : "no");
 			if (o.format == JSON)
 				printf("%s{\"offered\": %.4g, \"accepted\": %.4g, \"latency_mean\": %.4g, \"latency_p99\": %.4g, \"packets\": %llu%s}",
-				       i ? ", " : "", ol.load, ol.accepted, ol.latency_mean, ol.latency_p99,
-				       (unsigned long long)ol.packets, col);
+				       i ? ", " : "", ol[i].load, ol[i].accepted, ol[i].latency_mean, ol[i].latency_p99,
+				       (unsigned long long)ol[i].packets, col);
 			else
 				printf(o.format == CSV ? "%.4g,%.4g,%.4g,%.4g,%llu%s\n" : "%10.4g %10.4g %14.4g %14.4g %10llu%s\n",
-				       ol.load, ol.accepted, ol.latency_mean, ol.latency_p99,
-				       (unsigned long long)ol.packets, col);
-			fflush(stdout);
+				       ol[i].load, ol[i].accepted, ol[i].latency_mean, ol[i].latency_p99,
+				       (unsigned long long)ol[i].packets, col);
 		}
-		if (o.format == JSON)
+		if (o.format == JSON && measured)
 			printf("], \"saturation_above\": %.4g, \"saturation_below\": %.4g}\n", sat_lo, sat_hi);
+		else if (o.format == JSON)
+			printf("], \"saturation_above\": null, \"saturation_below\": null}\n");
+		else if (o.format == TABLE && !measured)
+			printf("saturation: not measured (no load measured a packet)\n");
 		else if (o.format == TABLE)
 			printf(sat_hi ? "saturation: above %.4g, by %.4g\n" : "saturation: above %.4g, not reached\n",
 			       sat_lo, sat_hi);
 		clab_net_free(net);
-		return 0;
+		return measured == o.nload ? 0 : 2;
 	}
 	clab_gemini *g = NULL;
 	if (gem) {

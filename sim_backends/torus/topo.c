@@ -53,6 +53,10 @@ int clab_torus_init(clab_torus *t, const clab_netspec *spec,
 			return clab_seterr(CLAB_E_MAP,
 					   "torus \"%s\": on %s dimension %c is always %d",
 					   shape, spec->name, t->letters[d], spec->fixed_size);
+		if (*end != 'x' && *end)
+			return clab_seterr(CLAB_E_MAP,
+					   "torus \"%s\": '%c' after dimension %c's size: sizes are joined by x, a size followed by m is a mesh dimension, as in %s",
+					   shape, *end, t->letters[d], spec->shape);
 		if (*end != (d + 1 < t->ndims ? 'x' : '\0'))
 			return clab_seterr(CLAB_E_MAP,
 					   "torus \"%s\": a %s torus has %d dimensions (%.*s), written like %s",

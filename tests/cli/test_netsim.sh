@@ -27,6 +27,9 @@ refuse --engine cycle --pattern pingpong -- "--engine cycle: want flow or packet
 refuse --routing west --pattern pingpong -- "--routing west: want mpi, deterministic or adaptive"
 refuse --seed -1 --pattern pingpong -- "--seed -1: want a whole number"
 refuse --machine torus --torus 2x2x2x2x2x2x2 --pattern pingpong -- "has 7 dimensions"
+refuse --machine torus --torus 8x8y --pattern pingpong -- "'y' after dimension B's size: sizes are joined by x"
+refuse --machine torus --torus 8,8 --pattern pingpong -- "',' after dimension A's size"
+refuse --machine bgq --torus 4x4x4x4 --pattern pingpong -- "a bgq torus has 5 dimensions (ABCDE)"
 refuse --machine torus --torus 3x3 --pattern perm:bitcomp -- "needs a power of two of ranks"
 refuse --machine torus --pattern perm:file=/nonexistent -- "permutation file /nonexistent"
 refuse --set chunk=0 --pattern pingpong -- "chunk=0: want a whole number"
@@ -35,6 +38,22 @@ refuse --set chunk=0 --pattern pingpong -- "chunk=0: want a whole number"
 refuse --open-loop 0.5 --pattern pingpong -- "--open-loop needs --engine packet and one --pattern"
 refuse --engine packet --open-loop 0,1 --pattern pingpong -- "--open-loop 0,1: want up to 64 loads"
 refuse --engine packet --open-loop 0.5 --open-loop-window 10 --pattern pingpong -- "--open-loop-window 10: want W,M"
+for w in -1,5 1000,10000xyz 10,10,10 ,5; do
+	refuse --engine packet --open-loop 0.5 --open-loop-window $w --pattern pingpong -- "--open-loop-window $w: want W,M"
+done
+for opt in --open-loop --map --order --torus --pattern; do
+	refuse --engine packet $opt '' --pattern pingpong -- "$opt '': give a value"
+done
+refuse --engine packet --open-loop-window 10,10 --pattern pingpong -- "--open-loop-window needs --open-loop"
+refuse --engine packet --open-loop-period 100 --pattern pingpong -- "--open-loop-period needs --open-loop"
+# a window that measures no packet gives no verdict (accepting 0 is not saturation)
+refuse --machine torus --torus 4 --engine packet --pattern oneway:a=0,b=1 --open-loop 0.1 \
+	--open-loop-window 1000,10 -- "load 0.1: no packet was measured"
+grep -q "saturation: not measured" "$tmp/out" && ok "no packet measured: no saturation claimed" ||
+	bad "no packet measured: $(cat "$tmp/out")"
+# a pattern refused leaves no half-written output; a pattern's quote is escaped in JSON
+refuse --machine torus --torus 4 --engine packet --pattern 'nosuch"x' --open-loop 0.5 --format json -- "nosuch"
+[ -s "$tmp/out" ] && bad "refused open-loop pattern: output left: $(cat "$tmp/out")"
 if "$bin" --quiet --machine torus --torus 4 --engine packet --pattern oneway:a=0,b=1 \
 	--open-loop 0.5,2 --open-loop-window 100,100000 --format json >"$tmp/ol" &&
 	grep -q '"saturation_above": 0.5, "saturation_below": 2}' "$tmp/ol"; then
@@ -194,7 +213,6 @@ done
 
 # pictures are written whole or not at all, to regular files only, and a
 # path that cannot be written is said before the run (nothing on stdout)
-mkfifo "$tmp/fifo"
 for where in "$tmp/fifo" "$tmp"; do
 	refuse --machine torus --torus 4x4 --ppn 1 --pattern pingpong --heatmap "$where" \
 		-- "--heatmap $where is a"
