@@ -358,6 +358,11 @@ static int parse(int argc, char **argv, opts *o)
 		fprintf(stderr, "counterlab-netsim: --tilemap, --gemini, --tiles and --payload are for --machine gemini\n");
 		return 2;
 	}
+	if (o->gemini && !o->tilemap) {
+		fprintf(stderr, "counterlab-netsim: --gemini %s names a router of a --tilemap dump; give the dump\n",
+			o->gemini);
+		return 2;
+	}
 	if (!strcmp(o->machine, "gemini") && o->order && strcmp(o->order, "XYZ")) {
 		fprintf(stderr, "counterlab-netsim: --order %s: Gemini routes X, then Y, then Z\n", o->order);
 		return 2;

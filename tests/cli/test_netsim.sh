@@ -27,6 +27,7 @@ refuse --engine cycle --pattern pingpong -- "--engine cycle: want flow or packet
 refuse --routing west --pattern pingpong -- "--routing west: want mpi, deterministic or adaptive"
 refuse --seed -1 --pattern pingpong -- "--seed -1: want a whole number"
 refuse --machine torus --torus 2x2x2x2x2x2x2 --pattern pingpong -- "has 7 dimensions"
+refuse --machine gemini --gemini c0-0c0s0 --pattern pingpong -- "--gemini c0-0c0s0 names a router of a --tilemap dump"
 refuse --machine torus --torus 8x8y --pattern pingpong -- "'y' after dimension B's size: sizes are joined by x"
 refuse --machine torus --torus 8,8 --pattern pingpong -- "',' after dimension A's size"
 refuse --machine bgq --torus 4x4x4x4 --pattern pingpong -- "a bgq torus has 5 dimensions (ABCDE)"
