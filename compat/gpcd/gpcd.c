@@ -208,7 +208,8 @@ gpcd_context_t *gpcd_create_context(void)
 
 void gpcd_context_set_nic_addr(gpcd_context_t *cp, uint32_t nic_addr)
 {
-	cp->nic_addr = nic_addr;
+	if (cp) /* (void: nothing to say to a NULL context) */
+		cp->nic_addr = nic_addr;
 }
 
 int gpcd_remove_context(gpcd_context_t *context)

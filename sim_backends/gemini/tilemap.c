@@ -214,13 +214,13 @@ int clab_gemini_tilemap_parse(clab_gemini_tilemap *m, const char *text, size_t l
 	if (found != CLAB_GEMINI_NET_TILES)
 		return clab_seterr(CLAB_E_MAP, "tile map %s: router %s has %d network tiles, a Gemini has %d",
 				   what, want, found, CLAB_GEMINI_NET_TILES);
+	set_hosts(m); /* first: a host tile left at 0 would pass for X+ */
 	for (int d = 0; d < CLAB_GEM_HOST; d++) {
 		uint8_t tiles[CLAB_GEMINI_TILES];
 		if (!clab_gemini_tiles_of(m, d, tiles))
 			return clab_seterr(CLAB_E_MAP, "tile map %s: router %s has no %s tile",
 					   what, want, dir_names[d]);
 	}
-	set_hosts(m);
 	snprintf(m->source, sizeof m->source, "%.40s %.20s", what, want);
 	return CLAB_OK;
 }

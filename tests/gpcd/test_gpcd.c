@@ -102,6 +102,7 @@ static void limits_and_errors(void **state)
 	assert_int_equal(gpcd_context_remove_mmr(c, NULL), -EINVAL);
 	assert_int_equal(gpcd_remove_context(c), 0);
 	assert_int_equal(gpcd_remove_context(NULL), -EINVAL);
+	gpcd_context_set_nic_addr(NULL, 0); /* void: nothing to say, nothing done */
 	c = gpcd_create_context();
 	assert_int_equal(gpcd_context_print(c), -ENOENT);
 	assert_int_equal(gpcd_context_print(NULL), -EINVAL);

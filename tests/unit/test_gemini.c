@@ -183,12 +183,20 @@ static void rtr_errors(void **state)
 	assert_non_null(strstr(clab_errmsg(), "router c9-9c0s0g0 is not in it"));
 	assert_int_equal(clab_gemini_tilemap_parse(&m, "# only\n\n", 8, "t", NULL), CLAB_E_MAP);
 	assert_non_null(strstr(clab_errmsg(), "no tile lines"));
-	/* no Y- tile: its 4 lines turned into Y+ */
-	strcpy(buf, good);
-	for (char *p = buf; (p = strstr(p, " Y- ")); p++)
-		p[2] = '+';
-	assert_int_equal(clab_gemini_tilemap_parse(&m, buf, strlen(buf), "t", NULL), CLAB_E_MAP);
-	assert_non_null(strstr(clab_errmsg(), "has no Y- tile"));
+	/* a direction without tiles (its lines turned into another's), each
+	 * of the six: X+ too, which the host tiles must not stand in for */
+	static const char *const dirs[6] = {" X+ ", " X- ", " Y+ ", " Y- ", " Z+ ", " Z- "};
+	for (int d = 0; d < 6; d++) {
+		const char *other = dirs[(d + 2) % 6];
+		char msg[32];
+		strcpy(buf, good);
+		for (char *p = buf; (p = strstr(p, dirs[d])); p++)
+			memcpy(p, other, 4);
+		assert_int_equal(clab_gemini_tilemap_parse(&m, buf, strlen(buf), "t", NULL), CLAB_E_MAP);
+		snprintf(msg, sizeof msg, "has no%.3s tile", dirs[d]);
+		if (!strstr(clab_errmsg(), msg))
+			fail_msg("%s: \"%s\" lacks \"%s\"", dirs[d], clab_errmsg(), msg);
+	}
 	/* a NUL byte, a line too long */
 	memcpy(buf, good, n);
 	buf[5] = 0;
