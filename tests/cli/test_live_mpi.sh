@@ -256,6 +256,24 @@ else
 	bad "tests/mpi/ways.c does not compile: $(head -3 "$tmp/ways.cc")"
 fi
 
+# threads: two per rank sending at once and collectives of the world and
+# a duplicate at once count what the same sends in turn count; an
+# all-to-all(v)'s empty blocks are no messages; counts hold after
+# MPI_Finalize (tests/mpi/threads.c checks and says)
+if mpicc -std=gnu11 -Wall -Werror -I"$prefix/include" tests/mpi/threads.c -o "$tmp/threads" \
+	-L"$prefix/lib" -lcounterlab-mpi -lpapi -lcounterlab -Wl,-rpath,"$prefix/lib" 2>"$tmp/threads.cc"; then
+	if COUNTERLAB_MACHINE="bgq:clock=virtual,activity=none,torus=2x2x1x1x2,ppn=1" \
+		timeout 180 mpirun --allow-run-as-root --oversubscribe -n 4 -x COUNTERLAB_MACHINE \
+		-x COUNTERLAB_MACHINES "$tmp/threads" 20000 >"$tmp/threads.out" 2>&1 &&
+		[ "$(grep -c ' ok: ' "$tmp/threads.out")" = 4 ]; then
+		ok "MPI_THREAD_MULTIPLE: $(grep -m1 ' ok: ' "$tmp/threads.out")"
+	else
+		bad "MPI_THREAD_MULTIPLE: $(grep -v '^ *$' "$tmp/threads.out" | head -5 | tr '\n' ' ')"
+	fi
+else
+	bad "tests/mpi/threads.c does not compile: $(head -3 "$tmp/threads.cc")"
+fi
+
 # a machine whose map has fewer slots than ranks: a clear message
 COUNTERLAB_MACHINE="bgq:clock=virtual,activity=none,torus=1x2x1x1x2,ppn=1" \
 	timeout 60 mpirun --allow-run-as-root --oversubscribe -n 5 -x COUNTERLAB_MACHINE \

@@ -34,9 +34,16 @@
  * straight to or from the root. BG/Q runs broadcast, reduce, allreduce and
  * barrier on its collective network: those messages use the world or the
  * sub-communicator collective VC; the rest, like point-to-point, pick by
- * size. Non-blocking collectives, one-sided calls and persistent requests
- * are not observed. */
+ * size; an all-to-all(v)'s empty blocks are no messages.
+ *
+ * Threads. Ranks may send from several threads (MPI_THREAD_MULTIPLE):
+ * the plans and the phase's flows are this rank's and change under
+ * `lock`; a world barrier's phase runs under `phase_lock`, its
+ * collectives on a duplicate of the world of the layer's own (the
+ * program's collectives on the world, in another thread, are not
+ * paired with them). */
 #include <mpi.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,8 +54,12 @@
 #define WORDS (sizeof(clab_live_node) / sizeof(uint64_t))
 #define PLANS 256     /* message plans kept (send_world) */
 
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER, phase_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static struct {
 	int on;
+	MPI_Comm world;      /* the layer's own duplicate of MPI_COMM_WORLD */
+	clab_live_node *final; /* the counts as MPI_Finalize left them */
 	const clab_torus_net *tn;
 	int me, size;
 	int *owner;          /* [node] the lowest world rank on it (clab_mpi_node) */
@@ -168,20 +179,27 @@ static size_t hand_out(uint64_t *out)
 static void end_phase(void)
 {
 	const clab_torus *t = &L.tn->torus;
+	pthread_mutex_lock(&phase_lock);
 	int *fl = L.counts, *counts = fl, *displs = L.counts + L.size, total = 0, n[2];
+	/* the flows so far leave the table (other threads send on) */
+	pthread_mutex_lock(&lock);
 	n[0] = (int)L.nflows * 4;
-	PMPI_Allgather(&n[0], 1, MPI_INT, fl, 1, MPI_INT, MPI_COMM_WORLD);
 	size_t most = (size_t)n[0] + (L.handed ? 2 * (size_t)t->nodes * CLAB_LIVE_ADDED : 0);
-	uint64_t *mine = or_abort(malloc((most + 1) * sizeof *mine), "the phase's flows"), *all;
-	for (size_t i = 0, k = 0; n[0] && i < L.cap; i++)
+	uint64_t *mine = malloc((most + 1) * sizeof *mine), *all;
+	for (size_t i = 0, k = 0; mine && n[0] && i < L.cap; i++)
 		if (L.flows[i].count) {
 			memcpy(mine + k, &L.flows[i], sizeof(struct flow));
 			k += 4;
 		}
+	memset(L.flows, 0, L.cap * sizeof *L.flows);
+	L.nflows = 0;
+	pthread_mutex_unlock(&lock);
+	or_abort(mine, "the phase's flows");
+	PMPI_Allgather(&n[0], 1, MPI_INT, fl, 1, MPI_INT, L.world);
 	if (L.hosts > 1) {
 		n[1] = n[0] + (L.handed ? (int)hand_out(mine + n[0]) : 0);
 		counts = L.counts + 2 * L.size;
-		PMPI_Allgather(&n[1], 1, MPI_INT, counts, 1, MPI_INT, MPI_COMM_WORLD);
+		PMPI_Allgather(&n[1], 1, MPI_INT, counts, 1, MPI_INT, L.world);
 	} else {
 		n[1] = n[0];
 	}
@@ -192,7 +210,7 @@ static void end_phase(void)
 	if (!total)
 		goto out;
 	all = or_abort(malloc((size_t)total * sizeof *all), "the phase's flows");
-	PMPI_Allgatherv(mine, n[1], MPI_UINT64_T, all, counts, displs, MPI_UINT64_T, MPI_COMM_WORLD);
+	PMPI_Allgatherv(mine, n[1], MPI_UINT64_T, all, counts, displs, MPI_UINT64_T, L.world);
 	if (!L.lead)
 		goto done;
 	for (int r = 0; r < L.size; r++) {
@@ -219,9 +237,8 @@ static void end_phase(void)
 done:
 	free(all);
 out:
-	memset(L.flows, 0, L.cap * sizeof *L.flows);
-	L.nflows = 0;
 	free(mine);
+	pthread_mutex_unlock(&phase_lock);
 }
 
 /* What a message adds, word by word: clab_live_message's adds, recorded
@@ -249,10 +266,18 @@ static void record(void *arg, uint32_t x, size_t k, uint64_t v)
 
 /* A message of `bytes` from this rank to world rank `to`; buf: its bytes,
  * when they change the counts (contiguous(), else NULL). */
+static void send_world_locked(int to, uint64_t bytes, int vc, const void *buf);
 static void send_world(int to, uint64_t bytes, int vc, const void *buf)
 {
 	if (to < 0 || to == MPI_PROC_NULL)
 		return;
+	pthread_mutex_lock(&lock);
+	send_world_locked(to, bytes, vc, buf);
+	pthread_mutex_unlock(&lock);
+}
+
+static void send_world_locked(int to, uint64_t bytes, int vc, const void *buf)
+{
 	const clab_torus_net *tn = L.tn;
 	uint32_t dst_node = tn->map.node[to];
 	unsigned rot = L.rot[dst_node] % ROTS;
@@ -405,7 +430,8 @@ static void to_all(MPI_Comm comm, const int *counts, int count, MPI_Datatype t)
 	PMPI_Comm_rank(comm, &me);
 	for (int i = 1; i < n; i++) {
 		int j = (me + i) % n;
-		send_world(world_of(r, j), bytes_of(counts ? counts[j] : count, t), CLAB_VC_MPI, NULL);
+		if (!counts || counts[j])
+			send_world(world_of(r, j), bytes_of(counts ? counts[j] : count, t), CLAB_VC_MPI, NULL);
 	}
 }
 
@@ -549,18 +575,33 @@ static int setup(void)
 	if (L.lead && !(L.timing = clab_net_new(&tn->torus, &tn->map, &err)))
 		return fail(clab_errmsg());
 	PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, del_ranks, &L.keyval, NULL);
+	if (PMPI_Comm_dup(MPI_COMM_WORLD, &L.world) != MPI_SUCCESS)
+		return fail("MPI_Comm_dup failed");
 	PMPI_Barrier(MPI_COMM_WORLD); /* every block zeroed before anyone counts */
 	L.on = 1;
 	clab_live_attach(get_block, NULL);
 	return MPI_SUCCESS;
 }
 
+/* After MPI_Finalize, the counts as it left them (a tool that stops its
+ * counters at exit reads them then). */
+static const clab_live_node *get_final(void *arg, uint32_t x)
+{
+	(void)arg;
+	return x < L.tn->torus.nodes ? &L.final[x] : NULL;
+}
+
 static void teardown(void)
 {
 	if (!L.on)
 		return;
-	clab_live_attach(NULL, NULL);
+	uint32_t nodes = L.tn->torus.nodes;
+	if ((L.final = malloc(nodes * sizeof *L.final)))
+		for (uint32_t x = 0; x < nodes; x++)
+			L.final[x] = *get_block(NULL, x);
+	clab_live_attach(L.final ? get_final : NULL, NULL);
 	L.on = 0;
+	PMPI_Comm_free(&L.world);
 	PMPI_Win_free(&L.shwin);
 	PMPI_Comm_free_keyval(&L.keyval);
 	free(L.owner);
