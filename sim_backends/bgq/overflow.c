@@ -81,8 +81,9 @@ uint64_t bgq_next_interrupt(bgq_node *n, int h, uint64_t to, int in_work)
 		tc[i] = NONE;
 		if (c->ovf_hit || !c->running || !(c->contrib & (1u << smt)))
 			continue;
-		if (c->ovf_fire) {
-			when = c->ovf_fire < when ? c->ovf_fire : when;
+		if (c->ovf_fire) { /* noted on a sibling's clock, maybe behind ours */
+			uint64_t f = c->ovf_fire > t->now ? c->ovf_fire : t->now;
+			when = f < when ? f : when;
 			continue;
 		}
 		reach r = {n, h, in_work, c, 0};
@@ -97,8 +98,9 @@ uint64_t bgq_next_interrupt(bgq_node *n, int h, uint64_t to, int in_work)
 		stc[j] = NONE;
 		if (!e->set || !e->running || e->hit)
 			continue;
-		if (e->detect) {
-			when = e->detect < when ? e->detect : when;
+		if (e->detect) { /* noted on another thread's clock, maybe behind ours */
+			uint64_t d = e->detect > t->now ? e->detect : t->now;
+			when = d < when ? d : when;
 			continue;
 		}
 		uint64_t others = slow_others(e, h);

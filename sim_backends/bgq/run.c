@@ -13,7 +13,7 @@
  * the way; returns whether one fired. Core lock of h held. */
 static int move_until(bgq_node *n, int h, uint64_t to, int in_work)
 {
-	uint64_t when = bgq_next_interrupt(n, h, to, in_work);
+	uint64_t when = bgq_next_interrupt(n, h, to, in_work); /* >= its now */
 	bgq_move_to(n, h, when < to ? when : to, in_work);
 	bgq_slow_note(n, h);
 	return when <= to && bgq_fire(n, h, n->hwt[h].now);

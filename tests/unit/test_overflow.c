@@ -298,6 +298,35 @@ static void slow_overflow_handler_leaves_out_its_own(void **state)
 	clab_thread_detach(t);
 }
 
+/* A crossing noted on another thread's clock (a message it received at
+ * once), behind the owner's: the owner takes the interrupt at its own
+ * time, its clock never goes back. */
+static void slow_overflow_other_clock(void **state)
+{
+	(void)state;
+	clab_thread *t = attach_hw(m, 56), *w = attach_hw(m, 60);
+	static const char *const ev[] = {"PEVT_MU_PKT_INJ"};
+	clab_evset *s = NULL;
+	assert_int_equal(program(io, t, &s, ev, 1), CLAB_OK);
+	assert_int_equal(clab_evset_overflow(s, 0, 10, handler, NULL), CLAB_OK);
+	reset_calls(t);
+	assert_int_equal(clab_thread_advance(t, 1000000), CLAB_OK);
+	assert_int_equal(clab_thread_advance(w, 123), CLAB_OK); /* off the scan grid */
+	assert_int_equal(clab_evset_start(s), CLAB_OK);
+	assert_int_equal(clab_thread_message(w, CLAB_MSG_SEND, 16 * 512), CLAB_OK);
+	uint64_t before = clab_thread_now(t);
+	assert_true(clab_thread_now(w) < before);
+	assert_int_equal(clab_thread_advance(t, 1000), CLAB_OK);
+	assert_int_equal(clab_thread_now(t), before + 1000);
+	assert_int_equal(ncalls, 1);
+	assert_true(calls[0].now >= before);
+	assert_int_equal(calls[0].v[0], 16);
+	assert_int_equal(clab_evset_stop(s, NULL), CLAB_OK);
+	clab_evset_destroy(s);
+	clab_thread_detach(w);
+	clab_thread_detach(t);
+}
+
 /* Several events overflowing within one interrupt share one call whose
  * vector names each by its index in the set. */
 static void overflow_vector(void **state)
@@ -599,6 +628,7 @@ int main(void)
 		cmocka_unit_test(slow_overflow_handler_stops_unit),
 		cmocka_unit_test(slow_overflow_counts_of_others),
 		cmocka_unit_test(slow_overflow_handler_leaves_out_its_own),
+		cmocka_unit_test(slow_overflow_other_clock),
 		cmocka_unit_test(overflow_vector),
 		cmocka_unit_test(restart_and_disarm),
 		cmocka_unit_test(smallest_period),
