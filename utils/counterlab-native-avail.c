@@ -22,7 +22,8 @@ static void usage(FILE *f)
 		"  -e, --event NAME     details of one event (qualifiers allowed)\n"
 		"      --csv            one line per event, comma separated\n"
 		"      --check EV1,EV2,...  whether these events fit in one event set on the\n"
-		"                       machine, and if not, which one conflicts and why;\n"
+		"                       machine, and if not, which one conflicts and why\n"
+		"                       (an event twice conflicts, as in PAPI);\n"
 		"                       exit 0 they fit, 1 they do not, 2 bad question\n"
 		"      --list-machines  the machine profiles (COUNTERLAB_MACHINES or the\n"
 		"                       installed ones), one a line with its description\n"
@@ -312,14 +313,29 @@ static int check_events(clab_machine *m, const char *only, const char *list)
 {
 	char *copy = strdup(list), why[512], first[256] = "", refused[1024] = "";
 	const char *names[CLAB_EVSET_MAX_EVENTS];
+	uint32_t codes[CLAB_EVSET_MAX_EVENTS];
 	clab_component_info si;
 	clab_component *set_comp = NULL;
 	clab_thread *t = NULL;
 	clab_evset *s = NULL;
-	int rc = 0, n = 0;
+	int rc = 0, n = 0, item = 0;
 	if (!copy)
 		return 2;
-	for (char *save, *e = strtok_r(copy, ",", &save); e && !rc; e = strtok_r(NULL, ",", &save)) {
+	/* every item is an event: an empty one (",A", "A,,B", "A,") is refused
+	 * before any is added, not skipped */
+	for (const char *p = list;; p++) {
+		item++;
+		if (*p == ',' || !*p) {
+			fprintf(stderr, "counterlab-native-avail: --check '%s': item %d is empty; "
+				"--check wants EVENT[,EVENT...]\n", list, item);
+			free(copy);
+			return 2;
+		}
+		if (!(p = strchr(p, ',')))
+			break;
+	}
+	for (char *next = copy, *e; next && !rc;) {
+		e = strsep(&next, ",");
 		uint32_t code;
 		clab_component *c = find_event(m, only, e, &code, why, sizeof why);
 		if (!c) {
@@ -350,12 +366,29 @@ static int check_events(clab_machine *m, const char *only, const char *list)
 			break;
 		}
 		si = ci;
+		/* PAPI_add_event refuses an event the set holds (PAPI_ECNFLCT),
+		 * however it is spelled; the framework would count it twice */
+		int dup = -1;
+		for (int i = 0; i < n && dup < 0; i++)
+			if (codes[i] == code)
+				dup = i;
+		if (dup >= 0) {
+			char as[300] = "";
+			if (strcmp(e, names[dup]))
+				snprintf(as, sizeof as, " (as %s)", names[dup]);
+			snprintf(refused, sizeof refused,
+				 "does not fit: %s: the event set already holds it%s; "
+				 "PAPI_add_event refuses an event twice\n", e, as);
+			rc = 1;
+			break;
+		}
 		if (n == CLAB_EVSET_MAX_EVENTS || clab_evset_add(s, code)) {
 			snprintf(refused, sizeof refused, "does not fit: %s: %s\n", e,
 				 n == CLAB_EVSET_MAX_EVENTS ? "too many events" : clab_errmsg());
 			rc = 1;
 			break;
 		}
+		codes[n] = code;
 		names[n++] = e;
 	}
 	/* each event's counters in the set as it ends (an add may move the
@@ -366,10 +399,6 @@ static int check_events(clab_machine *m, const char *only, const char *list)
 		printf("%-40s component %s, counter %s\n", names[i], si.name, ctrs);
 	}
 	fputs(refused, stdout);
-	if (!rc && !n) {
-		fprintf(stderr, "counterlab-native-avail: --check wants EVENT[,EVENT...]\n");
-		rc = 2;
-	}
 	if (!rc)
 		printf("fits: %d event%s in one event set on machine %s\n", n, n == 1 ? "" : "s",
 		       clab_machine_name(m));

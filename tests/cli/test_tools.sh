@@ -87,6 +87,15 @@ check 1 "does not fit: PEVT_L2_HITS is an event of component l2, PEVT_CYCLES of 
 check 2 "no component of machine bgq has an event 'NO_SUCH'" -- --check PEVT_CYCLES,NO_SUCH
 check 2 "give one of --check, --event" -- --check PEVT_CYCLES --csv
 check 2 "--check wants EVENT" -- --check ,
+# an event twice: PAPI_add_event refuses it (PAPI_ECNFLCT), however spelled
+check 1 "does not fit: PEVT_CYCLES: the event set already holds it;" -- --check PEVT_CYCLES,PEVT_CYCLES
+check 1 "does not fit: core:::PEVT_CYCLES: the event set already holds it (as PEVT_CYCLES)" -- \
+	--check PEVT_CYCLES,PEVT_INST_ALL,core:::PEVT_CYCLES
+# an empty item is refused wherever it is, not skipped
+check 2 "item 2 is empty" -- --check PEVT_CYCLES,,PEVT_INST_ALL
+check 2 "item 2 is empty" -- --check PEVT_CYCLES,
+check 2 "item 1 is empty" -- --check ,PEVT_CYCLES
+check 2 "item 1 is empty" -- --check ''
 check 2 "no machine profile 'nosuch'" -- -m nosuch --check PEVT_CYCLES
 # --list-machines: every profile of the directory, with its description
 "$avail" --list-machines >"$tmp/out" 2>&1
