@@ -34,7 +34,8 @@
  * straight to or from the root. BG/Q runs broadcast, reduce, allreduce and
  * barrier on its collective network: those messages use the world or the
  * sub-communicator collective VC; the rest, like point-to-point, pick by
- * size; an all-to-all(v)'s empty blocks are no messages.
+ * size; an all-to-all(v)'s empty blocks are no messages. Persistent
+ * requests are not observed.
  *
  * Threads. Ranks may send from several threads (MPI_THREAD_MULTIPLE):
  * the plans and the phase's flows are this rank's and change under
