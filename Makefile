@@ -129,10 +129,6 @@ $(EMU_GUEST): sim_backends/activity/emulated/guest.c sim_backends/activity/emula
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(CLAB_CFLAGS) -shared $< -o $@ -ldl
 
-$(STAGE)/bin/counterlab-run: utils/counterlab-run.c
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(CLAB_CFLAGS) $< -o $@
-
 $(LIBCLAB_MPI): sim_backends/activity/mpi/pmpi.c $(LIBCLAB)
 	$(MPICC) $(CFLAGS) $(CLAB_CFLAGS) -shared -Wl,-soname,libcounterlab-mpi.so $< -o $@ \
 		-L$(STAGE)/lib -lcounterlab -Wl,-rpath,$(STAGE)/lib

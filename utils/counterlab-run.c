@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <counterlab/counterlab.h>
 
 #define PLUGIN_REL "../lib/counterlab/emulate.so"
 #define GUEST_REL "../lib/counterlab/guest.so" /* preloaded into the program */
@@ -31,11 +32,13 @@ static void usage(FILE *f)
 		   "[--summary FILE] [--argv0 NAME] [--] PROGRAM ARGS...\n"
 		   "  runs PROGRAM (a dynamically linked x86-64 program) under qemu-x86_64 with\n"
 		   "  counterlab's plugin: its own instructions drive the simulated node\n"
-		   "  --machine PROFILE  machine profile (default: $COUNTERLAB_MACHINE, else bgq);\n"
+		   "  --machine PROFILE  machine profile (default: $COUNTERLAB_MACHINE, else bgq)\n"
+		   "                     with a simulated BG/Q node (bgq, bgq-live);\n"
 		   "                     activity = emulated is added to it\n"
 		   "  --cache POLICY     a2 (default: the A2's write-through L1D) or cachegrind\n"
 		   "                     (write-allocate LRU, to compare with valgrind's cachegrind)\n"
-		   "  --summary FILE     write the process's totals there at exit\n"
+		   "  --summary FILE     write the process's totals there at exit (its directory\n"
+		   "                     must exist and be writable)\n"
 		   "  --argv0 NAME       the program's argv[0] (default: PROGRAM)\n"
 		   "  -h, --help         this text\n");
 }
@@ -94,6 +97,13 @@ static int die(const char *fmt, const char *a, const char *b)
 	return 127;
 }
 
+/* bad usage: a bad option value, a machine or summary it cannot use */
+static int refuse(const char *fmt, const char *a, const char *b)
+{
+	die(fmt, a, b);
+	return 2;
+}
+
 /* path of an executable named `name` on PATH (or name itself with a '/') */
 static int find_exec(const char *name, char *out, size_t len)
 {
@@ -120,6 +130,10 @@ static const char *check_program(const char *path, char *why, size_t len)
 	struct stat st;
 	if (stat(path, &st) != 0) {
 		snprintf(why, len, "%s: %s", path, strerror(errno));
+		return why;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		snprintf(why, len, "%s is a directory, not a program", path);
 		return why;
 	}
 	if (!S_ISREG(st.st_mode) || access(path, X_OK) != 0) {
@@ -162,10 +176,11 @@ static const char *check_program(const char *path, char *why, size_t len)
 	return NULL;
 }
 
-/* The profile with what emulation needs (activity=emulated, clock=virtual,
- * tick=0) in place of any value of those keys it has, so that a
- * counterlab-run run by the program it runs adds them once. -1: too long */
-static int emulated_spec(const char *machine, char *out, size_t len)
+/* The profile with ours (what emulation needs: activity=emulated,
+ * clock=virtual, tick=0) in place of any value of those keys it has, so
+ * that a counterlab-run run by the program it runs adds them once. -1: too
+ * long */
+static int emulated_spec(const char *machine, const char *keys, char *out, size_t len)
 {
 	static const char *const ours[] = {"activity=", "clock=", "tick="};
 	const char *colon = strchr(machine, ':');
@@ -189,8 +204,94 @@ static int emulated_spec(const char *machine, char *out, size_t len)
 		}
 		p += k + (p[k] != 0);
 	}
-	int m = snprintf(out + w, len - w, "activity=emulated,clock=virtual,tick=0");
+	int m = snprintf(out + w, len - w, "%s", keys);
 	return m < 0 || (size_t)m >= len - w ? -1 : 0;
+}
+
+/* The emulator drives the simulated BG/Q node (its bgq-* backends); on a
+ * machine without one, activity = emulated would disable every component
+ * only once the program starts PAPI, with a reason about keys added here. */
+static int has_bgq_node(clab_machine *m)
+{
+	for (int i = 0; i < clab_machine_ncomponents(m); i++) {
+		clab_component_info ci;
+		clab_component_get_info(clab_machine_component_at(m, i), &ci);
+		if (ci.backend && !strncmp(ci.backend, "bgq-", 4))
+			return 1;
+	}
+	return 0;
+}
+
+enum { NAMES_LEN = 512 }; /* the profile names add_if_bgq lists */
+
+static void add_if_bgq(const char *name, const char *descr, void *arg)
+{
+	char *list = arg;
+	clab_machine *m;
+	(void)descr;
+	if (clab_machine_open(name, &m))
+		return;
+	if (has_bgq_node(m) && strlen(list) + strlen(name) + 3 < NAMES_LEN)
+		sprintf(list + strlen(list), "%s%s", *list ? ", " : "", name);
+	clab_machine_close(m);
+}
+
+/* NULL when emulation can drive the machine, else why not */
+static const char *check_machine(const char *machine, char *why, size_t len)
+{
+	char spec[PATH_MAX], can[NAMES_LEN] = "";
+	clab_machine *m;
+	/* the profile as the user gave it, without the keys this adds */
+	if (emulated_spec(machine, "activity=none", spec, sizeof spec)) {
+		snprintf(why, len, "--machine %s: too long", machine);
+		return why;
+	}
+	if (clab_machine_open(spec, &m)) {
+		snprintf(why, len, "machine %s: %s", machine, clab_errmsg());
+		return why;
+	}
+	int ok = has_bgq_node(m);
+	clab_machine_close(m);
+	if (ok)
+		return NULL;
+	clab_machine_profiles(0, add_if_bgq, can);
+	snprintf(why, len, "machine %s has no simulated BG/Q node (no bgq-* backend) for the "
+		 "program's instructions to drive; machines that have one: %s", machine,
+		 *can ? can : "none in the profile directory");
+	return why;
+}
+
+/* NULL when the summary can be written (as far as can be told before the
+ * run), else why not */
+static const char *check_summary(const char *path, char *why, size_t len)
+{
+	struct stat st;
+	if (!*path) {
+		snprintf(why, len, "--summary needs a file name");
+		return why;
+	}
+	if (stat(path, &st) == 0) {
+		if (S_ISDIR(st.st_mode))
+			snprintf(why, len, "cannot write summary %s: it is a directory", path);
+		else if (access(path, W_OK) != 0)
+			snprintf(why, len, "cannot write summary %s: %s", path, strerror(errno));
+		else
+			return NULL;
+		return why;
+	}
+	if (errno != ENOENT) {
+		snprintf(why, len, "cannot write summary %s: %s", path, strerror(errno));
+		return why;
+	}
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof dir, "%s", path);
+	if (access(dirname(dir), W_OK | X_OK) != 0) {
+		int e = errno;
+		snprintf(dir, sizeof dir, "%s", path);
+		snprintf(why, len, "cannot write summary %s: %s: %s", path, dirname(dir), strerror(e));
+		return why;
+	}
+	return NULL;
 }
 
 static volatile pid_t child;
@@ -207,23 +308,27 @@ int main(int argc, char **argv)
 {
 	const char *machine = getenv("COUNTERLAB_MACHINE"), *cache = "a2", *summary = NULL,
 		   *argv0 = NULL;
+	static const char *const valued[] = {"--machine", "--cache", "--summary", "--argv0"};
 	int i;
 	for (i = 1; i < argc; i++) {
+		for (size_t v = 0; v < sizeof valued / sizeof *valued; v++)
+			if (!strcmp(argv[i], valued[v]) && i + 1 >= argc)
+				return refuse("%s needs a value (see --help)", argv[i], NULL);
 		if (!strcmp(argv[i], "--")) {
 			i++;
 			break;
 		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			usage(stdout);
 			return 0;
-		} else if (!strcmp(argv[i], "--machine") && i + 1 < argc) {
+		} else if (!strcmp(argv[i], "--machine")) {
 			machine = argv[++i];
-		} else if (!strcmp(argv[i], "--cache") && i + 1 < argc) {
+		} else if (!strcmp(argv[i], "--cache")) {
 			cache = argv[++i];
 			if (strcmp(cache, "a2") && strcmp(cache, "cachegrind"))
-				return die("--cache %s: the policies are a2 and cachegrind", cache, NULL);
-		} else if (!strcmp(argv[i], "--summary") && i + 1 < argc) {
+				return refuse("--cache %s: the policies are a2 and cachegrind", cache, NULL);
+		} else if (!strcmp(argv[i], "--summary")) {
 			summary = argv[++i];
-		} else if (!strcmp(argv[i], "--argv0") && i + 1 < argc) {
+		} else if (!strcmp(argv[i], "--argv0")) {
 			argv0 = argv[++i];
 		} else if (argv[i][0] == '-') {
 			fprintf(stderr, "counterlab-run: unknown option %s\n", argv[i]);
@@ -241,6 +346,12 @@ int main(int argc, char **argv)
 		machine = "bgq";
 
 	char prog[PATH_MAX], qemu[PATH_MAX], why[3 * PATH_MAX];
+	if (check_machine(machine, why, sizeof why))
+		return refuse("%s", why, NULL);
+	if (summary && check_summary(summary, why, sizeof why))
+		return refuse("%s", why, NULL);
+	if (!*argv[i])
+		return refuse("the program name is empty%s%s", "", "");
 	if (find_exec(argv[i], prog, sizeof prog))
 		return die("%s: no such program on PATH", argv[i], NULL);
 	if (check_program(prog, why, sizeof why))
@@ -280,7 +391,7 @@ int main(int argc, char **argv)
 	close(fd);
 
 	char spec[PATH_MAX], parg[3 * PATH_MAX];
-	if (emulated_spec(machine, spec, sizeof spec))
+	if (emulated_spec(machine, "activity=emulated,clock=virtual,tick=0", spec, sizeof spec))
 		return die("--machine %s: too long%s", machine, "");
 	snprintf(parg, sizeof parg, "%s,slots=%s,cache=%s%s%s", plugin, slots, cache,
 		 summary ? ",summary=" : "", summary ? summary : "");

@@ -506,6 +506,13 @@ printf '#!/bin/sh\nexit 0\n' > "$tmp/script" && chmod +x "$tmp/script"
 refuse "is not an ELF program" "$run" -- "$tmp/script"
 refuse "no such program" "$run" -- no-such-program-here
 refuse "qemu-x86_64 is missing" env PATH=/nonexistent "$run" -- "$tmp/kernels"
+# a summary that cannot be written at exit: the reason, not just the name
+if [ -w /dev/full ]; then
+	"$run" --summary /dev/full -- "$tmp/kernels" loop 10 > /dev/null 2> "$tmp/err"
+	grep -qF "cannot write summary=/dev/full: No space left on device" "$tmp/err" &&
+		ok "--summary /dev/full: the reason it cannot be written" ||
+		bad "--summary /dev/full: $(cat "$tmp/err")"
+fi
 # activity = emulated without the emulator: the reason, not a count
 COUNTERLAB_MACHINE=bgq:activity=emulated "$bindir/counterlab-native-avail" > "$tmp/avail" 2>&1
 grep -q "start it as 'counterlab-run" "$tmp/avail" && ok "activity = emulated outside counterlab-run: disabled with the reason" ||

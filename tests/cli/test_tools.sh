@@ -119,6 +119,34 @@ else
 	bad "--list-machines with COUNTERLAB_MACHINES=$tmp/machines: $(cat "$tmp/out")"
 fi
 
+# counterlab-run refuses what it cannot run before the emulator starts:
+# bad usage exits 2, a program that cannot be started 127
+# runs STATUS NEEDLE -- ARGS...: exit STATUS, NEEDLE on stderr
+runs() {
+	local want=$1 needle=$2 rc
+	shift 3
+	"$bindir/counterlab-run" "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ $rc = "$want" ] && grep -qF -- "$needle" "$tmp/err"; then
+		ok "counterlab-run $*: exit $rc, '$needle'"
+	else
+		bad "counterlab-run $*: exit $rc (want $want): $(head -3 "$tmp/err") (want '$needle')"
+	fi
+}
+runs 2 "--cache bogus: the policies are a2 and cachegrind" -- --cache bogus true
+runs 2 "--machine needs a value" -- --machine
+runs 2 "--summary needs a value" -- --summary
+runs 2 "--summary needs a file name" -- --summary "" true
+for m in host linux-proc bgl gemini; do
+	runs 2 "machine $m has no simulated BG/Q node (no bgq-* backend) for the program's instructions to drive; machines that have one: bgq-live, bgq" -- \
+		--machine $m true
+done
+runs 2 "machine nosuch: no machine profile 'nosuch'" -- --machine nosuch true
+runs 2 "cannot write summary $tmp/none/x: $tmp/none: No such file or directory" -- --summary "$tmp/none/x" true
+runs 2 "cannot write summary $tmp: it is a directory" -- --summary "$tmp" true
+runs 2 "the program name is empty" -- ""
+runs 127 "$tmp is a directory, not a program" -- "$tmp"
+
 # COUNTERLAB_VERBOSE=1: PAPI programs say why a component is disabled (once,
 # at PAPI_library_init) and why an event was refused; silent without it.
 # verbose COUNT NEEDLE -- ENV... PROGRAM ARGS...: NEEDLE COUNT times on stderr

@@ -83,6 +83,7 @@
  * only (counterlab-run turns address-space randomization off); a
  * multithreaded program's shared L2 depends on how its threads interleave. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -2248,12 +2249,19 @@ static void on_atexit(qemu_plugin_id_t id, void *udata)
 		return;
 	FILE *f = fopen(summary_path, "w");
 	if (!f) {
-		fprintf(stderr, "counterlab plugin: cannot write summary=%s\n", summary_path);
+		fprintf(stderr, "counterlab plugin: cannot write summary=%s: %s\n", summary_path,
+			strerror(errno));
 		return;
 	}
 	for (int i = 0; i < CLAB_HQ_N; i++)
 		fprintf(f, "%s %" PRIu64 "\n", clab_hq_name[i], sum[i]);
-	fclose(f);
+	/* a full disk may show only when the lines are flushed, at fclose */
+	int bad = ferror(f), e = errno;
+	if (fclose(f) && !bad)
+		bad = 1, e = errno;
+	if (bad)
+		fprintf(stderr, "counterlab plugin: cannot write summary=%s: %s\n", summary_path,
+			strerror(e));
 }
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
