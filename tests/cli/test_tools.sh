@@ -226,6 +226,21 @@ for p in $progs; do
 	fi
 done
 [ -f "$mandir/man7/counterlab.7" ] && ok "counterlab(7) staged" || bad "no $mandir/man7/counterlab.7"
+# every command of a page's EXAMPLES runs as written (in a scratch
+# directory, on the default machine, with the staged programs)
+mkdir "$tmp/examples"
+for page in "$mandir"/man1/*.1 "$mandir"/man7/*.7; do
+	sed -n '/^\.SH EXAMPLES/,/^\.SH /p' "$page" | sed -n '/^\.nf/,/^\.fi/p' | grep -v '^\.' |
+		sed -e 's/\\-/-/g' -e 's/\\f[BIRP]//g' >"$tmp/cmds"
+	while IFS= read -r cmd; do
+		if (cd "$tmp/examples" && env -u COUNTERLAB_MACHINE PATH="$bindir:$PATH" \
+			timeout 120 bash -c "$cmd") >"$tmp/out" 2>&1; then
+			ok "$(basename "$page") example runs: $cmd"
+		else
+			bad "$(basename "$page") example: $cmd: $(tail -3 "$tmp/out")"
+		fi
+	done <"$tmp/cmds"
+done
 # every COUNTERLAB_* variable the sources read is in counterlab(7)
 root_src=$(cd "$(dirname "$0")/../.." && pwd)
 for v in $(grep -rhoE 'getenv\("COUNTERLAB_[A-Z_]+"|"COUNTERLAB_[A-Z_]+"' "$root_src"/framework "$root_src"/backends \
