@@ -523,9 +523,10 @@ static int load_component(clab_machine *m, dictionary *d, const char *sec)
 		if (dot && strncasecmp(k, sec, (size_t)(dot - k)) == 0 &&
 		    !sec[dot - k] && !in_list(own, dot + 1))
 			return clab_seterr(CLAB_E_PROFILE,
-					   "machine %s: backend %s of [%s] has no key '%s'%s%s",
+					   "machine %s: backend %s of [%s] has no key '%s'%s%s%s",
 					   m->name, backend, sec, dot + 1,
-					   *own ? " (known: " : "", *own ? join(own) : "");
+					   *own ? " (known: " : " (it takes none)", *own ? join(own) : "",
+					   *own ? ")" : "");
 	}
 	if (m->ncomp == CLAB_MAX_COMPONENTS)
 		return clab_seterr(CLAB_E_PROFILE, "%s: too many components", m->path);

@@ -528,7 +528,8 @@ static void test_bad_input(void **state)
 	clab_thread_detach(t);
 
 	static const struct { const char *spec, *want; } bad[] = {
-		{"bgq:kernel.nope=1", "has no key 'nope'"},
+		{"bgq:kernel.nope=1", "has no key 'nope' (known: fit_period, dec_period, irq_packets, "
+				      "syscall_cycles, irq_cycles)"},
 		{"bgq:network.x=1", "has no key 'x' (known: rank, order"},
 		{"bgq:kernel.fit_period=-3", "not an integer"},
 		{"bgq:io.port_latency=0", "not an integer"},
