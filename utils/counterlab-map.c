@@ -506,9 +506,10 @@ static int gen_group(clab_map *m, const clab_torus *t, const kvlist *kv)
 
 static const kind kinds[] = {
 	{"perm", "order", "perm:ORDER",
-	 "ranks in the order of a permutation of the letters (bgq: rightmost letter\n"
-	 "    fastest; bgl: leftmost, XYZT puts rank 1 at (1,0,0)), exactly as\n"
-	 "    clab_map_init(ORDER); default the machine's ABCDET / XYZT", gen_perm},
+	 "ranks in the order of a permutation of the letters (bgq, torus, gemini:\n"
+	 "    rightmost letter fastest; bgl: leftmost, XYZT puts rank 1 at (1,0,0)),\n"
+	 "    exactly as clab_map_init(ORDER); default the machine's ABCDET / XYZT /\n"
+	 "    AB..T", gen_perm},
 	{"gray", "rows,cols,rowdims,rowbits", "gray:rows=R,cols=C[,rowdims=LETTERS|rowbits=LETTERS]",
 	 "an R x C mesh of ranks (rank = row*C + col) embedded by a reflected Gray\n"
 	 "    code: the dimensions and the slot are split into two groups of sizes R\n"
@@ -682,17 +683,22 @@ static int map_save(const char *path, const clab_map *m, const clab_torus *t,
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: counterlab-map --machine bgq|bgl [--torus SHAPE] [--ppn N] KIND[:key=value,...] [-o FILE]\n"
+		"usage: counterlab-map --machine bgq|bgl|torus|gemini [--torus SHAPE] [--ppn N] KIND[:key=value,...] [-o FILE]\n"
 		"Writes a rank map file for the torus model: one line per rank, in rank\n"
-		"order, \"a b c d e t\" (bgq) or \"x y z t\" (bgl): node coordinates, then\n"
-		"the slot on the node. Read it with --map FILE (clab_map_init).\n\n"
-		"  --machine bgq|bgl   the machine (default bgq)\n"
-		"  --torus SHAPE       torus shape (default bgq 4x4x4x4x2, bgl 8x4x4)\n"
-		"  --ppn N             ranks per node (default bgq 16, bgl 1)\n"
+		"order, \"a b c d e t\" (bgq), \"x y z t\" (bgl, gemini) or one number per\n"
+		"dimension (torus): node coordinates, then the slot on the node. Read it\n"
+		"with --map FILE (clab_map_init).\n\n"
+		"  --machine bgq|bgl|torus|gemini\n"
+		"                      the machine (default bgq)\n"
+		"  --torus SHAPE       torus shape (default bgq 4x4x4x4x2, bgl 8x4x4,\n"
+		"                      torus 8x8x8 of 1..6 dimensions, gemini 4x4x4)\n"
+		"  --ppn N             ranks per node (default bgq 16, bgl 1, torus 1,\n"
+		"                      gemini 32)\n"
 		"  --ranks N           keep ranks 0..N-1 only: a map for fewer ranks than\n"
 		"                      slots (e.g. 121 ranks on 128 BG/L nodes)\n"
 		"  -o, --output FILE   write FILE (whole or not at all); default stdout\n"
-		"  -h, --help\n\nMap strings: bgq reads the rightmost letter fastest, bgl the leftmost.\n"
+		"  -h, --help\n\nMap strings: permutations of ABCDET (bgq), XYZT (bgl, gemini) or AB..T\n"
+		"(torus); bgl reads the leftmost letter fastest, the others the rightmost.\n"
 		"Kinds (all fill every slot: nodes x ppn ranks; then --ranks keeps the first N):\n");
 	for (int i = 0; i < NKINDS; i++)
 		fprintf(f, "  %s\n    %s\n", kinds[i].usage, kinds[i].help);

@@ -54,6 +54,23 @@ done
 COUNTERLAB_MACHINE=bgq:clock=virtual,activity=none once "cannot count event network:::NO_SUCH_EVENT" -- \
 	mpi2 -x COUNTERLAB_MACHINE -x COUNTERLAB_MACHINES "$bindir/counterlab-pingpong" --events network:::NO_SUCH_EVENT
 
+# counterlab-map: every machine it knows (as its error lists them) writes
+# a map and is named by --help and the man page
+map=$bindir/counterlab-map
+known=$("$map" --machine nosuch perm 2>&1 | sed -n 's/.*known machines are //p')
+[ -n "$known" ] || bad "counterlab-map --machine nosuch: no list of the known machines"
+# the page's lines that name the machines, roff's \- as -
+sed -n 's/\\-/-/g; /--machine " /p' "$(dirname "$bindir")/share/man/man1/counterlab-map.1" >"$tmp/mapman"
+for m in $known; do
+	if "$map" --machine "$m" perm >"$tmp/out" 2>&1 && grep -q "^# $m torus" "$tmp/out" &&
+		"$map" --help | grep -q -- "--machine [a-z|]*\b$m\b" &&
+		[ "$(grep -c -- "--machine \" [a-z|]*\b$m\b" "$tmp/mapman")" = 2 ]; then
+		ok "counterlab-map --machine $m: a map; named by --help and the man page"
+	else
+		bad "counterlab-map --machine $m: $(head -2 "$tmp/out"); --help: $("$map" --help | grep -m1 -- --machine); page: $(cat "$tmp/mapman")"
+	fi
+done
+
 # counterlab-native-avail --check: the framework's own add path and its
 # reason; exit 0 fit, 1 conflict, 2 bad question
 avail=$bindir/counterlab-native-avail
