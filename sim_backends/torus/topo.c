@@ -292,9 +292,10 @@ static int map_file(clab_map *m, const clab_torus *t, const char *path)
 				goto out;
 			}
 			int max = k < t->ndims ? t->size[k] : t->ppn;
+			/* as written: strtol clamps what it cannot hold to LONG_MAX */
 			if (v < 0 || v >= max) {
-				rc = clab_seterr(CLAB_E_MAP, "%s:%d: %c = %ld is outside 0..%d of this torus (%d ranks per node)",
-						 path, lineno, t->letters[k], v, max - 1, t->ppn);
+				rc = clab_seterr(CLAB_E_MAP, "%s:%d: %c = %.*s is outside 0..%d of this torus (%d ranks per node)",
+						 path, lineno, t->letters[k], (int)(end - p), p, max - 1, t->ppn);
 				goto out;
 			}
 			c[k++] = (int)v;

@@ -689,6 +689,9 @@ static void test_maps(void **state)
 		{"0 0 0 0 0\n", "want 4 whole numbers"},
 		{"0 0 x 0\n", "want 4 whole numbers"},
 		{"-1 0 0 0\n", "outside"},
+		/* the value as written, not as strtol clamped it */
+		{"99999999999999999999 0 0 0\n", "X = 99999999999999999999 is outside 0..1"},
+		{"0 -99999999999999999999 0 0\n", "Y = -99999999999999999999 is outside 0..1"},
 		{"# nothing\n", "places no ranks"},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
