@@ -63,11 +63,30 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--stencil") && i + 1 < argc &&
 			 (!strcmp(argv[i + 1], "7") || !strcmp(argv[i + 1], "27")))
 			stencil = app_u64(&a, "--stencil", argv[++i], 7, 27);
-		else if (!strcmp(argv[i], "--grid") && i + 1 < argc &&
-			 sscanf(argv[i + 1], "%llux%llux%llu", (unsigned long long *)&g[0],
-				(unsigned long long *)&g[1], (unsigned long long *)&g[2]) == 3)
-			i++;
-		else
+		else if (!strcmp(argv[i], "--grid") && i + 1 < argc) {
+			/* three whole numbers 1.. joined by x, nothing else */
+			const char *v = argv[++i];
+			char part[3][24];
+			int k = 0, len = 0, ok = 1;
+			for (const char *p = v;; p++) {
+				if (*p == 'x' || !*p) {
+					ok &= len > 0 && k < 3;
+					if (ok)
+						part[k++][len] = '\0';
+					len = 0;
+					if (!*p)
+						break;
+				} else if (*p >= '0' && *p <= '9' && len < 20 && k < 3) {
+					part[k][len++] = *p;
+				} else {
+					ok = 0;
+				}
+			}
+			if (!ok || k != 3)
+				app_die(&a, "--grid %s: want PxxPyxPz, three whole numbers, e.g. 2x2x4", v);
+			for (int d = 0; d < 3; d++)
+				g[d] = app_u64(&a, "--grid", part[d], 1, 1u << 20);
+		} else
 			app_bad_arg(&a, argv[i]);
 	}
 	if (!g[0]) { /* x fastest: P x 1 x 1 unless given */

@@ -274,6 +274,20 @@ else
 	bad "tests/mpi/threads.c does not compile: $(head -3 "$tmp/threads.cc")"
 fi
 
+# a stencil grid is three whole numbers joined by x, nothing else: said
+# once, exit 2
+for g in 0x2x2 2x2x1junk -1x-1x4 2x2; do
+	COUNTERLAB_MACHINE="bgq:clock=virtual,activity=none,ppn=1" \
+		timeout 60 mpirun --allow-run-as-root --oversubscribe -n 4 -x COUNTERLAB_MACHINE \
+		-x COUNTERLAB_MACHINES "$bindir/counterlab-stencil" --grid $g >"$tmp/grid.out" 2>"$tmp/grid.err"
+	rc=$?
+	if [ $rc -ne 0 ] && [ "$(grep -c "counterlab-stencil: --grid" "$tmp/grid.err")" = 1 ] && ! [ -s "$tmp/grid.out" ]; then
+		ok "stencil --grid $g: $(grep "counterlab-stencil: --grid" "$tmp/grid.err")"
+	else
+		bad "stencil --grid $g: exit $rc, $(head -2 "$tmp/grid.err" | tr '\n' ' ') $(head -2 "$tmp/grid.out")"
+	fi
+done
+
 # a machine whose map has fewer slots than ranks: a clear message
 COUNTERLAB_MACHINE="bgq:clock=virtual,activity=none,torus=1x2x1x1x2,ppn=1" \
 	timeout 60 mpirun --allow-run-as-root --oversubscribe -n 5 -x COUNTERLAB_MACHINE \
