@@ -54,6 +54,13 @@ static uint64_t scan_after(uint64_t tc)
 	return (tc + BGQ_SCAN - 1) / BGQ_SCAN * BGQ_SCAN;
 }
 
+/* A time noted on another thread's clock, as thread h (at `now`) takes it:
+ * never before its own now (clocks do not go back). */
+static uint64_t not_before(uint64_t at, uint64_t now)
+{
+	return at > now ? at : now;
+}
+
 static uint64_t slow_others(const bgq_slow *e, int h)
 {
 	uint64_t v = 0;
@@ -81,8 +88,8 @@ uint64_t bgq_next_interrupt(bgq_node *n, int h, uint64_t to, int in_work)
 		tc[i] = NONE;
 		if (c->ovf_hit || !c->running || !(c->contrib & (1u << smt)))
 			continue;
-		if (c->ovf_fire) { /* noted on a sibling's clock, maybe behind ours */
-			uint64_t f = c->ovf_fire > t->now ? c->ovf_fire : t->now;
+		if (c->ovf_fire) { /* noted on a sibling's clock */
+			uint64_t f = not_before(c->ovf_fire, t->now);
 			when = f < when ? f : when;
 			continue;
 		}
@@ -98,8 +105,8 @@ uint64_t bgq_next_interrupt(bgq_node *n, int h, uint64_t to, int in_work)
 		stc[j] = NONE;
 		if (!e->set || !e->running || e->hit)
 			continue;
-		if (e->detect) { /* noted on another thread's clock, maybe behind ours */
-			uint64_t d = e->detect > t->now ? e->detect : t->now;
+		if (e->detect) { /* noted on another thread's clock */
+			uint64_t d = not_before(e->detect, t->now);
 			when = d < when ? d : when;
 			continue;
 		}

@@ -66,26 +66,19 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--grid") && i + 1 < argc) {
 			/* three whole numbers 1.. joined by x, nothing else */
 			const char *v = argv[++i];
-			char part[3][24];
-			int k = 0, len = 0, ok = 1;
-			for (const char *p = v;; p++) {
-				if (*p == 'x' || !*p) {
-					ok &= len > 0 && k < 3;
-					if (ok)
-						part[k++][len] = '\0';
-					len = 0;
-					if (!*p)
-						break;
-				} else if (*p >= '0' && *p <= '9' && len < 20 && k < 3) {
-					part[k][len++] = *p;
-				} else {
-					ok = 0;
-				}
-			}
-			if (!ok || k != 3)
+			char buf[64], *p[3] = {buf, NULL, NULL};
+			snprintf(buf, sizeof buf, "%s", v);
+			p[1] = strchr(buf, 'x');
+			p[2] = p[1] ? strchr(p[1] + 1, 'x') : NULL;
+			int ok = strlen(v) < sizeof buf && p[2] && !strchr(p[2] + 1, 'x');
+			for (int d = 1; ok && d < 3; d++)
+				*p[d]++ = '\0';
+			for (int d = 0; ok && d < 3; d++)
+				ok = *p[d] && !p[d][strspn(p[d], "0123456789")];
+			if (!ok)
 				app_die(&a, "--grid %s: want PxxPyxPz, three whole numbers, e.g. 2x2x4", v);
 			for (int d = 0; d < 3; d++)
-				g[d] = app_u64(&a, "--grid", part[d], 1, 1u << 20);
+				g[d] = app_u64(&a, "--grid", p[d], 1, 1u << 20);
 		} else
 			app_bad_arg(&a, argv[i]);
 	}

@@ -267,16 +267,6 @@ static void record(void *arg, uint32_t x, size_t k, uint64_t v)
 
 /* A message of `bytes` from this rank to world rank `to`; buf: its bytes,
  * when they change the counts (contiguous(), else NULL). */
-static void send_world_locked(int to, uint64_t bytes, int vc, const void *buf);
-static void send_world(int to, uint64_t bytes, int vc, const void *buf)
-{
-	if (to < 0 || to == MPI_PROC_NULL)
-		return;
-	pthread_mutex_lock(&lock);
-	send_world_locked(to, bytes, vc, buf);
-	pthread_mutex_unlock(&lock);
-}
-
 static void send_world_locked(int to, uint64_t bytes, int vc, const void *buf)
 {
 	const clab_torus_net *tn = L.tn;
@@ -309,6 +299,15 @@ static void send_world_locked(int to, uint64_t bytes, int vc, const void *buf)
 	if (bytes > tn->spec.eager_max)
 		L.rot[dst_node]++; /* dynamic messages take the minimal paths in turn */
 	note_flow((uint64_t)to, bytes, (uint64_t)(int64_t)vc);
+}
+
+static void send_world(int to, uint64_t bytes, int vc, const void *buf)
+{
+	if (to < 0 || to == MPI_PROC_NULL)
+		return;
+	pthread_mutex_lock(&lock);
+	send_world_locked(to, bytes, vc, buf);
+	pthread_mutex_unlock(&lock);
 }
 
 static int del_ranks(MPI_Comm c, int key, void *val, void *extra)
