@@ -62,6 +62,8 @@ struct clab_thread {
 	clab_machine *machine;
 	int hwthread;
 	pthread_t owner;
+	pid_t tid;         /* the owner's OS thread id: where its overflow
+			    * signals go (safe to send to after it exited) */
 	int attached;      /* holds its hardware thread (machine lock) */
 	int held;          /* attaches not yet detached (machine lock) */
 	int refs;          /* event sets that name it (machine lock) */

@@ -14,6 +14,7 @@
 #include <strings.h>
 #include <dlfcn.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include "internal.h"
 
@@ -1134,6 +1135,7 @@ static clab_thread *bind_locked(clab_machine *m, int hw)
 	t->machine = m;
 	t->hwthread = hw;
 	t->owner = pthread_self();
+	t->tid = (pid_t)syscall(SYS_gettid);
 	t->attached = 1;
 	t->held = 1;
 	m->slot[hw] = t;

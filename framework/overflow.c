@@ -1,6 +1,8 @@
 /* Overflow delivery. A unit notes an interrupt with clab_overflow_raise
- * (under its locks); at the next safe point the framework sends the
- * overflow signal to the thread that owns the set, and in that thread
+ * (under its locks); the framework sends the overflow signal to the thread
+ * that owns the set, at once when that is another thread (as a node-wide
+ * counter's interrupt reaches its thread whatever the others do), at the
+ * end of the library call when it is this one; in that thread
  * clab_overflow_dispatch runs the set's handler with the unit stopped
  * (fast units froze it at the interrupt already, slow units count until
  * here), then lets the unit count again and re-arm.
@@ -30,7 +32,6 @@
 #include "../sim_backends/activity/emulated.h"
 
 #define ARMED_MAX 256  /* armed event sets in the process */
-#define RAISED_MAX 32  /* sets raised within one library call */
 
 struct clab_ovf {
 	uint64_t period[CLAB_EVSET_MAX]; /* per event; 0: not armed */
@@ -54,8 +55,7 @@ static struct {
  * compiler may drop stores it cannot see a reader for. */
 static __thread volatile int deferred;    /* a signal came inside a call */
 static __thread void (*volatile later)(void *pc); /* clab_signal_defer */
-static __thread int raised_n;    /* sets in raised[] */
-static __thread clab_evset *raised[RAISED_MAX]; /* raised within this call */
+static __thread int raised_self; /* a set of this thread raised within this call */
 static __thread volatile int dispatching; /* inside clab_overflow_dispatch */
 static __thread volatile int self_signal; /* the signal was sent by this thread */
 static __thread void *signal_uc;  /* the context of the signal being dispatched */
@@ -84,31 +84,23 @@ static void *pc_of(void *uc)
 #endif
 }
 
-/* Sends the signal to the owners of the raised sets: to this thread too,
- * unless `others` (this thread's dispatch has just delivered its own: a
- * signal to itself now would wait until the dispatch returns and then be
- * taken for a timer tick). */
-static void send_raised(int others)
+static pid_t my_tid(void)
 {
-	int n = raised_n;
-	raised_n = 0;
-	for (int i = 0; i < n; i++) {
-		pthread_t owner = raised[i]->t->owner;
-		int dup = 0;
-		for (int j = 0; j < i; j++)
-			dup |= pthread_equal(raised[j]->t->owner, owner);
-		if (dup)
-			continue;
-		if (pthread_equal(owner, pthread_self())) {
-			if (others)
-				continue;
-			self_signal++;
-			pthread_kill(owner, clab_overflow_signal());
-			self_signal--;
-		} else {
-			pthread_kill(owner, clab_overflow_signal());
-		}
-	}
+	static __thread pid_t tid;
+	if (!tid)
+		tid = (pid_t)syscall(SYS_gettid);
+	return tid;
+}
+
+/* Sends this thread the signal for its own sets raised within the call. */
+static void signal_self(void)
+{
+	if (!raised_self)
+		return;
+	raised_self = 0;
+	self_signal++;
+	syscall(SYS_tgkill, getpid(), my_tid(), clab_overflow_signal());
+	self_signal--;
 }
 
 /* The armed sets this thread owns that have interrupts pending, or that
@@ -189,11 +181,13 @@ void clab_overflow_dispatch(void *uc)
 	signal_uc = uc;
 	if (!self_signal)
 		sync_host();
-	deliver(uc);
+	do { /* and the sets a handler's own calls raised */
+		raised_self = 0;
+		deliver(uc);
+	} while (raised_self);
 	signal_uc = outer_uc;
 	dispatching--;
 	clab_guard_unhold();
-	send_raised(1); /* sets of other threads that our time moved */
 	errno = saved;
 }
 
@@ -202,7 +196,7 @@ static void end_of_call(void *pc)
 {
 	int again = deferred;
 	deferred = 0;
-	send_raised(0);
+	signal_self();
 	if (again)
 		clab_overflow_dispatch(NULL);
 	void (*fn)(void *) = later;
@@ -223,27 +217,26 @@ int clab_signal_defer(void (*fn)(void *pc))
 void clab_overflow_raise(void *cookie, uint64_t reqs)
 {
 	clab_evset *s = cookie;
-	__atomic_fetch_or(&s->ovf->pending, reqs, __ATOMIC_RELEASE);
-	for (int i = 0; i < raised_n; i++)
-		if (raised[i] == s)
-			return;
-	if (raised_n < RAISED_MAX)
-		raised[raised_n++] = s;
-	/* else: the bits wait for the owner's next signal */
-	clab_guard_due();
+	uint64_t was = __atomic_fetch_or(&s->ovf->pending, reqs, __ATOMIC_ACQ_REL);
+	if (s->t->tid == my_tid()) {
+		raised_self = 1;
+		clab_guard_due();
+	} else if (!was) { /* (else a signal is on its way: it takes these too) */
+		syscall(SYS_tgkill, getpid(), s->t->tid, clab_overflow_signal());
+	}
 }
 
 void clab_overflow_flush(void)
 {
-	if (!raised_n)
+	if (!raised_self)
 		return;
 	if (dispatching) { /* we are the handler's thread, in its signal */
+		raised_self = 0;
 		deliver(signal_uc);
-		send_raised(1);
 		return;
 	}
 	clab_guard_state st = clab_guard_suspend();
-	send_raised(0);
+	signal_self();
 	clab_guard_resume(st);
 }
 
@@ -300,9 +293,6 @@ static void registry_remove(clab_evset *s)
 		}
 	s->ovf->registered = 0;
 	pthread_mutex_unlock(&armed.lock);
-	for (int i = 0; i < raised_n; i++)
-		if (raised[i] == s)
-			raised[i--] = raised[--raised_n];
 }
 
 static int any_armed(const clab_evset *s)

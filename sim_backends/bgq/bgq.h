@@ -434,8 +434,11 @@ void bgq_ctr_thaw(bgq_node *n, int core, bgq_ctr *c);
  * owner's handler runs and resume after it. */
 int bgq_slow_arm(bgq_node *n, void *set, int hw, int req, int nev,
 		 uint64_t period, void *cookie, const char *what);
-enum bgq_slow_mode { BGQ_SLOW_STOP, BGQ_SLOW_START, BGQ_SLOW_HOLD, BGQ_SLOW_RESUME };
+enum bgq_slow_mode { BGQ_SLOW_STOP, BGQ_SLOW_HOLD, BGQ_SLOW_RESUME };
 void bgq_slow_run(bgq_node *n, void *set, enum bgq_slow_mode mode);
+/* The set's entry for its event `req` counts from part[g], each thread's
+ * share where the set's own counter starts (its base is their sum). */
+void bgq_slow_start(bgq_node *n, void *set, int req, const uint64_t *part);
 void bgq_slow_drop(bgq_node *n, void *set);
 
 /* Positions in the I/O unit's table (checked by tests/unit/test_nodewide). */

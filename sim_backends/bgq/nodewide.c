@@ -195,6 +195,29 @@ static int now_values(bgq_fixed_unit *u, bgq_fixed_set *s, int is_read,
 	return CLAB_OK;
 }
 
+/* The set's counters armed for overflow count their thresholds from
+ * where they start: from each thread's share in the set's own sums (so
+ * that interrupts keep step with what the set reads, other threads' counts
+ * included), the base being their total. */
+static int slow_start(bgq_fixed_unit *u, bgq_fixed_set *s)
+{
+	for (int i = 0; i < s->n; i++) {
+		if (!s->ovf_period[i])
+			continue;
+		uint64_t part[BGQ_HWTHREADS], v[BGQ_SET_MAX];
+		s->base[i] = 0;
+		for (int g = 0; g < BGQ_HWTHREADS; g++) {
+			int rc = u->kind->values(u, s, g, v);
+			if (rc)
+				return rc;
+			part[g] = v[i];
+			s->base[i] += v[i];
+		}
+		bgq_slow_start(u->node, s, i, part);
+	}
+	return CLAB_OK;
+}
+
 int bgq_fixed_start(void *unit, void *set)
 {
 	bgq_fixed_set *s = set;
@@ -203,10 +226,10 @@ int bgq_fixed_start(void *unit, void *set)
 		return clab_seterr(CLAB_E_STATE, "start: the set is not acquired");
 	s->held = 0;
 	int rc = now_values(unit, s, 0, s->base);
+	if (!rc)
+		rc = slow_start(u, s);
 	memset(s->stopped, 0, sizeof s->stopped);
 	s->running = !rc;
-	if (!rc)
-		bgq_slow_run(u->node, s, BGQ_SLOW_START);
 	return rc;
 }
 
@@ -244,7 +267,10 @@ int bgq_fixed_reset(void *unit, void *set)
 {
 	bgq_fixed_set *s = set;
 	memset(s->stopped, 0, sizeof s->stopped);
-	return s->running ? now_values(unit, s, 0, s->base) : CLAB_OK;
+	if (!s->running)
+		return CLAB_OK;
+	int rc = now_values(unit, s, 0, s->base);
+	return rc ? rc : slow_start(unit, s); /* thresholds count from zero again, as the PUnit's */
 }
 
 /* Slow overflow (L2 combined, I/O): overflow.c detects the crossing on the

@@ -48,10 +48,12 @@ static uint64_t first_reach(const reach *r, uint64_t from, uint64_t to,
 	return hi;
 }
 
-/* Slow units see a crossing on their next accumulation scan. */
+/* Slow units see a crossing on their next accumulation scan, the first
+ * one a scan period in (so that 0, "not seen", is never a scan's time). */
 static uint64_t scan_after(uint64_t tc)
 {
-	return (tc + BGQ_SCAN - 1) / BGQ_SCAN * BGQ_SCAN;
+	uint64_t k = (tc + BGQ_SCAN - 1) / BGQ_SCAN;
+	return (k ? k : 1) * BGQ_SCAN;
 }
 
 /* A time noted on another thread's clock, as thread h (at `now`) takes it:
@@ -272,9 +274,27 @@ int bgq_slow_arm(bgq_node *n, void *set, int hw, int req, int nev,
 	return rc;
 }
 
-/* The set's entries start counting from every thread's share now, stop,
- * hold while the owner's handler runs, or resume after it: the counter
- * did not count what the owner itself did meanwhile, and one that
+void bgq_slow_start(bgq_node *n, void *set, int req, const uint64_t *part)
+{
+	pthread_mutex_lock(&n->slow_lock);
+	for (int j = 0; j < BGQ_SLOW_MAX; j++) {
+		bgq_slow *e = &n->slow[j];
+		if (e->set != set || e->req != req)
+			continue;
+		uint64_t total = 0;
+		for (int g = 0; g < BGQ_HWTHREADS; g++)
+			total += part[g];
+		memcpy(e->part, part, sizeof e->part);
+		e->next = total + e->period;
+		e->running = 1;
+		e->hit = e->detect = 0;
+	}
+	pthread_mutex_unlock(&n->slow_lock);
+}
+
+/* The set's entries stop, hold while the owner's handler runs, or resume
+ * after it: the counter did not count what the owner itself did
+ * meanwhile, and one that
  * overflowed re-arms a period from where its interrupt was detected.
  * Counts that other threads brought in at once, while the handler was
  * pending, may have passed that already: the next interrupt is due at
@@ -314,10 +334,6 @@ void bgq_slow_run(bgq_node *n, void *set, enum bgq_slow_mode mode)
 			owner = e->owner;
 			if (mode == BGQ_SLOW_STOP) {
 				e->running = 0;
-			} else if (mode == BGQ_SLOW_START) {
-				e->next = total + e->period;
-				e->running = 1;
-				e->hit = e->detect = 0;
 			} else if (mode == BGQ_SLOW_HOLD) {
 				e->held_own = part[owner];
 			} else {
