@@ -77,6 +77,14 @@ static void host_close(host *h)
 /* The listing: software events by libpfm4's names and aliases; generic
  * hardware events exactly when the kernel counts them, and otherwise a note
  * that says why, which a failed lookup repeats. */
+/* Why hardware events are absent: no PMU at all, or one libpfm4 names
+ * from the CPU that the kernel does not count with (a VM without a
+ * virtual PMU). */
+static int says_no_hw(const char *why)
+{
+	return strstr(why, "no hardware PMU") || strstr(why, "the kernel counts no hardware event");
+}
+
 static void lists_software_events(void **state)
 {
 	(void)state;
@@ -94,19 +102,24 @@ static void lists_software_events(void **state)
 	clab_component_info ci;
 	clab_component_get_info(c, &ci);
 	assert_string_equal(ci.backend, "linux-perf");
-	/* presets come from PAPI's table only for a hardware PMU */
-	if (!kernel_counts_hw())
+	/* presets come from PAPI's table only for a hardware PMU (one that
+	 * libpfm4 names from the CPU is looked up even where the kernel
+	 * cannot count with it) */
+	assert_non_null(ci.pmus);
+	int core_pmu = 0;
+	for (int i = 0; ci.pmus[i]; i++)
+		core_pmu |= strcmp(ci.pmus[i], "perf") != 0;
+	if (!kernel_counts_hw() && !core_pmu)
 		assert_string_equal(ci.presets_note,
 				    "no PAPI presets: no hardware PMU (PAPI's table has none for software events)");
-	assert_non_null(ci.pmus);
 	assert_string_equal(ci.pmus[0], "perf");
 	int rc = clab_event_lookup(c, "perf::INSTRUCTIONS", &a);
 	if (kernel_counts_hw()) {
 		assert_int_equal(rc, CLAB_OK);
 	} else {
 		assert_int_equal(rc, CLAB_E_NOEVENT);
-		assert_non_null(strstr(clab_errmsg(), "no hardware PMU"));
-		assert_non_null(strstr(ci.note, "no hardware PMU"));
+		assert_true(says_no_hw(clab_errmsg()));
+		assert_true(says_no_hw(ci.note));
 		for (int i = 0; i < ci.nnative; i++) {
 			assert_int_equal(clab_event_get_info(c, (uint32_t)i, &ei), CLAB_OK);
 			assert_null(strstr(ei.name, "PERF_COUNT_HW"));
