@@ -40,7 +40,8 @@ static void usage(FILE *f)
 		   "  --summary FILE     write the process's totals there at exit (its directory\n"
 		   "                     must exist and be writable)\n"
 		   "  --argv0 NAME       the program's argv[0] (default: PROGRAM)\n"
-		   "  -h, --help         this text\n");
+		   "  -h, --help         this text\n"
+		   "  (each option with a value also as --option=VALUE)\n");
 }
 
 /* QEMU copies the program's path, its environment and its arguments to the
@@ -308,28 +309,43 @@ int main(int argc, char **argv)
 {
 	const char *machine = getenv("COUNTERLAB_MACHINE"), *cache = "a2", *summary = NULL,
 		   *argv0 = NULL;
-	static const char *const valued[] = {"--machine", "--cache", "--summary", "--argv0"};
+	enum { MACHINE, CACHE, SUMMARY, ARGV0, NVALUED };
+	static const char *const valued[NVALUED] = {"--machine", "--cache", "--summary", "--argv0"};
 	int i;
 	for (i = 1; i < argc; i++) {
-		for (size_t v = 0; v < sizeof valued / sizeof *valued; v++)
-			if (!strcmp(argv[i], valued[v]) && i + 1 >= argc)
+		/* --name VALUE or --name=VALUE */
+		int opt = NVALUED;
+		const char *val = NULL;
+		for (int v = 0; v < NVALUED && opt == NVALUED; v++) {
+			size_t l = strlen(valued[v]);
+			if (strncmp(argv[i], valued[v], l) || (argv[i][l] && argv[i][l] != '='))
+				continue;
+			opt = v;
+			if (argv[i][l])
+				val = argv[i] + l + 1;
+			else if (i + 1 < argc)
+				val = argv[++i];
+			else
 				return refuse("%s needs a value (see --help)", argv[i], NULL);
-		if (!strcmp(argv[i], "--")) {
+		}
+		if (opt == MACHINE) {
+			machine = val;
+			if (!*machine)
+				return refuse("--machine needs a profile name (see --help)", NULL, NULL);
+		} else if (opt == CACHE) {
+			cache = val;
+			if (strcmp(cache, "a2") && strcmp(cache, "cachegrind"))
+				return refuse("--cache %s: the policies are a2 and cachegrind", cache, NULL);
+		} else if (opt == SUMMARY) {
+			summary = val;
+		} else if (opt == ARGV0) {
+			argv0 = val;
+		} else if (!strcmp(argv[i], "--")) {
 			i++;
 			break;
 		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			usage(stdout);
 			return 0;
-		} else if (!strcmp(argv[i], "--machine")) {
-			machine = argv[++i];
-		} else if (!strcmp(argv[i], "--cache")) {
-			cache = argv[++i];
-			if (strcmp(cache, "a2") && strcmp(cache, "cachegrind"))
-				return refuse("--cache %s: the policies are a2 and cachegrind", cache, NULL);
-		} else if (!strcmp(argv[i], "--summary")) {
-			summary = argv[++i];
-		} else if (!strcmp(argv[i], "--argv0")) {
-			argv0 = argv[++i];
 		} else if (argv[i][0] == '-') {
 			fprintf(stderr, "counterlab-run: unknown option %s\n", argv[i]);
 			usage(stderr);

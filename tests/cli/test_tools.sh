@@ -144,7 +144,7 @@ runs() {
 	shift 3
 	"$bindir/counterlab-run" "$@" >"$tmp/out" 2>"$tmp/err"
 	rc=$?
-	if [ $rc = "$want" ] && grep -qF -- "$needle" "$tmp/err"; then
+	if [ $rc = "$want" ] && if [ -n "$needle" ]; then grep -qF -- "$needle" "$tmp/err"; else ! [ -s "$tmp/err" ]; fi; then
 		ok "counterlab-run $*: exit $rc, '$needle'"
 	else
 		bad "counterlab-run $*: exit $rc (want $want): $(head -3 "$tmp/err") (want '$needle')"
@@ -152,6 +152,10 @@ runs() {
 }
 runs 2 "--cache bogus: the policies are a2 and cachegrind" -- --cache bogus true
 runs 2 "--machine needs a value" -- --machine
+runs 2 "--machine needs a profile name" -- --machine= true
+runs 2 "machine nosuch: no machine profile 'nosuch'" -- --machine=nosuch true
+runs 2 "--cache bogus: the policies are a2 and cachegrind" -- --cache=bogus true
+runs 0 "" -- --machine=bgq --cache=cachegrind true
 runs 2 "--summary needs a value" -- --summary
 runs 2 "--summary needs a file name" -- --summary "" true
 for m in host linux-proc bgl gemini; do
