@@ -292,10 +292,33 @@ done
 COUNTERLAB_MACHINE="bgq:clock=virtual,activity=none,torus=1x2x1x1x2,ppn=1" \
 	timeout 60 mpirun --allow-run-as-root --oversubscribe -n 5 -x COUNTERLAB_MACHINE \
 	-x COUNTERLAB_MACHINES "$bindir/counterlab-pingpong" >"$tmp/few.out" 2>"$tmp/few.err"
-if grep -q "5 ranks run but the machine's map places 4" "$tmp/few.err"; then
-	ok "too many ranks for the map: said so"
+if [ "$(grep -c "5 ranks run but the machine's map places 4" "$tmp/few.err")" = 1 ]; then
+	ok "too many ranks for the map: said once"
 else
 	bad "too many ranks for the map: $(head -3 "$tmp/few.err")"
+fi
+
+# a set-up failure of every rank is said once, by rank 0; one of a single
+# rank (its own environment) by that rank, the others not hanging
+COUNTERLAB_MACHINE="bgq:clock=virtual,activity=none,ppn=1" COUNTERLAB_MPI_DOMAINS=2abc \
+	timeout 60 mpirun --allow-run-as-root --oversubscribe -n 4 -x COUNTERLAB_MACHINE \
+	-x COUNTERLAB_MACHINES -x COUNTERLAB_MPI_DOMAINS "$bindir/counterlab-pingpong" >"$tmp/dom.out" 2>"$tmp/dom.err"
+if [ "$(grep -c "not counted" "$tmp/dom.err")" = 1 ] &&
+	grep -q "(rank 0 and others): COUNTERLAB_MPI_DOMAINS=2abc: a number of domains per host" "$tmp/dom.err"; then
+	ok "COUNTERLAB_MPI_DOMAINS=2abc: said once"
+else
+	bad "COUNTERLAB_MPI_DOMAINS=2abc: $(head -5 "$tmp/dom.err" | tr '\n' ' ')"
+fi
+COUNTERLAB_MACHINE="bgq:clock=virtual,activity=none,ppn=1" \
+	timeout 60 mpirun --allow-run-as-root --oversubscribe -x COUNTERLAB_MACHINE -x COUNTERLAB_MACHINES \
+	-n 2 "$bindir/counterlab-pingpong" : -n 1 env COUNTERLAB_MPI_DOMAINS=x "$bindir/counterlab-pingpong" : \
+	-n 1 "$bindir/counterlab-pingpong" >"$tmp/dom.out" 2>"$tmp/dom.err"
+rc=$?
+if [ $rc != 124 ] && [ "$(grep -c "not counted" "$tmp/dom.err")" = 1 ] &&
+	grep -q "(rank 2): COUNTERLAB_MPI_DOMAINS=x" "$tmp/dom.err"; then
+	ok "one rank's set-up failure: said by that rank, no hang"
+else
+	bad "one rank's set-up failure: exit $rc, $(head -5 "$tmp/dom.err" | tr '\n' ' ')"
 fi
 
 # Gemini: the pingpong's sender reads its router's tiles. Ranks 0 and 1

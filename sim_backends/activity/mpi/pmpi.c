@@ -43,6 +43,8 @@
  * collectives on a duplicate of the world of the layer's own (the
  * program's collectives on the world, in another thread, are not
  * paired with them). */
+#include <errno.h>
+#include <limits.h>
 #include <mpi.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -456,19 +458,40 @@ static const clab_live_node *get_block(void *arg, uint32_t x)
 	return &sum;
 }
 
-static int fail(const char *why)
+/* Set-up goes in steps that every rank takes together, each ended by
+ * agree(): its collectives stay in step whichever ranks failed, and a
+ * failure is said once, by the first rank that met it. */
+static char failed[512];
+
+static const char *fail(const char *why)
 {
-	fprintf(stderr, "libcounterlab-mpi (rank %d): %s; this run's messages are not counted\n",
-		L.me, why);
-	return MPI_ERR_OTHER;
+	snprintf(failed, sizeof failed, "%s", why);
+	return failed;
 }
 
-static int setup(void)
+/* Whether any rank's step failed (why: this rank's reason, or NULL). */
+static int agree(const char *why)
+{
+	int mine = why ? L.me : INT_MAX, first, one = why != NULL, n;
+	PMPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	if (first == INT_MAX)
+		return 0;
+	PMPI_Allreduce(&one, &n, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+	if (first == L.me)
+		fprintf(stderr, "libcounterlab-mpi (rank %d%s): %s; this run's messages are not counted\n",
+			L.me, n > 1 ? " and others" : "", why);
+	return 1;
+}
+
+static int domains_wanted;          /* COUNTERLAB_MPI_DOMAINS */
+static int *members;                /* ranks of this rank's domain */
+static char *names;                 /* every rank's processor name */
+
+/* Step 1, this rank alone: the machine, its map, the tables. */
+static const char *prepare(void)
 {
 	clab_machine *m;
 	int err;
-	PMPI_Comm_rank(MPI_COMM_WORLD, &L.me);
-	PMPI_Comm_size(MPI_COMM_WORLD, &L.size);
 	if (clab_machine_default(&m) || !(L.tn = clab_machine_torus(m, &err)))
 		return fail(clab_errmsg());
 	const clab_torus_net *tn = L.tn;
@@ -512,14 +535,28 @@ static int setup(void)
 	 * collectives' progress hook polled by every later MPI call for good
 	 * (7-9% of a ping-pong's time, bench/results/pmpi.json), which a
 	 * group-made one, freed, does not. */
-	int domains = 1, dsize = 0, len, *members = malloc((size_t)L.size * sizeof *members);
-	char name[MPI_MAX_PROCESSOR_NAME] = {0};
-	char *names = calloc((size_t)L.size, MPI_MAX_PROCESSOR_NAME);
 	const char *e = getenv("COUNTERLAB_MPI_DOMAINS");
-	if (e && (domains = atoi(e)) < 1)
-		return fail("COUNTERLAB_MPI_DOMAINS wants a number of domains per host, 1 or more");
-	if (!members || !names)
-		return fail("no memory");
+	char *end;
+	long d = e ? (errno = 0, strtol(e, &end, 10)) : 1;
+	if (e && (!*e || *end || errno || d < 1 || d > INT_MAX)) {
+		char why[200];
+		snprintf(why, sizeof why, "COUNTERLAB_MPI_DOMAINS=%.60s: a number of domains per host, 1 or more", e);
+		return fail(why);
+	}
+	domains_wanted = (int)d;
+	members = malloc((size_t)L.size * sizeof *members);
+	names = calloc((size_t)L.size, MPI_MAX_PROCESSOR_NAME);
+	return members && names ? NULL : fail("no memory");
+}
+
+/* Step 2, the world together: the shared-memory domains, their window,
+ * the lead's tables. */
+static const char *share(void)
+{
+	const clab_torus_net *tn = L.tn;
+	uint32_t nodes = tn->torus.nodes;
+	int domains = domains_wanted, dsize = 0, len, err;
+	char name[MPI_MAX_PROCESSOR_NAME] = {0};
 	PMPI_Get_processor_name(name, &len);
 	PMPI_Allgather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names, MPI_MAX_PROCESSOR_NAME, MPI_CHAR,
 		       MPI_COMM_WORLD);
@@ -536,6 +573,7 @@ static int setup(void)
 		    i++ * domains / hsize == hrank * domains / hsize)
 			members[dsize++] = r;
 	free(names);
+	names = NULL;
 	L.lead = members[0] == L.me;
 	PMPI_Allreduce(&L.lead, &L.hosts, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
 	MPI_Group dg, wg;
@@ -543,10 +581,12 @@ static int setup(void)
 	PMPI_Comm_group(MPI_COMM_WORLD, &wg);
 	PMPI_Group_incl(wg, dsize, members, &dg);
 	free(members);
+	members = NULL;
 	PMPI_Group_free(&wg);
-	if (PMPI_Comm_create_group(MPI_COMM_WORLD, dg, 0x636c, &domain) != MPI_SUCCESS)
-		return fail("MPI_Comm_create_group failed");
+	int made = PMPI_Comm_create_group(MPI_COMM_WORLD, dg, 0x636c, &domain);
 	PMPI_Group_free(&dg);
+	if (made != MPI_SUCCESS)
+		return fail("MPI_Comm_create_group failed");
 	/* the lead's memory holds the host's blocks of every node, then (with
 	 * several hosts) what the other hosts added */
 	size_t words = (size_t)nodes * (WORDS + (L.hosts > 1 ? CLAB_LIVE_ADDED : 0));
@@ -557,6 +597,7 @@ static int setup(void)
 		char why[MPI_MAX_PROCESSOR_NAME + 200];
 		snprintf(why, sizeof why, "MPI_Win_allocate_shared failed among the %d ranks named %s "
 			 "(ranks on different hosts need different processor names)", dsize, name);
+		PMPI_Comm_free(&domain);
 		return fail(why);
 	}
 	PMPI_Comm_free(&domain);
@@ -574,9 +615,19 @@ static int setup(void)
 		return fail("no memory");
 	if (L.lead && !(L.timing = clab_net_new(&tn->torus, &tn->map, &err)))
 		return fail(clab_errmsg());
+	return NULL;
+}
+
+static int setup(void)
+{
+	PMPI_Comm_rank(MPI_COMM_WORLD, &L.me);
+	PMPI_Comm_size(MPI_COMM_WORLD, &L.size);
+	if (agree(prepare()) || agree(share()))
+		return MPI_ERR_OTHER;
 	PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, del_ranks, &L.keyval, NULL);
-	if (PMPI_Comm_dup(MPI_COMM_WORLD, &L.world) != MPI_SUCCESS)
-		return fail("MPI_Comm_dup failed");
+	int dup = PMPI_Comm_dup(MPI_COMM_WORLD, &L.world);
+	if (agree(dup == MPI_SUCCESS ? NULL : fail("MPI_Comm_dup failed")))
+		return MPI_ERR_OTHER;
 	PMPI_Barrier(MPI_COMM_WORLD); /* every block zeroed before anyone counts */
 	L.on = 1;
 	clab_live_attach(get_block, NULL);
