@@ -37,10 +37,12 @@ typedef struct app {
 
 /* Errors. Each rank parses the same command line and meets the same
  * start-up conditions, so for those every rank stops at the same point:
- * rank 0 alone says why, every rank finalizes MPI and exits 2 (app_die).
- * A failure of one rank alone (no memory, a read, a file) prints once
- * from that rank and aborts the job (app_fail): the others may wait in a
- * collective that rank will never join. */
+ * rank 0 alone says why, every rank finalizes MPI and exits 2 (app_die);
+ * a start-up step whose outcome may differ (its memory) goes through
+ * app_check. A failure later, of one rank alone (a read, a file, rank
+ * 0's own memory), prints once from that rank and aborts the job
+ * (app_fail): the others may wait in a collective that rank will never
+ * join. */
 static void app_exit(int status)
 {
 	MPI_Finalize();
@@ -145,8 +147,7 @@ static void app_events(app *a, const char *events)
 		snprintf(a->names[a->nev++], sizeof a->names[0], "%s", e);
 	}
 	a->total = calloc((size_t)a->nodes * (size_t)a->nev + 1, sizeof *a->total);
-	if (!a->total)
-		app_fail(a, "%s", "no memory");
+	app_check(a, !a->total ? "no memory" : NULL);
 	PMPI_Barrier(MPI_COMM_WORLD);
 	rc = PAPI_start(a->es);
 	snprintf(msg, sizeof msg, "PAPI_start: %s", PAPI_strerror(rc));

@@ -74,8 +74,7 @@ int main(int argc, char **argv)
 	app_events(&a, events);
 	char *buf = calloc(2 * hi + 1, bytes + 1);
 	MPI_Request *req = malloc((2 * hi + 1) * sizeof *req);
-	if (!buf || !req)
-		app_fail(&a, "%s", "no memory");
+	app_check(&a, !buf || !req ? "no memory" : NULL);
 	if (a.me == 0) {
 		printf("senders,send");
 		for (int i = 0; i < a.nev; i++)

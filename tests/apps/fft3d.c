@@ -88,8 +88,10 @@ int main(int argc, char **argv)
 	int N = (int)n, xl = N / (int)pc, yl = N / (int)pr, zl = N / (int)pr, yl2 = N / (int)pc;
 	size_t cells = (size_t)xl * yl * N;
 	fftw_complex *d = fftw_alloc_complex(cells), *s = fftw_alloc_complex(cells);
-	if (!d || !s)
-		app_fail(&a, "%s", "no memory");
+	char why[160];
+	snprintf(why, sizeof why, "no memory for this rank's two blocks of %zu x %d x %d points (%.3g GB)",
+		 (size_t)xl, yl, N, 2.0 * (double)cells * sizeof *d / 1e9);
+	app_check(&a, !d || !s ? why : NULL);
 	MPI_Comm col, row;
 	MPI_Comm_split(MPI_COMM_WORLD, c, r, &col); /* rank in col = r */
 	MPI_Comm_split(MPI_COMM_WORLD, r, c, &row); /* rank in row = c */

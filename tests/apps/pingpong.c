@@ -58,8 +58,7 @@ int main(int argc, char **argv)
 			 "network:::LINK_NET_PACKETS,network:::LINK_NET_TRAFFIC";
 	app_events(&a, events);
 	unsigned char *buf = malloc(bytes + 1);
-	if (!buf)
-		app_fail(&a, "%s", "no memory");
+	app_check(&a, !buf ? "no memory for the message" : NULL);
 	srand(1);
 	for (uint64_t i = 0; i < bytes; i++)
 		buf[i] = !strcmp(fill, "zero") ? 0 : (unsigned char)rand();

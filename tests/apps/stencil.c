@@ -93,8 +93,7 @@ int main(int argc, char **argv)
 	size_t m = n + 2, cells = m * m * m;
 	double *u = calloc(cells, sizeof *u), *v = calloc(cells, sizeof *v);
 	double *sbuf = malloc(27 * n * n * sizeof *sbuf), *rbuf = malloc(27 * n * n * sizeof *rbuf);
-	if (!u || !v || !sbuf || !rbuf)
-		app_fail(&a, "%s", "no memory");
+	app_check(&a, !u || !v || !sbuf || !rbuf ? "no memory for this rank's grid" : NULL);
 	for (size_t z = 1; z <= n; z++)
 		for (size_t y = 1; y <= n; y++)
 			for (size_t x = 1; x <= n; x++)

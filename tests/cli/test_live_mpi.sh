@@ -298,6 +298,20 @@ else
 	bad "too many ranks for the map: $(head -3 "$tmp/few.err")"
 fi
 
+# memory a rank cannot have (address space limited to 8 GB, so that no
+# kernel's overcommit lets the 275 GB blocks through): said once, exit 2,
+# no abort
+(ulimit -v 8000000
+COUNTERLAB_MACHINE="bgq:clock=virtual,activity=none,ppn=1" \
+	timeout 60 mpirun --allow-run-as-root --oversubscribe -n 4 -x COUNTERLAB_MACHINE \
+	-x COUNTERLAB_MACHINES "$bindir/counterlab-fft3d" --n 4096 --grid 2x2 >"$tmp/mem.out" 2>"$tmp/mem.err")
+rc=$?
+if [ $rc = 2 ] && [ "$(grep -c "no memory" "$tmp/mem.err")" = 1 ] && ! grep -q MPI_ABORT "$tmp/mem.err"; then
+	ok "fft3d --n 4096: $(grep "no memory" "$tmp/mem.err")"
+else
+	bad "fft3d --n 4096: exit $rc, $(head -3 "$tmp/mem.err" | tr '\n' ' ')"
+fi
+
 # a set-up failure of every rank is said once, by rank 0; one of a single
 # rank (its own environment) by that rank, the others not hanging
 COUNTERLAB_MACHINE="bgq:clock=virtual,activity=none,ppn=1" COUNTERLAB_MPI_DOMAINS=2abc \
