@@ -252,6 +252,19 @@ if mpicc -std=gnu11 -Wall -Werror -I"$prefix/include" -Iinclude tests/mpi/ways.c
 	else
 		bad "non-blocking and one-sided: blocking '$(tail -n +2 "$tmp/ways.blocking" 2>/dev/null | paste -sd' ')', non-blocking '$(tail -n +2 "$tmp/ways.nonblocking" 2>/dev/null | paste -sd' ')' ($(tail -2 "$tmp/ways.nonblocking.out"))"
 	fi
+	# an inter-communicator's broadcast, reduction and all-to-all count the
+	# messages Open MPI sends for them (all VCs: PEVT_NW_SENT)
+	for way in inter intersends; do
+		COUNTERLAB_MACHINE="bgq:clock=virtual,activity=none,torus=2x2x1x1x2,ppn=1" \
+			timeout 120 mpirun --allow-run-as-root --oversubscribe -n 8 -x COUNTERLAB_MACHINE \
+			-x COUNTERLAB_MACHINES "$tmp/ways" $way --bytes 4096 --events network:::PEVT_NW_SENT \
+			--per-node "$tmp/ways.$way" >"$tmp/ways.$way.out" 2>&1
+	done
+	if [ -s "$tmp/ways.inter" ] && cmp -s "$tmp/ways.inter" "$tmp/ways.intersends"; then
+		ok "inter-communicator Bcast, Reduce, Alltoall count their messages ($(tail -n +2 "$tmp/ways.inter" | paste -sd' '))"
+	else
+		bad "inter-communicator collectives: '$(tail -n +2 "$tmp/ways.inter" 2>/dev/null | paste -sd' ')', as sends '$(tail -n +2 "$tmp/ways.intersends" 2>/dev/null | paste -sd' ')' ($(tail -2 "$tmp/ways.inter.out"))"
+	fi
 else
 	bad "tests/mpi/ways.c does not compile: $(head -3 "$tmp/ways.cc")"
 fi

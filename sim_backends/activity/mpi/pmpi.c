@@ -405,15 +405,35 @@ static int coll_vc(MPI_Comm comm)
 		: CLAB_VC_SUBCOMM_COLL;
 }
 
-/* This rank's messages of a binomial broadcast from root (down=1), or of
- * the reduction towards it (down=0). */
-static void tree(MPI_Comm comm, int root, uint64_t bytes, int down, int vc)
+/* World ranks of an inter-communicator's own group (world_ranks gives the
+ * other one), for the steps of its collectives within it; NULL when out
+ * of memory. The caller frees it. */
+static int *local_ranks(MPI_Comm comm, int *n)
 {
-	if (L.tn->spec.tree_net)
-		return; /* the machine's tree network carries it, not the torus */
-	int n, me;
-	const int *r = world_ranks(comm, &n);
-	PMPI_Comm_rank(comm, &me);
+	MPI_Group g, wg;
+	PMPI_Comm_group(comm, &g);
+	PMPI_Group_size(g, n);
+	int *in = malloc((size_t)*n * sizeof *in), *r = malloc(((size_t)*n + 1) * sizeof *r);
+	if (in && r) {
+		for (int i = 0; i < *n; i++)
+			in[i] = i;
+		PMPI_Comm_group(MPI_COMM_WORLD, &wg);
+		PMPI_Group_translate_ranks(g, *n, in, wg, r);
+		PMPI_Group_free(&wg);
+	} else {
+		free(r);
+		r = NULL;
+	}
+	free(in);
+	PMPI_Group_free(&g);
+	return r;
+}
+
+/* Member me's messages of a binomial broadcast from root (down=1), or of
+ * the reduction towards it (down=0), among the n members of world ranks
+ * r. */
+static void tree_in(const int *r, int n, int me, int root, uint64_t bytes, int down, int vc)
+{
 	int rel = (me - root + n) % n;
 	if (down) {
 		for (int span = 1; span < n; span *= 2)
@@ -424,13 +444,47 @@ static void tree(MPI_Comm comm, int root, uint64_t bytes, int down, int vc)
 	}
 }
 
+/* This rank's messages of a broadcast from root (down=1), or of the
+ * reduction towards it (down=0). On an inter-communicator, as Open MPI
+ * runs them: the root (MPI_ROOT) and the other group's leader (its rank
+ * 0) exchange the one message between the groups, and the other group's
+ * members a binomial tree rooted at their leader; the root's own group
+ * (MPI_PROC_NULL) sends nothing. An all-reduce is a reduction towards
+ * each group's leader, the leaders' exchange and a broadcast from them
+ * (root 0 on both sides). */
+static void tree(MPI_Comm comm, int root, uint64_t bytes, int down, int vc)
+{
+	if (L.tn->spec.tree_net)
+		return; /* the machine's tree network carries it, not the torus */
+	int n, me, inter;
+	PMPI_Comm_rank(comm, &me);
+	PMPI_Comm_test_inter(comm, &inter);
+	const int *remote = world_ranks(comm, &n);
+	if (!inter) {
+		tree_in(remote, n, me, root, bytes, down, vc);
+		return;
+	}
+	if (root == MPI_ROOT && down)
+		send_world(world_of(remote, 0), bytes, vc, NULL);
+	if (root < 0 || root >= n) /* MPI_ROOT, MPI_PROC_NULL */
+		return;
+	int nl, *local = local_ranks(comm, &nl);
+	if (!local)
+		return;
+	tree_in(local, nl, me, 0, bytes, down, vc);
+	if (!down && me == 0)
+		send_world(world_of(remote, root), bytes, vc, NULL);
+	free(local);
+}
+
 /* One message to every other member: bytes_at(i) to member i. */
 static void to_all(MPI_Comm comm, const int *counts, int count, MPI_Datatype t)
 {
-	int n, me;
+	int n, me, inter;
 	const int *r = world_ranks(comm, &n);
 	PMPI_Comm_rank(comm, &me);
-	for (int i = 1; i < n; i++) {
+	PMPI_Comm_test_inter(comm, &inter);
+	for (int i = !inter; i < n; i++) { /* (an inter-communicator's are all the other group) */
 		int j = (me + i) % n;
 		if (!counts || counts[j])
 			send_world(world_of(r, j), bytes_of(counts ? counts[j] : count, t), CLAB_VC_MPI, NULL);
