@@ -124,6 +124,9 @@ static int run_pair(clab_net *n, pattern_args *a, int answer)
 	if (!rc) rc = pattern_u64(a, "b", P > 1, 0, P - 1, &y);
 	if (!rc) rc = pattern_u64(a, "bytes", 8, 0, 1ull << 40, &bytes);
 	if (!rc) rc = pattern_u64(a, "iters", 1, 1, 1ull << 40, &iters);
+	if (!rc && x == y)
+		rc = clab_seterr(CLAB_E_PATTERN, "%s: a and b are both rank %llu: the message needs two ranks",
+				 a->pattern, (unsigned long long)x);
 	if (!rc) rc = clab_net_send(n, (uint32_t)x, (uint32_t)y, bytes, 1, CLAB_VC_MPI);
 	if (!rc) rc = clab_net_phase_end(n, iters, NULL);
 	if (!rc && answer) rc = clab_net_send(n, (uint32_t)y, (uint32_t)x, bytes, 1, CLAB_VC_MPI);
@@ -531,6 +534,10 @@ static int run_perm(clab_net *n, pattern_args *a)
 	if (!strcmp(of, "file") != !!file)
 		return clab_seterr(CLAB_E_PATTERN, "%s: a permutation file is perm:file=PATH (and file= goes only with it)",
 				   a->pattern);
+	if (pattern_find(a, "k") && strcmp(of, "shift"))
+		return clab_seterr(CLAB_E_PATTERN, "%s: k= goes only with perm:shift", a->pattern);
+	if (pattern_find(a, "seed") && strcmp(of, "random"))
+		return clab_seterr(CLAB_E_PATTERN, "%s: seed= goes only with perm:random", a->pattern);
 	uint32_t *dst = malloc((size_t)P * sizeof *dst + 1);
 	if (!dst)
 		return clab_seterr(CLAB_E_NOMEM, "no memory for a permutation of %u ranks", P);

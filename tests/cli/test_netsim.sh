@@ -33,6 +33,9 @@ refuse --machine torus --torus 8,8 --pattern pingpong -- "',' after dimension A'
 refuse --machine bgq --torus 4x4x4x4 --pattern pingpong -- "a bgq torus has 5 dimensions (ABCDE)"
 refuse --machine torus --torus 3x3 --pattern perm:bitcomp -- "needs a power of two of ranks"
 refuse --machine torus --pattern perm:file=/nonexistent -- "permutation file /nonexistent"
+refuse --machine torus --pattern perm:tornado,k=3 -- "perm:tornado,k=3: k= goes only with perm:shift"
+refuse --machine torus --pattern perm:bitcomp,seed=2 -- "perm:bitcomp,seed=2: seed= goes only with perm:random"
+refuse --machine torus --pattern pingpong:a=3,b=3 -- "pingpong:a=3,b=3: a and b are both rank 3: the message needs two ranks"
 refuse --set chunk=0 --pattern pingpong -- "chunk=0: want a whole number"
 # open loop: packet engine and one pattern; a row per load, then where it
 # saturates (a ring of 4 where node 0 alone sends: one link's worth)
