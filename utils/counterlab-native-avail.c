@@ -61,6 +61,8 @@ static void format_ctrs(uint64_t mask, int n, char *buf, size_t len)
 {
 	size_t o = 0;
 	buf[0] = 0;
+	if (n > 64) /* (a unit's counters past 64 have no bit: its positions repeat per part) */
+		n = 64;
 	for (int c = 0; c < n && o < len; c++) {
 		if (!(mask & (1ull << c)))
 			continue;

@@ -160,7 +160,9 @@ static int nw_open(clab_machine *m, const char *section, void **unit,
 	*d = (clab_unit_desc){
 		.description = "Blue Gene/Q network unit, simulated: 11 links x 6 counters, counts from the torus model",
 		.rules = "Node-wide; one running event set at a time. On each link a set counts at most 4 _SENT events (counters 0-3), one _RECV (counter 4) and one _RECV_FIFO (counter 5; 4 and 5 share one VC mask); an event counts on the links of its :links=MASK (default all 11); PEVT_NW_CYCLES once; generic PEVT_NW_SENT/RECV/RECV_FIFO take :vc=MASK. No overflow.",
-		.ncounters = 7,
+		/* every link's 6 and the cycle counter: a set may hold events
+		 * on links apart beyond one link's 7 (PAPI's num_cntrs) */
+		.ncounters = NW_LINKS * 6 + 1,
 		.width = 64,
 		.scope = CLAB_SCOPE_NODE,
 		.overflow = CLAB_OVF_NONE,

@@ -122,6 +122,19 @@ int main(void)
 	const char *links_clash[] = {"network:::PEVT_NW_USER_PP_RECV:links=0x1",
 				     "network:::PEVT_NW_SYS_PP_RECV:links=0x3"};
 	expect_add_fails(links_clash, 2, PAPI_ECNFLCT);
+	/* ... so a PAPI set holds more events than one link has counters:
+	 * 4 _SENT and a _RECV on each of E+ and E-, and the cycles */
+	const char *two_links[] = {
+		"network:::PEVT_NW_USER_ESC_PP_SENT:links=0x200", "network:::PEVT_NW_USER_DYN_PP_SENT:links=0x200",
+		"network:::PEVT_NW_SYS_PP_SENT:links=0x200", "network:::PEVT_NW_USER_PRI_PP_SENT:links=0x200",
+		"network:::PEVT_NW_USER_PP_RECV:links=0x200",
+		"network:::PEVT_NW_USER_ESC_PP_SENT:links=0x100", "network:::PEVT_NW_USER_DYN_PP_SENT:links=0x100",
+		"network:::PEVT_NW_SYS_PP_SENT:links=0x100", "network:::PEVT_NW_USER_PRI_PP_SENT:links=0x100",
+		"network:::PEVT_NW_USER_PP_RECV:links=0x100", "network:::PEVT_NW_CYCLES"};
+	long long v11[11];
+	measure(two_links, 11, v11, &secs);
+	CHECK(v11[0] == 2 * ITERS && v11[4] == ITERS && v11[5] == 0 && v11[9] == 0,
+	      "11 events on E+ and E-: %lld %lld %lld %lld", v11[0], v11[4], v11[5], v11[9]);
 	const char *bad_vc[] = {"network:::PEVT_NW_USER_PP_SENT:vc=0x20"};
 	expect_add_fails(bad_vc, 1, PAPI_EATTR);
 	const char *bad_links[] = {"network:::PEVT_NW_SENT:links=0x800"};
