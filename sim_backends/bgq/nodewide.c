@@ -210,8 +210,10 @@ static int slow_start(bgq_fixed_unit *u, bgq_fixed_set *s)
 			int rc = u->kind->values(u, s, g, v);
 			if (rc)
 				return rc;
-			part[g] = v[i];
-			s->base[i] += v[i];
+			/* (in the handler its own thread's part stands where the
+			 * handler began, as now_values has it) */
+			part[g] = s->held && g == s->hw ? s->held_own[i] : v[i];
+			s->base[i] += part[g];
 		}
 		bgq_slow_start(u->node, s, i, part);
 	}

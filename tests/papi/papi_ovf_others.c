@@ -143,6 +143,46 @@ static void rounds(int n)
 	printf("%d rounds of two armed readers: calls follow each set's count\n", n);
 }
 
+/* One thread whose handler reads and resets its set, which restarts the
+ * threshold (its reads move its clock, and what its own thread does while
+ * the handler runs does not count): the set still counts what an unarmed
+ * set counts over the same reads, a threshold per call. */
+static int reset_es = PAPI_NULL, reset_calls;
+static long long reset_sum;
+static void reset_handler(int es, void *pc, long long vector, void *ctx)
+{
+	(void)es, (void)pc, (void)vector, (void)ctx;
+	long long v;
+	CHECK_PAPI(PAPI_read(reset_es, &v));
+	CHECK(v >= PERIOD && v < 2 * PERIOD, "the handler read %lld (threshold %d)", v, PERIOD);
+	reset_sum += v;
+	reset_calls++;
+	CHECK_PAPI(PAPI_reset(reset_es));
+}
+
+static long long read_200(int armed)
+{
+	long long v;
+	reset_es = armed ? armed_set(reset_handler) : make_set(l2, 1);
+	CHECK_PAPI(PAPI_start(reset_es));
+	for (int i = 0; i < 200; i++)
+		CHECK_PAPI(PAPI_read(reset_es, &v));
+	CHECK_PAPI(PAPI_stop(reset_es, &v));
+	drop_set(reset_es);
+	return v;
+}
+
+static void reset_in_handler(void)
+{
+	long long plain = read_200(0), last = read_200(1), total = reset_sum + last;
+	CHECK(total > plain - PERIOD && total < plain + PERIOD,
+	      "with a reset in the handler the set counted %lld (%d calls), unarmed %lld", total,
+	      reset_calls, plain);
+	CHECK(reset_calls == total / PERIOD || reset_calls == total / PERIOD - 1,
+	      "%d handler calls for %lld counted", reset_calls, total);
+	printf("reset in the handler: %d calls, %lld counted (unarmed: %lld)\n", reset_calls, total, plain);
+}
+
 int main(void)
 {
 	setenv("COUNTERLAB_MACHINE", "bgq:clock=virtual,tick=100000", 1);
@@ -150,6 +190,7 @@ int main(void)
 	CHECK_PAPI(PAPI_thread_init(pthread_self));
 	interrupt_goes_out_at_once();
 	rounds(20);
+	reset_in_handler();
 	PAPI_shutdown();
 	return 0;
 }
