@@ -1106,6 +1106,8 @@ static void fork_child(void)
 			int mine = pthread_equal(t->owner, self);
 			for (clab_evset *s = t->sets; s; s = s->tnext)
 				(mine ? clab_evset_halt : clab_evset_orphan)(s);
+			if (mine) /* the child's thread, where its signals go */
+				t->tid = (pid_t)syscall(SYS_gettid);
 			if (!mine) {
 				t->attached = 0;
 				m->slot[h] = NULL;

@@ -84,12 +84,10 @@ static void *pc_of(void *uc)
 #endif
 }
 
+/* (not cached: a forked child's thread has the parent's thread-locals) */
 static pid_t my_tid(void)
 {
-	static __thread pid_t tid;
-	if (!tid)
-		tid = (pid_t)syscall(SYS_gettid);
-	return tid;
+	return (pid_t)syscall(SYS_gettid);
 }
 
 /* Sends this thread the signal for its own sets raised within the call. */

@@ -183,6 +183,36 @@ static void reset_in_handler(void)
 	printf("reset in the handler: %d calls, %lld counted (unarmed: %lld)\n", reset_calls, total, plain);
 }
 
+/* A forked child starts the armed set it inherited: its interrupts reach
+ * the child's own thread (the parent's thread id is no thread of the
+ * child's). */
+static void forked_child_overflows(void)
+{
+	reset_calls = 0;
+	reset_sum = 0;
+	reset_es = armed_set(reset_handler);
+	fflush(stdout);
+	pid_t pid = fork();
+	CHECK(pid >= 0, "fork");
+	if (pid == 0) {
+		long long v;
+		alarm(60);
+		CHECK_PAPI(PAPI_start(reset_es));
+		for (int i = 0; i < 100; i++)
+			CHECK_PAPI(PAPI_read(reset_es, &v));
+		CHECK_PAPI(PAPI_stop(reset_es, &v));
+		CHECK(reset_calls >= (reset_sum + v) / PERIOD - 1 && reset_calls > 0,
+		      "forked child: %d handler calls for %lld counted", reset_calls, reset_sum + v);
+		printf("forked child: %d handler calls\n", reset_calls);
+		fflush(stdout);
+		_exit(0);
+	}
+	int st;
+	CHECK(waitpid(pid, &st, 0) == pid, "waitpid");
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the forked child failed");
+	drop_set(reset_es);
+}
+
 int main(void)
 {
 	setenv("COUNTERLAB_MACHINE", "bgq:clock=virtual,tick=100000", 1);
@@ -191,6 +221,7 @@ int main(void)
 	interrupt_goes_out_at_once();
 	rounds(20);
 	reset_in_handler();
+	forked_child_overflows();
 	PAPI_shutdown();
 	return 0;
 }
