@@ -294,8 +294,8 @@ void bgq_slow_start(bgq_node *n, void *set, int req, const uint64_t *part)
 
 /* The set's entries stop, hold while the owner's handler runs, or resume
  * after it: the counter did not count what the owner itself did
- * meanwhile, and one that
- * overflowed re-arms a period from where its interrupt was detected.
+ * meanwhile, and one that overflowed re-arms a period from where its
+ * interrupt was detected.
  * Counts that other threads brought in at once, while the handler was
  * pending, may have passed that already: the next interrupt is due at
  * once, and the handler runs again (a counter that counted on would have
