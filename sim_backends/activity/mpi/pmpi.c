@@ -319,6 +319,26 @@ static int del_ranks(MPI_Comm c, int key, void *val, void *extra)
 	return MPI_SUCCESS;
 }
 
+/* World ranks of the n members of group g (n + 1 places), or NULL when
+ * out of memory. */
+static int *group_world_ranks(MPI_Group g, int n)
+{
+	MPI_Group wg;
+	int *in = malloc((size_t)n * sizeof *in + 1), *r = malloc(((size_t)n + 1) * sizeof *r);
+	if (in && r) {
+		for (int i = 0; i < n; i++)
+			in[i] = i;
+		PMPI_Comm_group(MPI_COMM_WORLD, &wg);
+		PMPI_Group_translate_ranks(g, n, in, wg, r);
+		PMPI_Group_free(&wg);
+	} else {
+		free(r);
+		r = NULL;
+	}
+	free(in);
+	return r;
+}
+
 /* World ranks of comm's members (the remote group of an
  * inter-communicator), cached on the communicator; NULL for the world. */
 static const int *world_ranks(MPI_Comm comm, int *n)
@@ -331,28 +351,18 @@ static const int *world_ranks(MPI_Comm comm, int *n)
 	int *r;
 	PMPI_Comm_get_attr(comm, L.keyval, &r, &flag);
 	PMPI_Comm_test_inter(comm, &inter);
-	MPI_Group g, wg;
+	MPI_Group g;
 	if (inter)
 		PMPI_Comm_remote_group(comm, &g);
 	else
 		PMPI_Comm_group(comm, &g);
 	PMPI_Group_size(g, n);
 	if (!flag) {
-		int *in = malloc((size_t)*n * sizeof *in);
-		r = malloc(((size_t)*n + 1) * sizeof *r);
-		if (!in || !r) {
-			free(in);
-			free(r);
+		if (!(r = group_world_ranks(g, *n))) {
 			PMPI_Group_free(&g);
 			*n = 0; /* counts nothing rather than wrong ranks */
 			return NULL;
 		}
-		for (int i = 0; i < *n; i++)
-			in[i] = i;
-		PMPI_Comm_group(MPI_COMM_WORLD, &wg);
-		PMPI_Group_translate_ranks(g, *n, in, wg, r);
-		PMPI_Group_free(&wg);
-		free(in);
 		PMPI_Comm_set_attr(comm, L.keyval, r);
 	}
 	PMPI_Group_free(&g);
@@ -410,21 +420,10 @@ static int coll_vc(MPI_Comm comm)
  * of memory. The caller frees it. */
 static int *local_ranks(MPI_Comm comm, int *n)
 {
-	MPI_Group g, wg;
+	MPI_Group g;
 	PMPI_Comm_group(comm, &g);
 	PMPI_Group_size(g, n);
-	int *in = malloc((size_t)*n * sizeof *in), *r = malloc(((size_t)*n + 1) * sizeof *r);
-	if (in && r) {
-		for (int i = 0; i < *n; i++)
-			in[i] = i;
-		PMPI_Comm_group(MPI_COMM_WORLD, &wg);
-		PMPI_Group_translate_ranks(g, *n, in, wg, r);
-		PMPI_Group_free(&wg);
-	} else {
-		free(r);
-		r = NULL;
-	}
-	free(in);
+	int *r = group_world_ranks(g, *n);
 	PMPI_Group_free(&g);
 	return r;
 }
