@@ -675,8 +675,13 @@ static int setup(void)
 {
 	PMPI_Comm_rank(MPI_COMM_WORLD, &L.me);
 	PMPI_Comm_size(MPI_COMM_WORLD, &L.size);
-	if (agree(prepare()) || agree(share()))
+	if (agree(prepare()) || agree(share())) {
+		free(members); /* (a step that failed may have left them) */
+		free(names);
+		members = NULL;
+		names = NULL;
 		return MPI_ERR_OTHER;
+	}
 	PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, del_ranks, &L.keyval, NULL);
 	int dup = PMPI_Comm_dup(MPI_COMM_WORLD, &L.world);
 	if (agree(dup == MPI_SUCCESS ? NULL : fail("MPI_Comm_dup failed")))
