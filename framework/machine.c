@@ -1074,6 +1074,36 @@ static void thread_exit(void *arg)
 	detach_all_of(pthread_self());
 }
 
+/* Before a fork, the forking thread's simulated clocks catch up with it
+ * (sync: on the host clock, its CPU time; emulated, what it ran), so that
+ * the sets its child inherits keep their counts up to the fork: the child
+ * lets go of those clocks before anything reads them (fork_child). Not
+ * from a handler inside a counterlab call, where the node's locks may be
+ * held: the counts then stand as last brought up. */
+static void fork_prepare(void)
+{
+	if (CLAB_ENTER()) {
+		clab_leave(CLAB_OK);
+		return;
+	}
+	pthread_t self = pthread_self();
+	pthread_mutex_lock(&machines.lock);
+	for (int i = 0; i < machines.n; i++) {
+		clab_machine *m = machines.m[i];
+		if (!m->sim_ops || !m->sim_ops->sync)
+			continue;
+		for (int h = 0; h < clab_machine_nhwthreads(m); h++) {
+			pthread_mutex_lock(&m->lock); /* (another thread may be letting go of its slot) */
+			int mine = m->slot[h] && pthread_equal(m->slot[h]->owner, self);
+			pthread_mutex_unlock(&m->lock);
+			if (mine)
+				m->sim_ops->sync(m->sim, h);
+		}
+	}
+	pthread_mutex_unlock(&machines.lock);
+	clab_leave(CLAB_OK);
+}
+
 /* A forked child is a process of its own: it inherits none of the
  * parent's counting. Its one thread keeps its hardware threads; the
  * others' are free; every inherited set stops and lets go of the unit,
@@ -1119,7 +1149,7 @@ static void fork_child(void)
 static void exit_key_create(void)
 {
 	pthread_key_create(&exit_key, thread_exit);
-	pthread_atfork(NULL, NULL, fork_child);
+	pthread_atfork(fork_prepare, NULL, fork_child);
 }
 
 static void arm_exit_hook(void)
