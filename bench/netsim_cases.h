@@ -17,7 +17,9 @@
  * hot, BookSim's hotspot({...})). The list was fixed before any mechanism
  * was changed to approach BookSim: the first six are the original
  * comparison, the rest cover 2D to 5D, even and odd rings, 1 KB to 256 KB
- * per node. */
+ * per node. The cases from N_MATRIX on are held out: chosen after the
+ * mechanisms and their defaults were settled, first run against BookSim
+ * then, and never used to change anything; they are summarized apart. */
 typedef struct bcase {
 	int k, n;
 	const char *kind;    /* tornado, neighbor, bitcomp, transpose, shuffle, uniform, hotspot */
@@ -84,7 +86,27 @@ static const bcase cases[] = {
 	{4, 5, "bitcomp", 1 << 10, 0, 0},
 	{4, 5, "uniform", 1 << 10, 0, 0},
 	{4, 5, "tornado", 4 << 10, 0, 0},
+	/* held out (N_MATRIX on) */
+	{6, 2, "tornado", 64 << 10, 0, 0},
+	{9, 2, "uniform", 16 << 10, 0, 0},
+	{10, 2, "tornado", 16 << 10, 0, 0},
+	{12, 2, "uniform", 4 << 10, 0, 0},
+	{16, 2, "transpose", 16 << 10, 0, 0},
+	{16, 2, "shuffle", 64 << 10, 0, 0},
+	{8, 2, "hotspot", 16 << 10, 8, 0},
+	{3, 3, "tornado", 64 << 10, 0, 0},
+	{7, 3, "uniform", 4 << 10, 0, 0},
+	{7, 3, "tornado", 16 << 10, 0, 0},
+	{8, 3, "shuffle", 16 << 10, 0, 0},
+	{8, 3, "uniform", 64 << 10, 0, 0},
+	{3, 4, "tornado", 16 << 10, 0, 0},
+	{4, 4, "transpose", 64 << 10, 0, 0},
+	{4, 4, "shuffle", 16 << 10, 0, 0},
+	{5, 4, "uniform", 2 << 10, 0, 0},
+	{4, 5, "transpose", 4 << 10, 0, 0},
+	{3, 5, "tornado", 4 << 10, 0, 0},
 };
+enum { N_MATRIX = 53 }; /* the matrix fixed before tuning; the rest are held out */
 
 /* BookSim's traffic name and our pattern for case c. */
 static void traffic_of(const bcase *c, size_t nodes, char *bs, size_t nbs, char *ours, size_t nours)
