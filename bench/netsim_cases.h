@@ -107,6 +107,7 @@ static const bcase cases[] = {
 	{3, 5, "tornado", 4 << 10, 0, 0},
 };
 enum { N_MATRIX = 53 }; /* the matrix fixed before tuning; the rest are held out */
+_Static_assert(N_MATRIX <= sizeof cases / sizeof *cases, "N_MATRIX past the list");
 
 /* BookSim's traffic name and our pattern for case c. */
 static void traffic_of(const bcase *c, size_t nodes, char *bs, size_t nbs, char *ours, size_t nours)
