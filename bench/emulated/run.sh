@@ -43,7 +43,13 @@ val() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
 # tools, up to 2 MB under valgrind, 512 KB under QEMU): both runs get the
 # same choice. Each tool's count of an empty program linked against the
 # same libraries (the loader's start-up, which differs: valgrind preloads
-# its own objects) is taken off.
+# its own objects) is taken off: the empty program goes by the measured
+# one's name and arguments, so that the strings the loader reads from the
+# stack lie on the same cache lines in both runs. And every call the
+# program binds lazily looks its symbol up through the preloaded objects,
+# reading their hash tables (FFTW's calls: 2-3 L2 load misses): each
+# tool's run preloads the other's object too (valgrind's core preload,
+# counterlab-run's guest library), so that both look through the same.
 tun=glibc.cpu.hwcaps=-ERMS:glibc.cpu.x86_non_temporal_threshold=0x200000
 printf 'int main(void) { return 0; }\n' > "$out/empty.c"
 "$CC" -O2 -o "$out/empty" "$out/empty.c"
@@ -59,19 +65,31 @@ printf 'int main(void) { return 0; }\n' > "$out/empty.c"
 # run under each tool from a directory whose path is as long (valgrind
 # puts the program's full path on the stack), prints it.
 cmpdir=$out/compare
-mkdir -p "$cmpdir/count" "$cmpdir/probe"
+mkdir -p "$cmpdir/count" "$cmpdir/empty" "$cmpdir/probe"
+vgpreload=
+for d in /usr/libexec/valgrind /usr/lib/x86_64-linux-gnu/valgrind /usr/lib/valgrind; do
+	[ -f "$d/vgpreload_core-amd64-linux.so" ] && { vgpreload=$d/vgpreload_core-amd64-linux.so; break; }
+done
+guest=$PREFIX/lib/counterlab/guest.so
 printf '#include <stdio.h>\nint main(int c, char **v) { (void)c; printf("%%lu\\n", (unsigned long)v %% 4096); return 0; }\n' \
 	> "$out/stackprobe.c"
 "$CC" -O2 -o "$out/stackprobe" "$out/stackprobe.c"
-for p in sort stencil fft empty empty-fftw; do
+for p in sort stencil fft; do
 	cp "$out/$p" "$cmpdir/count/$p"
 	cp "$out/stackprobe" "$cmpdir/probe/$p"
 done
+cp "$out/empty" "$cmpdir/empty/sort"
+cp "$out/empty" "$cmpdir/empty/stencil"
+cp "$out/empty-fftw" "$cmpdir/empty/fft"
+[ -n "$vgpreload" ] ||
+	echo "bench: valgrind's vgpreload_core not found: the plugin's runs do not preload it (compared as they fall)" >&2
 # under TOOL (cg or pl) in directory DIR of $cmpdir, with PAD of $pad bytes: NAME ARGS...
 under() {
-	local tool=$1 dir=$2
+	local tool=$1 dir=$2 other
 	shift 2
 	local env=(env -i "GLIBC_TUNABLES=$tun" "PAD=$(printf "%${pad}s" "" | tr ' ' x)")
+	[ "$tool" = cg ] && other=$guest || other=$vgpreload
+	[ -z "$other" ] || env+=("LD_PRELOAD=$other")
 	if [ "$tool" = cg ]; then
 		# address-space randomization off, as counterlab-run has it
 		(cd "$cmpdir/$dir" && "${env[@]}" "$(command -v setarch)" "$(uname -m)" -R \
@@ -93,17 +111,17 @@ stackpad() {
 		pad=$((pad + (got - want + 4096) % 4096))
 	done
 }
-# counts "Ir Dr D1mr DLmr Dw D1mw DLmw" of a run (NAME ARGS...): cachegrind's, the plugin's
+# counts "Ir Dr D1mr DLmr Dw D1mw DLmw" of a run (DIR NAME ARGS...): cachegrind's, the plugin's
 cgcounts() {
 	if command -v valgrind > /dev/null; then
-		under cg count "$@" > /dev/null 2>&1
+		under cg "$@" > /dev/null 2>&1
 		grep '^summary:' "$out/cg.out" | awk '{ print $2, $5, $6, $7, $8, $9, $10 }'
 	else
 		echo 0 0 0 0 0 0 0
 	fi
 }
 plcounts() {
-	under pl count "$@" > /dev/null
+	under pl "$@" > /dev/null
 	awk '{ v[$1] = $2 } END { print v["guest_instructions"], v["loads"] + v["qloads"],
 		v["l1d_load_misses"], v["llc_misses"], v["stores"] + v["qstores"],
 		v["l1d_store_misses"], v["l2_store_misses"] }' "$out/pl.out"
@@ -112,19 +130,16 @@ rows=()
 for spec in "sort 2000000" "stencil 1024 40" "fft 262144 20"; do
 	read -r -a cmd <<< "$spec"
 	prog=$out/${cmd[0]}
-	empty=empty
-	[ "${cmd[0]}" = fft ] && empty=empty-fftw
-	pad=0 pad0=0
+	pad=0
 	if command -v valgrind > /dev/null; then
 		pad=$(stackpad "${cmd[@]}")
-		pad0=$(stackpad "$empty")
-		[ -n "$pad" ] && [ -n "$pad0" ] ||
+		[ -n "$pad" ] ||
 			echo "bench: no PAD puts cachegrind's stack where the plugin's is for ${cmd[0]} (compared as it falls)" >&2
 	fi
-	cg=$(pad=${pad:-0} cgcounts "${cmd[@]}")
-	cg0=$(pad=${pad0:-0} cgcounts "$empty")
-	pl=$(pad=${pad:-0} plcounts "${cmd[@]}")
-	pl0=$(pad=${pad0:-0} plcounts "$empty")
+	cg=$(pad=${pad:-0} cgcounts count "${cmd[@]}")
+	cg0=$(pad=${pad:-0} cgcounts empty "${cmd[@]}")
+	pl=$(pad=${pad:-0} plcounts count "${cmd[@]}")
+	pl0=$(pad=${pad:-0} plcounts empty "${cmd[@]}")
 	# native: a run of 30-300 ms, the best of 10 (3 are not enough to
 	# see past a busy machine's noise)
 	best=$( (for _ in 1 2 3 4 5 6 7 8 9 10; do cpu "$prog" "${cmd[@]:1}"; done) | sort -g | head -1)
@@ -134,18 +149,18 @@ for spec in "sort 2000000" "stencil 1024 40" "fft 262144 20"; do
 	[ -z "$callbacks" ] || calls=$(best3 qemu-x86_64 -cpu max -plugin "$callbacks" "$prog" "${cmd[@]:1}")
 	ins=$(val "$out/${cmd[0]}.a2" guest_instructions)
 	rows+=("$(awk -v name="${cmd[*]}" -v nat="$best" -v emu="$emu" -v bare="$bare" -v calls="$calls" -v ins="$ins" \
-		-v cg="$cg" -v cg0="$cg0" -v pl="$pl" -v pl0="$pl0" -v pads="${pad:-null},${pad0:-null}" '
+		-v cg="$cg" -v cg0="$cg0" -v pl="$pl" -v pl0="$pl0" -v pad="${pad:-null}" '
 		function rel(a, b) { return b ? sprintf("%.4f", (a - b) / b) : "null" }
 		BEGIN { printf "{\"program\":\"%s\",\"native_cpu_s\":%.3f,\"emulated_cpu_s\":%.3f,\"slowdown\":%.1f,\"qemu_alone_slowdown\":%.1f,\"qemu_callbacks_slowdown\":%s,", name, nat, emu, emu / nat, bare / nat, (calls > 0 ? sprintf("%.1f", calls / nat) : "null")
 			printf "\"guest_instructions\":%d,\"guest_mips\":%.1f,\"meets_30x\":%s,", ins, ins / emu / 1e6, (emu / nat <= 30 ? "true" : "false")
 			split(cg, c); split(cg0, c0); split(pl, p); split(pl0, p0)
 			split("Ir Dr D1mr DLmr Dw D1mw DLmw", k)
-			printf "\"startup_Ir\":[%d,%d],\"stack_pad\":[%s],\"cachegrind\":{", c0[1], p0[1], pads
+			printf "\"startup_Ir\":[%d,%d],\"stack_pad\":%s,\"cachegrind\":{", c0[1], p0[1], pad
 			for (i = 1; i <= 7; i++)
 				printf "%s\"%s\":[%d,%d,%s]", (i > 1 ? "," : ""), k[i], c[i] - c0[i], p[i] - p0[i], rel(p[i] - p0[i], c[i] - c0[i])
 			printf "}}" }')")
 	echo "bench: emulated ${rows[-1]}"
 done
-printf '{"benchmark":"emulated",%s"note":"cachegrind fields: [cachegrind, plugin in cachegrind policy, relative difference], each less the count of an empty program (startup_Ir: that of instructions), both run with GLIBC_TUNABLES=%s and PAD alone in the environment, PAD of stack_pad bytes (the program, the empty one), so that cachegrind'"'"'s initial stack has the page offset of the plugin'"'"'s (which no environment moves)","runs":[%s]}\n' "${BENCH_MACHINE:+$BENCH_MACHINE,}" "$tun" \
+printf '{"benchmark":"emulated",%s"note":"cachegrind fields: [cachegrind, plugin in cachegrind policy, relative difference], each less the count of an empty program run by the same name and arguments (startup_Ir: that of instructions), every run with GLIBC_TUNABLES=%s and PAD alone in the environment, PAD of stack_pad bytes, so that cachegrind'"'"'s initial stack has the page offset of the plugin'"'"'s (which no environment moves), and with the other tool'"'"'s object preloaded too (valgrind'"'"'s core preload, counterlab-run'"'"'s guest library)","runs":[%s]}\n' "${BENCH_MACHINE:+$BENCH_MACHINE,}" "$tun" \
 	"$(IFS=,; echo "${rows[*]}")" > "$results/emulated.json"
 echo "bench: wrote $results/emulated.json"
