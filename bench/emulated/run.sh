@@ -81,7 +81,7 @@ done
 cp "$out/empty" "$cmpdir/empty/sort"
 cp "$out/empty" "$cmpdir/empty/stencil"
 cp "$out/empty-fftw" "$cmpdir/empty/fft"
-[ -n "$vgpreload" ] ||
+[ -n "$vgpreload" ] || ! command -v valgrind > /dev/null ||
 	echo "bench: valgrind's vgpreload_core not found: the plugin's runs do not preload it (compared as they fall)" >&2
 # under TOOL (cg or pl) in directory DIR of $cmpdir, with PAD of $pad bytes: NAME ARGS...
 under() {
