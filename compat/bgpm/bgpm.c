@@ -505,11 +505,13 @@ int Bgpm_DeleteEventSet(unsigned h)
 	__atomic_store_n(&sets[h], NULL, __ATOMIC_RELEASE);
 	l2_refs -= s->l2_ref;
 	pthread_mutex_unlock(&lock);
-	pthread_mutex_lock(&hw_lock);
-	for (int t = 0; t < APP_HW; t++)
-		if (s->hwcs[t])
-			clab_evset_destroy(s->hwcs[t]);
-	pthread_mutex_unlock(&hw_lock);
+	if (s->hwmode) { /* (another mode's set has no targets' sets) */
+		pthread_mutex_lock(&hw_lock);
+		for (int t = 0; t < APP_HW; t++)
+			if (s->hwcs[t])
+				clab_evset_destroy(s->hwcs[t]);
+		pthread_mutex_unlock(&hw_lock);
+	}
 	free(s->banked);
 	free(s);
 	return BGPM_EOK;
@@ -1473,9 +1475,14 @@ static int each_cs(bgpm_set *s, int (*op)(clab_evset *))
 
 static int cs_stop(clab_evset *cs) { return clab_evset_stop(cs, NULL); }
 
-/* A hardware-distributed set's counts beside its counterlab sets': reset. */
+/* A hardware-distributed set's counts beside its counterlab sets': reset
+ * (a set of another mode has none, and leaves hw_lock alone: a handler
+ * that resets its set must not wait for the lock the code it interrupted
+ * holds). */
 static void forget_hw(bgpm_set *s)
 {
+	if (!s->hwmode)
+		return;
 	pthread_mutex_lock(&hw_lock);
 	memset(s->idle, 0, sizeof s->idle);
 	if (s->banked)
