@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <fenv.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,11 +70,32 @@ int clab_emu_attach(const volatile clab_emu_slot **out)
  * does nothing) */
 static __thread int pauses;
 
+/* PEVT_AXU_FP_EXCEPT counts edges of the FPSCR's exception summary bit
+ * (FX): an FP instruction sets it when it raises an exception flag that
+ * was clear, and it stays set until software clears the flags. The x86's
+ * flags (MXCSR and the x87 status word, which the emulator keeps as the
+ * CPU would) stand for the FPSCR's, the summary for "some flag set". The
+ * plugin cannot read them (QEMU 7.2 shows a plugin no registers), so the
+ * thread looks at its own flags each time it enters the library: an edge
+ * when they were all clear as it last left it and some are set now (a
+ * program that clears its flags and raises them again between two calls
+ * counts once). The library's own work raises no flags (the emulated
+ * tests check it), so the flags it sees are the program's. */
+#define FP_FLAGS (FE_INVALID | FE_DIVBYZERO | FE_OVERFLOW | FE_UNDERFLOW | FE_INEXACT)
+static __thread int fx_seen;        /* they have been looked at once */
+static __thread int fx_set;         /* and were not all clear */
+static __thread uint64_t fx_edges;
+
 void clab_emu_pause(int on)
 {
 	if (on ? pauses++ == 0 : pauses > 0 && --pauses == 0) {
 		int saved = errno; /* (the kernel answers ENOSYS: the program's errno stays) */
 		syscall(CLAB_EMU_SYSCALL, (long)(on ? CLAB_EMU_PAUSE : CLAB_EMU_RESUME));
+		if (on) {
+			int set = fetestexcept(FP_FLAGS) != 0;
+			fx_edges += fx_seen && !fx_set && set;
+			fx_seen = 1, fx_set = set;
+		}
 		errno = saved;
 	}
 }
@@ -84,6 +106,7 @@ void clab_emu_read(const volatile clab_emu_slot *s, clab_host_sample *out)
 	memset(out, 0, sizeof *out);
 	for (int q = 0; q < CLAB_HQ_N; q++)
 		out->q[q] = s->q[q];
+	out->q[CLAB_HQ_FP_EXCEPT] = fx_edges; /* (s is the calling thread's slot) */
 	out->have = (UINT64_C(1) << CLAB_HQ_N) - 1;
 }
 

@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include "hostmap.h"
 
-#define CLAB_EMU_MAGIC 0x636c6162656d7536ull /* "clabemu6" */
+#define CLAB_EMU_MAGIC 0x636c6162656d7537ull /* "clabemu7" */
 #define CLAB_EMU_SLOTS 256                   /* guest threads alive at once */
 #define CLAB_EMU_ENV "COUNTERLAB_EMULATED"   /* the slot file, set by counterlab-run */
 /* A system call number Linux does not have: the plugin sees it before the

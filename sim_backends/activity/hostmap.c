@@ -51,7 +51,9 @@
  * unused evictions and stores that invalidate a prefetched line (a
  * prefetch that became a demand fetch went on to L2: the L1p's misses are
  * the L1D's load misses less its hits); the L2 writes the dirty lines it
- * evicts back whole.
+ * evicts back whole; the FPSCR's exception summary (FX) is set when the
+ * program's FP exception flags go from all clear to one set (an edge of
+ * FX, PEVT_AXU_FP_EXCEPT).
  * Approximate by nature: on the host, x86 instructions with a memory
  * operand count as loads instead of integer work; branch misses depend on
  * the predictor. */
@@ -67,7 +69,7 @@ const char *const clab_hq_name[CLAB_HQ_N] = {
 	"l1p_streams", "l1p_lines", "l1p_wrt_inval", "l1p_evict_unused", "imul", "idiv", "ilog",
 	"icmp", "imov", "bits", "syscalls", "muldiv_busy", "fcmp", "fcvt", "frnd", "fmov", "foth",
 	"fsqrt", "axu_dep_stalls", "larx", "stcx", "syncs", "msyncs",
-	"ifetches", "l2_writebacks",
+	"ifetches", "l2_writebacks", "fp_except",
 };
 
 const char *const clab_hq_event[CLAB_HQ_N] = {
@@ -150,6 +152,7 @@ static const struct rule {
 	{"PEVT_L1P_STRM_LINE_ESTB", CLAB_HQ_L1P_LINES},
 	{"PEVT_L1P_STRM_WRT_INVAL", CLAB_HQ_L1P_WRT_INVAL},
 	{"PEVT_L1P_STRM_EVICT_UNUSED", CLAB_HQ_L1P_EVICT_UNUSED},
+	{"PEVT_AXU_FP_EXCEPT", CLAB_HQ_FP_EXCEPT},
 };
 /* every rule, PEVT_XU_THRD_RUNNING, _PROC_BUSY and PEVT_AXU_IDLE fit in an output */
 _Static_assert(sizeof rules / sizeof rules[0] + 3 <= CLAB_HOSTMAP_MAX, "CLAB_HOSTMAP_MAX");

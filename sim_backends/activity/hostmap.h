@@ -77,6 +77,8 @@ enum clab_hq {
 	CLAB_HQ_MSYNCS,
 	CLAB_HQ_IFETCHES,       /* instruction cache reads, four A2 instructions each */
 	CLAB_HQ_L2_WRITEBACKS,  /* dirty lines the L2 evicted, written to memory whole */
+	CLAB_HQ_FP_EXCEPT,      /* FP exception flags going from all clear to one
+				 * set (the program's side counts it: emulated.c) */
 	CLAB_HQ_N
 };
 

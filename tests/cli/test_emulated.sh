@@ -14,7 +14,7 @@ prefix=${PREFIX:-$bindir/..}
 export COUNTERLAB_MACHINES=${COUNTERLAB_MACHINES:-$(cd "$(dirname "$0")/../.." && pwd)/machines}
 
 if ! ${CC:-cc} -std=gnu11 -O1 -g -Wall -Wextra -Werror -pthread -I"$prefix/include" \
-	-o "$tmp/kernels" "$(dirname "$0")/../emulated/kernels.c" -L"$prefix/lib" -lbgpm -lpapi -lcounterlab \
+	-o "$tmp/kernels" "$(dirname "$0")/../emulated/kernels.c" -L"$prefix/lib" -lbgpm -lpapi -lcounterlab -lm \
 	-Wl,-rpath,"$prefix/lib"; then
 	echo "FAIL - build tests/emulated/kernels.c"
 	exit 1

@@ -10,6 +10,7 @@
  * kernel is followed by a read and 4096 no-ops, which count as
  * instructions only: by the stop, a scan has seen the whole kernel. */
 #include <errno.h>
+#include <fenv.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -609,6 +610,16 @@ static void k_syscalls(long n, const char *b)
 		syscall(SYS_getppid);
 }
 
+/* n multiplies by 1e10: inexact from the third, overflowing from about
+ * the thirtieth (the flags that the FPSCR's summary bit sums up) */
+static void k_overflow(long n, const char *b)
+{
+	(void)b;
+	volatile double a = 1.5;
+	for (long i = 0; i < n; i++)
+		a = a * 1e10;
+}
+
 /* counts of kernel(2n) - kernel(n): PAPI's own share cancels */
 static void diff(int es, void (*kernel)(long, const char *), long n, const char *buf,
 		 long long *d)
@@ -858,6 +869,34 @@ int main(int argc, char **argv)
 	CHECK_PAPI(PAPI_stop(es2, d + 4));
 	CHECK(after == ERANGE, "PAPI_read changed errno from ERANGE to %d", after);
 	printf("ok - PAPI_read leaves errno as it was\n");
+
+	/* FP exceptions: the summary bit goes from clear to set once when the
+	 * multiplies raise flags that were all clear, not again while they
+	 * stay set, never for integer work; PAPI's calls raise no flags of
+	 * their own (the count takes the flags the library sees for the
+	 * program's) */
+	static const char *fxnames[] = {"core:::PEVT_AXU_FP_EXCEPT"};
+	int esx = make_set(fxnames, 1);
+	long long fx[3];
+	feclearexcept(FE_ALL_EXCEPT);
+	measure(esx, k_overflow, 100, NULL, v);
+	fx[0] = v[0];
+	int raised = fetestexcept(FE_ALL_EXCEPT);
+	measure(esx, k_overflow, 100, NULL, v);
+	fx[1] = v[0];
+	feclearexcept(FE_ALL_EXCEPT);
+	measure(esx, k_loop, 1000, NULL, v);
+	fx[2] = v[0];
+	int left = fetestexcept(FE_ALL_EXCEPT);
+	CHECK(fx[0] == 1 && fx[1] == 0 && fx[2] == 0,
+	      "PEVT_AXU_FP_EXCEPT: %lld overflowing from clear flags (want 1), %lld with them set "
+	      "(want 0), %lld for a loop (want 0)", fx[0], fx[1], fx[2]);
+	CHECK(raised == (FE_OVERFLOW | FE_INEXACT) && left == 0,
+	      "the program's FP flags after its multiplies %#x (want overflow and inexact), after "
+	      "a loop between PAPI calls %#x (want none)", raised, left);
+	printf("ok - PEVT_AXU_FP_EXCEPT: 1 for multiplies that raise flags from clear, 0 while "
+	       "they stay set, 0 for a loop; PAPI's calls raise no FP flags\n");
+	drop_set(esx);
 
 	/* N FMAs: 2N operations, N FMA instructions, exactly (PAPI's own
 	 * code between start and stop does no floating point) */
