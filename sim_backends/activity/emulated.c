@@ -77,10 +77,12 @@ static __thread int pauses;
  * CPU would) stand for the FPSCR's, the summary for "some flag set". The
  * plugin cannot read them (QEMU 7.2 shows a plugin no registers), so the
  * thread looks at its own flags each time it enters the library: an edge
- * when they were all clear as it last left it and some are set now (a
- * program that clears its flags and raises them again between two calls
- * counts once). The library's own work raises no flags (the emulated
- * tests check it), so the flags it sees are the program's. */
+ * when they were all clear as it last left it and some are set now.
+ * Approximate: clearing the flags clears this summary (the A2's FX stays
+ * set until software clears FX itself), and clearing and raising them
+ * again between two calls counts once. The library's own work raises no
+ * flags (the emulated tests check it), so the flags it sees are the
+ * program's. */
 #define FP_FLAGS (FE_INVALID | FE_DIVBYZERO | FE_OVERFLOW | FE_UNDERFLOW | FE_INEXACT)
 static __thread int fx_seen;        /* they have been looked at once */
 static __thread int fx_set;         /* and were not all clear */
