@@ -84,9 +84,9 @@ static __thread int pauses;
  * flags (the emulated tests check it), so the flags it sees are the
  * program's. */
 #define FP_FLAGS (FE_INVALID | FE_DIVBYZERO | FE_OVERFLOW | FE_UNDERFLOW | FE_INEXACT)
-static __thread int fx_seen;        /* they have been looked at once */
-static __thread int fx_set;         /* and were not all clear */
-static __thread uint64_t fx_edges;
+static __thread int fx_set;         /* some were set as it last left */
+static __thread uint64_t fx_edges;  /* (an edge before the thread's first
+				     * read lies in every read's baseline) */
 
 void clab_emu_pause(int on)
 {
@@ -95,8 +95,8 @@ void clab_emu_pause(int on)
 		syscall(CLAB_EMU_SYSCALL, (long)(on ? CLAB_EMU_PAUSE : CLAB_EMU_RESUME));
 		if (on) {
 			int set = fetestexcept(FP_FLAGS) != 0;
-			fx_edges += fx_seen && !fx_set && set;
-			fx_seen = 1, fx_set = set;
+			fx_edges += !fx_set && set;
+			fx_set = set;
 		}
 		errno = saved;
 	}
