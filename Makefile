@@ -19,9 +19,17 @@ STAGE := $(abspath $(BUILD))/prefix
 PREFIX ?= /usr/local
 PAPI_SRC ?=
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+# make splits paths at blanks, so one with a blank would be taken apart
+# (and install, say, into the wrong directory): refuse it up front
+$(foreach v,CURDIR BUILD PREFIX,$(if $(filter-out 1,$(words $($(v)))),\
+	$(error $(v) "$($(v))" holds a blank, which make cannot take in a path; use a directory without one)))
 
 CC ?= gcc
-WARN := -Wall -Wextra -Werror
+# warnings stop the build under the project's own flags; under a
+# user's CFLAGS (another optimizer level finds other suspects) they stay
+# warnings, unless WERROR=-Werror
+WERROR ?= $(if $(filter undefined default file,$(origin CFLAGS)),-Werror,)
+WARN := -Wall -Wextra $(WERROR)
 CFLAGS ?= -O2 -g
 CLAB_CFLAGS := -std=gnu11 $(WARN) -fPIC -fno-semantic-interposition -pthread -Iinclude -I$(BUILD)/gen
 LIBS := -liniparser -lhwloc -lpfm -lpthread -lm
@@ -46,6 +54,9 @@ UTILS := $(STAGE)/bin/counterlab-native-avail $(STAGE)/bin/counterlab-netsim \
 	$(STAGE)/bin/counterlab-map $(STAGE)/bin/counterlab-run $(EMU_PLUGIN) $(EMU_GUEST)
 DATA_STAMP := $(BUILD)/data.stamp
 PAPI_STAMP := $(BUILD)/papi.stamp
+# PAPI's makefiles set a CFLAGS of their own (with defines they need): a
+# CFLAGS given to our make on its command line must not reach them
+PAPI_MAKE := MAKEFLAGS= $(MAKE)
 PAPI_TREE := $(BUILD)/papi
 COMPONENTS := clab_core clab_l2 clab_io clab_network clab_kernel clab_devices
 COMPONENT_FILES := $(wildcard components/*/*.c components/*/*.h components/*/Rules.*)
@@ -180,7 +191,7 @@ $(PAPI_BGPM_STAMP): $(LIBBGPM) $(BUILD)/papi-src.stamp $(wildcard compat/bgpm/pa
 		--with-components="bgpm_thread bgpm/L2unit bgpm/IOunit bgpm/NWunit bgpm/CNKunit" \
 		--with-shared-lib=yes --with-static-lib=no --with-shlib-tools CFLAGS="-I$(STAGE)/include" \
 		> ../configure.log 2>&1 || { tail -20 ../configure.log; exit 1; }
-	$(MAKE) -C $(PAPI_BGPM)/src -j2 BGPM_PREFIX=$(STAGE) > $(PAPI_BGPM)/make.log 2>&1 \
+	$(PAPI_MAKE) -C $(PAPI_BGPM)/src -j2 BGPM_PREFIX=$(STAGE) > $(PAPI_BGPM)/make.log 2>&1 \
 		|| { tail -30 $(PAPI_BGPM)/make.log; exit 1; }
 	@touch $@
 
@@ -214,8 +225,8 @@ $(BUILD)/papi-configured.stamp: $(BUILD)/papi-src.stamp $(COMPONENT_LIST)
 	cd $(PAPI_TREE)/src && ac_cv_file__proc_sys_kernel_perf_event_paranoid=no \
 		./configure --prefix=$(STAGE) --with-components="$(COMPONENTS)" \
 		--with-shared-lib=yes --with-static-lib=no --with-shlib-tools \
-		LDFLAGS="-Wl,-rpath,$(STAGE)/lib" > $(CURDIR)/$(BUILD)/papi-configure.log 2>&1 \
-		|| { tail -20 $(CURDIR)/$(BUILD)/papi-configure.log; \
+		LDFLAGS="-Wl,-rpath,$(STAGE)/lib" > $(abspath $(BUILD))/papi-configure.log 2>&1 \
+		|| { tail -20 $(abspath $(BUILD))/papi-configure.log; \
 		echo "make: PAPI's configure failed (log above, in full in $(BUILD)/papi-configure.log)"; exit 1; }
 	@grep -q 'platform... linux-generic' $(BUILD)/papi-configure.log || { \
 		echo "make: PAPI did not configure for the generic Linux platform, so counterlab's core would not be component 0"; \
@@ -225,13 +236,13 @@ $(BUILD)/papi-configured.stamp: $(BUILD)/papi-src.stamp $(COMPONENT_LIST)
 # PAPI's own rules do not see our headers: relink libpapi whenever we changed.
 $(PAPI_STAMP): $(BUILD)/papi-configured.stamp $(LIBCLAB) $(DATA_STAMP) $(COMPONENT_FILES)
 	rm -f $(PAPI_TREE)/src/libpapi.so*
-	$(MAKE) -C $(PAPI_TREE)/src -j$(JOBS) CLAB_ROOT=$(CURDIR) CLAB_PREFIX=$(STAGE) \
+	$(PAPI_MAKE) -C $(PAPI_TREE)/src -j$(JOBS) CLAB_ROOT=$(CURDIR) CLAB_PREFIX=$(STAGE) \
 		> $(BUILD)/papi-make.log 2>&1 || { tail -30 $(BUILD)/papi-make.log; \
 		echo "make: building PAPI with our components failed (log above, in full in $(BUILD)/papi-make.log)"; exit 1; }
 	@# a new file: PAPI's install copies over the old one in place, which a
 	@# program running from the staged tree has mapped (it would die of SIGBUS)
 	rm -f $(STAGE)/lib/libpapi.so*
-	$(MAKE) -C $(PAPI_TREE)/src CLAB_ROOT=$(CURDIR) CLAB_PREFIX=$(STAGE) install \
+	$(PAPI_MAKE) -C $(PAPI_TREE)/src CLAB_ROOT=$(CURDIR) CLAB_PREFIX=$(STAGE) install \
 		> $(BUILD)/papi-install.log 2>&1 || { tail -30 $(BUILD)/papi-install.log; \
 		echo "make: staging PAPI in $(STAGE) failed (log above, in full in $(BUILD)/papi-install.log)"; exit 1; }
 	@# PAPI's preset table (papi_events.csv), read by machines whose

@@ -32,7 +32,7 @@
 
 static volatile uint64_t sink;
 
-static void die(const char *what, const char *detail)
+static _Noreturn void die(const char *what, const char *detail)
 {
 	fprintf(stderr, "gemini: %s%s%s\n", what, detail ? ": " : "", detail ? detail : "");
 	exit(1);

@@ -40,7 +40,7 @@ static double now(void)
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static void die(const char *what)
+static _Noreturn void die(const char *what)
 {
 	fprintf(stderr, "netsim bench: %s: %s\n", what, clab_errmsg());
 	exit(1);

@@ -60,7 +60,7 @@ static const run runs[] = {
 	{"nas", "bgl", "8x8x8", 1, NULL, "mg:class=B,iters=1"},
 };
 
-static void die(const char *what)
+static _Noreturn void die(const char *what)
 {
 	fprintf(stderr, "netsim_validation: %s: %s\n", what, clab_errmsg());
 	exit(1);

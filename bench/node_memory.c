@@ -33,7 +33,7 @@ static long heap_bytes(void)
 	return (long)(mi.uordblks + mi.hblkhd); /* arena in use + mmapped blocks */
 }
 
-static void die(const char *what, int rc)
+static _Noreturn void die(const char *what, int rc)
 {
 	fprintf(stderr, "node_memory: %s: %s: %s\n", what, clab_strerror(rc),
 		clab_errmsg());

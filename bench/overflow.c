@@ -31,7 +31,7 @@
 static uint64_t calls, overshoot[MAXC], when[MAXC];
 static clab_thread *thr;
 
-static void die(const char *what)
+static _Noreturn void die(const char *what)
 {
 	fprintf(stderr, "overflow: %s: %s\n", what, clab_errmsg());
 	exit(1);

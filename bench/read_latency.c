@@ -46,7 +46,7 @@ static const char *const *event_names;
 
 static volatile long long sink;
 
-static void die(const char *what, const char *detail)
+static _Noreturn void die(const char *what, const char *detail)
 {
 	fprintf(stderr, "read_latency: %s%s%s\n", what, detail ? ": " : "",
 		detail ? detail : "");

@@ -62,13 +62,14 @@ void clab_callsite_library(const void *addr)
 	 * the program's cannot be told apart, so none are skipped */
 	if (!dl_iterate_phdr(find_object, &o) || o.main)
 		return;
+	uintptr_t lo = o.lo, hi = o.hi;
 	pthread_mutex_lock(&layer_lock);
 	int n = nlayers, known = 0;
 	for (int i = 0; i < n; i++)
-		known |= layer[i].lo == o.lo;
+		known |= layer[i].lo == lo;
 	if (!known && n < LAYERS_MAX) {
-		layer[n].lo = o.lo;
-		layer[n].hi = o.hi;
+		layer[n].lo = lo;
+		layer[n].hi = hi;
 		__atomic_store_n(&nlayers, n + 1, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&layer_lock);

@@ -293,7 +293,7 @@ int clab_event_get_info(clab_component *c, uint32_t code, clab_event_info *info)
 		memcpy(info->terms, p->terms, sizeof info->terms);
 		uint64_t mask = ~0ull;
 		for (int t = 0; t < p->nterms; t++) {
-			clab_evreq r;
+			clab_evreq r = {0};
 			if (clab_catalog_req(c, p->terms[t], &r) == CLAB_OK)
 				mask &= c->desc.natives[r.native].ctr_mask;
 		}

@@ -472,8 +472,9 @@ uint64_t bgq_ctr_truth_at(const bgq_node *n, int core, const bgq_ctr *c,
 		if (c->contrib & (1u << s)) {
 			int g = core * BGQ_TPC + s;
 			const bgq_hwt *t = &n->hwt[g];
-			uint64_t now = g == h ? at : t->now;
-			prof_pos pos = g == h ? bgq_pos_at(t, at, in_work)
+			int mine = h >= 0 && g == h;
+			uint64_t now = mine ? at : t->now;
+			prof_pos pos = mine ? bgq_pos_at(t, at, in_work)
 					      : bgq_profile_pos(t->prof, t->act);
 			/* the rates are a cache of the counter, not its value */
 			v += rated_truth((bgq_ctr *)c, s, t, &pos, now);

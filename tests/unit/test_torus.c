@@ -18,7 +18,7 @@ static void init(clab_torus *t, const char *machine, const char *shape, int ppn,
 		 const char *order)
 {
 	if (clab_torus_init(t, clab_netspec_find(machine), shape, ppn, order))
-		fail_msg("%s %s: %s", machine, shape, clab_errmsg());
+		fail_msg("%s %s: %s", machine, shape ? shape : "(its shape)", clab_errmsg());
 }
 
 static uint32_t node_at(const clab_torus *t, int a, int b, int c)

@@ -1,5 +1,5 @@
 /* Stands in for PAPI's BG/Q CPU component (linux-bgq.c) in a PAPI built
- * for generic Linux with only the bgpm/* components: it initializes BGPM
+ * for generic Linux with only the bgpm components: it initializes BGPM
  * in every PAPI thread, as that component did, and has no events. */
 #include "papi.h"
 #include "papi_internal.h"
@@ -25,7 +25,7 @@ static int init_thread(hwd_context_t *ctx)
 
 /* No events of its own. PAPI asks every component for an unprefixed
  * name and gives up at the first that answers PAPI_ECMP (its default for
- * a missing function), so this one must say "not mine" for the bgpm/*
+ * a missing function), so this one must say "not mine" for the bgpm
  * components after it to be asked. */
 static int name_to_code(const char *name, unsigned int *code)
 {
