@@ -19,8 +19,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 top=$PWD
-BUILD=${BUILD:-build}
-work=$top/$BUILD/fresh
+BUILD=$(realpath -m "${BUILD:-build}") # (absolute: the paths below hang from it)
+work=$BUILD/fresh
 root=$work/root
 logs=$work/logs
 MIRROR=${FRESH_MIRROR:-http://deb.debian.org/debian}

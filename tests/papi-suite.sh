@@ -41,15 +41,15 @@
 # Logs go to $BUILD/tests/logs/papi-suite/<clock>/<test>.log.
 set -u
 cd "$(dirname "$0")/.."
-BUILD=${BUILD:-build}
-PREFIX=${PREFIX:-$PWD/$BUILD/prefix}
+BUILD=$(realpath -m "${BUILD:-build}") # (absolute: the paths below hang from it)
+PREFIX=${PREFIX:-$BUILD/prefix}
 TABLE=${PAPI_SUITE_TABLE:-tests/papi/expected.tsv}
 TIMEOUT=${PAPI_SUITE_TIMEOUT:-900}
 CPU_LIMIT=${PAPI_SUITE_CPU:-300}
 JOBS=${PAPI_SUITE_JOBS:-2}
-SRC=$PWD/$BUILD/papi/src
-OUT=$PWD/$BUILD/tests/papi-suite
-LOGS=$PWD/$BUILD/tests/logs/papi-suite
+SRC=$BUILD/papi/src
+OUT=$BUILD/tests/papi-suite
+LOGS=$BUILD/tests/logs/papi-suite
 TOOLS=${PAPI_TOOLS_DIR:-/usr/bin}
 JITTER_SO=${CLAB_JITTER_SO:-}
 export COUNTERLAB_MACHINES=$PWD/machines

@@ -10,8 +10,8 @@
 # suite: the unit, command-line, setup and PAPI-level tests in minutes.
 set -u
 cd "$(dirname "$0")/.."
-BUILD=${BUILD:-build}
-PREFIX=${PREFIX:-$PWD/$BUILD/prefix}
+BUILD=$(realpath -m "${BUILD:-build}") # (absolute: the paths below hang from it)
+PREFIX=${PREFIX:-$BUILD/prefix}
 CC=${CC:-cc}
 out=$BUILD/tests
 mkdir -p "$out/unit" "$out/asan" "$out/papi" "$out/logs"

@@ -9,9 +9,9 @@
 #     reserved PEVT_CNKPROC_RSV is refused by both.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-BUILD=${BUILD:-build}
-PREFIX=${PREFIX:-$PWD/$BUILD/prefix}
-BGPM_SRC=$PWD/$BUILD/papi-bgpm/src
+BUILD=$(realpath -m "${BUILD:-build}") # (absolute: the paths below hang from it)
+PREFIX=${PREFIX:-$BUILD/prefix}
+BGPM_SRC=$BUILD/papi-bgpm/src
 out=$BUILD/tests/papi-bgpm
 mkdir -p "$out"
 export COUNTERLAB_MACHINES=$PWD/machines
