@@ -192,7 +192,7 @@ int main(int argc, char **argv)
 	double *trs = calloc((size_t)reps, sizeof *trs);
 	long long v = 0, last = 0, vs = 0;
 	uint64_t buf[4];
-	volatile uint64_t sink = 0;
+	volatile uint64_t sink __attribute__((unused)) = 0;
 	for (int r = -1; r < reps; r++) { /* r = -1 warms up */
 		double t0 = now_ns();
 		for (int i = 0; es != PAPI_NULL && i < batch; i++)
@@ -259,7 +259,7 @@ int main(int argc, char **argv)
 		snprintf(sdef, sizeof sdef, ",\"papi_sde_read_ns\":%.2f,\"raw_then_sde_read_ns\":%.2f",
 			 median(ts, reps), median(trs, reps));
 	if (es == PAPI_NULL) {
-		char extra[200];
+		char extra[sizeof sdef + 64];
 		snprintf(extra, sizeof extra, ",\"raw_read_ns\":%.2f%s", mr, sdef);
 		unavailable(event, rc, extra);
 		return 0;

@@ -113,7 +113,7 @@ static void test_timebase_host(void **state)
 		uint64_t t0 = GetTimeBase();
 		struct timespec a, b;
 		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
-		volatile unsigned long x = 0;
+		volatile unsigned long x __attribute__((unused)) = 0;
 		do { /* 5 ms of this thread's CPU time */
 			for (int i = 0; i < 10000; i++)
 				x += (unsigned long)i;

@@ -450,7 +450,12 @@ static void fences(long n)
 /* n iterations of a loop that calls nothing, its code between ticked_begin
  * and ticked_end: an interrupt that lands there came while it ran */
 extern const char ticked_begin[], ticked_end[];
-static __attribute__((noinline, noclone)) void ticked_loop(long n)
+#ifdef __clang__ /* (which knows no noclone) */
+#define NOCLONE
+#else
+#define NOCLONE __attribute__((noclone)) /* one copy: its asm defines labels */
+#endif
+static __attribute__((noinline)) NOCLONE void ticked_loop(long n)
 {
 	__asm__ volatile(".globl ticked_begin\nticked_begin:\n\t"
 			 "dec %[n]\n\t"

@@ -66,7 +66,7 @@ static void burn_cpu(long ms)
 {
 	struct timespec a, b;
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
-	volatile double x = 0;
+	volatile double x __attribute__((unused)) = 0;
 	do {
 		for (int i = 0; i < 10000; i++)
 			x += 1e-9;
@@ -77,7 +77,7 @@ static void burn_cpu(long ms)
 /* Work the event counts: CPU time, and 4096 bytes written. */
 static void work(void)
 {
-	volatile double x = 0;
+	volatile double x __attribute__((unused)) = 0;
 	for (int i = 0; i < 200000; i++)
 		x += 1e-9;
 	int fd = open("/dev/null", O_WRONLY);

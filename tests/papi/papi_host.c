@@ -91,7 +91,7 @@ static void software_events(void)
 	CHECK_PAPI(PAPI_start(es));
 	for (int i = 0; i < N; i++)
 		mem[(long)i * page] = 1;
-	volatile long sink = 0;
+	volatile long sink __attribute__((unused)) = 0;
 	while (thread_cpu_ns() - t0 < 50000000)
 		for (int i = 0; i < 1000; i++)
 			sink += i;

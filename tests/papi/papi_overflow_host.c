@@ -32,7 +32,7 @@ static void watchdog(int sig)
 
 static void busy(long n)
 {
-	volatile double x = 0;
+	volatile double x __attribute__((unused)) = 0;
 	for (long i = 0; i < n; i++)
 		x += 1e-9;
 }

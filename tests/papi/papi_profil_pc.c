@@ -23,7 +23,11 @@
 #include "check.h"
 
 /* The linker bounds a section named like a C identifier with these. */
+#ifdef __clang__ /* (which knows no noclone) */
+#define PROFILED __attribute__((noinline, section("clab_profiled")))
+#else
 #define PROFILED __attribute__((noinline, noclone, section("clab_profiled")))
+#endif
 extern const char __start_clab_profiled[], __stop_clab_profiled[];
 
 enum { PROG, LIBC, LIBPAPI, LIBCLAB, NOBJ };
@@ -80,7 +84,7 @@ PROFILED static long long read_loop(int es, long long reads)
 
 PROFILED static long long burn_loop(int es, long long cycles)
 {
-	volatile double x = 0;
+	volatile double x __attribute__((unused)) = 0;
 	long long v = 0;
 	while (v < cycles) {
 		for (int k = 0; k < 20000; k++)

@@ -600,7 +600,7 @@ static void host_clock_one_call_per_period(void **state)
 		host_calls = 0;
 		alarm(30);
 		assert_int_equal(clab_evset_start(s), CLAB_OK);
-		volatile double x = 0;
+		volatile double x __attribute__((unused)) = 0;
 		for (long i = 0; i < 20000000; i++)
 			x += 1e-9;
 		int64_t v[1];

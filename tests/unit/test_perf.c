@@ -203,7 +203,7 @@ static void task_clock_follows_cpu_time(void **state)
 	int64_t v[2];
 	uint64_t t0 = thread_cpu_ns();
 	assert_int_equal(clab_evset_start(h.s), CLAB_OK);
-	volatile uint64_t sink = 0;
+	volatile uint64_t sink __attribute__((unused)) = 0;
 	while (thread_cpu_ns() - t0 < T)
 		for (int i = 0; i < 1000; i++)
 			sink += (uint64_t)i;
@@ -516,7 +516,7 @@ static void on_ovf(clab_evset *s, uint64_t vector, void *pc, void *uc, void *arg
 	if (!ovf_calls++)
 		ovf_first = v;
 	/* stopped while the handler runs: the count does not move */
-	volatile uint64_t sink = 0;
+	volatile uint64_t sink __attribute__((unused)) = 0;
 	for (int i = 0; i < 200000; i++)
 		sink += (uint64_t)i;
 	if (clab_evset_read(s, &w) || w != v)
