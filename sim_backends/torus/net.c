@@ -414,6 +414,8 @@ static void add_flow(clab_net *n, uint32_t s, uint32_t r, uint64_t nmsg,
 	if (hops > *mh)
 		*mh = hops;
 	if (n->engine == CLAB_NET_PACKET) { /* simulated at the phase end */
+		if (n->capflows == SIZE_MAX) /* out of memory already */
+			return;
 		if (n->nflows == n->capflows) {
 			size_t cap = n->capflows ? 2 * n->capflows : 1024;
 			pkt_flow *f = realloc(n->flows, cap * sizeof *f);
@@ -958,7 +960,8 @@ static void expand_groups(clab_net *n)
 		for (group *g = n->bucket[b]; g; g = g->next) {
 			if (g->done)
 				continue;
-			for (uint32_t i = 0; i < g->n; i++) {
+			/* (out of memory for flows: the phase fails, its end says so) */
+			for (uint32_t i = 0; i < g->n && n->capflows != SIZE_MAX; i++) {
 				uint64_t ci = g->cnt[i] * g->weight;
 				add_local(n, g->node[i], ci * (g->cnt[i] - 1), g->bytes);
 				for (uint32_t s = 1; s < g->n; s++) { /* MPI's order: i + 1, i + 2, ... */

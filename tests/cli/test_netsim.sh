@@ -214,6 +214,16 @@ for engine in flow packet; do
 		bad "$engine engine: 1M nodes in 1 GB: $(cat "$tmp/err")"
 	fi
 done
+# and so does traffic too large: the packet engine keeps every message
+# of a phase (an all-to-all on 32K nodes is 1G of them)
+if (ulimit -v 1000000; timeout 120 "$bin" --quiet --machine torus --torus 32x32x32 --ppn 1 \
+	--engine packet --pattern alltoall:bytes=1k >/dev/null 2>"$tmp/err"); then
+	bad "packet engine: an all-to-all on 32K nodes in 1 GB accepted"
+elif [ $? -eq 2 ] && grep -q "no memory for the flows" "$tmp/err"; then
+	ok "packet engine: an all-to-all on 32K nodes in 1 GB: $(cat "$tmp/err")"
+else
+	bad "packet engine: an all-to-all on 32K nodes in 1 GB: $(cat "$tmp/err")"
+fi
 
 # pictures are written whole or not at all, to regular files only, and a
 # path that cannot be written is said before the run (nothing on stdout)
