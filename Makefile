@@ -55,8 +55,10 @@ UTILS := $(STAGE)/bin/counterlab-native-avail $(STAGE)/bin/counterlab-netsim \
 DATA_STAMP := $(BUILD)/data.stamp
 PAPI_STAMP := $(BUILD)/papi.stamp
 # PAPI's makefiles set a CFLAGS of their own (with defines they need): a
-# CFLAGS given to our make on its command line must not reach them
-PAPI_MAKE := MAKEFLAGS= $(MAKE)
+# variable given on our command line (CFLAGS=-O3) is not handed down to
+# sub-makes as one of theirs (it stays in their environment, where their
+# own settings come first); make's flags (-n, -k, -j) still are
+MAKEOVERRIDES :=
 PAPI_TREE := $(BUILD)/papi
 COMPONENTS := clab_core clab_l2 clab_io clab_network clab_kernel clab_devices
 COMPONENT_FILES := $(wildcard components/*/*.c components/*/*.h components/*/Rules.*)
@@ -194,7 +196,7 @@ $(PAPI_BGPM_STAMP): $(LIBBGPM) $(BUILD)/papi-src.stamp $(wildcard compat/bgpm/pa
 		--with-components="bgpm_thread bgpm/L2unit bgpm/IOunit bgpm/NWunit bgpm/CNKunit" \
 		--with-shared-lib=yes --with-static-lib=no --with-shlib-tools CFLAGS="-I$(STAGE)/include" \
 		> ../configure.log 2>&1 || { tail -20 ../configure.log; exit 1; }
-	$(PAPI_MAKE) -C $(PAPI_BGPM)/src -j2 BGPM_PREFIX=$(STAGE) > $(PAPI_BGPM)/make.log 2>&1 \
+	$(MAKE) -C $(PAPI_BGPM)/src -j2 BGPM_PREFIX=$(STAGE) > $(PAPI_BGPM)/make.log 2>&1 \
 		|| { tail -30 $(PAPI_BGPM)/make.log; exit 1; }
 	@touch $@
 
@@ -239,13 +241,13 @@ $(BUILD)/papi-configured.stamp: $(BUILD)/papi-src.stamp $(COMPONENT_LIST)
 # PAPI's own rules do not see our headers: relink libpapi whenever we changed.
 $(PAPI_STAMP): $(BUILD)/papi-configured.stamp $(LIBCLAB) $(DATA_STAMP) $(COMPONENT_FILES)
 	rm -f $(PAPI_TREE)/src/libpapi.so*
-	$(PAPI_MAKE) -C $(PAPI_TREE)/src -j$(JOBS) CLAB_ROOT=$(CURDIR) CLAB_PREFIX=$(STAGE) \
+	$(MAKE) -C $(PAPI_TREE)/src -j$(JOBS) CLAB_ROOT=$(CURDIR) CLAB_PREFIX=$(STAGE) \
 		> $(BUILD)/papi-make.log 2>&1 || { tail -30 $(BUILD)/papi-make.log; \
 		echo "make: building PAPI with our components failed (log above, in full in $(BUILD)/papi-make.log)"; exit 1; }
 	@# a new file: PAPI's install copies over the old one in place, which a
 	@# program running from the staged tree has mapped (it would die of SIGBUS)
 	rm -f $(STAGE)/lib/libpapi.so*
-	$(PAPI_MAKE) -C $(PAPI_TREE)/src CLAB_ROOT=$(CURDIR) CLAB_PREFIX=$(STAGE) install \
+	$(MAKE) -C $(PAPI_TREE)/src CLAB_ROOT=$(CURDIR) CLAB_PREFIX=$(STAGE) install \
 		> $(BUILD)/papi-install.log 2>&1 || { tail -30 $(BUILD)/papi-install.log; \
 		echo "make: staging PAPI in $(STAGE) failed (log above, in full in $(BUILD)/papi-install.log)"; exit 1; }
 	@# PAPI's preset table (papi_events.csv), read by machines whose
