@@ -192,6 +192,16 @@ clab_machine *clab_papi_described_machine(void)
 	return described;
 }
 
+/* Real cycles at the described core's clock. PAPI's own reads the host's
+ * time-stamp counter, which would tick at the host's rate beside a
+ * cpu_max_mhz (and virtual cycles) of the simulated core; on the machine
+ * itself the two agree (a BG/Q's timebase runs at the core's 1600 MHz). */
+static long long described_real_cycles(void)
+{
+	long long ns = _papi_os_vector.get_real_nsec(), mhz = _papi_hwi_system_info.hw_info.cpu_max_mhz;
+	return ns / 1000 * mhz + ns % 1000 * mhz / 1000;
+}
+
 static void hw_info_to_papi(clab_papi_comp *pc)
 {
 	clab_hw_info hw;
@@ -219,6 +229,7 @@ static void hw_info_to_papi(clab_papi_comp *pc)
 	h->cpu_max_mhz = h->cpu_min_mhz = hw.mhz;
 	h->mhz = (float)hw.mhz;
 	h->clock_mhz = hw.mhz;
+	_papi_os_vector.get_real_cycles = described_real_cycles;
 	/* the simulated node is not a virtual machine, whatever runs it */
 	h->virtualized = 0;
 	h->virtual_vendor_string[0] = 0;

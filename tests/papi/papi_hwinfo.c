@@ -96,6 +96,14 @@ static void check_simulated(void)
 	CHECK(hw->cpu_max_mhz == atoi(mhz) && hw->cpu_min_mhz == atoi(mhz),
 	      "MHz %d..%d, profile %s", hw->cpu_min_mhz, hw->cpu_max_mhz, mhz);
 	CHECK(PAPI_get_opt(PAPI_CLOCKRATE, NULL) == atoi(mhz), "PAPI_CLOCKRATE");
+	/* real cycles tick at that clock (as a BG/Q's timebase does): cycles
+	 * read inside a window of nanoseconds are no more than its worth, and
+	 * over a sleep of 50 ms at least the sleep's */
+	long long n0 = PAPI_get_real_nsec(), c0 = PAPI_get_real_cyc();
+	usleep(50000);
+	long long c1 = PAPI_get_real_cyc(), n1 = PAPI_get_real_nsec();
+	CHECK(c1 - c0 <= (n1 - n0) * atoi(mhz) / 1000 + 1 && c1 - c0 >= 50000LL * atoi(mhz) - 1,
+	      "real cycles %lld in %lld ns at %s MHz", c1 - c0, n1 - n0, mhz);
 	int sockets = topo_count(topo, "pack"), cores = topo_count(topo, "core");
 	int threads = topo_count(topo, "pu"), numa = topo_count(topo, "numa");
 	/* the cores an application runs on, when the profile sets them apart
