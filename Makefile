@@ -132,8 +132,9 @@ $(BUILD)/qemu-src/qemu-plugin.h: | deps-check
 
 # -fno-tree-loop-distribute-patterns: the caches' LRU shifts move a few
 # words, and a memmove call for each costs the plugin 9% of its run (a gcc
-# flag: a compiler without it builds the plugin without it)
-NO_MEMCALLS := $(shell $(CC) -fno-tree-loop-distribute-patterns -x c -c /dev/null -o /dev/null 2>/dev/null \
+# flag: a compiler without it builds the plugin without it; asked only
+# when the plugin is built)
+NO_MEMCALLS = $(shell $(CC) -fno-tree-loop-distribute-patterns -x c -c /dev/null -o /dev/null 2>/dev/null \
 	&& echo -fno-tree-loop-distribute-patterns)
 $(EMU_PLUGIN): sim_backends/activity/emulated/plugin.c sim_backends/activity/hostmap.c \
 		sim_backends/activity/emulated.h sim_backends/activity/hostmap.h $(QEMU_PLUGIN_H)

@@ -450,10 +450,10 @@ static void fences(long n)
 /* n iterations of a loop that calls nothing, its code between ticked_begin
  * and ticked_end: an interrupt that lands there came while it ran */
 extern const char ticked_begin[], ticked_end[];
-#ifdef __clang__ /* (which knows no noclone) */
-#define NOCLONE
-#else
+#if __has_attribute(noclone) /* (clang has none) */
 #define NOCLONE __attribute__((noclone)) /* one copy: its asm defines labels */
+#else
+#define NOCLONE
 #endif
 static __attribute__((noinline)) NOCLONE void ticked_loop(long n)
 {

@@ -23,10 +23,10 @@
 #include "check.h"
 
 /* The linker bounds a section named like a C identifier with these. */
-#ifdef __clang__ /* (which knows no noclone) */
-#define PROFILED __attribute__((noinline, section("clab_profiled")))
-#else
+#if __has_attribute(noclone) /* (clang has none) */
 #define PROFILED __attribute__((noinline, noclone, section("clab_profiled")))
+#else
+#define PROFILED __attribute__((noinline, section("clab_profiled")))
 #endif
 extern const char __start_clab_profiled[], __stop_clab_profiled[];
 
