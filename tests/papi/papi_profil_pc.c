@@ -24,10 +24,11 @@
 
 /* The linker bounds a section named like a C identifier with these. */
 #if __has_attribute(noclone) /* (clang has none) */
-#define PROFILED __attribute__((noinline, noclone, section("clab_profiled")))
+#define NOCLONE __attribute__((noclone))
 #else
-#define PROFILED __attribute__((noinline, section("clab_profiled")))
+#define NOCLONE
 #endif
+#define PROFILED __attribute__((noinline, section("clab_profiled"))) NOCLONE
 extern const char __start_clab_profiled[], __stop_clab_profiled[];
 
 enum { PROG, LIBC, LIBPAPI, LIBCLAB, NOBJ };
