@@ -180,6 +180,13 @@ typedef struct bgq_ctr {
 	uint32_t memo_key[BGQ_MEMO], memo_val[BGQ_MEMO];
 } bgq_ctr;
 
+/* Stores a count that a lock-free read (clock.c, read_unlocked) may be
+ * loading at the same moment: one whole store, as the read takes it. */
+static inline void bgq_count_set(uint64_t *at, uint64_t v)
+{
+	__atomic_store_n(at, v, __ATOMIC_RELAXED);
+}
+
 /* A node-wide counter (L2, I/O) armed for slow overflow: the interrupt comes
  * on the first accumulation scan at or after the crossing. `part` keeps
  * each thread's share as of its last move, so a thread that moves can find
@@ -419,6 +426,15 @@ static inline void bgq_node_sum(bgq_node *n, bgq_sum *s)
 	if (changes != __atomic_load_n(&s->changes, __ATOMIC_RELAXED))
 		bgq_node_sum_since(n, s, changes);
 }
+
+/* A sum's count i, of all its threads (h < 0) or of thread h: another
+ * thread summing the same set may be moving it. */
+static inline uint64_t bgq_sum_count(const bgq_sum *s, int h, int i)
+{
+	return __atomic_load_n(h < 0 ? &s->total[i] : &s->val[(size_t)h * (size_t)s->k + (size_t)i],
+			       __ATOMIC_RELAXED);
+}
+
 /* The same for thread h alone, its core lock held. */
 void bgq_node_sum_thread(bgq_node *n, bgq_sum *s, int h);
 /* bgq_node_sync for node-wide units: takes and drops h's core lock. */

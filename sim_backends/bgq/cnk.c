@@ -49,9 +49,10 @@ static int cnk_values(bgq_fixed_unit *u, bgq_fixed_set *s, int only, uint64_t *v
 	 * thread counts if they are its own */
 	uint64_t node[2], hwt[BGQ_SET_MAX_NEV] = {0};
 	for (int j = 0; j < 2; j++)
-		node[j] = only < 0 ? s->sum[0].total[j] : s->sum[0].val[(size_t)only * 2 + (size_t)j];
+		node[j] = bgq_sum_count(&s->sum[0], only, j);
 	if (only < 0 || only == s->hw)
-		memcpy(hwt, s->sum[1].total, (size_t)(s->n + 1) * sizeof *hwt);
+		for (int i = 0; i <= s->n; i++)
+			hwt[i] = bgq_sum_count(&s->sum[1], -1, i);
 	/* a live MPI program's eager packets interrupt too (the node's) */
 	const clab_live_node *live = u->net && only < 0 ? clab_live_block(u->net->tn.node) : NULL;
 	uint64_t live_fifo = live ? __atomic_load_n(&live->mu[CLAB_LIVE_MU_FIFO_RCV], __ATOMIC_RELAXED) : 0;

@@ -23,12 +23,8 @@ static int io_values(bgq_fixed_unit *u, bgq_fixed_set *s, int only, uint64_t *v)
 			return rc;
 	}
 	bgq_node_sum(u->node, &s->sum[0]);
-	if (only < 0)
-		memcpy(mu, s->sum[0].total, sizeof mu);
-	else
-		for (int i = 0; i < MU_EVENTS; i++)
-			mu[i] = __atomic_load_n(&s->sum[0].val[(size_t)only * MU_EVENTS + (size_t)i],
-						__ATOMIC_RELAXED);
+	for (int i = 0; i < MU_EVENTS; i++)
+		mu[i] = bgq_sum_count(&s->sum[0], only, i);
 	/* a live MPI program's messages are the node's, no thread's */
 	const clab_live_node *live = u->net && only < 0 ? clab_live_block(u->net->tn.node) : NULL;
 	if (live) {

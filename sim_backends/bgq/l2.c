@@ -85,13 +85,12 @@ static int l2_values(bgq_fixed_unit *u, bgq_fixed_set *s, int only, uint64_t *v)
 	for (int i = 0; i < s->n; i++) {
 		/* another thread summing the same set may move these */
 		if (s->arg[i] < 0 && only < 0) {
-			v[i] = __atomic_load_n(&sum->total[i], __ATOMIC_RELAXED);
+			v[i] = bgq_sum_count(sum, -1, i);
 			continue;
 		}
 		v[i] = 0;
 		for (int h = h0; h < h1; h++) {
-			uint64_t n = __atomic_load_n(&sum->val[(size_t)h * (size_t)s->n + (size_t)i],
-						     __ATOMIC_RELAXED);
+			uint64_t n = bgq_sum_count(sum, h, i);
 			v[i] += s->arg[i] < 0 ? n : slice_share(n, h, (int)s->arg[i]);
 		}
 	}

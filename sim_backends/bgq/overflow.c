@@ -143,7 +143,7 @@ void bgq_ctr_freeze(bgq_node *n, int core, bgq_ctr *c)
 	if (!c->running)
 		return;
 	int w = bgq_core_writing(&n->core[core]);
-	c->acc = bgq_ctr_truth(n, core, c) - c->start; /* drained: exact */
+	bgq_count_set(&c->acc, bgq_ctr_truth(n, core, c) - c->start); /* drained: exact */
 	bgq_core_written(&n->core[core], w);
 	c->running = 0;
 	c->frozen = 1;

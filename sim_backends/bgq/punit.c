@@ -406,8 +406,8 @@ static void release_locked(bgq_node *n, bgq_core *k, punit_set *s)
 	for (int i = 0; i < s->rp.n; i++) {
 		bgq_ctr *c = &k->ctr[s->ctr[i]];
 		if (c->running) /* drain: exact */
-			c->acc = bgq_ctr_truth(n, s->core, c) - c->start;
-		s->val[i] = c->acc;
+			bgq_count_set(&c->acc, bgq_ctr_truth(n, s->core, c) - c->start);
+		bgq_count_set(&s->val[i], c->acc);
 		s->rp.at[i] = &s->val[i];
 		memset(c, 0, sizeof *c);
 		note_armed(k, c);
@@ -533,7 +533,7 @@ static int punit_acquire(void *unit, void *set, void *replace)
 			     ? (uint8_t)(1u << s->smt) : 0xf;
 		c->owner = s->rp.hw;
 		c->exclude = s->exclude;
-		c->acc = s->val[i];
+		bgq_count_set(&c->acc, s->val[i]);
 		c->ovf_period = c->ovf_next = s->ovf_period[i];
 		c->ovf_cookie = s->ovf_cookie;
 		c->ovf_req = i;
@@ -583,7 +583,7 @@ static void zero_locked(bgq_node *n, punit_set *s, int run)
 	for (int i = 0; i < s->rp.n; i++) {
 		bgq_ctr *c = &k->ctr[s->ctr[i]];
 		c->start = bgq_ctr_truth(n, s->core, c);
-		c->acc = 0;
+		bgq_count_set(&c->acc, 0);
 		c->ovf_next = c->ovf_period;
 		c->ovf_hit = 0;
 		c->ovf_fire = 0;
@@ -633,7 +633,8 @@ static int punit_reset(void *unit, void *set)
 		zero_locked(u->node, s, -1);
 	}
 	int w = bgq_core_writing(k);
-	memset(s->val, 0, sizeof s->val);
+	for (int i = 0; i < BGQ_CTRS; i++)
+		bgq_count_set(&s->val[i], 0);
 	bgq_core_written(k, w);
 	bgq_lock_drop(&k->lock);
 	return CLAB_OK;
@@ -655,10 +656,10 @@ static int punit_stop(void *unit, void *set)
 	for (int i = 0; i < s->rp.n; i++) {
 		bgq_ctr *c = &k->ctr[s->ctr[i]];
 		if (c->running)
-			c->acc = bgq_ctr_truth(u->node, s->core, c) - c->start;
+			bgq_count_set(&c->acc, bgq_ctr_truth(u->node, s->core, c) - c->start);
 		c->running = 0;
 		c->frozen = 0;
-		s->val[i] = c->acc;
+		bgq_count_set(&s->val[i], c->acc);
 	}
 	bgq_core_written(k, w);
 	bgq_lock_drop(&k->lock);

@@ -16,9 +16,9 @@
 static inline void bgq_scan(bgq_ctr *c, int skipped, uint64_t v)
 {
 	if (skipped)
-		c->acc = v; /* acc always equals v at the last scan */
+		bgq_count_set(&c->acc, v); /* acc always equals v at the last scan */
 	else
-		c->acc += ((v & HW_MASK) - (c->acc & HW_MASK)) & HW_MASK;
+		bgq_count_set(&c->acc, c->acc + (((v & HW_MASK) - (c->acc & HW_MASK)) & HW_MASK));
 }
 
 /* The scan of thread t (hardware thread smt of core k) when its plan holds
