@@ -13,7 +13,6 @@
  * `syscall_cycles` and `irq_cycles` are what the kernel costs per system
  * call and per timer interrupt: its share of the PUnit's counts
  * (truth.c, the contexts). */
-#include <string.h>
 #include "bgq.h"
 
 enum { CNK_MUINT = 0, CNK_HWT0 = 2 }; /* table positions: node events first */

@@ -7,7 +7,6 @@
  * packets injected and received (eager into a memory FIFO, rendezvous as
  * puts) and messages injected, from the node's live block. */
 #include <stdlib.h>
-#include <string.h>
 #include "counterlab/sim.h"
 #include "bgq.h"
 
