@@ -3,7 +3,9 @@
 # network namespaces joined by a veth pair (10.77.0.1 and 10.77.0.2), each
 # with its own hostname (h1, h2; a UTS namespace per daemon), and Open MPI
 # launched from h1's network (hostname "launch") through an agent that
-# starts each host's daemon in its namespaces. Needs root. Namespaces are
+# starts each host's daemon in its namespaces. Open MPI's session
+# directories go under NAME's own directory: they are named by hostname,
+# which two runs at once would share. Needs root. Namespaces are
 # entered with nsenter, not `ip netns exec` (nor `ip -n`), which cannot
 # remount / in a chroot (make fresh-check's root filesystem). Sourced by the
 # multi-host test and bench/run.sh; run as
@@ -44,7 +46,8 @@ twohosts_up() {
 		in_ns "$n-h2" ip addr add 10.77.0.2/24 dev "${veth}b" &&
 		in_ns "$n-h1" ip link set lo up && in_ns "$n-h2" ip link set lo up &&
 		in_ns "$n-h1" ip link set "${veth}a" up && in_ns "$n-h2" ip link set "${veth}b" up &&
-		printf 'h1 slots=8\nh2 slots=8\n' > "${TMPDIR:-/tmp}/$n.hosts"
+		printf 'h1 slots=8\nh2 slots=8\n' > "${TMPDIR:-/tmp}/$n.hosts" &&
+		mkdir -p "${TMPDIR:-/tmp}/$n.ompi"
 }
 
 # The ranks yield the CPU while they wait: where ranks outnumber cores a
@@ -56,7 +59,7 @@ twohosts_mpirun() {
 	in_ns "$n-h1" unshare --uts sh -c 'hostname launch && exec "$@"' sh \
 		timeout -k 10 "${TWOHOSTS_TIMEOUT:-300}" \
 		mpirun --allow-run-as-root --hostfile "${TMPDIR:-/tmp}/$n.hosts" \
-		--mca plm_rsh_agent "bash $TWOHOSTS_SH agent $n" \
+		--mca plm_rsh_agent "bash $TWOHOSTS_SH agent $n" --mca orte_tmpdir_base "${TMPDIR:-/tmp}/$n.ompi" \
 		--mca btl tcp,self,vader --mca btl_tcp_if_include 10.77.0.0/24 \
 		--mca oob_tcp_if_include 10.77.0.0/24 --mca mpi_yield_when_idle 1 "$@"
 }
@@ -73,5 +76,5 @@ twohosts_down() {
 	if [ -e "${TMPDIR:-/tmp}/$n.mounted" ] && [ -z "$(ls -A /run/netns 2>/dev/null)" ]; then
 		umount /run/netns 2>/dev/null
 	fi
-	rm -f "${TMPDIR:-/tmp}/$n.hosts" "${TMPDIR:-/tmp}/$n.mounted"
+	rm -rf "${TMPDIR:-/tmp}/$n.hosts" "${TMPDIR:-/tmp}/$n.mounted" "${TMPDIR:-/tmp}/$n.ompi"
 }
