@@ -180,8 +180,9 @@ typedef struct bgq_ctr {
 	uint32_t memo_key[BGQ_MEMO], memo_val[BGQ_MEMO];
 } bgq_ctr;
 
-/* Stores a count that a lock-free read (clock.c, read_unlocked) may be
- * loading at the same moment: one whole store, as the read takes it. */
+/* Stores a count that a read without the writer's lock may be loading at
+ * the same moment (clock.c's read_unlocked, bgq_sum_count): one whole
+ * store, as the read takes it. */
 static inline void bgq_count_set(uint64_t *at, uint64_t v)
 {
 	__atomic_store_n(at, v, __ATOMIC_RELAXED);

@@ -219,7 +219,7 @@ void bgq_node_sum_thread(bgq_node *n, bgq_sum *s, int h)
 		if (x == v[i])
 			continue;
 		__atomic_fetch_add(&s->total[i], x - v[i], __ATOMIC_RELAXED);
-		__atomic_store_n(&v[i], x, __ATOMIC_RELAXED);
+		bgq_count_set(&v[i], x);
 	}
 	s->seen[h] = ver;
 }
