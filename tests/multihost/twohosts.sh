@@ -34,11 +34,11 @@ in_ns() { # NAMESPACE COMMAND...
 }
 
 twohosts_up() {
-	local n=$1 veth
+	local n=$1 f="${TMPDIR:-/tmp}/$1" veth
 	veth=$(printf %s "$1" | tail -c 13) # interface names: 15 characters at most
 	# ip netns mounts /run/netns on itself the first time: undone at the
 	# end when it was not so before (a chroot's root must unmount cleanly)
-	mountpoint -q /run/netns 2>/dev/null || touch "${TMPDIR:-/tmp}/$n.mounted"
+	mountpoint -q /run/netns 2>/dev/null || touch "$f.mounted"
 	ip netns add "$n-h1" && ip netns add "$n-h2" &&
 		ip link add "${veth}a" type veth peer name "${veth}b" &&
 		ip link set "${veth}a" netns "$n-h1" && ip link set "${veth}b" netns "$n-h2" &&
@@ -46,26 +46,26 @@ twohosts_up() {
 		in_ns "$n-h2" ip addr add 10.77.0.2/24 dev "${veth}b" &&
 		in_ns "$n-h1" ip link set lo up && in_ns "$n-h2" ip link set lo up &&
 		in_ns "$n-h1" ip link set "${veth}a" up && in_ns "$n-h2" ip link set "${veth}b" up &&
-		printf 'h1 slots=8\nh2 slots=8\n' > "${TMPDIR:-/tmp}/$n.hosts" &&
-		mkdir -p "${TMPDIR:-/tmp}/$n.ompi"
+		printf 'h1 slots=8\nh2 slots=8\n' > "$f.hosts" &&
+		mkdir -p "$f.ompi"
 }
 
 # The ranks yield the CPU while they wait: where ranks outnumber cores a
 # busy-polling rank holds up the other host's TCP traffic (a ping-pong
 # took 1.8 ms per message on 2 shared cores, 23 us yielding).
 twohosts_mpirun() {
-	local n=$1
+	local n=$1 f="${TMPDIR:-/tmp}/$1"
 	shift
 	in_ns "$n-h1" unshare --uts sh -c 'hostname launch && exec "$@"' sh \
 		timeout -k 10 "${TWOHOSTS_TIMEOUT:-300}" \
-		mpirun --allow-run-as-root --hostfile "${TMPDIR:-/tmp}/$n.hosts" \
-		--mca plm_rsh_agent "bash $TWOHOSTS_SH agent $n" --mca orte_tmpdir_base "${TMPDIR:-/tmp}/$n.ompi" \
+		mpirun --allow-run-as-root --hostfile "$f.hosts" \
+		--mca plm_rsh_agent "bash $TWOHOSTS_SH agent $n" --mca orte_tmpdir_base "$f.ompi" \
 		--mca btl tcp,self,vader --mca btl_tcp_if_include 10.77.0.0/24 \
 		--mca oob_tcp_if_include 10.77.0.0/24 --mca mpi_yield_when_idle 1 "$@"
 }
 
 twohosts_down() {
-	local n=$1 h p
+	local n=$1 f="${TMPDIR:-/tmp}/$1" h p
 	for h in h1 h2; do
 		ip netns list 2>/dev/null | grep -q "^$n-$h\b" || continue
 		for p in $(ip netns pids "$n-$h" 2>/dev/null); do
@@ -73,8 +73,8 @@ twohosts_down() {
 		done
 		ip netns del "$n-$h"
 	done
-	if [ -e "${TMPDIR:-/tmp}/$n.mounted" ] && [ -z "$(ls -A /run/netns 2>/dev/null)" ]; then
+	if [ -e "$f.mounted" ] && [ -z "$(ls -A /run/netns 2>/dev/null)" ]; then
 		umount /run/netns 2>/dev/null
 	fi
-	rm -rf "${TMPDIR:-/tmp}/$n.hosts" "${TMPDIR:-/tmp}/$n.mounted" "${TMPDIR:-/tmp}/$n.ompi"
+	rm -rf "$f.hosts" "$f.mounted" "$f.ompi"
 }
