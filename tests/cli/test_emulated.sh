@@ -112,6 +112,11 @@ expect "$tmp/fma100000" "$tmp/fma200000" instructions 300000
 # depchain: movapd, then 8 mulsd each on the one before, dec, jnz: every
 # multiply waits 5 cycles for its source (8 * 5 = 40 stall cycles, the
 # AXU's: FP registers), dec and jnz none: 11 instructions, 51 cycles.
+# viachain: cvtsi2sd %rax,%xmm0 is std and lfd (issued as soon as %rax
+# is ready: cycles 0 and 1), fcfid when the load's data is in (cycle 8:
+# 6 cycles waited); cvttsd2si %xmm0,%rax is fctidz on fcfid's result
+# (cycle 14: 5 waited), stfd on its result (cycle 20: 5 waited), ld; dec,
+# jnz: 8 instructions, 24 cycles, 16 of them the AXU's stalls.
 # indep: 8 mulsd on 8 registers, dec, jnz: 10 instructions, 10 cycles, no
 # stall, 3 instruction fetches (of four instructions).
 # bigloop: 32 KB of nops from a line's start, then dec and jnz in the next
@@ -126,7 +131,7 @@ expect "$tmp/fma100000" "$tmp/fma200000" instructions 300000
 # invalidates it. The store waits 5 cycles for the load (the FXU's: integer
 # registers). Per line: 2 lines set up, a hit, a demand fetch, a
 # write-invalidate, no new stream.
-for k in depchain:1000 indep:1000 bigloop:100 rmw:2000; do
+for k in depchain:1000 viachain:1000 indep:1000 bigloop:100 rmw:2000; do
 	for n in ${k#*:} $((2 * ${k#*:})); do
 		timeout 300 "$run" --summary "$tmp/${k%:*}$n" -- "$tmp/kernels" ${k%:*} $n ||
 			bad "${k%:*} $n"
@@ -139,6 +144,8 @@ expect_each() { # file-a file-b quantity:difference...
 }
 expect_each "$tmp/depchain1000" "$tmp/depchain2000" dep_stalls:40000 axu_dep_stalls:40000 \
 	cycles:51000 instructions:11000 il1_misses:0
+expect_each "$tmp/viachain1000" "$tmp/viachain2000" dep_stalls:16000 axu_dep_stalls:16000 \
+	cycles:24000 instructions:8000 fcvt:2000 st_insns:1000 fld_insns:1000 fst_insns:1000 ld_insns:1000
 expect_each "$tmp/indep1000" "$tmp/indep2000" dep_stalls:0 cycles:10000 instructions:10000 \
 	ifetches:3000
 expect_each "$tmp/bigloop100" "$tmp/bigloop200" il1_misses:51300 \
@@ -256,12 +263,16 @@ expect_each "$tmp/intops100000" "$tmp/intops200000" imul:100000 idiv:100000 ilog
 
 # and scalar FP by AXU group (kernels.c's fpops, per iteration): a compare,
 # two conversions, two roundings, a register copy, two sign or select
-# operations, a square root; dec and jnz: 11 instructions
+# operations, a square root; dec and jnz; the conversions' ways through
+# memory (the A2 moves nothing between its integer and FP registers): an
+# integer store and an FP load into fcfid, an FP store and an integer load
+# out of fctiwz: 15 instructions
 for n in 100000 200000; do
 	timeout 300 "$run" --summary "$tmp/fpops$n" -- "$tmp/kernels" fpops $n || bad "fpops $n"
 done
 expect_each "$tmp/fpops100000" "$tmp/fpops200000" fcmp:100000 fcvt:200000 frnd:200000 \
-	fmov:100000 foth:200000 fsqrt:100000 fp:0 branches:100000 instructions:1100000
+	fmov:100000 foth:200000 fsqrt:100000 fp:0 branches:100000 instructions:1500000 \
+	st_insns:100000 fld_insns:100000 fst_insns:100000 ld_insns:100000
 
 # 2c. x87, string and atomic instructions (totals, N against 2N). PAPI's
 # papi_tot_ins loop, 9 x86 instructions an iteration: fldl and the two

@@ -236,6 +236,17 @@ static void depchain(long n)
 			 : [n] "+r"(n) : : "cc", "xmm0", "xmm1");
 }
 
+/* n iterations of a value converted into an FP register and back, the
+ * one waiting for the other: each conversion goes through memory */
+static void viachain(long n)
+{
+	__asm__ volatile("1: cvtsi2sd %%rax, %%xmm0\n\t"
+			 "cvttsd2si %%xmm0, %%rax\n\t"
+			 "dec %[n]\n\t"
+			 "jnz 1b"
+			 : [n] "+r"(n) : : "cc", "rax", "xmm0");
+}
+
 /* ... and of 8 independent ones */
 static void indep(long n)
 {
@@ -374,8 +385,9 @@ static void intops(long n)
 
 /* n iterations of scalar FP work that is not arithmetic, and a square
  * root: ucomisd (FCMP: fcmpu), cvtsi2sd and cvttsd2si (FCVT: fcfid,
- * fctiwz), cvtsd2ss and roundsd (FRND: frsp, frin), movapd (FMOV: fmr),
- * andpd and maxsd (FOTH: fabs, fsel), sqrtsd (FSQ); dec, jnz: 11
+ * fctiwz, each through memory: std and lfd before fcfid, stfd and ld
+ * after fctiwz), cvtsd2ss and roundsd (FRND: frsp, frin), movapd (FMOV:
+ * fmr), andpd and maxsd (FOTH: fabs, fsel), sqrtsd (FSQ); dec, jnz: 15
  * instructions. */
 static void fpops(long n)
 {
@@ -796,6 +808,8 @@ int main(int argc, char **argv)
 			x87ops(n);
 		else if (!strcmp(argv[1], "depchain"))
 			depchain(n);
+		else if (!strcmp(argv[1], "viachain"))
+			viachain(n);
 		else if (!strcmp(argv[1], "indep"))
 			indep(n);
 		else if (!strcmp(argv[1], "bigloop"))

@@ -64,7 +64,9 @@
  * the block is taken as ready at its start, so a dependency across blocks,
  * a loop's carried one included, costs nothing), and the cycles they wait
  * are the block's stall cycles (IS1 stalls), added with its instructions
- * when it runs: the run-time cost is unchanged. Loads are taken to hit the
+ * when it runs: the run-time cost is unchanged (one exception to the order:
+ * a value moved from an integer into an FP register through memory,
+ * schedule_via). Loads are taken to hit the
  * L1D (a miss adds its latency besides); a value stored to memory and
  * loaded again (a loop-carried chain through memory) is no register
  * dependency: the load takes the hit latency. The latencies (LAT_*) are
@@ -1310,6 +1312,35 @@ static int fp_data(const char *mn, int vec, int wide)
 	       (starts(b, "cvt") && strstr(b, "2si"));
 }
 
+/* A value moved between a general register and an FP (vector) one: the
+ * A2 has no instruction for that, so a PowerPC compiler goes through
+ * memory, a store from one register file and a load into the other.
+ * VIA_TO_FP: an integer converted (cvtsi2sd: stw or std, lfiwax or lfd,
+ * fcfid) or moved (movq %rax,%xmm0: std, lfd); VIA_FROM_FP: the reverse
+ * (cvttsd2si: fctiwz, stfiwx, lwz; movq %xmm0,%rax: stfd, ld); 0: neither. */
+enum { VIA_TO_FP = 1, VIA_FROM_FP = 2 };
+
+static int is_vreg(const char *op)
+{
+	return starts(op, "%xmm") || starts(op, "%ymm") || starts(op, "%zmm") || starts(op, "%mm");
+}
+
+static int is_gpr(const char *op)
+{
+	return op[0] == '%' && !is_vreg(op) && !starts(op, "%st");
+}
+
+static int via_memory(const char *mn, const char *ops)
+{
+	const char *b = mn[0] == 'v' ? mn + 1 : mn, *op[4];
+	size_t len[4];
+	int k = operands(ops, op, len);
+	if (k < 2 || !(starts(b, "cvt") || !strcmp(b, "movd") || !strcmp(b, "movq")))
+		return 0;
+	return is_gpr(op[0]) && is_vreg(op[k - 1]) ? VIA_TO_FP
+	       : is_vreg(op[0]) && is_gpr(op[k - 1]) ? VIA_FROM_FP : 0;
+}
+
 /* An x86 instruction counts as the A2 instructions a compiler would emit
  * for it (the A2 is a load/store machine): a move to or from memory is one
  * load or store (a string move is a load and a store); any other
@@ -1331,8 +1362,15 @@ static void mem_class(const char *mn, const char *ops, uint64_t *n)
 		n[mn[1] == 'u' ? CLAB_HQ_ST_INSNS : CLAB_HQ_LD_INSNS]++;
 		return;
 	}
-	if (mem < 0)
+	if (mem < 0) {
+		int via = via_memory(mn, ops);
+		if (via) { /* the store and the load besides a conversion, or alone */
+			n[via == VIA_TO_FP ? CLAB_HQ_ST_INSNS : CLAB_HQ_FST_INSNS]++;
+			n[via == VIA_TO_FP ? CLAB_HQ_FLD_INSNS : CLAB_HQ_LD_INSNS]++;
+			n[CLAB_HQ_INSTRUCTIONS] += starts(mn[0] == 'v' ? mn + 1 : mn, "cvt") ? 2 : 1;
+		}
 		return;
+	}
 	const char *b = mn[0] == 'v' ? mn + 1 : mn;
 	if (nmem == 2) {
 		/* movs: a load and a store; cmps: two loads and the compare */
@@ -1734,6 +1772,7 @@ typedef struct insn_classes {
 	uint8_t cut;              /* the disassembly is undecodable bytes (phantom) */
 	uint8_t lat, ld_lat;      /* its result's latency, its loads' (see latencies) */
 	uint8_t axu;              /* it works on FP registers: its stalls are the AXU's */
+	uint8_t via;              /* VIA_TO_FP, VIA_FROM_FP or 0 (via_memory) */
 	uint64_t split;
 	uint64_t reads, writes, addr; /* registers (DEP_*) read, written, addressing memory */
 	uint8_t n[CLAB_HQ_N];     /* its classes (a count above 255 is not kept) */
@@ -1957,6 +1996,7 @@ static void classes_of(struct qemu_plugin_insn *insn, insn_classes *c, uint64_t 
 	memcpy(mn, dis, mlen);
 	mn[mlen] = 0;
 	latencies(mn, ops, own, c);
+	c->via = (uint8_t)via_memory(mn, ops);
 	/* the load-and-reserve's data comes from the L2, where the
 	 * reservation is kept */
 	if (atomic && atomic_classes(dis, own))
@@ -2024,6 +2064,49 @@ static uint32_t ready_of(const uint32_t *ready, uint64_t mask)
 
 static uint32_t max_u32(uint32_t a, uint32_t b) { return a > b ? a : b; }
 
+/* The registers it writes are ready at `result` (the stack pointer at *t) */
+static void written(const insn_classes *c, uint32_t *ready, uint32_t result, uint32_t t)
+{
+	for (uint64_t w = c->writes; w; w &= w - 1) {
+		int r = __builtin_ctzll(w);
+		ready[r] = r == DEP_RSP ? t : result;
+	}
+}
+
+/* A value moved between the register files through memory (via_memory).
+ * Into FP registers: the store and the load depend on the integer alone,
+ * so they go as soon as it is ready (a compiler for an in-order core
+ * places them early, as it does any load), in issue slots of their own
+ * here, and the conversion issues when the load's data is in. Out of FP
+ * registers: the conversion, the store of its result, the load. */
+static uint32_t schedule_via(const insn_classes *c, uint32_t *ready, uint32_t *t)
+{
+	const uint64_t gprs = (1ull << DEP_VEC) - 1;
+	unsigned all = c->n[CLAB_HQ_INSTRUCTIONS];
+	uint32_t start = *t, result;
+	if (c->via == VIA_TO_FP) {
+		result = ready_of(ready, c->reads & gprs) + 1 + c->ld_lat;
+		*t += 2;
+		if (all > 2) {
+			uint32_t issue = max_u32(*t, result);
+			*t = issue + 1;
+			result = issue + c->lat;
+		}
+	} else {
+		uint32_t data = ready_of(ready, c->reads & ~gprs), issue;
+		if (all > 2) {
+			issue = max_u32(*t, data);
+			*t = issue + 1;
+			data = issue + c->lat;
+		}
+		issue = max_u32(*t, data);
+		*t = issue + 2;
+		result = issue + 1 + c->ld_lat;
+	}
+	written(c, ready, result, *t);
+	return *t - start - all;
+}
+
 /* Issues instruction c's A2 instructions in order from cycle *t, one a
  * cycle: its loads when the registers that address them are ready, its
  * operations when their sources and its loads' data are, its stores when
@@ -2033,6 +2116,8 @@ static uint32_t max_u32(uint32_t a, uint32_t b) { return a > b ? a : b; }
  * fixed offsets). Returns the cycles it waited on registers. */
 static uint32_t schedule(const insn_classes *c, uint32_t *ready, uint32_t *t)
 {
+	if (c->via)
+		return schedule_via(c, ready, t);
 	unsigned nld = a2_loads(c), nst = a2_stores(c);
 	unsigned all = c->n[CLAB_HQ_INSTRUCTIONS];
 	unsigned nop = all > nld + nst ? all - nld - nst : 0;
@@ -2056,10 +2141,7 @@ static uint32_t schedule(const insn_classes *c, uint32_t *ready, uint32_t *t)
 		if (!nld && !nop)
 			result = *t;
 	}
-	for (uint64_t w = c->writes; w; w &= w - 1) {
-		int r = __builtin_ctzll(w);
-		ready[r] = r == DEP_RSP ? *t : result;
-	}
+	written(c, ready, result, *t);
 	return *t - start - (nld + nop + nst);
 }
 
