@@ -273,6 +273,15 @@ done
 expect_each "$tmp/fpops100000" "$tmp/fpops200000" fcmp:100000 fcvt:200000 frnd:200000 \
 	fmov:100000 foth:200000 fsqrt:100000 fp:0 branches:100000 instructions:1500000 \
 	st_insns:100000 fld_insns:100000 fst_insns:100000 ld_insns:100000
+# and moves between integer and vector registers (kernels.c's vecmoves): an
+# insert and a movq in (an integer store and an FP load each), an extract
+# and a movq out (an FP store and an integer load each), the insert and
+# extract operations; dec and jnz: 12 instructions, no FP group
+for n in 100000 200000; do
+	timeout 300 "$run" --summary "$tmp/vecmoves$n" -- "$tmp/kernels" vecmoves $n || bad "vecmoves $n"
+done
+expect_each "$tmp/vecmoves100000" "$tmp/vecmoves200000" instructions:1200000 st_insns:200000 \
+	fld_insns:200000 fst_insns:200000 ld_insns:200000 fcvt:0 fmov:0 loads:0 stores:0
 
 # 2c. x87, string and atomic instructions (totals, N against 2N). PAPI's
 # papi_tot_ins loop, 9 x86 instructions an iteration: fldl and the two

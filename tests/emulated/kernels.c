@@ -247,6 +247,20 @@ static void viachain(long n)
 			 : [n] "+r"(n) : : "cc", "rax", "xmm0");
 }
 
+/* n iterations of moves between integer and vector registers: an
+ * insert and an extract (each a store, a load and the operation) and a
+ * movq each way (a store and a load); dec, jnz: 12 instructions */
+static void vecmoves(long n)
+{
+	__asm__ volatile("1: pinsrq $1, %%rax, %%xmm0\n\t"
+			 "pextrq $1, %%xmm0, %%rcx\n\t"
+			 "movq %%rax, %%xmm1\n\t"
+			 "movq %%xmm1, %%rdx\n\t"
+			 "dec %[n]\n\t"
+			 "jnz 1b"
+			 : [n] "+r"(n) : : "cc", "rcx", "rdx", "xmm0", "xmm1");
+}
+
 /* ... and of 8 independent ones */
 static void indep(long n)
 {
@@ -810,6 +824,8 @@ int main(int argc, char **argv)
 			depchain(n);
 		else if (!strcmp(argv[1], "viachain"))
 			viachain(n);
+		else if (!strcmp(argv[1], "vecmoves"))
+			vecmoves(n);
 		else if (!strcmp(argv[1], "indep"))
 			indep(n);
 		else if (!strcmp(argv[1], "bigloop"))

@@ -1316,8 +1316,10 @@ static int fp_data(const char *mn, int vec, int wide)
  * A2 has no instruction for that, so a PowerPC compiler goes through
  * memory, a store from one register file and a load into the other.
  * VIA_TO_FP: an integer converted (cvtsi2sd: stw or std, lfiwax or lfd,
- * fcfid) or moved (movq %rax,%xmm0: std, lfd); VIA_FROM_FP: the reverse
- * (cvttsd2si: fctiwz, stfiwx, lwz; movq %xmm0,%rax: stfd, ld); 0: neither. */
+ * fcfid), moved (movq %rax,%xmm0: std, lfd) or inserted (pinsrq: std,
+ * lfd and the insert); VIA_FROM_FP: the reverse (cvttsd2si: fctiwz,
+ * stfiwx, lwz; movq %xmm0,%rax: stfd, ld; pextrq: the extract, stfd, ld);
+ * 0: neither. */
 enum { VIA_TO_FP = 1, VIA_FROM_FP = 2 };
 
 static int is_vreg(const char *op)
@@ -1335,10 +1337,14 @@ static int via_memory(const char *mn, const char *ops)
 	const char *b = mn[0] == 'v' ? mn + 1 : mn, *op[4];
 	size_t len[4];
 	int k = operands(ops, op, len);
-	if (k < 2 || !(starts(b, "cvt") || !strcmp(b, "movd") || !strcmp(b, "movq")))
+	if (k < 2)
 		return 0;
-	return is_gpr(op[0]) && is_vreg(op[k - 1]) ? VIA_TO_FP
-	       : is_vreg(op[0]) && is_gpr(op[k - 1]) ? VIA_FROM_FP : 0;
+	int src = op[0][0] == '$'; /* (an immediate: the element) */
+	if (k < src + 2 || !(starts(b, "cvt") || !strcmp(b, "movd") || !strcmp(b, "movq") ||
+			     starts(b, "pinsr") || starts(b, "pextr") || !strcmp(b, "extractps")))
+		return 0;
+	return is_gpr(op[src]) && is_vreg(op[k - 1]) ? VIA_TO_FP
+	       : is_vreg(op[src]) && is_gpr(op[k - 1]) ? VIA_FROM_FP : 0;
 }
 
 /* An x86 instruction counts as the A2 instructions a compiler would emit
@@ -1364,10 +1370,10 @@ static void mem_class(const char *mn, const char *ops, uint64_t *n)
 	}
 	if (mem < 0) {
 		int via = via_memory(mn, ops);
-		if (via) { /* the store and the load besides a conversion, or alone */
+		if (via) { /* a store and a load: a move is those two alone */
 			n[via == VIA_TO_FP ? CLAB_HQ_ST_INSNS : CLAB_HQ_FST_INSNS]++;
 			n[via == VIA_TO_FP ? CLAB_HQ_FLD_INSNS : CLAB_HQ_LD_INSNS]++;
-			n[CLAB_HQ_INSTRUCTIONS] += starts(mn[0] == 'v' ? mn + 1 : mn, "cvt") ? 2 : 1;
+			n[CLAB_HQ_INSTRUCTIONS] += starts(mn[0] == 'v' ? mn + 1 : mn, "mov") ? 1 : 2;
 		}
 		return;
 	}
