@@ -1368,16 +1368,16 @@ static void mem_class(const char *mn, const char *ops, uint64_t *n)
 		n[mn[1] == 'u' ? CLAB_HQ_ST_INSNS : CLAB_HQ_LD_INSNS]++;
 		return;
 	}
+	const char *b = mn[0] == 'v' ? mn + 1 : mn;
 	if (mem < 0) {
 		int via = via_memory(mn, ops);
 		if (via) { /* a store and a load: a move is those two alone */
 			n[via == VIA_TO_FP ? CLAB_HQ_ST_INSNS : CLAB_HQ_FST_INSNS]++;
 			n[via == VIA_TO_FP ? CLAB_HQ_FLD_INSNS : CLAB_HQ_LD_INSNS]++;
-			n[CLAB_HQ_INSTRUCTIONS] += starts(mn[0] == 'v' ? mn + 1 : mn, "mov") ? 1 : 2;
+			n[CLAB_HQ_INSTRUCTIONS] += starts(b, "mov") ? 1 : 2;
 		}
 		return;
 	}
-	const char *b = mn[0] == 'v' ? mn + 1 : mn;
 	if (nmem == 2) {
 		/* movs: a load and a store; cmps: two loads and the compare */
 		n[CLAB_HQ_LD_INSNS]++;
