@@ -739,7 +739,7 @@ static int map_tool(int argc, char **argv)
 			char *end;
 			long v = strtol(optarg, &end, 10);
 			if (end == optarg || *end || v < 1 || v > 1024) {
-				fprintf(stderr, "counterlab-map: --ppn %s: want a whole number of ranks per node\n", optarg);
+				fprintf(stderr, "counterlab-map: --ppn %s: want a whole number of ranks per node, 1..1024\n", optarg);
 				return 2;
 			}
 			ppn = (int)v;

@@ -181,7 +181,7 @@ static int parse(int argc, char **argv, opts *o)
 			char *end;
 			long v = strtol(optarg, &end, 10);
 			if (end == optarg || *end || v < 1 || v > 1024) {
-				fprintf(stderr, "counterlab-netsim: --ppn %s: want a whole number of ranks per node\n", optarg);
+				fprintf(stderr, "counterlab-netsim: --ppn %s: want a whole number of ranks per node, 1..1024\n", optarg);
 				return 2;
 			}
 			o->ppn = (int)v;
@@ -224,7 +224,7 @@ static int parse(int argc, char **argv, opts *o)
 			errno = 0;
 			long v = strtol(optarg, &end, 10);
 			if (end == optarg || *end || errno || v < 1 || v > 1L << 30) {
-				fprintf(stderr, "counterlab-netsim: --ranks %s: want a whole number of ranks, at least 1\n", optarg);
+				fprintf(stderr, "counterlab-netsim: --ranks %s: want a whole number of ranks, 1..%ld\n", optarg, 1L << 30);
 				return 2;
 			}
 			o->ranks = v;
