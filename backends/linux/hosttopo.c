@@ -18,6 +18,12 @@ static void load(void)
 		return;
 	/* OS devices are filtered out by default; we want to know where they sit */
 	hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+	/* no counter sits on an accelerator or a display, and their discovery
+	 * would start GPU runtimes (OpenCL's ICD loader, CUDA, X11) inside the
+	 * measured process */
+	static const char *const unused[] = {"opencl", "cuda", "nvml", "rsmi", "levelzero", "gl"};
+	for (size_t i = 0; i < sizeof unused / sizeof *unused; i++)
+		hwloc_topology_set_components(topo, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, unused[i]);
 	if (hwloc_topology_load(topo)) {
 		hwloc_topology_destroy(topo);
 		return;
