@@ -118,14 +118,18 @@ static int turn, lockstep;
 
 static void my_turn(int me)
 {
+	if (!lockstep) /* free rounds: no lock between the readers at all */
+		return;
 	pthread_mutex_lock(&turn_lock);
-	while (lockstep && turn != me)
+	while (turn != me)
 		pthread_cond_wait(&turn_cv, &turn_lock);
 	pthread_mutex_unlock(&turn_lock);
 }
 
 static void pass_turn(int me)
 {
+	if (!lockstep)
+		return;
 	pthread_mutex_lock(&turn_lock);
 	turn = !me;
 	pthread_cond_broadcast(&turn_cv);
