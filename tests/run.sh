@@ -18,25 +18,79 @@ mkdir -p "$out/unit" "$out/asan" "$out/tsan" "$out/papi" "$out/logs"
 export COUNTERLAB_MACHINES=$PWD/machines
 passed=0 failed=0 failures=() notrun=()
 
-run() { # name command...: runs, shows the output, counts (exit 77: not run)
-	local name=$1 t0=$SECONDS rc
+JOBS=${JOBS:-2}
+
+# A test's output goes to its log, its exit status and seconds to a file
+# beside it, so that a test run in the background reports as one run here.
+logof() { echo "$out/logs/${1//\//_}.log"; }
+
+execute() { # name command...: runs it into its log, notes status and time
+	local name=$1 t0=$SECONDS rc log
 	shift
-	echo "== $name"
-	"$@" > "$out/logs/${name//\//_}.log" 2>&1
+	log=$(logof "$name")
+	"$@" > "$log" 2>&1
 	rc=$?
-	if [ $rc = 0 ]; then
+	echo "$rc $((SECONDS - t0))" > "$log.rc.tmp" && mv "$log.rc.tmp" "$log.rc"
+}
+
+report() { # name: shows how an executed test ended and counts it (exit 77: not run)
+	local name=$1 log rc secs
+	log=$(logof "$name")
+	read -r rc secs < "$log.rc" || rc=1
+	echo "== $name"
+	if [ "$rc" = 0 ]; then
 		passed=$((passed + 1))
-		echo "   ($((SECONDS - t0)) s)"
-		grep -E '^\[  (PASSED|FAILED|  OK  )|PASSED|FAILED' "$out/logs/${name//\//_}.log" | tail -3
-	elif [ $rc = 77 ]; then
+		echo "   ($secs s)"
+		grep -E '^\[  (PASSED|FAILED|  OK  )|PASSED|FAILED' "$log" | tail -3
+	elif [ "$rc" = 77 ]; then
 		notrun+=("$name")
-		sed 's/^/   /' "$out/logs/${name//\//_}.log"
+		sed 's/^/   /' "$log"
 	else
 		failed=$((failed + 1))
 		failures+=("$name")
-		tail -40 "$out/logs/${name//\//_}.log"
+		tail -40 "$log"
 		echo "-- $name FAILED"
 	fi
+}
+
+run() { # name command...: runs it now
+	rm -f "$(logof "$1").rc"
+	execute "$@"
+	report "$1"
+}
+
+# Tests that share nothing with each other (each unit test, plain and under
+# the sanitizers, each PAPI-level program) run JOBS at a time in the
+# background; they report in the order they were started. Every verdict is
+# independent of load (the suite passes with every core busy), so running
+# them side by side changes only how long make check takes.
+started=() # started in the background, not yet reported
+spawn() { # name command...: starts it once fewer than JOBS run
+	while [ "$(jobs -pr | wc -l)" -ge "$JOBS" ]; do
+		wait -n
+	done
+	rm -f "$(logof "$1").rc"
+	execute "$@" &
+	started+=("$1")
+	reap
+}
+
+reap() { # [all]: reports the started tests that have ended, in order (all: waits for every one)
+	local rc
+	while [ ${#started[@]} -gt 0 ]; do
+		rc=$(logof "${started[0]}").rc
+		if [ ! -e "$rc" ]; then
+			[ "${1:-}" = all ] || return 0
+			if [ -n "$(jobs -pr)" ]; then
+				wait -n
+			else # (ended without noting its status: a failure)
+				echo "1 0" > "$rc"
+			fi
+			continue
+		fi
+		report "${started[0]}"
+		started=("${started[@]:1}")
+	done
 }
 
 LIB_SRCS=$(ls framework/*.c sim_backends/activity/*.c sim_backends/bgq/*.c sim_backends/bgl/*.c sim_backends/torus/*.c sim_backends/gemini/*.c backends/linux/*.c)
@@ -62,18 +116,14 @@ archive() { # archive flags...: compile the library into it, or count a failure
 	return 1
 }
 
-build() { # output source archive flags...: compile or count a failure
+built() { # exe source archive flags...: compiles the unit test, then runs it
 	local exe=$1 src=$2 lib=$3
 	shift 3
-	if ! $CC -std=gnu11 -g -Wall -Wextra -Werror -pthread -Iinclude -I"$BUILD/gen" \
+	$CC -std=gnu11 -g -Wall -Wextra -Werror -pthread -Iinclude -I"$BUILD/gen" \
 		-DCLAB_DATADIR="\"$PREFIX/share/counterlab\"" "$@" -o "$exe" "$src" \
 		-Wl,--whole-archive "$lib" -Wl,--no-whole-archive \
-		-liniparser -lhwloc -lpfm -lcmocka -lpng -lpthread -lm 2> "$exe.build.log"; then
-		cat "$exe.build.log"
-		failed=$((failed + 1))
-		failures+=("build $src")
-		return 1
-	fi
+		-liniparser -lhwloc -lpfm -lcmocka -lpng -lpthread -lm || return
+	"$exe"
 }
 
 SAN=(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
@@ -82,14 +132,15 @@ archive "$out/unit/libclab.a" -O1 && plain=1
 QUICK=${QUICK:-0}
 [ "$QUICK" = 1 ] || { archive "$out/asan/libclab.a" -O1 "${SAN[@]}" && asan=1; }
 
-# 1. unit tests, then 2. the same under the sanitizers
+# 1. unit tests, then 2. the same under the sanitizers (a test that does
+# not compile fails with the compiler's errors as its log)
 for src in tests/unit/test_*.c; do
 	name=$(basename "$src" .c)
-	[ $plain = 1 ] && build "$out/unit/$name" "$src" "$out/unit/libclab.a" -O1 &&
-		run "unit/$name" "$out/unit/$name"
-	[ $asan = 1 ] && build "$out/asan/$name" "$src" "$out/asan/libclab.a" -O1 "${SAN[@]}" &&
-		ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 run "asan/$name" "$out/asan/$name"
+	[ $plain = 1 ] && spawn "unit/$name" built "$out/unit/$name" "$src" "$out/unit/libclab.a" -O1
+	[ $asan = 1 ] && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+		spawn "asan/$name" built "$out/asan/$name" "$src" "$out/asan/libclab.a" -O1 "${SAN[@]}"
 done
+reap all
 
 # 2b. the unit tests whose threads read counters other threads move, under
 # ThreadSanitizer (gcc warns that it does not model fences; the counts
@@ -106,9 +157,10 @@ TSAN=(-fsanitize=thread)
 $CC -fsanitize=thread -Wno-tsan -Werror -x c -c /dev/null -o /dev/null 2>/dev/null && TSAN+=(-Wno-tsan)
 if [ "$QUICK" != 1 ] && archive "$out/tsan/libclab.a" -O1 "${TSAN[@]}"; then
 	for name in test_framework test_punit; do
-		build "$out/tsan/$name" "tests/unit/$name.c" "$out/tsan/libclab.a" -O1 "${TSAN[@]}" &&
-			TSAN_OPTIONS=halt_on_error=1 run "tsan/$name" tsan_run "$out/tsan/$name"
+		TSAN_OPTIONS=halt_on_error=1 spawn "tsan/$name" \
+			tsan_run built "$out/tsan/$name" "tests/unit/$name.c" "$out/tsan/libclab.a" -O1 "${TSAN[@]}"
 	done
+	reap all
 fi
 
 # counterlab-netsim's command line (options and their errors)
@@ -140,18 +192,19 @@ run "multihost/test_multihost" bash tests/multihost/test_multihost.sh "$PREFIX/b
 # setup scripts (deps, PAPI source, install) against made-up apt configurations
 run "setup/test_setup" bash tests/setup/test_setup.sh
 
-# 3. PAPI-level tests: plain PAPI programs
+# 3. PAPI-level tests: plain PAPI programs, built against the staged
+# libraries as a user's program would be
+linked() { # exe source libs...: compiles the program, then runs it
+	local exe=$1 src=$2
+	shift 2
+	$CC -std=gnu11 -O1 -g -Wall -Wextra -Werror -pthread -I"$PREFIX/include" -o "$exe" "$src" \
+		-L"$PREFIX/lib" "$@" -Wl,-rpath,"$PREFIX/lib" || return
+	"$exe"
+}
 for src in tests/papi/*.c; do
 	[ -e "$src" ] || continue
 	name=$(basename "$src" .c)
-	if $CC -std=gnu11 -O1 -g -Wall -Wextra -Werror -pthread -I"$PREFIX/include" -o "$out/papi/$name" \
-		"$src" -L"$PREFIX/lib" -lpapi -lcounterlab -Wl,-rpath,"$PREFIX/lib" 2> "$out/papi/$name.build.log"; then
-		run "papi/$name" "$out/papi/$name"
-	else
-		cat "$out/papi/$name.build.log"
-		failed=$((failed + 1))
-		failures+=("build $src")
-	fi
+	spawn "papi/$name" linked "$out/papi/$name" "$src" -lpapi -lcounterlab
 done
 
 # 3b. libbgpm (IBM's BGPM API over the simulator), cross-checked with PAPI
@@ -159,15 +212,9 @@ mkdir -p "$out/bgpm"
 for src in tests/bgpm/*.c; do
 	[ -e "$src" ] || continue
 	name=$(basename "$src" .c)
-	if $CC -std=gnu11 -O1 -g -Wall -Wextra -Werror -pthread -I"$PREFIX/include" -o "$out/bgpm/$name" \
-		"$src" -L"$PREFIX/lib" -lbgpm -lpapi -lcounterlab -lcmocka -Wl,-rpath,"$PREFIX/lib" 2> "$out/bgpm/$name.build.log"; then
-		run "bgpm/$name" "$out/bgpm/$name"
-	else
-		cat "$out/bgpm/$name.build.log"
-		failed=$((failed + 1))
-		failures+=("build $src")
-	fi
+	spawn "bgpm/$name" linked "$out/bgpm/$name" "$src" -lbgpm -lpapi -lcounterlab -lcmocka
 done
+reap all
 
 # 3c. libgpcd (Cray's GPCD API over the simulated Gemini): its behaviour,
 # and the published tile-sampling loop, a program that includes only
