@@ -101,6 +101,8 @@ typedef struct packet {
 			    * needs there */
 	uint8_t vc, dyn, indim; /* indim: dimension it came along, 0xff injected */
 	uint8_t tie;       /* bit d: half way round ring d it goes the - way */
+	uint8_t dori;      /* dimension-ordered: the index in the torus's order
+			    * of its first dimension still to go */
 	uint8_t wraps;     /* dateline: its way along dimension indim wraps */
 	uint8_t pend;      /* interleave: written to memory (by t) before its
 			    * tail arrived */
@@ -618,11 +620,11 @@ static void wait_del(sim *S, uint32_t x, uint32_t qi)
 	int n = S->nwait[2 * (size_t)x + k]--, i = 0;
 	while (w[i] != qi)
 		i++;
-	memmove(w + i, w + i + 1, (size_t)(n - i - 1) * sizeof *w);
 	uint16_t *ww = S->wwant + wbase(S, x, k);
 	for (unsigned m = ww[i]; m; m &= m - 1)
 		S->nwant[(size_t)x * S->tl + __builtin_ctz(m)]--;
-	memmove(ww + i, ww + i + 1, (size_t)(n - i - 1) * sizeof *ww);
+	for (; i < n - 1; i++) /* (lists are short: no memmove call) */
+		w[i] = w[i + 1], ww[i] = ww[i + 1];
 }
 
 /* ---- routing ------------------------------------------------------------- */
@@ -644,13 +646,17 @@ static int delta(const sim *S, uint32_t x, const packet *p, int d)
 	return S->way[d][2 * off + ((p->tie >> d) & 1)];
 }
 
-/* The dimension-ordered next link, -1 at the destination. */
-static int dor_link(const sim *S, uint32_t x, const packet *p)
+/* The dimension-ordered next link, -1 at the destination (a packet that
+ * never went dynamic has gone the dimensions before dori). */
+static int dor_link(const sim *S, uint32_t x, packet *p)
 {
-	for (int i = 0; i < S->nd; i++) {
+	for (int i = p->dyn ? 0 : p->dori; i < S->nd; i++) {
 		int d = S->t->order[i], k = delta(S, x, p, d);
-		if (k)
+		if (k) {
+			if (!p->dyn)
+				p->dori = (uint8_t)i;
 			return 2 * d + (k > 0);
+		}
 	}
 	return -1;
 }
@@ -1379,6 +1385,7 @@ static int refill(sim *S, uint32_t x, int k)
 	p->dst = f->dst;
 	p->vc = (uint8_t)f->vc;
 	p->dyn = f->vc == CLAB_VC_DYNAMIC;
+	p->dori = 0;
 	/* the way half round an even ring: the source's parity (all the
 	 * flow's packets alike), or a draw per packet and dimension */
 	p->tie = S->s->tie ? (uint8_t)xorshift(S, x) : S->odd[x] ? 0xff : 0;
