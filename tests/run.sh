@@ -194,12 +194,14 @@ run "setup/test_setup" bash tests/setup/test_setup.sh
 
 # 3. PAPI-level tests: plain PAPI programs, built against the staged
 # libraries as a user's program would be
-linked() { # exe source libs...: compiles the program, then runs it
+compiled() { # exe source libs...: compiles the program
 	local exe=$1 src=$2
 	shift 2
 	$CC -std=gnu11 -O1 -g -Wall -Wextra -Werror -pthread -I"$PREFIX/include" -o "$exe" "$src" \
-		-L"$PREFIX/lib" "$@" -Wl,-rpath,"$PREFIX/lib" || return
-	"$exe"
+		-L"$PREFIX/lib" "$@" -Wl,-rpath,"$PREFIX/lib"
+}
+linked() { # exe source libs...: compiles the program, then runs it
+	compiled "$@" && "$1"
 }
 for src in tests/papi/*.c; do
 	[ -e "$src" ] || continue
@@ -220,19 +222,10 @@ reap all
 # and the published tile-sampling loop, a program that includes only
 # gpcd_lib.h, built unchanged against it: 288 registers listed newest first
 mkdir -p "$out/gpcd"
-gpcd_build() { # name libs...: build tests/gpcd/NAME.c or count a failure
-	local name=$1
-	shift
-	$CC -std=gnu11 -O1 -g -Wall -Wextra -Werror -I"$PREFIX/include" -o "$out/gpcd/$name" \
-		"tests/gpcd/$name.c" -L"$PREFIX/lib" "$@" -Wl,-rpath,"$PREFIX/lib" 2> "$out/gpcd/$name.build.log" && return 0
-	cat "$out/gpcd/$name.build.log"
-	failed=$((failed + 1))
-	failures+=("build tests/gpcd/$name.c")
-	return 1
-}
-gpcd_build test_gpcd -lgpcd -lcounterlab -lcmocka && run "gpcd/test_gpcd" "$out/gpcd/test_gpcd"
+run "gpcd/test_gpcd" linked "$out/gpcd/test_gpcd" tests/gpcd/test_gpcd.c -lgpcd -lcounterlab -lcmocka
 sample_tiles() {
 	local o
+	compiled "$out/gpcd/sample_tiles" tests/gpcd/sample_tiles.c -lgpcd || return 1
 	o=$(env -u COUNTERLAB_MACHINE "$out/gpcd/sample_tiles") || return 1
 	echo "$o" | sed -n '1p;$p'
 	[ "$(echo "$o" | wc -l)" = 288 ] &&
@@ -240,7 +233,7 @@ sample_tiles() {
 		echo "$o" | tail -1 | grep -qx 'GPCD Context print 287 : GM_0_0_TILE_PERFORMANCE_COUNTERS_0 : 0' &&
 		echo "288 registers PASSED"
 }
-gpcd_build sample_tiles -lgpcd && run "gpcd/sample_tiles" sample_tiles
+run "gpcd/sample_tiles" sample_tiles
 
 if [ "$QUICK" = 1 ]; then
 	echo
