@@ -25,7 +25,9 @@
 #           side's saturation bisected to 1/160 of a link's load, about
 #           45 minutes more; BookSim's runs are kept in
 #           build/bench/booksim and read again when a case comes back
-#           unchanged: a few minutes then)
+#           unchanged: a few minutes then, but such a case's wall ratio
+#           divides an earlier sitting's time by this one's, and the
+#           JSON marks it "booksim_wall_kept")
 #   QEMU_PLUGIN_H  QEMU's plugin API header, for emulated.json's plugin that
 #           does nothing (default $BUILD/qemu-src/qemu-plugin.h, as make's)
 #   PMPI_ROUNDS  alternating rounds of the pmpi ping-pong (default 6)
