@@ -94,11 +94,6 @@ typedef struct packet {
 	uint32_t flow;
 	uint16_t chunks;
 	uint16_t held;     /* chunks of room it holds in its input buffer */
-	uint16_t minmask;  /* at its current router: links of minimal routes */
-	int8_t dor;        /* and its dimension-ordered link (-1: arrived), */
-	uint8_t dorv;      /* the VC it would take there, */
-	uint16_t dorq, need; /* the buffer at the far end and the room it
-			    * needs there */
 	uint8_t vc, dyn, indim; /* indim: dimension it came along, 0xff injected */
 	uint8_t tie;       /* bit d: half way round ring d it goes the - way */
 	uint8_t dori;      /* dimension-ordered: the index in the torus's order
@@ -109,12 +104,24 @@ typedef struct packet {
 	uint32_t tx;       /* interleave: its last crossing under way, NONE */
 } packet;
 
+/* A head waiting at its router: its queue and its routes there (routes),
+ * fixed while it waits. The ports' scans read these, not the packet: a
+ * blocked head is read again at every choice of a link it wants. */
+typedef struct waiter {
+	uint16_t qi;
+	uint16_t want;     /* the links it may take (0: at its destination) */
+	uint16_t dorq, need; /* its dimension-ordered link's buffer at the far
+			    * end and the room it needs there */
+	uint16_t chunks;
+	int8_t dor;        /* that link, -1 at its destination */
+	uint8_t dorv, dyn; /* the VC it would take there; adaptive */
+} waiter;
+
 typedef struct queue {   /* an input buffer of one VC, or an injection FIFO */
 	uint32_t head, tail, npk;
 	int32_t room;      /* chunks (tokens) left; injection FIFOs: unused */
 	uint8_t waiting;   /* its head waits for an output */
 	uint8_t busy;      /* interleave: its last packet out is still crossing */
-	uint8_t here;      /* that head has arrived (waits for the drain port) */
 } queue;
 
 /* interleave: a packet crossing a link, sharing it with the crossings
@@ -194,13 +201,11 @@ typedef struct sim {
 	uint32_t *back_q;
 	uint16_t *back_chunks;
 	double *back_t;      /* flow_unit chunk: when that room is back */
-	uint16_t *wait, *nwait; /* [node][nq]: queues whose heads wait, oldest
-			      * first; with transit_ratio two lists, heads
-			      * passing through in the first nlq places,
-			      * the node's injected ones after ([node][2]
-			      * counts) */
-	uint16_t *wwant;     /* [node][nq]: the links each of those may take
-			      * (a link's scan reads no packet it need not) */
+	waiter *wait;        /* [node][nq]: the heads that wait, oldest first;
+			      * with transit_ratio two lists, heads passing
+			      * through in the first nlq places, the node's
+			      * injected ones after */
+	uint16_t *nwait;     /* [node][2] their counts */
 	uint16_t *nwant;     /* [node][tl]: of those heads, how many may take
 			      * the link (none: its scan need not start) */
 	uint16_t *nhere;     /* [node] of those, heads that have arrived */
@@ -565,12 +570,6 @@ static void q_push(sim *S, queue *q, uint32_t i)
 	q->tail = i;
 }
 
-/* The links a head routed at its router (routes) may take: bit o. */
-static unsigned links_of(const packet *p)
-{
-	return p->dyn ? p->minmask : 1u << p->dor;
-}
-
 /* The waiting list of queue qi's heads (1: the node's injected packets,
  * with transit_ratio) and where list k of node x starts. */
 static int wlist(const sim *S, uint32_t qi)
@@ -583,27 +582,23 @@ static size_t wbase(const sim *S, uint32_t x, int k)
 	return (size_t)x * S->nq + (size_t)(k ? S->nlq : 0);
 }
 
-static void wait_add(sim *S, uint32_t x, uint32_t qi)
+static void wait_add(sim *S, uint32_t x, uint32_t qi, const waiter *h)
 {
 	queue *q = Q(S, x, qi);
 	if (!q->waiting) {
 		q->waiting = 1;
-		const packet *p = &S->pk[q->head];
-		q->here = p->dst == x;
-		S->nhere[x] += q->here;
+		S->nhere[x] += h->dor < 0;
 		int k = wlist(S, qi);
 		/* oldest first; heads that began to wait at the same instant
 		 * by queue (input link and VC, then the injection queues) */
 		size_t b = wbase(S, x, k), at = b + S->nwait[2 * (size_t)x + k]++;
 		const double *since = S->since + (size_t)x * S->nq;
-		for (; at > b && since[S->wait[at - 1]] == S->now && S->wait[at - 1] > qi; at--) {
+		for (; at > b && since[S->wait[at - 1].qi] == S->now && S->wait[at - 1].qi > qi; at--)
 			S->wait[at] = S->wait[at - 1];
-			S->wwant[at] = S->wwant[at - 1];
-		}
 		S->since[(size_t)x * S->nq + qi] = S->now;
-		S->wwant[at] = q->here ? 0 : (uint16_t)links_of(p);
-		S->wait[at] = (uint16_t)qi;
-		for (unsigned m = S->wwant[at]; m; m &= m - 1)
+		S->wait[at] = *h;
+		S->wait[at].qi = (uint16_t)qi;
+		for (unsigned m = h->want; m; m &= m - 1)
 			S->nwant[(size_t)x * S->tl + __builtin_ctz(m)]++;
 	}
 }
@@ -614,17 +609,16 @@ static void wait_del(sim *S, uint32_t x, uint32_t qi)
 	if (!q->waiting)
 		return;
 	q->waiting = 0;
-	S->nhere[x] -= q->here;
 	int k = wlist(S, qi);
-	uint16_t *w = S->wait + wbase(S, x, k);
+	waiter *w = S->wait + wbase(S, x, k);
 	int n = S->nwait[2 * (size_t)x + k]--, i = 0;
-	while (w[i] != qi)
+	while (w[i].qi != qi)
 		i++;
-	uint16_t *ww = S->wwant + wbase(S, x, k);
-	for (unsigned m = ww[i]; m; m &= m - 1)
+	S->nhere[x] -= w[i].dor < 0;
+	for (unsigned m = w[i].want; m; m &= m - 1)
 		S->nwant[(size_t)x * S->tl + __builtin_ctz(m)]--;
 	for (; i < n - 1; i++) /* (lists are short: no memmove call) */
-		w[i] = w[i + 1], ww[i] = ww[i + 1];
+		w[i] = w[i + 1];
 }
 
 /* ---- routing ------------------------------------------------------------- */
@@ -677,42 +671,44 @@ static uint32_t next_queue(const sim *S, uint32_t x, const packet *p, int o, int
 	return w ? WRAPQ(o ^ 1) : (uint32_t)LQ(o ^ 1, v);
 }
 
-/* Notes p's routes at router x (it has just become a head there): its
+/* Head p's routes at router x (it has just become a head there): its
  * minimal links, and its dimension-ordered hop (fixed while it waits). */
-static void routes(const sim *S, uint32_t x, packet *p)
+static waiter routes(const sim *S, uint32_t x, packet *p)
 {
-	p->dor = (int8_t)dor_link(S, x, p);
-	p->minmask = 0;
+	waiter h = {0, 0, 0, 0, p->chunks, (int8_t)dor_link(S, x, p), 0, p->dyn};
+	if (h.dor < 0)
+		return h;
 	for (int d = 0; p->dyn && d < S->nd; d++) {
 		int k = delta(S, x, p, d);
 		if (k)
-			p->minmask |= (uint16_t)(1u << (2 * d + (k > 0)));
+			h.want |= (uint16_t)(1u << (2 * d + (k > 0)));
 	}
-	if (p->dor < 0)
-		return;
-	int o = p->dor, v = p->dyn ? CLAB_VC_ESCAPE : p->vc;
-	p->dorv = (uint8_t)v;
-	p->dorq = (uint16_t)next_queue(S, x, p, o, v);
+	if (!p->dyn)
+		h.want = (uint16_t)(1u << h.dor);
+	int o = h.dor, v = p->dyn ? CLAB_VC_ESCAPE : p->vc;
+	h.dorv = (uint8_t)v;
+	h.dorq = (uint16_t)next_queue(S, x, p, o, v);
 	if (S->s->dateline) /* a packet's room, no bubble */
-		p->need = (uint16_t)(S->s->flow_unit ? p->chunks : S->maxc);
+		h.need = (uint16_t)(S->s->flow_unit ? p->chunks : S->maxc);
 	else /* a packet holds a largest packet's room on a deterministic
 	      * VC (no room lost to odd sizes), and the bubble: entering a
 	      * ring leaves room for one more */
-		p->need = (uint16_t)(S->maxc * (p->vc == v && p->indim == o / 2 ? 1 : 2));
+		h.need = (uint16_t)(S->maxc * (p->vc == v && p->indim == o / 2 ? 1 : 2));
+	return h;
 }
 
-/* The VC packet p at x may take on free link o now, or -1 (no tokens);
- * *dqi: the buffer at the far end it would enter (its callers need it
- * too). */
-static int vc_for(const sim *S, uint32_t x, const packet *p, int o, uint32_t *dqi)
+/* The VC waiting head h at x may take on free link o now, or -1 (no
+ * tokens); *dqi: the buffer at the far end it would enter (its callers
+ * need it too). */
+static int vc_for(const sim *S, uint32_t x, const waiter *h, int o, uint32_t *dqi)
 {
 	uint32_t y = S->nb[(size_t)x * S->tl + o];
-	if (p->dyn && Q(S, y, *dqi = LQ(o ^ 1, CLAB_VC_DYNAMIC))->room >= p->chunks)
+	if (h->dyn && Q(S, y, *dqi = LQ(o ^ 1, CLAB_VC_DYNAMIC))->room >= h->chunks)
 		return CLAB_VC_DYNAMIC;
-	if (o != p->dor)
+	if (o != h->dor)
 		return -1;
-	*dqi = p->dorq;
-	return Q(S, y, p->dorq)->room >= p->need ? p->dorv : -1;
+	*dqi = h->dorq;
+	return Q(S, y, h->dorq)->room >= h->need ? h->dorv : -1;
 }
 
 static void nt_open(sim *S, uint32_t x, int o)
@@ -1037,9 +1033,9 @@ static void inj_left(sim *S, uint32_t x, uint32_t qi, int chunks)
 		ev_push(S, EV_NODE, x, 0, S->now);
 }
 
-/* Moves the head of queue qi of node x out: across link o on VC v, or
- * into memory (o < 0). */
-static void send(sim *S, uint32_t x, uint32_t qi, int o, int v)
+/* Moves the head of queue qi of node x out: across link o on VC v into
+ * buffer dqi at the far end, or into memory (o < 0). */
+static void send(sim *S, uint32_t x, uint32_t qi, int o, int v, uint32_t dqi)
 {
 	queue *q = Q(S, x, qi);
 	uint32_t i = q->head;
@@ -1094,7 +1090,6 @@ static void send(sim *S, uint32_t x, uint32_t qi, int o, int v)
 		S->r->sent[xl * NV + (size_t)v].c += chunks;
 		S->r->sent[xl * NV + (size_t)v].p += 1;
 		uint32_t y = S->nb[xl];
-		uint32_t dqi = v == CLAB_VC_DYNAMIC ? (uint32_t)LQ(o ^ 1, v) : p->dorq;
 		queue *dq = Q(S, y, dqi);
 		p->wraps = (uint8_t)(dqi >= (uint32_t)(S->tl * NV));
 		occ_touch(S, dq);
@@ -1154,14 +1149,14 @@ static void try_head(sim *S, uint32_t x, uint32_t qi)
 	packet *p = &S->pk[q->head];
 	if (S->s->interleave && p->t > S->now) /* not here yet: its own event comes */
 		return;
-	routes(S, x, p);
-	wait_add(S, x, qi);
-	if (p->dst == x) {
+	waiter h = routes(S, x, p);
+	wait_add(S, x, qi, &h);
+	if (h.dor < 0) {
 		if (S->rx_free[x] <= S->now)
 			arb_later(S, x, S->tl);
 		return;
 	}
-	for (unsigned m = links_of(p); m; m &= m - 1)
+	for (unsigned m = h.want; m; m &= m - 1)
 		if (S->link_free[(size_t)x * S->tl + __builtin_ctz(m)] <= S->now)
 			arb_later(S, x, __builtin_ctz(m));
 }
@@ -1178,19 +1173,18 @@ static void heads_choose(sim *S, uint32_t x, unsigned asked)
 	for (unsigned m = asked; m; m &= m - 1)
 		if (S->link_free[(size_t)x * S->tl + __builtin_ctz(m)] <= S->now)
 			freem |= 1u << __builtin_ctz(m);
-	const uint16_t *w = S->wait + wbase(S, x, 0), *ww = S->wwant + wbase(S, x, 0);
+	const waiter *w = S->wait + wbase(S, x, 0);
 	for (int i = 0; freem && i < S->nwait[2 * (size_t)x];) {
-		if (!(ww[i] & freem)) { /* (heads at their destination want none) */
+		if (!(w[i].want & freem)) { /* (heads at their destination want none) */
 			i++;
 			continue;
 		}
-		uint32_t qi = w[i];
-		packet *p = &S->pk[Q(S, x, qi)->head];
 		int best = -1, bestv = -1, bestroom = -1, ties = 0;
-		for (unsigned m = ww[i] & freem; m; m &= m - 1) {
+		uint32_t bestq = 0;
+		for (unsigned m = w[i].want & freem; m; m &= m - 1) {
 			int o = __builtin_ctz(m);
 			uint32_t dqi;
-			int v = vc_for(S, x, p, o, &dqi);
+			int v = vc_for(S, x, &w[i], o, &dqi);
 			if (v < 0) {
 				blocked |= 1u << o;
 				continue;
@@ -1199,14 +1193,14 @@ static void heads_choose(sim *S, uint32_t x, unsigned asked)
 				continue;
 			int room = Q(S, S->nb[(size_t)x * S->tl + o], dqi)->room;
 			if (room > bestroom) {
-				best = o, bestv = v, bestroom = room, ties = 1;
+				best = o, bestv = v, bestq = dqi, bestroom = room, ties = 1;
 			} else if (room == bestroom) { /* a seeded draw among equals */
 				if (xorshift(S, x) % (uint64_t)++ties == 0)
-					best = o, bestv = v;
+					best = o, bestv = v, bestq = dqi;
 			}
 		}
 		if (best >= 0) {
-			send(S, x, qi, best, bestv); /* (the next head takes its place) */
+			send(S, x, w[i].qi, best, bestv, bestq); /* (the next head takes its place) */
 			if (S->link_free[(size_t)x * S->tl + best] > S->now)
 				freem &= ~(1u << best);
 		} else {
@@ -1259,6 +1253,7 @@ static void try_link(sim *S, uint32_t x, int o)
 		return;
 	}
 	int pick[2] = {-1, -1}, pickv[2] = {-1, -1}, after[2] = {S->nq, S->nq};
+	uint32_t pickq[2] = {0, 0};
 	size_t arb[2] = {xo, xo}; /* the arbiter whose turn it was: the link's, or its lane's */
 	/* the far end's dynamic room, read once: vc_for's first question;
 	 * with no room for the smallest dynamic packet nor a largest one on
@@ -1272,40 +1267,39 @@ static void try_link(sim *S, uint32_t x, int o)
 	 * injected packets) is looked at first, oldest first, the other
 	 * only if none of it can go (round_robin: each class's turn) */
 	int turn = S->transit && S->transit[xo] >= S->s->transit_ratio;
-	const uint16_t *wl[2] = {S->wait + wbase(S, x, 0), S->wait + wbase(S, x, 1)};
+	const waiter *wl[2] = {S->wait + wbase(S, x, 0), S->wait + wbase(S, x, 1)};
 	for (int pass = 0; !full && pass < (S->transit ? 2 : 1) && (S->s->round_robin || pick[turn] < 0); pass++) {
 		int c = turn ^ pass; /* (0 without transit_ratio: the one list) */
-		const uint16_t *w = wl[c], *ww = S->wwant + wbase(S, x, c);
+		const waiter *w = wl[c];
 		for (int i = 0; i < S->nwait[2 * (size_t)x + c]; i++) {
-			if (!((ww[i] >> o) & 1))
+			if (!((w[i].want >> o) & 1))
 				continue;
-			packet *p = &S->pk[Q(S, x, w[i])->head];
 			wanted = 1;
 			uint32_t dqi = LQ(o ^ 1, CLAB_VC_DYNAMIC);
-			int v = p->dyn && rd >= p->chunks ? CLAB_VC_DYNAMIC
-				: o != p->dor ? -1 : vc_for(S, x, p, o, &dqi);
+			int v = w[i].dyn && rd >= w[i].chunks ? CLAB_VC_DYNAMIC
+				: o != w[i].dor ? -1 : vc_for(S, x, &w[i], o, &dqi);
 			if (v < 0 || (S->s->interleave && lane_busy(S, x, o, dqi)))
 				continue;
 			if (!S->s->round_robin) {
-				pick[c] = i, pickv[c] = v;
+				pick[c] = i, pickv[c] = v, pickq[c] = dqi;
 				break;
 			}
 			size_t a = S->s->interleave ? xo * (size_t)S->nl + (size_t)lane_of(dqi, S->tl) : xo;
 			/* places after the last (modulo the ports, or queues, by a
 			 * subtraction: both are below the modulus) */
 			int np = S->s->round_robin == 2 ? S->nq : S->tl + 1;
-			int d = (S->s->round_robin == 2 ? w[i] : port_of(S, w[i])) + np - 1 - S->last_port[a];
+			int d = (S->s->round_robin == 2 ? w[i].qi : port_of(S, w[i].qi)) + np - 1 - S->last_port[a];
 			if (d >= np)
 				d -= np;
 			if (d < after[c])
-				pick[c] = i, pickv[c] = v, after[c] = d, arb[c] = a;
+				pick[c] = i, pickv[c] = v, pickq[c] = dqi, after[c] = d, arb[c] = a;
 		}
 	}
 	int c = pick[1] >= 0 && (pick[0] < 0 || turn);
 	if (pick[c] >= 0) {
-		uint16_t qi = wl[c][pick[c]];
+		uint16_t qi = wl[c][pick[c]].qi;
 		S->last_port[arb[c]] = (uint16_t)(S->s->round_robin == 2 ? qi : port_of(S, qi));
-		send(S, x, qi, o, pickv[c]);
+		send(S, x, qi, o, pickv[c], pickq[c]);
 		if (S->s->interleave) /* another lane may take another head */
 			try_link(S, x, o);
 		return;
@@ -1441,10 +1435,10 @@ static void node_free(sim *S, uint32_t x)
 			continue;
 		if (rcv) {
 			/* (a head at its destination came by a link: list 0) */
-			const uint16_t *w = S->wait + wbase(S, x, 0);
+			const waiter *w = S->wait + wbase(S, x, 0);
 			for (int i = 0; S->nhere[x] && i < S->nwait[2 * (size_t)x]; i++)
-				if (Q(S, x, w[i])->here) {
-					send(S, x, w[i], -1, 0);
+				if (w[i].dor < 0) {
+					send(S, x, w[i].qi, -1, 0, 0);
 					if (!split)
 						return;
 					break;
@@ -1610,7 +1604,6 @@ static void sim_free(sim *S)
 	free(S->back_chunks);
 	free(S->back_t);
 	free(S->wait);
-	free(S->wwant);
 	free(S->nwant);
 	free(S->nwait);
 	free(S->nhere);
@@ -1708,7 +1701,6 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 	S->back_chunks = malloc(N * (size_t)(S->tl + 1) * sizeof *S->back_chunks);
 	S->back_t = malloc(N * (size_t)(S->tl + 1) * sizeof *S->back_t);
 	S->wait = malloc(N * (size_t)S->nq * sizeof *S->wait);
-	S->wwant = malloc(N * (size_t)S->nq * sizeof *S->wwant);
 	S->nwant = calloc(N * (size_t)S->tl, sizeof *S->nwant);
 	S->nwait = calloc(2 * N, sizeof *S->nwait);
 	S->nhere = calloc(N, sizeof *S->nhere);
@@ -1729,7 +1721,7 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 	S->order = malloc(nflows * sizeof *S->order + 1);
 	S->start = calloc(N * (size_t)S->ninj + 1, sizeof *S->start);
 	if (!S->coord || !S->ways || !S->nb || !S->odd || !S->q || !S->occ || !S->iq || !S->link_free || !S->nt_since || !S->wire_free ||
-	    !S->node_free || !S->rx_free || (s->ports && s->speedup && !S->rx_wire) || !S->back_q || !S->back_chunks || !S->back_t || !S->wait || !S->wwant || !S->nwant || !S->nwait || !S->nhere || !S->last_rcv || !S->inj_rr || !S->ready || !S->last_port || !S->inj_vc || (s->transit_ratio && !S->transit) || !S->asks || !S->asking || !S->choosing || !S->nrng || !S->since || !S->out_at || !S->order ||
+	    !S->node_free || !S->rx_free || (s->ports && s->speedup && !S->rx_wire) || !S->back_q || !S->back_chunks || !S->back_t || !S->wait || !S->nwant || !S->nwait || !S->nhere || !S->last_rcv || !S->inj_rr || !S->ready || !S->last_port || !S->inj_vc || (s->transit_ratio && !S->transit) || !S->asks || !S->asking || !S->choosing || !S->nrng || !S->since || !S->out_at || !S->order ||
 	    !S->start || hash_grow(S) /* (the hash table's first size) */) {
 		sim_free(S);
 		return clab_seterr(CLAB_E_NOMEM, "no memory for the packet engine on %zu nodes", N);
@@ -1759,7 +1751,7 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 			S->nt_since[x * (size_t)S->tl + l] = -1;
 		}
 		for (int i = 0; i < S->nq; i++)
-			*Q(S, x, i) = (queue){NONE, NONE, 0, room, 0, 0, 0};
+			*Q(S, x, i) = (queue){NONE, NONE, 0, room, 0, 0};
 		for (int l = 0; s->dyn_chunks && l < S->tl; l++)
 			Q(S, x, LQ(l, CLAB_VC_DYNAMIC))->room = (int32_t)s->dyn_chunks;
 		for (int k = 0; k < S->ninj; k++)
