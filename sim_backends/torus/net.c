@@ -1302,8 +1302,11 @@ int clab_net_phase_end(clab_net *n, uint64_t times, double *time_s)
 				notoken += nt;
 				n->pnotoken[xl] = 0;
 				for (int vc = 0; vc < CLAB_NVC; vc++) {
-					TOT(n, x, l, vc, T_FIFO) += (uint64_t)(n->pfifo[xl * CLAB_NVC + vc] + 0.5) * times;
-					n->pfifo[xl * CLAB_NVC + vc] = 0;
+					double *f = &n->pfifo[xl * CLAB_NVC + vc];
+					if (*f) { /* (a VC the phase did not use stays untouched) */
+						TOT(n, x, l, vc, T_FIFO) += (uint64_t)(*f + 0.5) * times;
+						*f = 0;
+					}
 				}
 			}
 	}
@@ -1353,9 +1356,11 @@ int clab_net_phase_end(clab_net *n, uint64_t times, double *time_s)
 		for (int l = 0; l < n->tl; l++)
 			for (int vc = 0; vc < CLAB_NVC; vc++) {
 				cp_t *v = &DIFF(n, x, l, vc);
-				TOT(n, x, l, vc, T_CHUNKS) += (uint64_t)v->c * times;
-				TOT(n, x, l, vc, T_PACKETS) += (uint64_t)v->p * times;
-				*v = (cp_t){0, 0};
+				if (v->c || v->p) {
+					TOT(n, x, l, vc, T_CHUNKS) += (uint64_t)v->c * times;
+					TOT(n, x, l, vc, T_PACKETS) += (uint64_t)v->p * times;
+					*v = (cp_t){0, 0};
+				}
 			}
 		for (int k = 0; k < MU_N; k++) {
 			mt[(size_t)x * MU_N + k] += n->mu[(size_t)x * MU_N + k] * times;

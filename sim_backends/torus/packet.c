@@ -166,8 +166,12 @@ typedef struct sim {
 	const clab_torus *t;
 	const clab_netspec *s;
 	int nd, tl, nq, ninj, maxc, minc; /* chunks of the largest, smallest packet */
-	int nlq;             /* link buffers per node: tl x NV, then with the
+	int nv;              /* buffers per link: one per VC the run uses (the
+			      * dynamic and the escape VC always) */
+	uint8_t vbuf[NV], bufvc[NV]; /* a VC's buffer on its link, and back */
+	int nlq;             /* link buffers per node: tl x nv, then with the
 			      * dateline tl more (each link's wrapping packets) */
+	uint8_t *qlink, *qlane; /* [nlq] a buffer's link, and its lane there */
 	double link_spb, node_spb, hop; /* s per wire byte on a link, at a node */
 	uint16_t *coord;     /* [node][nd] */
 	int16_t *ways;       /* clab_torus_delta by dimension, offset and tie */
@@ -175,7 +179,7 @@ typedef struct sim {
 			      * (b - a) from -(size - 1) to size - 1 */
 	uint32_t *nb;        /* [node][tl] */
 	uint8_t *odd;        /* [node] coordinate sum parity */
-	queue *q;            /* [node][nq]: tl x NV input buffers, ninj FIFOs */
+	queue *q;            /* [node][nq]: nlq input buffers, ninj FIFOs */
 	qocc *occ;           /* [node][nq] */
 	injq *iq;            /* [node][ninj] */
 	double *link_free, *nt_since, *node_free; /* [node][tl], [node][tl], [node] */
@@ -274,15 +278,15 @@ typedef struct sim {
 int clab_packet_shuffle;
 
 #define Q(S, x, i) (&(S)->q[(size_t)(x) * (S)->nq + (i)])
-#define LQ(l, v) ((l) * NV + (v))
+#define LQ(l, v) ((l) * S->nv + S->vbuf[v])
 #define READY_SET(S, x, k) ((S)->ready[(size_t)(x) * (S)->rw + (k) / 64] |= 1ull << ((k) % 64))
 #define READY_CLR(S, x, k) ((S)->ready[(size_t)(x) * (S)->rw + (k) / 64] &= ~(1ull << ((k) % 64)))
-#define WRAPQ(l) ((uint32_t)(S->tl * NV + (l))) /* the dateline buffer of link l */
+#define WRAPQ(l) ((uint32_t)(S->tl * S->nv + (l))) /* the dateline buffer of link l */
 
 /* The link whose input buffer queue qi is. */
 static int link_of(const struct sim *S, uint32_t qi)
 {
-	return qi < (uint32_t)(S->tl * NV) ? (int)qi / NV : (int)qi - S->tl * NV;
+	return S->qlink[qi];
 }
 
 /* The input port of queue qi: its link, or tl for the injection FIFOs. */
@@ -795,16 +799,16 @@ static void delivered(sim *S, uint32_t i, double done)
 
 /* ---- interleave: crossings sharing a link, a lane each ------------------- */
 
-/* The lane of a link whose far-end buffer is dqi: its VC, or the
+/* The lane of a link whose far-end buffer is dqi: its VC's, or the
  * dateline buffer's own. */
-static int lane_of(uint32_t dqi, int tl)
+static int lane_of(const sim *S, uint32_t dqi)
 {
-	return dqi < (uint32_t)(tl * NV) ? (int)(dqi % NV) : NV;
+	return S->qlane[dqi];
 }
 
 static int lane_busy(const sim *S, uint32_t x, int o, uint32_t dqi)
 {
-	size_t l = ((size_t)x * S->tl + (size_t)o) * (size_t)S->nl + (size_t)lane_of(dqi, S->tl);
+	size_t l = ((size_t)x * S->tl + (size_t)o) * (size_t)S->nl + (size_t)lane_of(S, dqi);
 	if (S->s->speedup) /* until the crossbar has moved its last packet */
 		return S->lane_last[l] != NONE && !S->tx[S->lane_last[l]].switched;
 	return S->lane_tx[l] != NONE;
@@ -987,7 +991,7 @@ static void tx_start(sim *S, uint32_t x, int o, uint32_t dqi, uint32_t i, uint32
 	size_t xo = (size_t)x * S->tl + (size_t)o;
 	int k = (int)S->s->speedup;
 	*t = (tx){ser, HUGE_VAL, i, NONE, x, qi, qi < (uint32_t)S->nlq ? held : 0, ++S->gen, (uint8_t)o,
-		  (uint8_t)lane_of(dqi, S->tl), S->now, k ? ser / k : 0, NONE, dqi, 0};
+		  (uint8_t)lane_of(S, dqi), S->now, k ? ser / k : 0, NONE, dqi, 0};
 	int known = p->tx == NONE; /* its tail's arrival here (else: when the crossing before ends) */
 	if (!known)
 		S->tx[p->tx].next = id;
@@ -1091,7 +1095,7 @@ static void send(sim *S, uint32_t x, uint32_t qi, int o, int v, uint32_t dqi)
 		S->r->sent[xl * NV + (size_t)v].p += 1;
 		uint32_t y = S->nb[xl];
 		queue *dq = Q(S, y, dqi);
-		p->wraps = (uint8_t)(dqi >= (uint32_t)(S->tl * NV));
+		p->wraps = (uint8_t)(dqi >= (uint32_t)(S->tl * S->nv));
 		occ_touch(S, dq);
 		dq->npk++;
 		p->held = v == CLAB_VC_DYNAMIC || (S->s->dateline && S->s->flow_unit) ? chunks : (uint16_t)S->maxc;
@@ -1260,8 +1264,8 @@ static void try_link(sim *S, uint32_t x, int o)
 	 * another VC, no head can go (a saturated link: skip the scan) */
 	uint32_t y = S->nb[xo];
 	int rd = Q(S, y, LQ(o ^ 1, CLAB_VC_DYNAMIC))->room, full = !S->s->dateline && rd < S->minc;
-	for (int v = 0; full && v < NV; v++)
-		full = v == CLAB_VC_DYNAMIC || Q(S, y, LQ(o ^ 1, v))->room < S->maxc;
+	for (int b = 0; full && b < S->nv; b++)
+		full = S->bufvc[b] == CLAB_VC_DYNAMIC || Q(S, y, (o ^ 1) * S->nv + b)->room < S->maxc;
 	int wanted = full; /* (a head waits for it) */
 	/* with transit_ratio the class whose turn it is (1: the node's
 	 * injected packets) is looked at first, oldest first, the other
@@ -1284,9 +1288,11 @@ static void try_link(sim *S, uint32_t x, int o)
 				pick[c] = i, pickv[c] = v, pickq[c] = dqi;
 				break;
 			}
-			size_t a = S->s->interleave ? xo * (size_t)S->nl + (size_t)lane_of(dqi, S->tl) : xo;
+			size_t a = S->s->interleave ? xo * (size_t)S->nl + (size_t)lane_of(S, dqi) : xo;
 			/* places after the last (modulo the ports, or queues, by a
-			 * subtraction: both are below the modulus) */
+			 * subtraction: both are below the modulus); with lanes,
+			 * the fewest places after its own arbiter's last goes
+			 * first (queues counted as the run has them) */
 			int np = S->s->round_robin == 2 ? S->nq : S->tl + 1;
 			int d = (S->s->round_robin == 2 ? w[i].qi : port_of(S, w[i].qi)) + np - 1 - S->last_port[a];
 			if (d >= np)
@@ -1580,6 +1586,8 @@ static int order_flows(sim *S, const pkt_flow *flows, size_t nflows, size_t N)
 static void sim_free(sim *S)
 {
 	free(S->coord);
+	free(S->qlink);
+	free(S->qlane);
 	free(S->ways);
 	free(S->nb);
 	free(S->odd);
@@ -1647,7 +1655,16 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 	if (S->tl * (NV + 1) + S->ninj > UINT16_MAX)
 		return clab_seterr(CLAB_E_INVAL, "packet engine: %d injection FIFOs per node is more than it keeps",
 				   S->ninj);
-	S->nlq = S->tl * (NV + (s->dateline ? 1 : 0));
+	/* buffers for the VCs the flows take, in the VCs' order */
+	unsigned used = 1u << CLAB_VC_DYNAMIC | 1u << CLAB_VC_ESCAPE;
+	for (size_t f = 0; f < nflows; f++)
+		used |= 1u << flows[f].vc;
+	for (int v = 0; v < NV; v++)
+		if ((used >> v) & 1) {
+			S->bufvc[S->nv] = (uint8_t)v;
+			S->vbuf[v] = (uint8_t)S->nv++;
+		}
+	S->nlq = S->tl * (S->nv + (s->dateline ? 1 : 0));
 	S->nq = S->nlq + S->ninj;
 	S->maxc = chunks_of(s, s->max_payload);
 	S->minc = chunks_of(s, 0);
@@ -1675,7 +1692,14 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 	S->link_free = calloc(N * (size_t)S->tl, sizeof *S->link_free);
 	S->nt_since = malloc(N * (size_t)S->tl * sizeof *S->nt_since);
 	S->wire_free = calloc(N * (size_t)S->tl, sizeof *S->wire_free);
-	S->nl = NV + (s->dateline ? 1 : 0);
+	S->nl = S->nv + (s->dateline ? 1 : 0);
+	S->qlink = malloc((size_t)S->nlq);
+	S->qlane = malloc((size_t)S->nlq);
+	for (int i = 0; S->qlink && S->qlane && i < S->nlq; i++) {
+		int dl = i >= S->tl * S->nv; /* a dateline buffer */
+		S->qlink[i] = (uint8_t)(dl ? i - S->tl * S->nv : i / S->nv);
+		S->qlane[i] = (uint8_t)(dl ? S->nv : i % S->nv);
+	}
 	S->freetx = NONE;
 	if (s->interleave) {
 		S->lane_tx = malloc(N * (size_t)S->tl * (size_t)S->nl * sizeof *S->lane_tx);
@@ -1720,7 +1744,7 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 	S->out_at = calloc(N * (size_t)S->nq, sizeof *S->out_at);
 	S->order = malloc(nflows * sizeof *S->order + 1);
 	S->start = calloc(N * (size_t)S->ninj + 1, sizeof *S->start);
-	if (!S->coord || !S->ways || !S->nb || !S->odd || !S->q || !S->occ || !S->iq || !S->link_free || !S->nt_since || !S->wire_free ||
+	if (!S->coord || !S->ways || !S->qlink || !S->qlane || !S->nb || !S->odd || !S->q || !S->occ || !S->iq || !S->link_free || !S->nt_since || !S->wire_free ||
 	    !S->node_free || !S->rx_free || (s->ports && s->speedup && !S->rx_wire) || !S->back_q || !S->back_chunks || !S->back_t || !S->wait || !S->nwant || !S->nwait || !S->nhere || !S->last_rcv || !S->inj_rr || !S->ready || !S->last_port || !S->inj_vc || (s->transit_ratio && !S->transit) || !S->asks || !S->asking || !S->choosing || !S->nrng || !S->since || !S->out_at || !S->order ||
 	    !S->start || hash_grow(S) /* (the hash table's first size) */) {
 		sim_free(S);
@@ -1844,8 +1868,9 @@ int clab_packet_run(const clab_torus *t, pkt_flow *flows, size_t nflows, uint64_
 		for (int i = 0; i < S->nlq; i++) { /* a dateline buffer counts as its link's escape VC */
 			queue *q = Q(S, x, i);
 			occ_touch(S, q);
-			int k = i < S->tl * NV ? i : LQ(link_of(S, (uint32_t)i), CLAB_VC_ESCAPE);
-			r->fifo[x * (size_t)S->tl * NV + (size_t)k] += S->occ[q - S->q].occ * s->net_hz;
+			int vc = i < S->tl * S->nv ? S->bufvc[i % S->nv] : CLAB_VC_ESCAPE;
+			r->fifo[(x * (size_t)S->tl + (size_t)link_of(S, (uint32_t)i)) * NV + (size_t)vc] +=
+				S->occ[q - S->q].occ * s->net_hz;
 		}
 	int rc = CLAB_OK;
 	if (S->nomem)
