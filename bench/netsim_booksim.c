@@ -41,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include "counterlab/counterlab.h"
 #include "counterlab/torus.h"
 
@@ -70,6 +71,8 @@ typedef struct bsout {
 	double wall;
 	int kept;            /* wall is an earlier sitting's: the run was read back */
 } bsout;
+
+static time_t started; /* this sitting's start (runs timed since are its own) */
 
 /* Writes the configuration, runs BookSim on it and reads its output. */
 static void booksim(const char *bin, const char *dir, int k, int n, const char *traffic,
@@ -111,8 +114,10 @@ static void booksim(const char *bin, const char *dir, int k, int n, const char *
 	char wallf[2200];
 	snprintf(wallf, sizeof wallf, "%s.wall", out);
 	FILE *w = fopen(wallf, "r");
-	o->kept = w && fscanf(w, "%lf", &o->wall) == 1;
-	if (!o->kept) {
+	int have = w && fscanf(w, "%lf", &o->wall) == 1;
+	struct stat st; /* (a case that shares a run timed in this sitting is not kept) */
+	o->kept = have && stat(wallf, &st) == 0 && st.st_mtime < started;
+	if (!have) {
 		double t0 = now_s();
 		if (system(cmd) == -1) /* BookSim's own status is not 0 even when it ran */
 			die(cmd);
@@ -306,6 +311,7 @@ static void open_loop(const char *bin, const char *dir, const clab_netspec *base
 
 int main(int argc, char **argv)
 {
+	started = time(NULL);
 	if (argc != 3 && argc != 4)
 		die("usage: netsim_booksim BOOKSIM WORKDIR [FIRST-LAST|open]  (cases from 0; open: the open loop only)");
 	size_t ncases = sizeof cases / sizeof *cases, first = 0, last = ncases - 1;
